@@ -1,0 +1,100 @@
+// Reader for CoNLL column files: one token per line, fields separated by
+// spaces and/or tabs, a blank line between sentences, optional -DOCSTART-
+// lines. Streams one sentence at a time so memory stays constant in the
+// input size; ReadConllFile collects a whole file.
+//
+// Thread-safety: a ConllReader is used by one thread at a time; distinct
+// readers are independent.
+
+#ifndef CHAINTAG_CORPORA_CONLL_READER_H_
+#define CHAINTAG_CORPORA_CONLL_READER_H_
+
+#include <cstdint>
+#include <istream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "corpora/corpus.pb.h"
+#include "corpora/sentence.h"
+
+namespace chaintag {
+
+// Layout rules (see ConllFormat): label_column < 0 counts from the end and is
+// resolved, like an empty attribute_columns ("every column but the label"),
+// against the field count of the first token line; every token line must
+// have that many fields. With allow_missing_label a file may instead
+// consistently lack the label column when it is the last one; this is
+// recognised when the first token line has exactly label_column fields
+// (label_column >= 0), or when a negative label_column would land on one of
+// the explicit attribute_columns. So for tagging input, pass the
+// resolved_format() of the training file, not a format with label_column -1
+// and empty attribute_columns (which cannot tell "word POS" without label
+// from "word" with label POS).
+class ConllReader {
+ public:
+  struct Item {
+    enum Kind { kSentence, kDocStart };
+    Kind kind = kSentence;
+    Sentence sentence;        // for kSentence
+    std::string line;         // for kDocStart: the line as read (no CR/LF)
+    int64_t line_number = 0;  // 1-based line of the item's first line
+  };
+
+  // Streams from `input` (not owned, must outlive the reader); `source`
+  // names the input in errors ("train.txt", "stdin").
+  ConllReader(std::istream* input, std::string source,
+              const ConllFormat& format);
+
+  ConllReader(const ConllReader&) = delete;
+  ConllReader& operator=(const ConllReader&) = delete;
+
+  // Fills the next item: true, or false at the end of input. The blank line
+  // after a -DOCSTART- line is dropped. After an error every later call
+  // returns the same error.
+  absl::StatusOr<bool> Next(Item* item);
+
+  // `format` with label_column made non-negative and attribute_columns
+  // listed explicitly, as resolved against the first token line (and
+  // allow_missing_label as given). Valid once Next() has returned a sentence.
+  const ConllFormat& resolved_format() const { return resolved_; }
+  // Whether the token lines carry the label column; valid as above.
+  bool has_labels() const { return has_labels_; }
+
+ private:
+  // Reads the next line into line_; false at end of input.
+  bool ReadLine();
+  // Splits line_ into fields_.
+  void SplitLine();
+  // Fixes the column layout from the first token line (fields_).
+  absl::Status ResolveLayout();
+  absl::Status Error(absl::string_view message) const;
+
+  std::istream* input_;
+  std::string source_;
+  ConllFormat format_;
+  ConllFormat resolved_;
+
+  std::string line_;
+  int64_t line_number_ = 0;
+  bool pending_ = false;  // line_ was read but belongs to the next item
+  std::vector<absl::string_view> fields_;
+  absl::Status status_;
+
+  bool layout_fixed_ = false;
+  bool has_labels_ = true;
+  int num_fields_ = 0;
+  int label_column_ = -1;
+  std::vector<int> attribute_columns_;
+};
+
+// Reads the whole file at `path` (named as given in errors); -DOCSTART-
+// items are dropped. Errors when the file cannot be opened.
+absl::StatusOr<std::vector<Sentence>> ReadConllFile(const std::string& path,
+                                                    const ConllFormat& format);
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_CORPORA_CONLL_READER_H_

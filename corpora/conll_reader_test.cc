@@ -1,0 +1,380 @@
+#include "corpora/conll_reader.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "corpora/corpus.pb.h"
+#include "corpora/label_set.h"
+#include "corpora/sentence.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace chaintag {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+std::string CorpusPath(const std::string& relative) {
+  const char* root = std::getenv("CHAINTAG_CORPORA");
+  if (root == nullptr || *root == '\0') return "";
+  const std::string path = std::string(root) + "/" + relative;
+  return std::ifstream(path).good() ? path : "";
+}
+
+// Reads every item of `text`; fails the test on an error.
+std::vector<ConllReader::Item> ReadItems(const std::string& text,
+                                         const ConllFormat& format) {
+  std::istringstream input(text);
+  ConllReader reader(&input, "in.txt", format);
+  std::vector<ConllReader::Item> items;
+  ConllReader::Item item;
+  while (true) {
+    const absl::StatusOr<bool> more = reader.Next(&item);
+    EXPECT_TRUE(more.ok()) << more.status();
+    if (!more.ok() || !*more) break;
+    items.push_back(item);
+  }
+  return items;
+}
+
+absl::Status ReadError(const std::string& text, const ConllFormat& format) {
+  std::istringstream input(text);
+  ConllReader reader(&input, "train.txt", format);
+  ConllReader::Item item;
+  while (true) {
+    const absl::StatusOr<bool> more = reader.Next(&item);
+    if (!more.ok()) return more.status();
+    if (!*more) return absl::OkStatus();
+  }
+}
+
+TEST(ConllReaderTest, ReadsSentencesWithDefaultLayout) {
+  const auto items = ReadItems(
+      "Confidence NN B-NP\nin IN B-PP\n\nRockwell NNP B-NP\n", ConllFormat());
+  ASSERT_EQ(items.size(), 2u);
+  const Sentence& s = items[0].sentence;
+  EXPECT_EQ(items[0].kind, ConllReader::Item::kSentence);
+  EXPECT_EQ(items[0].line_number, 1);
+  EXPECT_EQ(s.num_attributes, 2);
+  EXPECT_EQ(s.size(), 2);
+  EXPECT_THAT(s.attributes, ElementsAre("Confidence", "NN", "in", "IN"));
+  EXPECT_THAT(s.tags, ElementsAre("B-NP", "B-PP"));
+  EXPECT_THAT(s.lines, ElementsAre("Confidence NN B-NP", "in IN B-PP"));
+  EXPECT_EQ(s.source, "in.txt");
+  EXPECT_EQ(s.first_line, 1);
+  EXPECT_EQ(items[1].sentence.first_line, 4);
+  EXPECT_EQ(items[1].line_number, 4);
+  EXPECT_THAT(items[1].sentence.attributes, ElementsAre("Rockwell", "NNP"));
+}
+
+TEST(ConllReaderTest, AcceptsCrlf) {
+  const auto items = ReadItems(
+      "a DT B-NP\r\ncat NN I-NP\r\n\r\nran VBD B-VP\r\n", ConllFormat());
+  ASSERT_EQ(items.size(), 2u);
+  EXPECT_THAT(items[0].sentence.tags, ElementsAre("B-NP", "I-NP"));
+  EXPECT_THAT(items[0].sentence.lines, ElementsAre("a DT B-NP", "cat NN I-NP"));
+  EXPECT_THAT(items[1].sentence.tags, ElementsAre("B-VP"));
+  EXPECT_EQ(items[1].sentence.first_line, 4);
+}
+
+TEST(ConllReaderTest, DocStartIsAnItemAndItsBlankLineIsDropped) {
+  const auto items = ReadItems(
+      "-DOCSTART- -X- O O\n\nEU NNP I-NP I-ORG\nrejects VBZ I-VP O\n\n"
+      "-DOCSTART- -X- -X- O\n\nPeter NNP I-NP I-PER\n",
+      ConllFormat());
+  ASSERT_EQ(items.size(), 4u);
+  EXPECT_EQ(items[0].kind, ConllReader::Item::kDocStart);
+  EXPECT_EQ(items[0].line, "-DOCSTART- -X- O O");
+  EXPECT_EQ(items[0].line_number, 1);
+  EXPECT_EQ(items[1].kind, ConllReader::Item::kSentence);
+  EXPECT_EQ(items[1].sentence.first_line, 3);
+  EXPECT_THAT(items[1].sentence.tags, ElementsAre("I-ORG", "O"));
+  EXPECT_EQ(items[2].kind, ConllReader::Item::kDocStart);
+  EXPECT_EQ(items[2].line, "-DOCSTART- -X- -X- O");
+  EXPECT_EQ(items[2].line_number, 6);
+  EXPECT_EQ(items[3].sentence.first_line, 8);
+  EXPECT_THAT(items[3].sentence.attributes,
+              ElementsAre("Peter", "NNP", "I-NP"));
+}
+
+TEST(ConllReaderTest, DocStartRightAfterATokenEndsTheSentence) {
+  const auto items =
+      ReadItems("a X O\n-DOCSTART- -X- O\nb Y O\n", ConllFormat());
+  ASSERT_EQ(items.size(), 3u);
+  EXPECT_THAT(items[0].sentence.attributes, ElementsAre("a", "X"));
+  EXPECT_EQ(items[1].kind, ConllReader::Item::kDocStart);
+  EXPECT_EQ(items[1].line_number, 2);
+  EXPECT_THAT(items[2].sentence.attributes, ElementsAre("b", "Y"));
+  EXPECT_EQ(items[2].sentence.first_line, 3);
+}
+
+TEST(ConllReaderTest, ManyAndTrailingBlankLines) {
+  const auto items =
+      ReadItems("\n \n a X O\n\n\t\n\nb Y O\nc Z O\n\n\n  \n", ConllFormat());
+  ASSERT_EQ(items.size(), 2u);
+  EXPECT_EQ(items[0].sentence.first_line, 3);
+  EXPECT_THAT(items[0].sentence.lines, ElementsAre(" a X O"));
+  EXPECT_EQ(items[1].sentence.first_line, 7);
+  EXPECT_EQ(items[1].sentence.size(), 2);
+}
+
+TEST(ConllReaderTest, EmptyInputHasNoSentences) {
+  EXPECT_THAT(ReadItems("", ConllFormat()), IsEmpty());
+  EXPECT_THAT(ReadItems("\n\n", ConllFormat()), IsEmpty());
+}
+
+TEST(ConllReaderTest, MixedTabsAndSpacesCollapse) {
+  const auto items =
+      ReadItems("a\tDT  B-NP\ncat \t NN\tI-NP\t\n", ConllFormat());
+  ASSERT_EQ(items.size(), 1u);
+  EXPECT_THAT(items[0].sentence.attributes,
+              ElementsAre("a", "DT", "cat", "NN"));
+  EXPECT_THAT(items[0].sentence.tags, ElementsAre("B-NP", "I-NP"));
+  EXPECT_THAT(items[0].sentence.lines,
+              ElementsAre("a\tDT  B-NP", "cat \t NN\tI-NP\t"));
+}
+
+TEST(ConllReaderTest, WrongFieldCountNamesSourceAndLine) {
+  const absl::Status status = ReadError(
+      "a DT B-NP\ncat NN I-NP\n\ndog NN I-NP\nran VBD\n", ConllFormat());
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(), "train.txt:5: expected 3 fields, got 2");
+}
+
+TEST(ConllReaderTest, ErrorIsSticky) {
+  std::istringstream input("a b c\nd e\nf g h\n");
+  ConllReader reader(&input, "x", ConllFormat());
+  ConllReader::Item item;
+  EXPECT_EQ(reader.Next(&item).status().message(),
+            "x:2: expected 3 fields, got 2");
+  EXPECT_EQ(reader.Next(&item).status().message(),
+            "x:2: expected 3 fields, got 2");
+}
+
+TEST(ConllReaderTest, LabelColumnInTheMiddle) {
+  ConllFormat format;
+  format.set_label_column(1);
+  const auto items = ReadItems("w1 NN x1\nw2 VB x2\n", format);
+  ASSERT_EQ(items.size(), 1u);
+  EXPECT_EQ(items[0].sentence.num_attributes, 2);
+  EXPECT_THAT(items[0].sentence.attributes,
+              ElementsAre("w1", "x1", "w2", "x2"));
+  EXPECT_THAT(items[0].sentence.tags, ElementsAre("NN", "VB"));
+}
+
+TEST(ConllReaderTest, ExplicitAttributeColumnsInTheirOrder) {
+  ConllFormat format;
+  format.add_attribute_columns(3);
+  format.add_attribute_columns(0);
+  format.set_label_column(-2);
+  std::istringstream input("w1 NN x1 y1\n");
+  ConllReader reader(&input, "in", format);
+  ConllReader::Item item;
+  ASSERT_TRUE(*reader.Next(&item));
+  EXPECT_EQ(item.sentence.num_attributes, 2);
+  EXPECT_THAT(item.sentence.attributes, ElementsAre("y1", "w1"));
+  EXPECT_THAT(item.sentence.tags, ElementsAre("x1"));
+  EXPECT_EQ(reader.resolved_format().label_column(), 2);
+  EXPECT_THAT(reader.resolved_format().attribute_columns(), ElementsAre(3, 0));
+}
+
+TEST(ConllReaderTest, ColumnErrors) {
+  ConllFormat format;
+  format.set_label_column(5);
+  EXPECT_EQ(ReadError("\na b c\n", format).message(),
+            "train.txt:2: label column 5 out of range (3 fields)");
+  format.set_label_column(-4);
+  EXPECT_EQ(ReadError("a b c\n", format).message(),
+            "train.txt:1: label column -4 out of range (3 fields)");
+  format.set_label_column(-1);
+  format.add_attribute_columns(0);
+  format.add_attribute_columns(3);
+  EXPECT_EQ(ReadError("a b c\n", format).message(),
+            "train.txt:1: attribute column 3 out of range (3 fields)");
+  format.set_attribute_columns(1, 2);
+  EXPECT_EQ(ReadError("a b c\n", format).message(),
+            "train.txt:1: attribute column 2 is the label column");
+  EXPECT_EQ(ReadError("x\n", ConllFormat()).code(),
+            absl::StatusCode::kInvalidArgument);  // no attribute columns
+}
+
+TEST(ConllReaderTest, AllowMissingLabelWithResolvedFormat) {
+  ConllFormat format;
+  format.set_label_column(2);
+  format.set_allow_missing_label(true);
+  // Tagging input without the label column.
+  std::istringstream input("a DT\ncat NN\n\ndog NN\n");
+  ConllReader reader(&input, "stdin", format);
+  ConllReader::Item item;
+  ASSERT_TRUE(*reader.Next(&item));
+  EXPECT_FALSE(reader.has_labels());
+  EXPECT_FALSE(item.sentence.has_tags());
+  EXPECT_THAT(item.sentence.attributes, ElementsAre("a", "DT", "cat", "NN"));
+  ASSERT_TRUE(*reader.Next(&item));
+  EXPECT_THAT(item.sentence.attributes, ElementsAre("dog", "NN"));
+  EXPECT_FALSE(*reader.Next(&item));
+
+  // The same format on labelled input reads the labels.
+  const auto labelled = ReadItems("a DT B-NP\n", format);
+  ASSERT_EQ(labelled.size(), 1u);
+  EXPECT_THAT(labelled[0].sentence.tags, ElementsAre("B-NP"));
+
+  // Missing consistently, not line by line.
+  EXPECT_EQ(ReadError("a DT\ncat NN I-NP\n", format).message(),
+            "train.txt:2: expected 2 fields, got 3");
+  EXPECT_EQ(ReadError("a DT B-NP\ncat NN\n", format).message(),
+            "train.txt:2: expected 3 fields, got 2");
+  format.set_allow_missing_label(false);
+  EXPECT_EQ(ReadError("a DT\n", format).message(),
+            "train.txt:1: label column 2 out of range (2 fields)");
+}
+
+TEST(ConllReaderTest, AllowMissingLabelWithLastColumnAndExplicitAttributes) {
+  ConllFormat format;  // label_column -1
+  format.add_attribute_columns(0);
+  format.add_attribute_columns(1);
+  format.set_allow_missing_label(true);
+  std::istringstream input("a DT\ncat NN\n");
+  ConllReader reader(&input, "stdin", format);
+  ConllReader::Item item;
+  ASSERT_TRUE(*reader.Next(&item));
+  EXPECT_FALSE(item.sentence.has_tags());
+  EXPECT_THAT(item.sentence.attributes, ElementsAre("a", "DT", "cat", "NN"));
+  EXPECT_EQ(reader.resolved_format().label_column(), 2);
+
+  const auto labelled = ReadItems("a DT B-NP\n", format);
+  EXPECT_THAT(labelled[0].sentence.tags, ElementsAre("B-NP"));
+}
+
+TEST(ConllReaderTest, UnseenTestLabelsAreJustStrings) {
+  const auto train = ReadItems("a X B-NP\nb Y O\n", ConllFormat());
+  const auto test = ReadItems("c Z I-LST\n", ConllFormat());
+  LabelSet labels;
+  for (const std::string& tag : train[0].sentence.tags) labels.Add(tag);
+  EXPECT_EQ(labels.size(), 2);
+  EXPECT_THAT(test[0].sentence.tags, ElementsAre("I-LST"));
+  EXPECT_EQ(labels.Find(test[0].sentence.tags[0]), -1);
+}
+
+TEST(ConllReaderTest, ReusedItemIsOverwritten) {
+  std::istringstream input("aaaaaaaaaaaaaaaaaaaaaaa b c\nd e f\n\ng h i\n");
+  ConllReader reader(&input, "in", ConllFormat());
+  ConllReader::Item item;
+  ASSERT_TRUE(*reader.Next(&item));
+  ASSERT_TRUE(*reader.Next(&item));
+  EXPECT_THAT(item.sentence.attributes, ElementsAre("g", "h"));
+  EXPECT_THAT(item.sentence.tags, ElementsAre("i"));
+  EXPECT_THAT(item.sentence.lines, ElementsAre("g h i"));
+  EXPECT_FALSE(*reader.Next(&item));
+}
+
+TEST(ReadConllFileTest, ReadsFileAndDropsDocStart) {
+  const std::string path =
+      std::string(std::getenv("TEST_TMPDIR")) + "/small.conll";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << "-DOCSTART- -X- O O\n\nEU NNP I-NP I-ORG\n\nPeter NNP I-NP I-PER\n";
+  }
+  const auto sentences = ReadConllFile(path, ConllFormat());
+  ASSERT_TRUE(sentences.ok()) << sentences.status();
+  ASSERT_EQ(sentences->size(), 2u);
+  EXPECT_EQ((*sentences)[0].source, path);
+  EXPECT_EQ((*sentences)[0].first_line, 3);
+  EXPECT_THAT((*sentences)[1].tags, ElementsAre("I-PER"));
+}
+
+TEST(ReadConllFileTest, MissingFileNamesThePath) {
+  const auto sentences = ReadConllFile("/nonexistent/train.txt", ConllFormat());
+  EXPECT_FALSE(sentences.ok());
+  EXPECT_THAT(std::string(sentences.status().message()),
+              ::testing::HasSubstr("/nonexistent/train.txt"));
+}
+
+struct Counts {
+  int64_t sentences = 0;
+  int64_t tokens = 0;
+};
+
+Counts Count(const std::vector<Sentence>& sentences) {
+  Counts c;
+  c.sentences = sentences.size();
+  for (const Sentence& s : sentences) c.tokens += s.size();
+  return c;
+}
+
+TEST(ConllCorpusTest, Conll2000) {
+  const std::string train = CorpusPath("conll2000/train.txt");
+  const std::string test = CorpusPath("conll2000/test.txt");
+  if (train.empty() || test.empty()) GTEST_SKIP() << "CoNLL-2000 not available";
+  const auto train_sentences = ReadConllFile(train, ConllFormat());
+  ASSERT_TRUE(train_sentences.ok()) << train_sentences.status();
+  const Counts train_counts = Count(*train_sentences);
+  EXPECT_EQ(train_counts.sentences, 8936);
+  EXPECT_EQ(train_counts.tokens, 211727);
+  const Sentence& first = (*train_sentences)[0];
+  EXPECT_EQ(first.attribute(0, 0), "Confidence");
+  EXPECT_EQ(first.attribute(1, 1), "IN");
+  EXPECT_EQ(first.tags[1], "B-PP");
+
+  const auto test_sentences = ReadConllFile(test, ConllFormat());
+  ASSERT_TRUE(test_sentences.ok()) << test_sentences.status();
+  const Counts test_counts = Count(*test_sentences);
+  EXPECT_EQ(test_counts.sentences, 2012);
+  EXPECT_EQ(test_counts.tokens, 47377);
+
+  // 22 chunk tags in train, 19 in test; I-LST is only in test.
+  LabelSet labels;
+  for (const Sentence& s : *train_sentences) {
+    for (const std::string& tag : s.tags) labels.Add(tag);
+  }
+  EXPECT_EQ(labels.size(), 22);
+  std::set<std::string> test_tags;
+  for (const Sentence& s : *test_sentences) {
+    test_tags.insert(s.tags.begin(), s.tags.end());
+  }
+  EXPECT_EQ(test_tags.size(), 19u);
+  EXPECT_EQ(labels.Find("I-LST"), -1);
+  EXPECT_EQ(test_tags.count("I-LST"), 1u);
+}
+
+TEST(ConllCorpusTest, Conll2003) {
+  struct Expected {
+    const char* file;
+    int64_t sentences, tokens, documents;
+  };
+  for (const Expected& e : {Expected{"eng.train", 14041, 203621, 946},
+                            Expected{"eng.testa", 3250, 51362, 216},
+                            Expected{"eng.testb", 3453, 46435, 231}}) {
+    const std::string path = CorpusPath(std::string("conll2003/") + e.file);
+    if (path.empty()) GTEST_SKIP() << "CoNLL-2003 not available";
+    std::ifstream input(path, std::ios::binary);
+    ConllReader reader(&input, e.file, ConllFormat());
+    ConllReader::Item item;
+    Counts counts;
+    int64_t documents = 0;
+    while (true) {
+      const absl::StatusOr<bool> more = reader.Next(&item);
+      ASSERT_TRUE(more.ok()) << more.status();
+      if (!*more) break;
+      if (item.kind == ConllReader::Item::kDocStart) {
+        ++documents;
+      } else {
+        ++counts.sentences;
+        counts.tokens += item.sentence.size();
+        ASSERT_EQ(item.sentence.num_attributes, 3);
+      }
+    }
+    EXPECT_EQ(counts.sentences, e.sentences) << e.file;
+    EXPECT_EQ(counts.tokens, e.tokens) << e.file;
+    EXPECT_EQ(documents, e.documents) << e.file;
+  }
+}
+
+}  // namespace
+}  // namespace chaintag
