@@ -1,0 +1,436 @@
+#include "features/feature_extractor.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
+
+namespace chaintag {
+namespace {
+
+constexpr char kPartSeparator = '\x1f';
+
+bool IsContinuationByte(char c) {
+  return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+}
+bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
+bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+char ShapeOf(char c) {
+  if (IsUpper(c)) return 'A';
+  if (IsLower(c)) return 'a';
+  if (IsDigit(c)) return '0';
+  return c;
+}
+
+// Byte length of the first k code points of s (all of s if shorter).
+size_t PrefixBytes(absl::string_view s, int k) {
+  size_t i = 0;
+  int n = 0;
+  for (; i < s.size(); ++i) {
+    if (!IsContinuationByte(s[i])) {
+      if (n == k) break;
+      ++n;
+    }
+  }
+  return i;
+}
+
+// Start of the last k code points of s (0 if shorter).
+size_t SuffixStart(absl::string_view s, int k) {
+  size_t i = s.size();
+  int n = 0;
+  while (i > 0 && n < k) {
+    --i;
+    if (!IsContinuationByte(s[i])) ++n;
+  }
+  return i;
+}
+
+// Runs are collapsed per code point, never per byte, so that a multi-byte
+// character with two equal continuation bytes stays intact.
+void AppendShortShape(absl::string_view s, std::string* out) {
+  size_t last_len = 0;  // bytes of the last code point appended
+  for (size_t i = 0; i < s.size();) {
+    size_t j = i + 1;
+    while (j < s.size() && IsContinuationByte(s[j])) ++j;
+    const size_t len = j - i;
+    if (len == 1) {
+      const char c = ShapeOf(s[i]);
+      if (last_len != 1 || out->back() != c) out->push_back(c);
+    } else if (last_len != len ||
+               out->compare(out->size() - len, len, s.data() + i, len) != 0) {
+      out->append(s.data() + i, len);
+    }
+    last_len = len;
+    i = j;
+  }
+}
+
+// Appends the transformed value to out; false when a boolean transform is
+// false (the feature is dropped).
+bool AppendTransformed(absl::string_view s, TemplatePart::Transform transform,
+                       int k, const RE2* pattern, std::string* out) {
+  switch (transform) {
+    case TemplatePart::IDENTITY:
+      out->append(s.data(), s.size());
+      return true;
+    case TemplatePart::LOWERCASE:
+      for (char c : s) out->push_back(IsUpper(c) ? c - 'A' + 'a' : c);
+      return true;
+    case TemplatePart::PREFIX:
+      out->append(s.data(), PrefixBytes(s, k));
+      return true;
+    case TemplatePart::SUFFIX: {
+      const size_t start = SuffixStart(s, k);
+      out->append(s.data() + start, s.size() - start);
+      return true;
+    }
+    case TemplatePart::SHAPE:
+      for (char c : s) out->push_back(ShapeOf(c));
+      return true;
+    case TemplatePart::SHORT_SHAPE:
+      AppendShortShape(s, out);
+      return true;
+    default:
+      break;
+  }
+  bool result = false;
+  switch (transform) {
+    case TemplatePart::IS_CAPITALIZED:
+      result = !s.empty() && IsUpper(s[0]);
+      break;
+    case TemplatePart::HAS_DIGIT:
+      result = std::any_of(s.begin(), s.end(), IsDigit);
+      break;
+    case TemplatePart::ALL_CAPS:
+      result = std::any_of(s.begin(), s.end(), IsUpper) &&
+               std::none_of(s.begin(), s.end(), IsLower);
+      break;
+    case TemplatePart::HAS_HYPHEN:
+      result = s.find('-') != absl::string_view::npos;
+      break;
+    case TemplatePart::MATCHES:
+      result =
+          RE2::PartialMatch(re2::StringPiece(s.data(), s.size()), *pattern);
+      break;
+    default:
+      break;
+  }
+  if (result) out->push_back('1');
+  return result;
+}
+
+bool IsTransform(int value) { return TemplatePart::Transform_IsValid(value); }
+
+// Float bits mapped so that unsigned order is numeric order.
+uint32_t SortableBits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return (bits & 0x80000000u) != 0 ? ~bits : bits | 0x80000000u;
+}
+
+float FromSortableBits(uint32_t sortable) {
+  const uint32_t bits =
+      (sortable & 0x80000000u) != 0 ? sortable & 0x7FFFFFFFu : ~sortable;
+  float value;
+  std::memcpy(&value, &bits, sizeof(value));
+  return value;
+}
+
+// "file:line: " for messages about a sentence, when it knows where it is
+// from.
+std::string Where(const Sentence& sentence) {
+  if (sentence.source.empty()) return "";
+  return absl::StrCat(sentence.source, ":", sentence.first_line, ": ");
+}
+
+}  // namespace
+
+// Per-thread buffers for one ForEachHash call; grown to the largest sentence
+// seen, then reused.
+struct FeatureExtractor::Scratch {
+  std::string text;  // transformed values of the non-IDENTITY columns
+  // Per (column, t) at column * T + t: start in `text` and length (-1 when
+  // a boolean transform dropped it); unused for IDENTITY columns.
+  std::vector<std::pair<uint32_t, int32_t>> spans;
+  // Per (column, t): the value; data() == nullptr when dropped.
+  std::vector<absl::string_view> views;
+  std::string key;  // hash input
+};
+
+std::string FeatureExtractor::TemplateName(int j) const {
+  const std::string& name = config_->templates(j).name();
+  return name.empty() ? absl::StrCat("#", j) : name;
+}
+
+std::string FeatureExtractor::DescribeTemplate(int j) const {
+  const std::string& name = config_->templates(j).name();
+  return name.empty() ? absl::StrCat("#", j)
+                      : absl::StrCat("'", name, "' (#", j, ")");
+}
+
+absl::StatusOr<FeatureExtractor> FeatureExtractor::Create(
+    const FeatureConfig& config) {
+  FeatureExtractor fx;
+  fx.config_ = std::make_unique<FeatureConfig>(config);
+  const uint64_t num_buckets = config.num_buckets();
+  if (num_buckets < 1 || num_buckets > (uint64_t{1} << 32)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "FeatureConfig: num_buckets must be in [1, 2^32], got ", num_buckets));
+  }
+  fx.num_buckets_ = num_buckets;
+  if (num_buckets > 1 && (num_buckets & (num_buckets - 1)) == 0) {
+    fx.bucket_mask_ = num_buckets - 1;
+  }
+  if (static_cast<uint64_t>(config.templates_size()) >= kBiasTemplateId) {
+    return absl::InvalidArgumentError("FeatureConfig: too many templates");
+  }
+
+  std::vector<std::string> column_patterns;  // parallel to columns_
+  for (int j = 0; j < config.templates_size(); ++j) {
+    const FeatureTemplate& tmpl = config.templates(j);
+    const std::string where =
+        absl::StrCat("FeatureConfig: template ", fx.DescribeTemplate(j));
+    if (!std::isfinite(tmpl.value())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": value must be finite, got ", tmpl.value()));
+    }
+    Template compiled;
+    compiled.id = static_cast<uint32_t>(j);
+    compiled.value = tmpl.value();
+    compiled.parts_begin = static_cast<int>(fx.parts_.size());
+    for (int p = 0; p < tmpl.parts_size(); ++p) {
+      const TemplatePart& part = tmpl.parts(p);
+      const std::string part_where = absl::StrCat(where, " part ", p);
+      if (part.attribute() < 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            part_where, ": attribute must be >= 0, got ", part.attribute()));
+      }
+      if (!IsTransform(part.transform())) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(part_where, ": unknown transform ", part.transform()));
+      }
+      Column column;
+      column.attribute = part.attribute();
+      column.transform = part.transform();
+      std::string pattern;
+      if (column.transform == TemplatePart::PREFIX ||
+          column.transform == TemplatePart::SUFFIX) {
+        if (part.k() <= 0) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              part_where, ": ", TemplatePart::Transform_Name(column.transform),
+              " needs k > 0, got ", part.k()));
+        }
+        column.k = part.k();
+      } else if (column.transform == TemplatePart::MATCHES) {
+        pattern = part.pattern();
+      }
+      int c = 0;
+      for (; c < static_cast<int>(fx.columns_.size()); ++c) {
+        const Column& other = fx.columns_[c];
+        if (other.attribute == column.attribute &&
+            other.transform == column.transform && other.k == column.k &&
+            column_patterns[c] == pattern) {
+          break;
+        }
+      }
+      if (c == static_cast<int>(fx.columns_.size())) {
+        if (column.transform == TemplatePart::MATCHES) {
+          RE2::Options options;
+          options.set_log_errors(false);
+          auto re2 = std::make_unique<RE2>(pattern, options);
+          if (!re2->ok()) {
+            return absl::InvalidArgumentError(
+                absl::StrCat(part_where, ": bad MATCHES pattern '", pattern,
+                             "': ", re2->error()));
+          }
+          column.pattern = re2.get();
+          fx.patterns_.push_back(std::move(re2));
+        }
+        fx.columns_.push_back(column);
+        column_patterns.push_back(pattern);
+      }
+      fx.parts_.push_back(Part{part.offset(), c});
+      compiled.max_attribute =
+          std::max(compiled.max_attribute, column.attribute);
+    }
+    compiled.parts_end = static_cast<int>(fx.parts_.size());
+    fx.max_parts_ = std::max(fx.max_parts_, tmpl.parts_size());
+    fx.max_attribute_ = std::max(fx.max_attribute_, compiled.max_attribute);
+    fx.templates_.push_back(compiled);
+  }
+  if (config.bias()) {
+    Template bias;
+    bias.id = kBiasTemplateId;
+    bias.parts_begin = bias.parts_end = static_cast<int>(fx.parts_.size());
+    fx.templates_.push_back(bias);
+  }
+  return fx;
+}
+
+template <typename Emit, typename EndPosition>
+absl::Status FeatureExtractor::ForEachHash(const Sentence& sentence,
+                                           Emit&& emit,
+                                           EndPosition&& end_position) const {
+  const int T = sentence.size();
+  if (T == 0) return absl::OkStatus();
+  if (max_attribute_ >= sentence.num_attributes) {
+    for (int j = 0; j < config_->templates_size(); ++j) {
+      if (templates_[j].max_attribute >= sentence.num_attributes) {
+        return absl::InvalidArgumentError(absl::StrFormat(
+            "%stemplate %s reads attribute %d but the sentence has %d "
+            "attributes",
+            Where(sentence), DescribeTemplate(j), templates_[j].max_attribute,
+            sentence.num_attributes));
+      }
+    }
+  }
+
+  thread_local Scratch scratch;
+  const int num_columns = static_cast<int>(columns_.size());
+  const size_t num_values = static_cast<size_t>(num_columns) * T;
+  scratch.text.clear();
+  scratch.spans.resize(num_values);
+  scratch.views.resize(num_values);
+  // Two passes because `text` may reallocate while it is being filled.
+  for (int c = 0; c < num_columns; ++c) {
+    const Column& column = columns_[c];
+    if (column.transform == TemplatePart::IDENTITY) continue;
+    for (int t = 0; t < T; ++t) {
+      const size_t begin = scratch.text.size();
+      const bool kept = AppendTransformed(
+          sentence.attribute(t, column.attribute), column.transform, column.k,
+          column.pattern, &scratch.text);
+      scratch.spans[static_cast<size_t>(c) * T + t] = {
+          static_cast<uint32_t>(begin),
+          kept ? static_cast<int32_t>(scratch.text.size() - begin) : -1};
+    }
+  }
+  for (int c = 0; c < num_columns; ++c) {
+    const Column& column = columns_[c];
+    absl::string_view* views = &scratch.views[static_cast<size_t>(c) * T];
+    const auto* spans = &scratch.spans[static_cast<size_t>(c) * T];
+    for (int t = 0; t < T; ++t) {
+      if (column.transform == TemplatePart::IDENTITY) {
+        views[t] = sentence.attribute(t, column.attribute);
+      } else if (spans[t].second < 0) {
+        views[t] = absl::string_view();
+      } else {
+        views[t] = absl::string_view(scratch.text.data() + spans[t].first,
+                                     spans[t].second);
+      }
+    }
+  }
+
+  const absl::string_view bos = config_->bos();
+  const absl::string_view eos = config_->eos();
+  const uint64_t seed = config_->hash_seed();
+  // Sized once for the longest possible key, so the hot loop writes with
+  // plain memcpy and never grows it.
+  size_t max_value = std::max(bos.size(), eos.size());
+  for (const absl::string_view& v : scratch.views) {
+    max_value = std::max(max_value, v.size());
+  }
+  const size_t max_key = 4 + static_cast<size_t>(max_parts_) * (max_value + 1);
+  if (scratch.key.size() < max_key) scratch.key.resize(max_key);
+  char* const key = &scratch.key[0];
+  for (int t = 0; t < T; ++t) {
+    for (const Template& tmpl : templates_) {
+      key[0] = static_cast<char>(tmpl.id & 0xFF);
+      key[1] = static_cast<char>((tmpl.id >> 8) & 0xFF);
+      key[2] = static_cast<char>((tmpl.id >> 16) & 0xFF);
+      key[3] = static_cast<char>((tmpl.id >> 24) & 0xFF);
+      size_t size = 4;
+      bool dropped = false;
+      for (int p = tmpl.parts_begin; p < tmpl.parts_end; ++p) {
+        const Part& part = parts_[p];
+        const int64_t pos = int64_t{t} + part.offset;
+        absl::string_view value;
+        if (pos < 0) {
+          value = bos;
+        } else if (pos >= T) {
+          value = eos;
+        } else {
+          value = scratch.views[static_cast<size_t>(part.column) * T + pos];
+          if (value.data() == nullptr) {
+            dropped = true;
+            break;
+          }
+        }
+        std::memcpy(key + size, value.data(), value.size());
+        size += value.size();
+        key[size++] = kPartSeparator;
+      }
+      if (dropped) continue;
+      emit(XXH3_64bits_withSeed(key, size, seed), tmpl.value);
+    }
+    end_position();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FeatureExtractor::Extract(const Sentence& sentence,
+                                       FeatureSequence* out) const {
+  out->Clear();
+  // Per feature of the current position: bucket << 32 | SortableBits(value).
+  // Sorting these plain integers puts equal buckets together and fixes the
+  // order in which colliding values are summed (by value), so the sums do
+  // not depend on the sort algorithm.
+  thread_local std::vector<uint64_t> row;
+  row.clear();
+  absl::Status status = ForEachHash(
+      sentence,
+      [this](uint64_t hash, float value) {
+        row.push_back(uint64_t{Bucket(hash)} << 32 | SortableBits(value));
+      },
+      [out] {
+        std::sort(row.begin(), row.end());
+        for (size_t i = 0; i < row.size();) {
+          const uint32_t bucket = static_cast<uint32_t>(row[i] >> 32);
+          float sum = 0;
+          for (; i < row.size() && (row[i] >> 32) == bucket; ++i) {
+            sum += FromSortableBits(static_cast<uint32_t>(row[i]));
+          }
+          out->buckets.push_back(bucket);
+          out->values.push_back(sum);
+        }
+        out->offsets.push_back(static_cast<int32_t>(out->buckets.size()));
+        row.clear();
+      });
+  if (!status.ok()) out->Clear();
+  return status;
+}
+
+absl::Status FeatureExtractor::ExtractHashes(const Sentence& sentence,
+                                             std::vector<int32_t>* offsets,
+                                             std::vector<uint64_t>* hashes,
+                                             std::vector<float>* values) const {
+  offsets->assign(1, 0);
+  hashes->clear();
+  values->clear();
+  absl::Status status = ForEachHash(
+      sentence,
+      [hashes, values](uint64_t hash, float value) {
+        hashes->push_back(hash);
+        values->push_back(value);
+      },
+      [offsets, hashes] {
+        offsets->push_back(static_cast<int32_t>(hashes->size()));
+      });
+  if (!status.ok()) {
+    offsets->assign(1, 0);
+    hashes->clear();
+    values->clear();
+  }
+  return status;
+}
+
+}  // namespace chaintag

@@ -1,0 +1,122 @@
+// FeatureExtractor: turns a Sentence into a FeatureSequence by applying the
+// templates of a FeatureConfig and hashing every attribute string into
+// num_buckets weight rows.
+//
+// The hash is part of the model file format: XXH3-64 with seed hash_seed
+// over the bytes
+//   template index j (4 bytes, little-endian), then for each part its
+//   string followed by 0x1F,
+// reduced to bucket = hash % num_buckets. The bias feature hashes the
+// reserved index kBiasTemplateId with no parts. The result is the same on
+// every run and machine.
+//
+// Thread-safety: a FeatureExtractor is immutable after Create; Extract and
+// ExtractHashes may be called from any number of threads at once (each
+// thread uses its own scratch buffers).
+
+#ifndef CHAINTAG_FEATURES_FEATURE_EXTRACTOR_H_
+#define CHAINTAG_FEATURES_FEATURE_EXTRACTOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "corpora/sentence.h"
+#include "features/feature_config.pb.h"
+#include "features/feature_sequence.h"
+#include "re2/re2.h"
+
+namespace chaintag {
+
+// Template index under which the bias feature is hashed.
+constexpr uint32_t kBiasTemplateId = 0xFFFFFFFFu;
+
+class FeatureExtractor {
+ public:
+  // Validates the config: num_buckets in [1, 2^32], attribute >= 0, k > 0
+  // for PREFIX / SUFFIX, MATCHES patterns compile, values finite. Errors
+  // name the template.
+  static absl::StatusOr<FeatureExtractor> Create(const FeatureConfig& config);
+
+  FeatureExtractor(FeatureExtractor&&) = default;
+  FeatureExtractor& operator=(FeatureExtractor&&) = default;
+
+  // Fills `out` (cleared first, capacity reused) with one row per token:
+  // buckets ascending, equal buckets merged by summing their values. Fails
+  // when a template reads an attribute the sentence does not have.
+  absl::Status Extract(const Sentence& sentence, FeatureSequence* out) const;
+
+  // The unreduced 64-bit hashes behind Extract, for statistics: per position
+  // t, [offsets[t], offsets[t+1]) of `hashes` and `values`, in template order
+  // (bias last), not merged. Outputs are cleared first.
+  absl::Status ExtractHashes(const Sentence& sentence,
+                             std::vector<int32_t>* offsets,
+                             std::vector<uint64_t>* hashes,
+                             std::vector<float>* values) const;
+
+  // hash % num_buckets, the reduction Extract applies.
+  uint32_t Bucket(uint64_t hash) const {
+    return static_cast<uint32_t>(bucket_mask_ != 0 ? (hash & bucket_mask_)
+                                                   : hash % num_buckets_);
+  }
+
+  uint64_t num_buckets() const { return num_buckets_; }
+  const FeatureConfig& config() const { return *config_; }
+  // Highest attribute index any template reads (-1 if none).
+  int max_attribute() const { return max_attribute_; }
+  // "name" of template j, or "#j" when it has none; for messages and
+  // reports.
+  std::string TemplateName(int j) const;
+
+ private:
+  // One distinct (attribute, transform, k, pattern): its value is computed
+  // once per token and shared by every template part that reads it.
+  struct Column {
+    int attribute = 0;
+    TemplatePart::Transform transform = TemplatePart::IDENTITY;
+    int k = 0;
+    const RE2* pattern = nullptr;  // for MATCHES; owned by patterns_
+  };
+  struct Part {
+    int offset = 0;
+    int column = 0;
+  };
+  struct Template {
+    uint32_t id = 0;  // index in the config, or kBiasTemplateId
+    float value = 1;
+    int parts_begin = 0;  // into parts_
+    int parts_end = 0;
+    int max_attribute = -1;
+  };
+  struct Scratch;
+
+  FeatureExtractor() = default;
+
+  // "'name' (#j)" or "#j", for error messages.
+  std::string DescribeTemplate(int j) const;
+
+  // The one code path that computes part strings and hashes: calls
+  // emit(hash, value) for every feature of position t, then end_position(),
+  // for t = 0..T-1.
+  template <typename Emit, typename EndPosition>
+  absl::Status ForEachHash(const Sentence& sentence, Emit&& emit,
+                           EndPosition&& end_position) const;
+
+  // Held by pointer so that references to it (config()) survive moves.
+  std::unique_ptr<FeatureConfig> config_;
+  uint64_t num_buckets_ = 1;
+  uint64_t bucket_mask_ = 0;  // num_buckets - 1 when a power of two > 1
+  int max_attribute_ = -1;
+  int max_parts_ = 0;  // most parts in one template
+  std::vector<Column> columns_;
+  std::vector<Part> parts_;
+  std::vector<Template> templates_;  // config order, then the bias
+  std::vector<std::unique_ptr<RE2>> patterns_;
+};
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_FEATURES_FEATURE_EXTRACTOR_H_

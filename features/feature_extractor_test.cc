@@ -1,0 +1,529 @@
+#include "features/feature_extractor.h"
+
+#include <xxhash.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "corpora/sentence.h"
+#include "features/feature_config.pb.h"
+#include "features/feature_sequence.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+
+namespace chaintag {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+// One row of attributes per token.
+Sentence MakeSentence(const std::vector<std::vector<std::string>>& tokens) {
+  Sentence s;
+  s.num_attributes = tokens.empty() ? 0 : static_cast<int>(tokens[0].size());
+  for (const auto& row : tokens) {
+    for (const auto& a : row) s.attributes.push_back(a);
+  }
+  return s;
+}
+
+FeatureConfig ParseConfig(const std::string& text) {
+  FeatureConfig config;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &config))
+      << text;
+  return config;
+}
+
+FeatureExtractor MakeExtractor(const std::string& text) {
+  absl::StatusOr<FeatureExtractor> fx =
+      FeatureExtractor::Create(ParseConfig(text));
+  EXPECT_TRUE(fx.ok()) << fx.status();
+  return *std::move(fx);
+}
+
+// The documented byte layout, built by hand: j as 4 bytes little-endian,
+// then each part followed by 0x1F.
+uint64_t RefHash(uint32_t j, const std::vector<std::string>& parts,
+                 uint64_t seed = 0) {
+  std::string bytes;
+  bytes.push_back(static_cast<char>(j & 0xFF));
+  bytes.push_back(static_cast<char>((j >> 8) & 0xFF));
+  bytes.push_back(static_cast<char>((j >> 16) & 0xFF));
+  bytes.push_back(static_cast<char>((j >> 24) & 0xFF));
+  for (const std::string& p : parts) {
+    bytes += p;
+    bytes.push_back('\x1f');
+  }
+  return XXH3_64bits_withSeed(bytes.data(), bytes.size(), seed);
+}
+
+struct Hashes {
+  std::vector<int32_t> offsets;
+  std::vector<uint64_t> hashes;
+  std::vector<float> values;
+};
+
+Hashes GetHashes(const FeatureExtractor& fx, const Sentence& s) {
+  Hashes h;
+  absl::Status status = fx.ExtractHashes(s, &h.offsets, &h.hashes, &h.values);
+  EXPECT_TRUE(status.ok()) << status;
+  return h;
+}
+
+// Hashes of position t.
+std::vector<uint64_t> At(const Hashes& h, int t) {
+  return std::vector<uint64_t>(h.hashes.begin() + h.offsets[t],
+                               h.hashes.begin() + h.offsets[t + 1]);
+}
+
+TEST(FeatureExtractorTest, GoldenHashesPinTheLayout) {
+  const std::string templates = R"pb(
+    templates {
+      name: "w[0]"
+      parts { offset: 0 attribute: 0 }
+    }
+    templates {
+      name: "w[-1]|w[0]"
+      parts { offset: -1 attribute: 0 }
+      parts { offset: 0 attribute: 0 }
+    }
+  )pb";
+  const Sentence s = MakeSentence({{"Confidence"}, {"in"}});
+
+  const Hashes h0 = GetHashes(MakeExtractor(templates), s);
+  // Pinned once from this implementation: changing them breaks every saved
+  // model.
+  const uint64_t kW0 = 0x4b99461c16bff746ULL;
+  const uint64_t kBosW0 = 0xc7cd020db15ff122ULL;
+  const uint64_t kBias = 0xcd6b1c920d3f662cULL;
+  EXPECT_THAT(At(h0, 0), ElementsAre(kW0, kBosW0, kBias));
+  EXPECT_EQ(kW0, RefHash(0, {"Confidence"}));
+  EXPECT_EQ(kBosW0, RefHash(1, {"__BOS__", "Confidence"}));
+  EXPECT_EQ(kBias, RefHash(kBiasTemplateId, {}));
+  EXPECT_THAT(At(h0, 1), ElementsAre(RefHash(0, {"in"}),
+                                     RefHash(1, {"Confidence", "in"}), kBias));
+
+  const Hashes h42 = GetHashes(MakeExtractor(templates + "hash_seed: 42"), s);
+  const uint64_t kW0Seed42 = 0xf1472a3214825cc4ULL;
+  EXPECT_EQ(At(h42, 0)[0], kW0Seed42);
+  EXPECT_EQ(kW0Seed42, RefHash(0, {"Confidence"}, 42));
+  EXPECT_NE(kW0Seed42, kW0);
+}
+
+TEST(FeatureExtractorTest, BucketIsHashModuloNumBuckets) {
+  FeatureExtractor fx = MakeExtractor(R"pb(
+    templates { parts { attribute: 0 } }
+    num_buckets: 1000
+  )pb");
+  const Sentence s = MakeSentence({{"Confidence"}});
+  FeatureSequence seq;
+  ASSERT_TRUE(fx.Extract(s, &seq).ok());
+  std::vector<uint32_t> expected = {
+      static_cast<uint32_t>(RefHash(0, {"Confidence"}) % 1000),
+      static_cast<uint32_t>(RefHash(kBiasTemplateId, {}) % 1000)};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(seq.buckets, expected);
+  EXPECT_THAT(seq.values, ElementsAre(1.0f, 1.0f));
+
+  // Power-of-two and other sizes reduce the same way.
+  for (uint64_t n : {uint64_t{1}, uint64_t{2}, uint64_t{1000},
+                     uint64_t{1} << 20, uint64_t{1} << 32}) {
+    FeatureConfig config;
+    config.set_num_buckets(n);
+    absl::StatusOr<FeatureExtractor> f = FeatureExtractor::Create(config);
+    ASSERT_TRUE(f.ok()) << f.status();
+    for (uint64_t h : {uint64_t{0}, uint64_t{12345678901234567ULL},
+                       ~uint64_t{0}, RefHash(3, {"x"})}) {
+      EXPECT_EQ(f->Bucket(h), h % n) << n << " " << h;
+    }
+  }
+}
+
+struct TransformCase {
+  TemplatePart::Transform transform;
+  int k;
+  std::string pattern;
+  std::string input;
+  bool kept;
+  std::string expected;
+};
+
+TEST(FeatureExtractorTest, EveryTransform) {
+  const std::vector<TransformCase> cases = {
+      {TemplatePart::IDENTITY, 0, "", "Hello", true, "Hello"},
+      {TemplatePart::IDENTITY, 0, "", "", true, ""},
+      {TemplatePart::LOWERCASE, 0, "", "HeLLo-2\xC3\x89", true,
+       "hello-2\xC3\x89"},
+      {TemplatePart::PREFIX, 3, "", "Hello", true, "Hel"},
+      {TemplatePart::PREFIX, 10, "", "Hi", true, "Hi"},
+      // é and à are two bytes each: k counts characters.
+      {TemplatePart::PREFIX, 2, "",
+       "\xC3\xA9\xC3\xA0"
+       "b",
+       true, "\xC3\xA9\xC3\xA0"},
+      {TemplatePart::SUFFIX, 3, "", "walking", true, "ing"},
+      {TemplatePart::SUFFIX, 1, "", "caf\xC3\xA9", true, "\xC3\xA9"},
+      {TemplatePart::SUFFIX, 5, "", "ab", true, "ab"},
+      {TemplatePart::SHAPE, 0, "", "Hello-World42", true, "Aaaaa-Aaaaa00"},
+      {TemplatePart::SHAPE, 0, "",
+       "\xC3\xA9"
+       "1",
+       true,
+       "\xC3\xA9"
+       "0"},
+      {TemplatePart::SHORT_SHAPE, 0, "", "Hello-World42", true, "Aa-Aa0"},
+      {TemplatePart::SHORT_SHAPE, 0, "", "1,234.5", true, "0,0.0"},
+      {TemplatePart::SHORT_SHAPE, 0, "", "U.S.", true, "A.A."},
+      {TemplatePart::SHORT_SHAPE, 0, "",
+       "\xC3\xA9\xC3\xA9"
+       "ab",
+       true,
+       "\xC3\xA9"
+       "a"},
+      // U+0FFF is E0 BF BF: its equal continuation bytes are not a run.
+      {TemplatePart::SHORT_SHAPE, 0, "", "\xE0\xBF\xBF\xE0\xBF\xBF", true,
+       "\xE0\xBF\xBF"},
+      {TemplatePart::IS_CAPITALIZED, 0, "", "Hello", true, "1"},
+      {TemplatePart::IS_CAPITALIZED, 0, "", "hello", false, ""},
+      {TemplatePart::IS_CAPITALIZED, 0, "", "1A", false, ""},
+      {TemplatePart::IS_CAPITALIZED, 0, "", "", false, ""},
+      {TemplatePart::HAS_DIGIT, 0, "", "a1b", true, "1"},
+      {TemplatePart::HAS_DIGIT, 0, "", "abc", false, ""},
+      {TemplatePart::ALL_CAPS, 0, "", "USA", true, "1"},
+      {TemplatePart::ALL_CAPS, 0, "", "U.S.", true, "1"},
+      {TemplatePart::ALL_CAPS, 0, "", "USa", false, ""},
+      {TemplatePart::ALL_CAPS, 0, "", "123", false, ""},
+      {TemplatePart::HAS_HYPHEN, 0, "", "co-op", true, "1"},
+      {TemplatePart::HAS_HYPHEN, 0, "", "coop", false, ""},
+      {TemplatePart::MATCHES, 0, "^[0-9]+$", "1984", true, "1"},
+      {TemplatePart::MATCHES, 0, "^[0-9]+$", "19a4", false, ""},
+      {TemplatePart::MATCHES, 0, "ing", "walking", true, "1"},
+  };
+  for (const TransformCase& c : cases) {
+    SCOPED_TRACE(absl::StrCat(TemplatePart::Transform_Name(c.transform), " '",
+                              c.input, "'"));
+    FeatureConfig config;
+    config.set_bias(false);
+    config.set_num_buckets(uint64_t{1} << 32);
+    TemplatePart* part = config.add_templates()->add_parts();
+    part->set_attribute(1);
+    part->set_transform(c.transform);
+    part->set_k(c.k);
+    part->set_pattern(c.pattern);
+    absl::StatusOr<FeatureExtractor> fx = FeatureExtractor::Create(config);
+    ASSERT_TRUE(fx.ok()) << fx.status();
+    const Sentence s = MakeSentence({{"other", c.input}});
+    const Hashes h = GetHashes(*fx, s);
+    if (c.kept) {
+      EXPECT_THAT(At(h, 0), ElementsAre(RefHash(0, {c.expected})));
+    } else {
+      EXPECT_THAT(At(h, 0), IsEmpty());
+    }
+  }
+}
+
+TEST(FeatureExtractorTest, BosEosPaddingOnOneTokenSentence) {
+  FeatureExtractor fx = MakeExtractor(R"pb(
+    templates { parts { offset: -2 attribute: 0 } }
+    templates { parts { offset: -1 attribute: 0 } }
+    templates { parts { offset: 0 attribute: 0 } }
+    templates { parts { offset: 1 attribute: 0 } }
+    templates { parts { offset: 2 attribute: 0 } }
+    bias: false
+  )pb");
+  const Hashes h = GetHashes(fx, MakeSentence({{"x"}}));
+  EXPECT_THAT(h.offsets, ElementsAre(0, 5));
+  EXPECT_THAT(At(h, 0),
+              ElementsAre(RefHash(0, {"__BOS__"}), RefHash(1, {"__BOS__"}),
+                          RefHash(2, {"x"}), RefHash(3, {"__EOS__"}),
+                          RefHash(4, {"__EOS__"})));
+}
+
+TEST(FeatureExtractorTest, PaddingOnLongerSentenceAndCustomMarkers) {
+  // Markers are not transformed: LOWERCASE keeps "<S>", and a boolean
+  // transform neither drops nor replaces a marker.
+  FeatureExtractor fx = MakeExtractor(R"pb(
+    templates { parts { offset: -2 attribute: 0 transform: LOWERCASE } }
+    templates { parts { offset: 2 attribute: 0 transform: IS_CAPITALIZED } }
+    bias: false
+    bos: "<S>"
+    eos: "</S>"
+  )pb");
+  const Hashes h = GetHashes(fx, MakeSentence({{"A"}, {"b"}, {"C"}}));
+  EXPECT_THAT(h.offsets, ElementsAre(0, 2, 4, 6));
+  EXPECT_THAT(At(h, 0), ElementsAre(RefHash(0, {"<S>"}), RefHash(1, {"1"})));
+  // t=1: t+2 = 3 is past the end; t-2 = -1 before the start.
+  EXPECT_THAT(At(h, 1), ElementsAre(RefHash(0, {"<S>"}), RefHash(1, {"</S>"})));
+  EXPECT_THAT(At(h, 2), ElementsAre(RefHash(0, {"a"}), RefHash(1, {"</S>"})));
+}
+
+TEST(FeatureExtractorTest, ConjunctionTemplates) {
+  FeatureExtractor fx = MakeExtractor(R"pb(
+    templates {
+      name: "w[-1]|w[0]|pos[0]"
+      parts { offset: -1 attribute: 0 }
+      parts { offset: 0 attribute: 0 }
+      parts { offset: 0 attribute: 1 }
+    }
+    templates {
+      name: "suf2(w[1])|pos[1]"
+      parts { offset: 1 attribute: 0 transform: SUFFIX k: 2 }
+      parts { offset: 1 attribute: 1 }
+    }
+    bias: false
+  )pb");
+  const Hashes h = GetHashes(
+      fx, MakeSentence({{"The", "DT"}, {"dog", "NN"}, {"barks", "VBZ"}}));
+  EXPECT_THAT(At(h, 0), ElementsAre(RefHash(0, {"__BOS__", "The", "DT"}),
+                                    RefHash(1, {"og", "NN"})));
+  EXPECT_THAT(At(h, 1), ElementsAre(RefHash(0, {"The", "dog", "NN"}),
+                                    RefHash(1, {"ks", "VBZ"})));
+  EXPECT_THAT(At(h, 2), ElementsAre(RefHash(0, {"dog", "barks", "VBZ"}),
+                                    RefHash(1, {"__EOS__", "__EOS__"})));
+  // The parts are separated, so "ab"|"c" and "a"|"bc" differ.
+  EXPECT_NE(RefHash(0, {"ab", "c"}), RefHash(0, {"a", "bc"}));
+}
+
+TEST(FeatureExtractorTest, FalseBooleanDropsTheWholeConjunction) {
+  FeatureExtractor fx = MakeExtractor(R"pb(
+    templates {
+      name: "cap(w[0])|w[-1]"
+      parts { offset: 0 attribute: 0 transform: IS_CAPITALIZED }
+      parts { offset: -1 attribute: 0 }
+    }
+    templates { parts { offset: 0 attribute: 0 transform: HAS_DIGIT } }
+    bias: false
+  )pb");
+  const Hashes h =
+      GetHashes(fx, MakeSentence({{"Hello"}, {"world"}, {"B52"}, {"x"}}));
+  EXPECT_THAT(h.offsets, ElementsAre(0, 1, 1, 3, 3));
+  EXPECT_THAT(At(h, 0), ElementsAre(RefHash(0, {"1", "__BOS__"})));
+  EXPECT_THAT(At(h, 2),
+              ElementsAre(RefHash(0, {"1", "world"}), RefHash(1, {"1"})));
+}
+
+TEST(FeatureExtractorTest, CsrOffsetsAndSortedRows) {
+  FeatureExtractor fx = MakeExtractor(R"pb(
+    templates { parts { attribute: 0 transform: HAS_HYPHEN } }
+    templates { parts { attribute: 0 } }
+    templates { parts { offset: -1 attribute: 0 } }
+    num_buckets: 4096
+  )pb");
+  const Sentence s = MakeSentence({{"a-b"}, {"c"}, {"d-e"}});
+  FeatureSequence seq;
+  seq.buckets = {7, 7, 7};  // stale content must go
+  ASSERT_TRUE(fx.Extract(s, &seq).ok());
+  ASSERT_EQ(seq.size(), 3);
+  // Position 1 has no hyphen feature: 3 features instead of 4 (with bias),
+  // assuming no collision among the 4 (checked against the hashes below).
+  const Hashes h = GetHashes(fx, s);
+  EXPECT_THAT(h.offsets, ElementsAre(0, 4, 7, 11));
+  for (int t = 0; t < 3; ++t) {
+    std::map<uint32_t, float> expected;
+    for (uint64_t hash : At(h, t)) expected[hash % 4096] += 1.0f;
+    std::vector<uint32_t> buckets;
+    std::vector<float> values;
+    for (const auto& [b, v] : expected) {
+      buckets.push_back(b);
+      values.push_back(v);
+    }
+    EXPECT_EQ(std::vector<uint32_t>(seq.buckets.begin() + seq.offsets[t],
+                                    seq.buckets.begin() + seq.offsets[t + 1]),
+              buckets);
+    EXPECT_EQ(std::vector<float>(seq.values.begin() + seq.offsets[t],
+                                 seq.values.begin() + seq.offsets[t + 1]),
+              values);
+  }
+  EXPECT_EQ(seq.offsets[0], 0);
+  EXPECT_EQ(seq.offsets[3], static_cast<int32_t>(seq.buckets.size()));
+  EXPECT_EQ(seq.buckets.size(), seq.values.size());
+}
+
+TEST(FeatureExtractorTest, CollidingBucketsAreMergedBySummingValues) {
+  FeatureExtractor one = MakeExtractor(R"pb(
+    templates { parts { attribute: 0 } }
+    templates {
+      parts { attribute: 0 transform: SHAPE }
+      value: 2.5
+    }
+    templates {
+      parts { offset: 1 attribute: 0 }
+      value: -0.75
+    }
+    num_buckets: 1
+  )pb");
+  FeatureSequence seq;
+  ASSERT_TRUE(one.Extract(MakeSentence({{"Ab"}, {"cd"}}), &seq).ok());
+  EXPECT_THAT(seq.offsets, ElementsAre(0, 1, 2));
+  EXPECT_THAT(seq.buckets, ElementsAre(0, 0));
+  EXPECT_THAT(seq.values, ElementsAre(3.75f, 3.75f));  // 1 + 2.5 - 0.75 + 1
+
+  // Two buckets: group by hash parity by hand.
+  FeatureConfig config = one.config();
+  config.set_num_buckets(2);
+  absl::StatusOr<FeatureExtractor> two = FeatureExtractor::Create(config);
+  ASSERT_TRUE(two.ok());
+  ASSERT_TRUE(two->Extract(MakeSentence({{"Ab"}, {"cd"}}), &seq).ok());
+  const std::vector<std::pair<uint64_t, float>> t0 = {
+      {RefHash(0, {"Ab"}), 1.0f},
+      {RefHash(1, {"Aa"}), 2.5f},
+      {RefHash(2, {"cd"}), -0.75f},
+      {RefHash(kBiasTemplateId, {}), 1.0f}};
+  float sum[2] = {0, 0};
+  for (const auto& [hash, value] : t0) sum[hash % 2] += value;
+  std::vector<uint32_t> buckets;
+  std::vector<float> values;
+  for (uint32_t b = 0; b < 2; ++b) {
+    if (sum[b] != 0) {
+      buckets.push_back(b);
+      values.push_back(sum[b]);
+    }
+  }
+  EXPECT_EQ(std::vector<uint32_t>(seq.buckets.begin(),
+                                  seq.buckets.begin() + seq.offsets[1]),
+            buckets);
+  EXPECT_EQ(std::vector<float>(seq.values.begin(),
+                               seq.values.begin() + seq.offsets[1]),
+            values);
+}
+
+TEST(FeatureExtractorTest, AttributeOutOfRangeNamesTheTemplate) {
+  FeatureExtractor fx = MakeExtractor(R"pb(
+    templates {
+      name: "w[0]"
+      parts { attribute: 0 }
+    }
+    templates {
+      name: "pos[0]"
+      parts { attribute: 1 }
+    }
+  )pb");
+  EXPECT_EQ(fx.max_attribute(), 1);
+  Sentence s = MakeSentence({{"a"}, {"b"}});
+  s.source = "train.txt";
+  s.first_line = 7;
+  FeatureSequence seq;
+  absl::Status status = fx.Extract(s, &seq);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("train.txt:7:"));
+  EXPECT_THAT(status.message(), HasSubstr("'pos[0]'"));
+  EXPECT_EQ(seq.size(), 0);
+
+  std::vector<int32_t> offsets;
+  std::vector<uint64_t> hashes;
+  std::vector<float> values;
+  EXPECT_THAT(fx.ExtractHashes(s, &offsets, &hashes, &values).message(),
+              HasSubstr("'pos[0]'"));
+}
+
+TEST(FeatureExtractorTest, CreateRejectsBadConfigs) {
+  auto error = [](const std::string& text) {
+    return FeatureExtractor::Create(ParseConfig(text)).status();
+  };
+  absl::Status bad_re = error(R"pb(
+    templates {
+      name: "ok"
+      parts { attribute: 0 }
+    }
+    templates {
+      name: "digits"
+      parts { attribute: 0 transform: MATCHES pattern: "([0-9]" }
+    }
+  )pb");
+  EXPECT_EQ(bad_re.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad_re.message(), HasSubstr("'digits'"));
+  EXPECT_THAT(bad_re.message(), HasSubstr("([0-9]"));
+
+  EXPECT_THAT(
+      error("templates { name: \"p\" parts { transform: PREFIX } }").message(),
+      HasSubstr("'p'"));
+  EXPECT_THAT(
+      error("templates { parts { transform: SUFFIX k: -1 } }").message(),
+      HasSubstr("k > 0"));
+  EXPECT_THAT(
+      error("templates { name: \"neg\" parts { attribute: -1 } }").message(),
+      HasSubstr("'neg'"));
+  EXPECT_THAT(error("templates { value: inf }").message(), HasSubstr("finite"));
+  EXPECT_THAT(error("num_buckets: 0").message(), HasSubstr("num_buckets"));
+  EXPECT_THAT(error("num_buckets: 4294967297").message(),
+              HasSubstr("num_buckets"));
+  EXPECT_TRUE(error("num_buckets: 4294967296").ok());
+}
+
+TEST(FeatureExtractorTest, AccessorsAndMove) {
+  FeatureExtractor fx = MakeExtractor(R"pb(
+    templates { parts { attribute: 2 transform: MATCHES pattern: "^a" } }
+    num_buckets: 64
+  )pb");
+  EXPECT_EQ(fx.num_buckets(), 64u);
+  EXPECT_EQ(fx.max_attribute(), 2);
+  EXPECT_EQ(fx.config().num_buckets(), 64u);
+  EXPECT_EQ(fx.TemplateName(0), "#0");
+
+  FeatureExtractor moved = std::move(fx);
+  const Hashes h = GetHashes(moved, MakeSentence({{"x", "y", "ab"}}));
+  EXPECT_THAT(At(h, 0),
+              ElementsAre(RefHash(0, {"1"}), RefHash(kBiasTemplateId, {})));
+
+  EXPECT_EQ(MakeExtractor("").max_attribute(), -1);
+}
+
+TEST(FeatureExtractorTest, EmptySentence) {
+  FeatureExtractor fx = MakeExtractor("templates { parts { attribute: 3 } }");
+  FeatureSequence seq;
+  ASSERT_TRUE(fx.Extract(Sentence(), &seq).ok());
+  EXPECT_EQ(seq.size(), 0);
+  EXPECT_THAT(seq.offsets, ElementsAre(0));
+}
+
+TEST(FeatureExtractorTest, ConcurrentExtractMatchesSerial) {
+  FeatureExtractor fx = MakeExtractor(R"pb(
+    templates { parts { offset: -1 attribute: 0 transform: LOWERCASE } }
+    templates { parts { attribute: 0 transform: SUFFIX k: 3 } }
+    templates { parts { attribute: 0 transform: MATCHES pattern: "[0-9]" } }
+    num_buckets: 100
+  )pb");
+  std::vector<Sentence> sentences;
+  for (int i = 0; i < 50; ++i) {
+    std::vector<std::vector<std::string>> tokens;
+    for (int t = 0; t <= i % 7; ++t) {
+      tokens.push_back({absl::StrCat("Tok", i * 31 + t * 7)});
+    }
+    sentences.push_back(MakeSentence(tokens));
+  }
+  std::vector<FeatureSequence> serial(sentences.size());
+  for (size_t i = 0; i < sentences.size(); ++i) {
+    ASSERT_TRUE(fx.Extract(sentences[i], &serial[i]).ok());
+  }
+  std::vector<FeatureSequence> parallel[2];
+  std::vector<std::thread> threads;
+  for (int k = 0; k < 2; ++k) {
+    parallel[k].resize(sentences.size());
+    threads.emplace_back([&, k] {
+      for (int rep = 0; rep < 20; ++rep) {
+        for (size_t i = 0; i < sentences.size(); ++i) {
+          ASSERT_TRUE(fx.Extract(sentences[i], &parallel[k][i]).ok());
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int k = 0; k < 2; ++k) {
+    for (size_t i = 0; i < sentences.size(); ++i) {
+      EXPECT_EQ(parallel[k][i].offsets, serial[i].offsets);
+      EXPECT_EQ(parallel[k][i].buckets, serial[i].buckets);
+      EXPECT_EQ(parallel[k][i].values, serial[i].values);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace chaintag

@@ -1,0 +1,107 @@
+#include "features/feature_stats.h"
+
+#include <xxhash.h>
+
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "corpora/sentence.h"
+#include "features/feature_config.pb.h"
+#include "features/feature_extractor.h"
+#include "gtest/gtest.h"
+
+namespace chaintag {
+namespace {
+
+Sentence Words(const std::vector<std::string>& words) {
+  Sentence s;
+  s.num_attributes = 1;
+  s.attributes = words;
+  return s;
+}
+
+// w[0] plus a HAS_DIGIT feature, and the bias.
+FeatureExtractor MakeExtractor(uint64_t num_buckets) {
+  FeatureConfig config;
+  config.set_num_buckets(num_buckets);
+  config.add_templates()->add_parts()->set_attribute(0);
+  TemplatePart* digit = config.add_templates()->add_parts();
+  digit->set_attribute(0);
+  digit->set_transform(TemplatePart::HAS_DIGIT);
+  absl::StatusOr<FeatureExtractor> fx = FeatureExtractor::Create(config);
+  EXPECT_TRUE(fx.ok()) << fx.status();
+  return *std::move(fx);
+}
+
+// {a, b, a}, {b, 7}: attributes w=a, w=b, w=7, digit=1, bias = 5;
+// occurrences 5 (w) + 1 (digit) + 5 (bias) = 11.
+const std::vector<Sentence>& Corpus() {
+  static const auto* corpus =
+      new std::vector<Sentence>{Words({"a", "b", "a"}), Words({"b", "7"})};
+  return *corpus;
+}
+
+TEST(FeatureStatsTest, OneBucketCollidesEverything) {
+  absl::StatusOr<FeatureStats> stats =
+      ComputeFeatureStats(MakeExtractor(1), Corpus());
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->distinct_attributes, 5);
+  EXPECT_EQ(stats->distinct_buckets, 1);
+  EXPECT_EQ(stats->occurrences, 11);
+  EXPECT_DOUBLE_EQ(stats->collision_rate, 1.0 - 1.0 / 5.0);
+}
+
+TEST(FeatureStatsTest, ManyBucketsCollideNothing) {
+  absl::StatusOr<FeatureStats> stats =
+      ComputeFeatureStats(MakeExtractor(uint64_t{1} << 32), Corpus());
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->distinct_attributes, 5);
+  EXPECT_EQ(stats->distinct_buckets, 5);
+  EXPECT_EQ(stats->occurrences, 11);
+  EXPECT_DOUBLE_EQ(stats->collision_rate, 0.0);
+}
+
+TEST(FeatureStatsTest, ThreeBucketsMatchHandReduction) {
+  // The five attribute hashes in the documented layout, reduced by hand.
+  auto hash = [](uint32_t j, const std::string& part) {
+    std::string bytes = {static_cast<char>(j & 0xFF),
+                         static_cast<char>((j >> 8) & 0xFF),
+                         static_cast<char>((j >> 16) & 0xFF),
+                         static_cast<char>((j >> 24) & 0xFF)};
+    if (j != kBiasTemplateId) bytes += part + "\x1f";
+    return XXH3_64bits_withSeed(bytes.data(), bytes.size(), 0);
+  };
+  absl::flat_hash_set<uint64_t> buckets;
+  for (uint64_t h : {hash(0, "a"), hash(0, "b"), hash(0, "7"), hash(1, "1"),
+                     hash(kBiasTemplateId, "")}) {
+    buckets.insert(h % 3);
+  }
+  absl::StatusOr<FeatureStats> stats =
+      ComputeFeatureStats(MakeExtractor(3), Corpus());
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->distinct_attributes, 5);
+  EXPECT_EQ(stats->distinct_buckets, static_cast<int64_t>(buckets.size()));
+  EXPECT_LE(stats->distinct_buckets, 3);
+  EXPECT_DOUBLE_EQ(stats->collision_rate,
+                   1.0 - static_cast<double>(buckets.size()) / 5.0);
+}
+
+TEST(FeatureStatsTest, EmptyCorpusAndErrors) {
+  absl::StatusOr<FeatureStats> empty =
+      ComputeFeatureStats(MakeExtractor(8), {});
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ(empty->distinct_attributes, 0);
+  EXPECT_EQ(empty->distinct_buckets, 0);
+  EXPECT_EQ(empty->occurrences, 0);
+  EXPECT_EQ(empty->collision_rate, 0.0);
+
+  FeatureConfig config;
+  config.add_templates()->add_parts()->set_attribute(1);
+  absl::StatusOr<FeatureExtractor> fx = FeatureExtractor::Create(config);
+  ASSERT_TRUE(fx.ok());
+  EXPECT_FALSE(ComputeFeatureStats(*fx, Corpus()).ok());
+}
+
+}  // namespace
+}  // namespace chaintag
