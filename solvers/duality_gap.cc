@@ -1,0 +1,41 @@
+#include "solvers/duality_gap.h"
+
+#include <vector>
+
+#include "solvers/parallel.h"
+
+namespace chaintag {
+
+double SquaredNorm(const double* w, int64_t dim) {
+  double sum = 0;
+  for (int64_t j = 0; j < dim; ++j) sum += w[j] * w[j];
+  return sum;
+}
+
+double AverageHingeLoss(const Problem& problem, const double* w,
+                        int num_threads) {
+  const int n = problem.NumExamples();
+  std::vector<double> hinge(n);
+  ParallelFor(n, num_threads, [&](int begin, int end) {
+    OracleResult result;
+    for (int i = begin; i < end; ++i) {
+      problem.MaxOracle(i, w, nullptr, &result);
+      hinge[i] = result.loss - result.score;
+    }
+  });
+  double sum = 0;
+  for (double h : hinge) sum += h;
+  return n == 0 ? 0 : sum / n;
+}
+
+DualityGap ComputeDualityGap(const Problem& problem, const double* w,
+                             double ell, double lambda, int num_threads) {
+  const double half_norm = 0.5 * lambda * SquaredNorm(w, problem.Dim());
+  DualityGap result;
+  result.primal = half_norm + AverageHingeLoss(problem, w, num_threads);
+  result.dual = ell - half_norm;
+  result.gap = result.primal - result.dual;
+  return result;
+}
+
+}  // namespace chaintag

@@ -1,0 +1,35 @@
+// The exact duality gap of a structured SVM at a dual-feasible point, which
+// certifies how far the primal value is from the optimum. One loss-augmented
+// oracle call per example, run in parallel and reduced in example order.
+//
+// Thread-safety: stateless functions.
+
+#ifndef CHAINTAG_SOLVERS_DUALITY_GAP_H_
+#define CHAINTAG_SOLVERS_DUALITY_GAP_H_
+
+#include <cstdint>
+
+#include "solvers/problem.h"
+
+namespace chaintag {
+
+struct DualityGap {
+  double primal = 0;  // λ/2‖w‖² + 1/n Σ_i H_i(w)
+  double dual = 0;    // ℓ − λ/2‖w‖²
+  double gap = 0;     // primal − dual
+};
+
+double SquaredNorm(const double* w, int64_t dim);
+
+// 1/n Σ_i H_i(w): the average structured hinge loss.
+double AverageHingeLoss(const Problem& problem, const double* w,
+                        int num_threads);
+
+// The gap at (w, ℓ), valid when w = Σ_i w_i and ℓ = Σ_i ℓ_i come from one
+// dual-feasible α (as BCFW's iterates and their weighted averages do).
+DualityGap ComputeDualityGap(const Problem& problem, const double* w,
+                             double ell, double lambda, int num_threads);
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_SOLVERS_DUALITY_GAP_H_

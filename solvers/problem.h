@@ -1,0 +1,76 @@
+// Problem: the solvers' whole view of a structured SVM
+//
+//   min_w  λ/2‖w‖² + 1/n Σ_i max_y [L_i(y) − ⟨w, ψ_i(y)⟩],
+//   ψ_i(y) = φ(x_i, y_i) − φ(x_i, y).
+//
+// A solver sees n blocks and, per block, opaque corners (labelings). Every
+// operation costs O(size of example i), never O(Dim()), except where a dense
+// vector is named. Solvers never include anything chain-specific: what they
+// need is added here.
+//
+// Per-block dual state. BCFW-type solvers keep, per block, a point
+// v_i ∈ conv{ψ_i(y)} (so w_i = v_i/(λn)). Its representation belongs to the
+// problem (for chains: expected label marginals, far smaller than a dense
+// d-vector); the solver only holds BlockStateSize(i) doubles for it and asks
+// the problem to operate on them. The state is independent of λ.
+//
+// Thread-safety: all methods are const and may be called concurrently for
+// different or equal blocks, with distinct output buffers.
+
+#ifndef CHAINTAG_SOLVERS_PROBLEM_H_
+#define CHAINTAG_SOLVERS_PROBLEM_H_
+
+#include <cstdint>
+#include <vector>
+
+namespace chaintag {
+
+// A labeling of one block; its meaning is the problem's.
+using Corner = std::vector<int32_t>;
+
+struct OracleResult {
+  Corner corner;
+  double loss = 0;   // L_i(corner)
+  double score = 0;  // ⟨w, ψ_i(corner)⟩
+  // ⟨v_i, w⟩ for the block state passed to MaxOracle (0 when none was).
+  double state_dot = 0;
+};
+
+class Problem {
+ public:
+  virtual ~Problem() = default;
+
+  virtual int NumExamples() const = 0;
+  virtual int64_t Dim() const = 0;
+
+  // Loss-augmented decoding: a maximiser of L_i(y) − ⟨w, ψ_i(y)⟩, ties
+  // broken deterministically. When `state` is non-null, also ⟨v_i, w⟩
+  // (computed from the same intermediate scores, hence nearly free).
+  virtual void MaxOracle(int i, const double* w, const double* state,
+                         OracleResult* result) const = 0;
+  // Prediction: a maximiser of ⟨w, φ(x_i, y)⟩.
+  virtual void Decode(int i, const double* w, Corner* corner) const = 0;
+  virtual double Loss(int i, const Corner& y) const = 0;
+  // ⟨w, ψ_i(y)⟩.
+  virtual double Score(int i, const double* w, const Corner& y) const = 0;
+  // w += c·ψ_i(y).
+  virtual void AddScaled(int i, const Corner& y, double c, double* w) const = 0;
+
+  // Block dual state (see the top comment).
+  virtual int64_t BlockStateSize(int i) const = 0;
+  // v_i = ψ_i(y_i) = 0, the state of α_i concentrated on the gold labeling.
+  virtual void InitBlockState(int i, double* state) const = 0;
+  // v_i ← (1−γ)·v_i + γ·ψ_i(y).
+  virtual void MixCorner(int i, const Corner& y, double gamma,
+                         double* state) const = 0;
+  // ‖v_i − ψ_i(y)‖².
+  virtual double StateDistanceSquared(int i, const double* state,
+                                      const Corner& y) const = 0;
+  // w += c·(ψ_i(y) − v_i).
+  virtual void AddCornerMinusState(int i, const Corner& y, const double* state,
+                                   double c, double* w) const = 0;
+};
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_SOLVERS_PROBLEM_H_

@@ -1,0 +1,35 @@
+#include "solvers/solver.h"
+
+#include "absl/strings/str_cat.h"
+#include "solvers/bcfw.h"
+
+namespace chaintag {
+
+double ResolveLambda(const SolverConfig& config, int num_examples) {
+  if (config.lambda() > 0) return config.lambda();
+  return num_examples > 0 ? 1.0 / num_examples : 1.0;
+}
+
+absl::StatusOr<std::unique_ptr<Solver>> CreateSolver(
+    const SolverConfig& config) {
+  if (config.lambda() < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("solver.lambda must be positive (or 0 for 1/n), got ",
+                     config.lambda()));
+  }
+  if (config.max_passes() <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "solver.max_passes must be positive, got ", config.max_passes()));
+  }
+  if (config.gap_check() <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "solver.gap_check must be positive, got ", config.gap_check()));
+  }
+  if (config.name() == "bcfw") {
+    return std::unique_ptr<Solver>(new BcfwSolver(config));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown solver \"", config.name(), "\" (known: bcfw)"));
+}
+
+}  // namespace chaintag

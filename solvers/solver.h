@@ -1,0 +1,39 @@
+// Solver: the interface every structured-SVM solver implements, and the
+// registry that builds one from a SolverConfig by name.
+//
+// Thread-safety: a Solver is used by one thread at a time; it may use
+// worker threads internally (config.num_threads) for batch passes.
+
+#ifndef CHAINTAG_SOLVERS_SOLVER_H_
+#define CHAINTAG_SOLVERS_SOLVER_H_
+
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "solvers/monitor.h"
+#include "solvers/problem.h"
+#include "solvers/solver_config.pb.h"
+
+namespace chaintag {
+
+class Solver {
+ public:
+  virtual ~Solver() = default;
+
+  // Minimises the objective of `problem`. On success `w` holds the returned
+  // weights (Dim() entries). `monitor` receives a record per pass.
+  virtual absl::StatusOr<TrainingSummary> Solve(const Problem& problem,
+                                                Monitor* monitor,
+                                                std::vector<double>* w) = 0;
+};
+
+// λ as the config resolves it for `num_examples` (0 means 1/n).
+double ResolveLambda(const SolverConfig& config, int num_examples);
+
+absl::StatusOr<std::unique_ptr<Solver>> CreateSolver(
+    const SolverConfig& config);
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_SOLVERS_SOLVER_H_
