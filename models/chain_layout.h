@@ -1,0 +1,55 @@
+// ChainLayout: where the parts of a linear-chain model live in the weight
+// vector, and the unary scores of a sentence under given weights.
+//
+//   [0, B·L)               emissions, row-major: bucket b's L label weights
+//                          are contiguous at b·L (one cache line or two)
+//   [B·L, B·L + L²)        transitions [prev][next]
+//   then L start biases, then L end biases.
+//
+// Thread-safety: plain value type and stateless functions.
+
+#ifndef CHAINTAG_MODELS_CHAIN_LAYOUT_H_
+#define CHAINTAG_MODELS_CHAIN_LAYOUT_H_
+
+#include <cstdint>
+
+#include "features/feature_sequence.h"
+#include "models/viterbi.h"
+
+namespace chaintag {
+
+struct ChainLayout {
+  int num_labels = 0;
+  uint64_t num_buckets = 0;
+
+  int64_t emission_size() const {
+    return static_cast<int64_t>(num_buckets) * num_labels;
+  }
+  int64_t transition_offset() const { return emission_size(); }
+  int64_t start_offset() const {
+    return transition_offset() + static_cast<int64_t>(num_labels) * num_labels;
+  }
+  int64_t end_offset() const { return start_offset() + num_labels; }
+  int64_t dim() const { return end_offset() + num_labels; }
+};
+
+// unary[t·L + y] = Σ_{f at t} value_f · w[bucket_f·L + y].
+void ComputeUnaryScores(const ChainLayout& layout, const double* w,
+                        const FeatureSequence& features, double* unary);
+
+// The ChainScores view of weights `w` with the given unary scores.
+inline ChainScores MakeChainScores(const ChainLayout& layout, const double* w,
+                                   int length, const double* unary) {
+  ChainScores scores;
+  scores.length = length;
+  scores.num_labels = layout.num_labels;
+  scores.unary = unary;
+  scores.transition = w + layout.transition_offset();
+  scores.start = w + layout.start_offset();
+  scores.end = w + layout.end_offset();
+  return scores;
+}
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_MODELS_CHAIN_LAYOUT_H_

@@ -1,0 +1,265 @@
+#include "models/chain_model.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "corpora/tag_scheme.h"
+#include "xxhash.h"
+
+namespace chaintag {
+namespace {
+
+// Checksum over the weight fields, in a fixed order.
+uint64_t WeightsChecksum(const ModelFile& file) {
+  XXH3_state_t* state = XXH3_createState();
+  XXH3_64bits_reset(state);
+  auto add = [state](const void* data, size_t bytes) {
+    if (bytes > 0) XXH3_64bits_update(state, data, bytes);
+  };
+  add(file.emission_buckets().data(),
+      file.emission_buckets_size() * sizeof(uint32_t));
+  add(file.emission_weights().data(),
+      file.emission_weights_size() * sizeof(double));
+  add(file.transitions().data(), file.transitions_size() * sizeof(double));
+  add(file.start().data(), file.start_size() * sizeof(double));
+  add(file.end().data(), file.end_size() * sizeof(double));
+  const uint64_t hash = XXH3_64bits_digest(state);
+  XXH3_freeState(state);
+  return hash;
+}
+
+template <typename Field>
+bool AllFinite(const Field& values) {
+  for (double v : values) {
+    if (!std::isfinite(v)) return false;
+  }
+  return true;
+}
+
+void ClearWeights(ModelFile* file) {
+  file->clear_emission_buckets();
+  file->clear_emission_weights();
+  file->clear_transitions();
+  file->clear_start();
+  file->clear_end();
+  file->clear_weights_checksum();
+}
+
+absl::Status WriteFileAtomically(const std::string& path,
+                                 const std::string& bytes) {
+  const std::string temporary =
+      absl::StrCat(path, ".tmp.", static_cast<long>(getpid()));
+  const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": cannot write the model file: ", std::strerror(errno)));
+  }
+  size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n = write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int error = errno;
+      close(fd);
+      unlink(temporary.c_str());
+      return absl::DataLossError(
+          absl::StrCat(temporary, ": write failed: ", std::strerror(error)));
+    }
+    written += static_cast<size_t>(n);
+  }
+  if (fsync(fd) != 0 || close(fd) != 0) {
+    const int error = errno;
+    unlink(temporary.c_str());
+    return absl::DataLossError(absl::StrCat(
+        temporary, ": cannot flush the model file: ", std::strerror(error)));
+  }
+  if (rename(temporary.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    unlink(temporary.c_str());
+    return absl::DataLossError(absl::StrCat(path, ": cannot rename ", temporary,
+                                            ": ", std::strerror(error)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+ChainModel::ChainModel(ModelFile header, LabelSet labels,
+                       FeatureExtractor extractor, ChainLayout layout,
+                       std::vector<double> weights)
+    : header_(std::move(header)),
+      labels_(std::move(labels)),
+      extractor_(std::move(extractor)),
+      layout_(layout),
+      weights_(std::move(weights)) {}
+
+absl::StatusOr<ChainModel> ChainModel::Create(ModelFile header,
+                                              std::vector<double> weights) {
+  ClearWeights(&header);
+  header.set_magic(kModelMagic);
+  header.set_format_version(kModelFormatVersion);
+  if (header.labels_size() == 0) {
+    return absl::InvalidArgumentError("a model needs at least one label");
+  }
+  LabelSet labels(
+      std::vector<std::string>(header.labels().begin(), header.labels().end()));
+  if (labels.size() != header.labels_size()) {
+    return absl::InvalidArgumentError("model labels are not distinct");
+  }
+  absl::StatusOr<FeatureExtractor> extractor =
+      FeatureExtractor::Create(header.features());
+  if (!extractor.ok()) return extractor.status();
+  ChainLayout layout{labels.size(), extractor->num_buckets()};
+  if (static_cast<int64_t>(weights.size()) != layout.dim()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("model has ", weights.size(),
+                     " weights, its layout needs ", layout.dim()));
+  }
+  return ChainModel(std::move(header), std::move(labels), std::move(*extractor),
+                    layout, std::move(weights));
+}
+
+ModelFile ChainModel::ToProto() const {
+  ModelFile file = header_;
+  const int L = layout_.num_labels;
+  for (uint64_t b = 0; b < layout_.num_buckets; ++b) {
+    const double* row = weights_.data() + b * L;
+    bool nonzero = false;
+    for (int y = 0; y < L && !nonzero; ++y) nonzero = row[y] != 0;
+    if (!nonzero) continue;
+    file.add_emission_buckets(static_cast<uint32_t>(b));
+    for (int y = 0; y < L; ++y) file.add_emission_weights(row[y]);
+  }
+  for (int64_t k = layout_.transition_offset(); k < layout_.start_offset();
+       ++k) {
+    file.add_transitions(weights_[k]);
+  }
+  for (int y = 0; y < L; ++y) {
+    file.add_start(weights_[layout_.start_offset() + y]);
+    file.add_end(weights_[layout_.end_offset() + y]);
+  }
+  file.set_weights_checksum(WeightsChecksum(file));
+  return file;
+}
+
+absl::Status ChainModel::Save(const std::string& path) const {
+  std::string bytes;
+  if (!ToProto().SerializeToString(&bytes)) {
+    return absl::InternalError(
+        absl::StrCat(path, ": cannot serialise the model"));
+  }
+  return WriteFileAtomically(path, bytes);
+}
+
+absl::StatusOr<ChainModel> ChainModel::Load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat(path, ": cannot open the model file"));
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  ModelFile file;
+  auto invalid = [&path](absl::string_view why) {
+    return absl::DataLossError(
+        absl::StrCat(path, ": not a valid chaintag model: ", why));
+  };
+  if (!file.ParseFromString(buffer.str())) {
+    return invalid("the file does not parse (truncated or not a model)");
+  }
+  if (file.magic() != kModelMagic) return invalid("wrong magic");
+  if (file.format_version() != kModelFormatVersion) {
+    return invalid(absl::StrCat("format version ", file.format_version(),
+                                ", this build reads ", kModelFormatVersion));
+  }
+  const int64_t L = file.labels_size();
+  if (L == 0) return invalid("no labels");
+  const uint64_t buckets = file.features().num_buckets();
+  if (file.emission_weights_size() != file.emission_buckets_size() * L ||
+      file.transitions_size() != L * L || file.start_size() != L ||
+      file.end_size() != L) {
+    return invalid("weight sizes do not match the label count");
+  }
+  for (int k = 0; k < file.emission_buckets_size(); ++k) {
+    if (file.emission_buckets(k) >= buckets ||
+        (k > 0 && file.emission_buckets(k) <= file.emission_buckets(k - 1))) {
+      return invalid("emission buckets out of range or out of order");
+    }
+  }
+  if (!AllFinite(file.emission_weights()) || !AllFinite(file.transitions()) ||
+      !AllFinite(file.start()) || !AllFinite(file.end())) {
+    return invalid("non-finite weights");
+  }
+  if (!file.has_weights_checksum() ||
+      file.weights_checksum() != WeightsChecksum(file)) {
+    return invalid("weights checksum mismatch (damaged file)");
+  }
+  const ChainLayout layout{static_cast<int>(L), buckets};
+  std::vector<double> weights(layout.dim(), 0.0);
+  for (int k = 0; k < file.emission_buckets_size(); ++k) {
+    for (int y = 0; y < L; ++y) {
+      weights[file.emission_buckets(k) * L + y] =
+          file.emission_weights(k * L + y);
+    }
+  }
+  std::copy(file.transitions().begin(), file.transitions().end(),
+            weights.begin() + layout.transition_offset());
+  std::copy(file.start().begin(), file.start().end(),
+            weights.begin() + layout.start_offset());
+  std::copy(file.end().begin(), file.end().end(),
+            weights.begin() + layout.end_offset());
+  absl::StatusOr<ChainModel> model =
+      Create(std::move(file), std::move(weights));
+  if (!model.ok()) return invalid(model.status().message());
+  return model;
+}
+
+absl::Status PredictWithWeights(const FeatureExtractor& extractor,
+                                const ChainLayout& layout,
+                                const double* weights, const Sentence& sentence,
+                                TagScratch* scratch,
+                                std::vector<int32_t>* labels) {
+  absl::Status status = extractor.Extract(sentence, &scratch->features);
+  if (!status.ok()) return status;
+  const int T = scratch->features.size();
+  scratch->unary.resize(static_cast<size_t>(T) * layout.num_labels);
+  ComputeUnaryScores(layout, weights, scratch->features, scratch->unary.data());
+  labels->resize(T);
+  scratch->decoder.Decode(
+      MakeChainScores(layout, weights, T, scratch->unary.data()),
+      labels->data());
+  return absl::OkStatus();
+}
+
+absl::Status ChainModel::Predict(const Sentence& sentence, TagScratch* scratch,
+                                 std::vector<int32_t>* labels) const {
+  return PredictWithWeights(extractor_, layout_, weights_.data(), sentence,
+                            scratch, labels);
+}
+
+std::vector<std::string> ChainModel::ToOutputTags(
+    const std::vector<int32_t>& labels) const {
+  std::vector<std::string> tags;
+  tags.reserve(labels.size());
+  for (int32_t y : labels) tags.push_back(labels_.Name(y));
+  if (header_.train_scheme() == header_.output_scheme()) return tags;
+  return ConvertTags(tags, header_.train_scheme(), header_.output_scheme());
+}
+
+absl::Status ChainModel::Tag(const Sentence& sentence, TagScratch* scratch,
+                             std::vector<std::string>* tags) const {
+  absl::Status status = Predict(sentence, scratch, &scratch->labels);
+  if (!status.ok()) return status;
+  *tags = ToOutputTags(scratch->labels);
+  return absl::OkStatus();
+}
+
+}  // namespace chaintag

@@ -1,0 +1,293 @@
+#include "models/chain_problem.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "models/viterbi.h"
+
+namespace chaintag {
+namespace {
+
+// Per-thread scratch, so the oracles allocate nothing once warm.
+struct Scratch {
+  std::vector<double> unary;
+  std::vector<double> difference;
+  ViterbiDecoder decoder;
+};
+
+Scratch& ThreadScratch() {
+  thread_local Scratch scratch;
+  return scratch;
+}
+
+// ⟨x_a, x_b⟩ of two positions' sorted, duplicate-free sparse features.
+double SparseDot(const FeatureSequence& f, int a, int b) {
+  int32_t p = f.offsets[a], p_end = f.offsets[a + 1];
+  int32_t q = f.offsets[b], q_end = f.offsets[b + 1];
+  double sum = 0;
+  while (p < p_end && q < q_end) {
+    if (f.buckets[p] < f.buckets[q]) {
+      ++p;
+    } else if (f.buckets[q] < f.buckets[p]) {
+      ++q;
+    } else {
+      sum += static_cast<double>(f.values[p]) * f.values[q];
+      ++p;
+      ++q;
+    }
+  }
+  return sum;
+}
+
+}  // namespace
+
+absl::Status ChainProblem::Validate(const ChainLayout& layout,
+                                    const std::vector<ChainExample>& examples) {
+  for (size_t i = 0; i < examples.size(); ++i) {
+    const ChainExample& example = examples[i];
+    if (static_cast<int>(example.labels.size()) != example.features.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("example ", i, ": ", example.labels.size(),
+                       " labels for ", example.features.size(), " positions"));
+    }
+    if (example.labels.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("example ", i, " is empty"));
+    }
+    for (int32_t label : example.labels) {
+      if (label < 0 || label >= layout.num_labels) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("example ", i, ": label id ", label, " out of range"));
+      }
+    }
+    for (uint32_t bucket : example.features.buckets) {
+      if (bucket >= layout.num_buckets) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "example ", i, ": feature bucket ", bucket, " out of range"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+ChainProblem::ChainProblem(ChainLayout layout,
+                           std::vector<ChainExample> examples,
+                           bool normalize_loss)
+    : layout_(layout),
+      examples_(std::move(examples)),
+      normalize_loss_(normalize_loss) {
+  gram_offset_.resize(examples_.size() + 1);
+  gram_offset_[0] = 0;
+  for (size_t i = 0; i < examples_.size(); ++i) {
+    const int64_t T = examples_[i].features.size();
+    gram_offset_[i + 1] = gram_offset_[i] + T * T;
+  }
+  gram_.resize(gram_offset_.back());
+  for (size_t i = 0; i < examples_.size(); ++i) {
+    const FeatureSequence& f = examples_[i].features;
+    const int T = f.size();
+    double* gram = gram_.data() + gram_offset_[i];
+    for (int a = 0; a < T; ++a) {
+      for (int b = a; b < T; ++b) {
+        gram[a * T + b] = gram[b * T + a] = SparseDot(f, a, b);
+      }
+    }
+  }
+}
+
+double ChainProblem::LossUnit(int i) const {
+  return normalize_loss_ ? 1.0 / examples_[i].labels.size() : 1.0;
+}
+
+void ChainProblem::MaxOracle(int i, const double* w, const double* state,
+                             OracleResult* result) const {
+  const ChainExample& example = examples_[i];
+  const int T = example.features.size();
+  const int L = layout_.num_labels;
+  Scratch& scratch = ThreadScratch();
+  scratch.unary.resize(static_cast<size_t>(T) * L);
+  double* unary = scratch.unary.data();
+  ComputeUnaryScores(layout_, w, example.features, unary);
+  const ChainScores scores = MakeChainScores(layout_, w, T, unary);
+  const double gold_score = ScoreLabeling(scores, example.labels.data());
+
+  result->state_dot = 0;
+  if (state != nullptr) {
+    double expected = 0;
+    const int64_t TL = static_cast<int64_t>(T) * L;
+    for (int64_t k = 0; k < TL; ++k) expected += unary[k] * state[k];
+    const double* rest = w + layout_.transition_offset();
+    const int64_t rest_size = static_cast<int64_t>(L) * L + 2 * L;
+    for (int64_t k = 0; k < rest_size; ++k) expected += rest[k] * state[TL + k];
+    result->state_dot = gold_score - expected;
+  }
+
+  // Loss augmentation: +unit on every wrong label, then plain Viterbi; the
+  // scores of the winner are recomputed without it.
+  const double unit = LossUnit(i);
+  for (int t = 0; t < T; ++t) {
+    double* row = unary + static_cast<int64_t>(t) * L;
+    for (int y = 0; y < L; ++y) row[y] += unit;
+    row[example.labels[t]] -= unit;
+  }
+  result->corner.resize(T);
+  scratch.decoder.Decode(scores, result->corner.data());
+  int wrong = 0;
+  for (int t = 0; t < T; ++t) {
+    double* row = unary + static_cast<int64_t>(t) * L;
+    for (int y = 0; y < L; ++y) row[y] -= unit;
+    row[example.labels[t]] += unit;
+    wrong += result->corner[t] != example.labels[t];
+  }
+  result->loss = wrong * unit;
+  result->score = gold_score - ScoreLabeling(scores, result->corner.data());
+}
+
+void ChainProblem::Decode(int i, const double* w, Corner* corner) const {
+  const ChainExample& example = examples_[i];
+  const int T = example.features.size();
+  Scratch& scratch = ThreadScratch();
+  scratch.unary.resize(static_cast<size_t>(T) * layout_.num_labels);
+  ComputeUnaryScores(layout_, w, example.features, scratch.unary.data());
+  corner->resize(T);
+  scratch.decoder.Decode(MakeChainScores(layout_, w, T, scratch.unary.data()),
+                         corner->data());
+}
+
+double ChainProblem::Loss(int i, const Corner& y) const {
+  const std::vector<int32_t>& gold = examples_[i].labels;
+  int wrong = 0;
+  for (size_t t = 0; t < gold.size(); ++t) wrong += y[t] != gold[t];
+  return wrong * LossUnit(i);
+}
+
+double ChainProblem::Score(int i, const double* w, const Corner& y) const {
+  const ChainExample& example = examples_[i];
+  const int T = example.features.size();
+  Scratch& scratch = ThreadScratch();
+  scratch.unary.resize(static_cast<size_t>(T) * layout_.num_labels);
+  ComputeUnaryScores(layout_, w, example.features, scratch.unary.data());
+  const ChainScores scores =
+      MakeChainScores(layout_, w, T, scratch.unary.data());
+  return ScoreLabeling(scores, example.labels.data()) -
+         ScoreLabeling(scores, y.data());
+}
+
+void ChainProblem::AddFeatures(int i, const int32_t* y, double c,
+                               double* w) const {
+  const FeatureSequence& f = examples_[i].features;
+  const int T = f.size();
+  const int L = layout_.num_labels;
+  for (int t = 0; t < T; ++t) {
+    for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
+      w[static_cast<int64_t>(f.buckets[k]) * L + y[t]] += c * f.values[k];
+    }
+    if (t > 0) w[layout_.transition_offset() + y[t - 1] * L + y[t]] += c;
+  }
+  w[layout_.start_offset() + y[0]] += c;
+  w[layout_.end_offset() + y[T - 1]] += c;
+}
+
+void ChainProblem::AddScaled(int i, const Corner& y, double c,
+                             double* w) const {
+  AddFeatures(i, examples_[i].labels.data(), c, w);
+  AddFeatures(i, y.data(), -c, w);
+}
+
+int64_t ChainProblem::BlockStateSize(int i) const {
+  const int64_t L = layout_.num_labels;
+  return examples_[i].features.size() * L + L * L + 2 * L;
+}
+
+void ChainProblem::InitBlockState(int i, double* state) const {
+  std::fill(state, state + BlockStateSize(i), 0.0);
+  MixCorner(i, examples_[i].labels, 1.0, state);
+}
+
+void ChainProblem::MixCorner(int i, const Corner& y, double gamma,
+                             double* state) const {
+  const int T = examples_[i].features.size();
+  const int L = layout_.num_labels;
+  const int64_t size = BlockStateSize(i);
+  for (int64_t k = 0; k < size; ++k) state[k] *= 1.0 - gamma;
+  const int64_t TL = static_cast<int64_t>(T) * L;
+  for (int t = 0; t < T; ++t) {
+    state[static_cast<int64_t>(t) * L + y[t]] += gamma;
+    if (t > 0) state[TL + y[t - 1] * L + y[t]] += gamma;
+  }
+  state[TL + L * L + y[0]] += gamma;
+  state[TL + L * L + L + y[T - 1]] += gamma;
+}
+
+double ChainProblem::StateDistanceSquared(int i, const double* state,
+                                          const Corner& y) const {
+  // ‖φ(y) − E_β φ‖²: φ(y_i) cancels between v_i and ψ_i(y).
+  const int T = examples_[i].features.size();
+  const int L = layout_.num_labels;
+  const int64_t size = BlockStateSize(i);
+  Scratch& scratch = ThreadScratch();
+  scratch.difference.resize(size);
+  double* d = scratch.difference.data();
+  for (int64_t k = 0; k < size; ++k) d[k] = -state[k];
+  const int64_t TL = static_cast<int64_t>(T) * L;
+  for (int t = 0; t < T; ++t) {
+    d[static_cast<int64_t>(t) * L + y[t]] += 1.0;
+    if (t > 0) d[TL + y[t - 1] * L + y[t]] += 1.0;
+  }
+  d[TL + L * L + y[0]] += 1.0;
+  d[TL + L * L + L + y[T - 1]] += 1.0;
+
+  const double* gram = gram_.data() + gram_offset_[i];
+  double emission = 0;
+  for (int a = 0; a < T; ++a) {
+    const double* da = d + static_cast<int64_t>(a) * L;
+    double diagonal = 0;
+    for (int k = 0; k < L; ++k) diagonal += da[k] * da[k];
+    emission += gram[a * T + a] * diagonal;
+    for (int b = a + 1; b < T; ++b) {
+      const double g = gram[a * T + b];
+      if (g == 0) continue;
+      const double* db = d + static_cast<int64_t>(b) * L;
+      double dot = 0;
+      for (int k = 0; k < L; ++k) dot += da[k] * db[k];
+      emission += 2 * g * dot;
+    }
+  }
+  double rest = 0;
+  for (int64_t k = TL; k < size; ++k) rest += d[k] * d[k];
+  return emission + rest;
+}
+
+void ChainProblem::AddCornerMinusState(int i, const Corner& y,
+                                       const double* state, double c,
+                                       double* w) const {
+  // ψ_i(y) − v_i = E_β φ − φ(y).
+  const FeatureSequence& f = examples_[i].features;
+  const int T = f.size();
+  const int L = layout_.num_labels;
+  Scratch& scratch = ThreadScratch();
+  scratch.difference.resize(L);
+  double* d = scratch.difference.data();
+  for (int t = 0; t < T; ++t) {
+    const double* marginal = state + static_cast<int64_t>(t) * L;
+    for (int k = 0; k < L; ++k) d[k] = c * marginal[k];
+    d[y[t]] -= c;
+    for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
+      const double value = f.values[k];
+      double* row = w + static_cast<int64_t>(f.buckets[k]) * L;
+      for (int l = 0; l < L; ++l) row[l] += value * d[l];
+    }
+  }
+  const int64_t TL = static_cast<int64_t>(T) * L;
+  double* rest = w + layout_.transition_offset();
+  const int64_t rest_size = static_cast<int64_t>(L) * L + 2 * L;
+  for (int64_t k = 0; k < rest_size; ++k) rest[k] += c * state[TL + k];
+  for (int t = 1; t < T; ++t) rest[y[t - 1] * L + y[t]] -= c;
+  rest[L * L + y[0]] -= c;
+  rest[L * L + L + y[T - 1]] -= c;
+}
+
+}  // namespace chaintag

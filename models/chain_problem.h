@@ -1,0 +1,82 @@
+// ChainProblem: a linear-chain structured SVM as a solvers::Problem.
+//
+// φ(x, y) = Σ_t x_t ⊗ e_{y_t} + Σ_{t>0} e_{(y_{t−1}, y_t)} + e_start(y_0)
+//           + e_end(y_{T−1}); the loss is Hamming, optionally divided by T.
+//
+// Block state of sentence i (T tokens, L labels): the expected features
+// E_β[φ(x_i, y)] of its dual distribution β, stored as label marginals
+//   [T×L per-position marginals μ_t][L×L transition counts][L start][L end],
+// so v_i = φ(x_i, y_i) − E_β φ. Inner products with w come from the unary
+// scores, and ‖v_i − ψ_i(y)‖² = ‖φ(y) − E_β φ‖² from the sentence's Gram
+// matrix G[t][t'] = ⟨x_t, x_t'⟩, computed once. Nothing is O(dim).
+//
+// Thread-safety: const methods are safe to call concurrently (scratch
+// buffers are thread_local).
+
+#ifndef CHAINTAG_MODELS_CHAIN_PROBLEM_H_
+#define CHAINTAG_MODELS_CHAIN_PROBLEM_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "features/feature_sequence.h"
+#include "models/chain_layout.h"
+#include "solvers/problem.h"
+
+namespace chaintag {
+
+struct ChainExample {
+  FeatureSequence features;
+  std::vector<int32_t> labels;  // gold label ids, one per position
+};
+
+class ChainProblem : public Problem {
+ public:
+  // Every example must have as many labels as positions, ids < num_labels,
+  // and buckets < num_buckets (checked by the caller; see Validate).
+  ChainProblem(ChainLayout layout, std::vector<ChainExample> examples,
+               bool normalize_loss);
+
+  // Checks the examples against the layout; a message names the example.
+  static absl::Status Validate(const ChainLayout& layout,
+                               const std::vector<ChainExample>& examples);
+
+  const ChainLayout& layout() const { return layout_; }
+  const ChainExample& example(int i) const { return examples_[i]; }
+
+  int NumExamples() const override {
+    return static_cast<int>(examples_.size());
+  }
+  int64_t Dim() const override { return layout_.dim(); }
+  void MaxOracle(int i, const double* w, const double* state,
+                 OracleResult* result) const override;
+  void Decode(int i, const double* w, Corner* corner) const override;
+  double Loss(int i, const Corner& y) const override;
+  double Score(int i, const double* w, const Corner& y) const override;
+  void AddScaled(int i, const Corner& y, double c, double* w) const override;
+  int64_t BlockStateSize(int i) const override;
+  void InitBlockState(int i, double* state) const override;
+  void MixCorner(int i, const Corner& y, double gamma,
+                 double* state) const override;
+  double StateDistanceSquared(int i, const double* state,
+                              const Corner& y) const override;
+  void AddCornerMinusState(int i, const Corner& y, const double* state,
+                           double c, double* w) const override;
+
+ private:
+  // Adds c·(the emission/transition/bias indicator features of y) to the
+  // parts of `w`, i.e. w += c·φ(x_i, y).
+  void AddFeatures(int i, const int32_t* y, double c, double* w) const;
+  double LossUnit(int i) const;
+
+  ChainLayout layout_;
+  std::vector<ChainExample> examples_;
+  bool normalize_loss_;
+  std::vector<int64_t> gram_offset_;
+  std::vector<double> gram_;
+};
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_MODELS_CHAIN_PROBLEM_H_

@@ -1,0 +1,115 @@
+#include "models/viterbi.h"
+
+#include <random>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace chaintag {
+namespace {
+
+struct RandomChain {
+  int length, num_labels;
+  std::vector<double> unary, transition, start, end;
+  ChainScores scores() const {
+    return {length,       num_labels, unary.data(), transition.data(),
+            start.data(), end.data()};
+  }
+};
+
+RandomChain MakeChain(int T, int L, std::mt19937* rng, bool integer_scores) {
+  std::uniform_real_distribution<double> real(-2, 2);
+  std::uniform_int_distribution<int> small(-1, 1);
+  auto draw = [&] { return integer_scores ? small(*rng) : real(*rng); };
+  RandomChain chain{T, L, {}, {}, {}, {}};
+  for (int k = 0; k < T * L; ++k) chain.unary.push_back(draw());
+  for (int k = 0; k < L * L; ++k) chain.transition.push_back(draw());
+  for (int k = 0; k < L; ++k) chain.start.push_back(draw());
+  for (int k = 0; k < L; ++k) chain.end.push_back(draw());
+  return chain;
+}
+
+// Every labeling in lexicographic order (label of position 0 most
+// significant); returns the best score.
+double BruteForce(const ChainScores& scores, std::vector<int32_t>* best) {
+  const int T = scores.length, L = scores.num_labels;
+  std::vector<int32_t> y(T, 0);
+  double best_score = -1e300;
+  while (true) {
+    const double s = ScoreLabeling(scores, y.data());
+    if (s > best_score) {
+      best_score = s;
+      *best = y;
+    }
+    int t = T - 1;
+    while (t >= 0 && y[t] == L - 1) y[t--] = 0;
+    if (t < 0) break;
+    ++y[t];
+  }
+  return best_score;
+}
+
+TEST(ViterbiTest, MatchesBruteForceOnRandomTinyChains) {
+  std::mt19937 rng(7);
+  ViterbiDecoder decoder;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int T = 1 + trial % 5, L = 1 + (trial / 5) % 4;
+    RandomChain chain = MakeChain(T, L, &rng, /*integer_scores=*/false);
+    std::vector<int32_t> expected, got(T);
+    const double best = BruteForce(chain.scores(), &expected);
+    EXPECT_NEAR(decoder.Decode(chain.scores(), got.data()), best, 1e-12);
+    EXPECT_EQ(got, expected) << "T=" << T << " L=" << L;
+  }
+}
+
+TEST(ViterbiTest, OptimalScoreWithManyTies) {
+  // Integer scores in {-1, 0, 1} make ties common: the decoder must still
+  // return an optimal labeling, and the same one every time.
+  std::mt19937 rng(11);
+  ViterbiDecoder decoder;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int T = 1 + trial % 5, L = 1 + (trial / 5) % 4;
+    RandomChain chain = MakeChain(T, L, &rng, /*integer_scores=*/true);
+    std::vector<int32_t> expected, got(T), again(T);
+    const double best = BruteForce(chain.scores(), &expected);
+    const double score = decoder.Decode(chain.scores(), got.data());
+    EXPECT_DOUBLE_EQ(score, best);
+    EXPECT_DOUBLE_EQ(ScoreLabeling(chain.scores(), got.data()), best);
+    decoder.Decode(chain.scores(), again.data());
+    EXPECT_EQ(got, again);
+  }
+}
+
+TEST(ViterbiTest, AllTiedPicksLowestLabels) {
+  RandomChain chain{3,
+                    3,
+                    std::vector<double>(9, 0.0),
+                    std::vector<double>(9, 0.0),
+                    std::vector<double>(3, 0.0),
+                    std::vector<double>(3, 0.0)};
+  ViterbiDecoder decoder;
+  std::vector<int32_t> got(3);
+  decoder.Decode(chain.scores(), got.data());
+  EXPECT_EQ(got, (std::vector<int32_t>{0, 0, 0}));
+}
+
+TEST(ViterbiTest, HandComputedChain) {
+  // T=2, L=2: unary favours label 1 then 0, the transition 1->0 is
+  // penalised so that 1,1 wins: scores 0,0: 0; 0,1: -1+... (see below).
+  RandomChain chain{2, 2, {0, 1, 1, 0}, {0, 0, -5, 0}, {0, 0}, {0, 0}};
+  // y=(0,0): 0+1=1; (0,1): 0+0=0; (1,0): 1+1-5=-3; (1,1): 1+0=1.
+  // Tie between (0,0) and (1,1): lowest previous label wins -> (0,0).
+  ViterbiDecoder decoder;
+  std::vector<int32_t> got(2);
+  EXPECT_DOUBLE_EQ(decoder.Decode(chain.scores(), got.data()), 1.0);
+  EXPECT_EQ(got, (std::vector<int32_t>{0, 0}));
+}
+
+TEST(ViterbiTest, EmptyChain) {
+  RandomChain chain{0, 2, {}, {0, 0, 0, 0}, {0, 0}, {0, 0}};
+  ViterbiDecoder decoder;
+  EXPECT_EQ(decoder.Decode(chain.scores(), nullptr), 0.0);
+}
+
+}  // namespace
+}  // namespace chaintag
