@@ -143,7 +143,8 @@ absl::StatusOr<TrainingSummary> BcfwSolver::Solve(const Problem& problem,
     }
 
     const bool last_pass = pass == config_.max_passes() || out_of_time;
-    const bool check_gap = pass % config_.gap_check() == 0 || last_pass;
+    const bool check_gap =
+        pass % config_.gap_check() == 0 || (last_pass && config_.final_gap());
     PassRecord record;
     record.set_solver("bcfw");
     record.set_pass(pass);

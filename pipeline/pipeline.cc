@@ -1,0 +1,391 @@
+#include "pipeline/pipeline.h"
+
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "corpora/conll_reader.h"
+#include "corpora/conlleval.h"
+#include "corpora/label_set.h"
+#include "corpora/tag_scheme.h"
+#include "features/feature_extractor.h"
+#include "google/protobuf/io/tokenizer.h"
+#include "google/protobuf/text_format.h"
+#include "models/chain_problem.h"
+#include "solvers/monitor.h"
+#include "solvers/parallel.h"
+#include "solvers/solver.h"
+
+namespace chaintag {
+namespace {
+
+using TagFunction = std::function<absl::Status(const Sentence&, TagScratch*,
+                                               std::vector<std::string>*)>;
+
+// Tags every sentence (in parallel; each sentence's tags land in its own
+// slot) and scores them in corpus order, so the result is deterministic.
+absl::StatusOr<double> ScoreTagger(
+    const TagFunction& tag, const std::vector<Sentence>& sentences, bool raw,
+    int num_threads, std::string* report, double* accuracy,
+    std::vector<std::vector<std::string>>* predictions_out = nullptr) {
+  const int n = static_cast<int>(sentences.size());
+  std::vector<std::vector<std::string>> predictions(n);
+  std::vector<absl::Status> errors(n);
+  ParallelFor(n, num_threads, [&](int begin, int end) {
+    TagScratch scratch;
+    for (int i = begin; i < end; ++i) {
+      errors[i] = tag(sentences[i], &scratch, &predictions[i]);
+    }
+  });
+  ConllevalOptions options;
+  options.raw = raw;
+  ConllevalScorer scorer(options);
+  for (int i = 0; i < n; ++i) {
+    if (!errors[i].ok()) return errors[i];
+    scorer.AddSentence(sentences[i].tags, predictions[i]);
+  }
+  scorer.Finish();
+  if (report != nullptr) *report = scorer.Report();
+  if (accuracy != nullptr) *accuracy = scorer.accuracy();
+  if (predictions_out != nullptr) *predictions_out = std::move(predictions);
+  return scorer.f1();
+}
+
+absl::StatusOr<std::vector<Sentence>> ReadTrainingFile(
+    const std::string& path, const ConllFormat& format, ConllFormat* resolved,
+    int* num_columns) {
+  std::ifstream in(path);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat(path, ": cannot open the training file"));
+  }
+  ConllReader reader(&in, path, format);
+  std::vector<Sentence> sentences;
+  ConllReader::Item item;
+  while (true) {
+    absl::StatusOr<bool> more = reader.Next(&item);
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    if (item.kind != ConllReader::Item::kSentence) continue;
+    if (!item.sentence.has_tags()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ":", item.line_number, ": training data needs a label column"));
+    }
+    sentences.push_back(std::move(item.sentence));
+  }
+  if (sentences.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": no sentences to train on"));
+  }
+  *resolved = reader.resolved_format();
+  *num_columns = static_cast<int>(
+      std::vector<absl::string_view>(absl::StrSplit(sentences[0].lines[0],
+                                                    absl::ByAnyChar(" \t"),
+                                                    absl::SkipEmpty()))
+          .size());
+  return sentences;
+}
+
+absl::Status WritePredictions(
+    const std::string& path, const std::vector<Sentence>& sentences,
+    const std::vector<std::vector<std::string>>& predictions) {
+  std::ofstream out(path);
+  if (!out) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": cannot write predictions"));
+  }
+  for (size_t i = 0; i < sentences.size(); ++i) {
+    for (size_t t = 0; t < sentences[i].lines.size(); ++t) {
+      out << sentences[i].lines[t] << ' ' << predictions[i][t] << '\n';
+    }
+    out << '\n';
+  }
+  out.flush();
+  if (!out) {
+    return absl::DataLossError(absl::StrCat(path, ": write failed"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::string ResolvePath(const std::string& base, const std::string& path) {
+  if (path.empty() || path[0] == '/' || base.empty()) return path;
+  return absl::StrCat(base, "/", path);
+}
+
+absl::StatusOr<PipelineConfig> ReadPipelineConfig(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat(path, ": cannot open the config"));
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  // Collect parser errors with their line numbers instead of printing them.
+  class Collector : public google::protobuf::io::ErrorCollector {
+   public:
+    void AddError(int line, int column, const std::string& message) override {
+      if (first.empty())
+        first = absl::StrCat(line + 1, ":", column + 1, ": ", message);
+    }
+    std::string first;
+  } collector;
+  google::protobuf::TextFormat::Parser parser;
+  parser.RecordErrorsTo(&collector);
+  PipelineConfig config;
+  if (!parser.ParseFromString(buffer.str(), &config)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ":", collector.first));
+  }
+  return config;
+}
+
+PipelineConfig ResolvePipelineConfig(const PipelineConfig& config) {
+  PipelineConfig resolved = config;
+  const std::string name = config.name().empty() ? "model" : config.name();
+  if (!resolved.has_model_path()) {
+    resolved.set_model_path(absl::StrCat(name, ".model"));
+  }
+  if (!resolved.has_log_path()) {
+    resolved.set_log_path(absl::StrCat(name, ".log.jsonl"));
+  }
+  ModelConfig* model = resolved.mutable_model();
+  if (model->train_scheme() == TAG_SCHEME_UNSPECIFIED) {
+    model->set_train_scheme(resolved.corpus().format().tag_scheme());
+  }
+  return resolved;
+}
+
+absl::StatusOr<double> EvaluateModel(const ChainModel& model,
+                                     const std::vector<Sentence>& sentences,
+                                     int num_threads, std::string* report,
+                                     double* accuracy) {
+  return ScoreTagger(
+      [&model](const Sentence& s, TagScratch* scratch,
+               std::vector<std::string>* tags) {
+        return model.Tag(s, scratch, tags);
+      },
+      sentences, model.header().output_scheme() == NONE, num_threads, report,
+      accuracy);
+}
+
+absl::StatusOr<PreparedCorpus> PrepareCorpus(const PipelineConfig& config,
+                                             const PipelineOptions& options) {
+  PreparedCorpus prepared;
+  prepared.config = ResolvePipelineConfig(config);
+  const CorpusConfig& corpus = prepared.config.corpus();
+  if (corpus.train().empty()) {
+    return absl::InvalidArgumentError("config: corpus.train is not set");
+  }
+  const int threads = std::max(1, prepared.config.solver().num_threads());
+
+  absl::StatusOr<std::vector<Sentence>> train = ReadTrainingFile(
+      ResolvePath(options.corpora_root, corpus.train()), corpus.format(),
+      &prepared.format, &prepared.num_columns);
+  if (!train.ok()) return train.status();
+  prepared.train = std::move(*train);
+  if (corpus.max_train_sentences() > 0 &&
+      static_cast<int>(prepared.train.size()) > corpus.max_train_sentences()) {
+    prepared.train.resize(corpus.max_train_sentences());
+  }
+  if (!corpus.test().empty()) {
+    ConllFormat test_format = prepared.format;
+    test_format.set_allow_missing_label(false);
+    absl::StatusOr<std::vector<Sentence>> read = ReadConllFile(
+        ResolvePath(options.corpora_root, corpus.test()), test_format);
+    if (!read.ok()) return read.status();
+    prepared.test = std::move(*read);
+  }
+
+  // Labels in the training scheme, in order of first appearance.
+  const TagScheme input_scheme = prepared.format.tag_scheme();
+  const TagScheme train_scheme = prepared.config.model().train_scheme();
+  const std::vector<Sentence>& sentences = prepared.train;
+  std::vector<ChainExample> examples(sentences.size());
+  for (size_t i = 0; i < sentences.size(); ++i) {
+    const std::vector<std::string> tags =
+        input_scheme == train_scheme
+            ? sentences[i].tags
+            : ConvertTags(sentences[i].tags, input_scheme, train_scheme);
+    for (const std::string& tag : tags) {
+      examples[i].labels.push_back(prepared.labels.Add(tag));
+    }
+  }
+
+  absl::StatusOr<FeatureExtractor> extractor =
+      FeatureExtractor::Create(prepared.config.features());
+  if (!extractor.ok()) return extractor.status();
+  prepared.extractor =
+      std::make_unique<FeatureExtractor>(std::move(*extractor));
+  std::vector<absl::Status> errors(sentences.size());
+  ParallelFor(
+      static_cast<int>(sentences.size()), threads, [&](int begin, int end) {
+        for (int i = begin; i < end; ++i) {
+          errors[i] =
+              prepared.extractor->Extract(sentences[i], &examples[i].features);
+        }
+      });
+  for (size_t i = 0; i < errors.size(); ++i) {
+    if (!errors[i].ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(sentences[i].source, ":", sentences[i].first_line, ": ",
+                       errors[i].message()));
+    }
+  }
+  absl::StatusOr<FeatureStats> stats =
+      ComputeFeatureStats(*prepared.extractor, sentences);
+  if (!stats.ok()) return stats.status();
+  prepared.feature_stats = *stats;
+  const ChainLayout layout{prepared.labels.size(),
+                           prepared.extractor->num_buckets()};
+  absl::Status valid = ChainProblem::Validate(layout, examples);
+  if (!valid.ok()) return valid;
+  prepared.problem = std::make_unique<ChainProblem>(
+      layout, std::move(examples), prepared.config.model().normalize_loss());
+  return prepared;
+}
+
+absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
+                                           const PipelineOptions& options) {
+  const absl::Time start = absl::Now();
+  std::FILE* progress = options.progress;
+  auto say = [progress](const std::string& text) {
+    if (progress != nullptr) {
+      std::fprintf(progress, "%s\n", text.c_str());
+      std::fflush(progress);
+    }
+  };
+  absl::StatusOr<PreparedCorpus> prepared =
+      PrepareCorpus(input_config, options);
+  if (!prepared.ok()) return prepared.status();
+  PipelineConfig& config = prepared->config;
+  const ConllFormat& format = prepared->format;
+  const std::vector<Sentence>& test = prepared->test;
+  const LabelSet& labels = prepared->labels;
+  const FeatureExtractor& extractor = *prepared->extractor;
+  const ChainProblem& problem = *prepared->problem;
+  const ChainLayout& layout = problem.layout();
+  const TagScheme input_scheme = format.tag_scheme();
+  const TagScheme train_scheme = config.model().train_scheme();
+  const int threads = std::max(1, config.solver().num_threads());
+  const FeatureStats& stats = prepared->feature_stats;
+
+  PipelineResult result;
+  result.num_train_sentences = problem.NumExamples();
+  result.num_test_sentences = static_cast<int>(test.size());
+  result.feature_stats = stats;
+  say(absl::StrFormat(
+      "corpus: %d training sentences, %d test sentences, %d labels (%s)",
+      result.num_train_sentences, result.num_test_sentences, labels.size(),
+      TagSchemeName(train_scheme)));
+  say(absl::StrFormat(
+      "features: %d distinct attributes in %d buckets (%d used), collision "
+      "rate %.2f%%, dim %d",
+      stats.distinct_attributes, extractor.num_buckets(),
+      stats.distinct_buckets, 100 * stats.collision_rate, layout.dim()));
+
+  // Solver.
+  SolverConfig solver_config = config.solver();
+  solver_config.set_lambda(ResolveLambda(solver_config, problem.NumExamples()));
+  *config.mutable_solver() = solver_config;
+  absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(solver_config);
+  if (!solver.ok()) return solver.status();
+  say(absl::StrFormat("training: solver %s, lambda %g, up to %d passes",
+                      solver_config.name(), solver_config.lambda(),
+                      solver_config.max_passes()));
+
+  Monitor monitor;
+  monitor.set_progress_stream(progress);
+  result.log_path = ResolvePath(options.output_dir, config.log_path());
+  absl::Status log = monitor.OpenLog(result.log_path);
+  if (!log.ok()) return log;
+  const bool raw = input_scheme == NONE;
+  std::vector<std::string> label_names = labels.names();
+  if (!test.empty()) {
+    monitor.SetEvaluator(
+        raw ? "test_accuracy" : "test_F1",
+        config.eval_every() > 0 ? config.eval_every() : 1 << 30,
+        [&](absl::Span<const double> w) -> absl::StatusOr<double> {
+          double accuracy = 0;
+          absl::StatusOr<double> f1 = ScoreTagger(
+              [&](const Sentence& s, TagScratch* scratch,
+                  std::vector<std::string>* tags) {
+                absl::Status status = PredictWithWeights(
+                    extractor, layout, w.data(), s, scratch, &scratch->labels);
+                if (!status.ok()) return status;
+                tags->clear();
+                for (int32_t y : scratch->labels) {
+                  tags->push_back(label_names[y]);
+                }
+                if (train_scheme != input_scheme) {
+                  *tags = ConvertTags(*tags, train_scheme, input_scheme);
+                }
+                return absl::OkStatus();
+              },
+              test, raw, threads, nullptr, &accuracy);
+          if (!f1.ok()) return f1.status();
+          return raw ? accuracy : *f1;
+        });
+  }
+  std::vector<double> weights;
+  absl::StatusOr<TrainingSummary> summary =
+      (*solver)->Solve(problem, &monitor, &weights);
+  if (!summary.ok()) return summary.status();
+  result.summary = *summary;
+
+  // Model file.
+  ModelFile header;
+  for (const std::string& name : labels.names()) header.add_labels(name);
+  *header.mutable_features() = config.features();
+  ConllFormat model_format = format;
+  model_format.set_allow_missing_label(true);
+  *header.mutable_input_format() = model_format;
+  header.set_input_num_columns(prepared->num_columns);
+  header.set_train_scheme(train_scheme);
+  header.set_output_scheme(input_scheme);
+  header.set_normalize_loss(config.model().normalize_loss());
+  *header.mutable_solver() = solver_config;
+  *header.mutable_training() = *summary;
+  google::protobuf::TextFormat::PrintToString(config,
+                                              header.mutable_resolved_config());
+  absl::StatusOr<ChainModel> model =
+      ChainModel::Create(std::move(header), std::move(weights));
+  if (!model.ok()) return model.status();
+  result.model_path = ResolvePath(options.output_dir, config.model_path());
+  absl::Status saved = model->Save(result.model_path);
+  if (!saved.ok()) return saved;
+
+  // Final evaluation with the saved model's own tagging path.
+  if (!test.empty()) {
+    std::vector<std::vector<std::string>> predictions;
+    absl::StatusOr<double> f1 = ScoreTagger(
+        [&](const Sentence& s, TagScratch* scratch,
+            std::vector<std::string>* tags) {
+          return model->Tag(s, scratch, tags);
+        },
+        test, raw, threads, &result.test_report, &result.test_accuracy,
+        &predictions);
+    if (!f1.ok()) return f1.status();
+    result.test_f1 = *f1;
+    if (!config.predictions_path().empty()) {
+      absl::Status written = WritePredictions(
+          ResolvePath(options.output_dir, config.predictions_path()), test,
+          predictions);
+      if (!written.ok()) return written;
+    }
+  }
+  say(absl::StrFormat(
+      "done: %d passes, primal %.6g, dual %.6g, gap %.3e (%s), %.1fs "
+      "training, %.1fs total",
+      summary->passes(), summary->primal(), summary->dual(), summary->gap(),
+      summary->stop_reason(), summary->seconds(),
+      absl::ToDoubleSeconds(absl::Now() - start)));
+  return result;
+}
+
+}  // namespace chaintag

@@ -1,0 +1,90 @@
+// The train-evaluate-save run: reads the corpus a PipelineConfig names,
+// extracts hashed features, trains a chain model with the configured solver
+// (progress per pass), scores the test split exactly as conlleval does, and
+// writes the model file.
+//
+// Thread-safety: RunPipeline may be called from one thread at a time per
+// output path; it uses solver.num_threads worker threads.
+
+#ifndef CHAINTAG_PIPELINE_PIPELINE_H_
+#define CHAINTAG_PIPELINE_PIPELINE_H_
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "corpora/corpus.pb.h"
+#include "corpora/label_set.h"
+#include "corpora/sentence.h"
+#include "features/feature_extractor.h"
+#include "features/feature_stats.h"
+#include "models/chain_model.h"
+#include "models/chain_problem.h"
+#include "pipeline/pipeline_config.pb.h"
+#include "solvers/solver_config.pb.h"
+
+namespace chaintag {
+
+struct PipelineOptions {
+  // Where relative corpus paths are looked up.
+  std::string corpora_root;
+  // Where relative output paths go (the caller's directory).
+  std::string output_dir = ".";
+  // Progress lines and the summary; nullptr = silent.
+  std::FILE* progress = stderr;
+};
+
+struct PipelineResult {
+  TrainingSummary summary;
+  FeatureStats feature_stats;
+  int num_train_sentences = 0;
+  int num_test_sentences = 0;
+  // conlleval's report for the test split, and its FB1 and accuracy.
+  std::string test_report;
+  double test_f1 = 0;
+  double test_accuracy = 0;
+  std::string model_path;
+  std::string log_path;
+};
+
+// A corpus read, labelled and turned into a chain problem: everything a
+// solver run needs.
+struct PreparedCorpus {
+  PipelineConfig config;  // resolved
+  ConllFormat format;     // resolved column layout of the training file
+  int num_columns = 0;    // fields of a labelled token line
+  std::vector<Sentence> train;
+  std::vector<Sentence> test;
+  LabelSet labels;  // in the training scheme
+  std::unique_ptr<FeatureExtractor> extractor;
+  FeatureStats feature_stats;
+  std::unique_ptr<ChainProblem> problem;
+};
+
+absl::StatusOr<PreparedCorpus> PrepareCorpus(const PipelineConfig& config,
+                                             const PipelineOptions& options);
+
+absl::StatusOr<PipelineConfig> ReadPipelineConfig(const std::string& path);
+
+// Fills defaults that depend on other fields (output names, train scheme)
+// so that the model file records exactly what ran.
+PipelineConfig ResolvePipelineConfig(const PipelineConfig& config);
+
+// `path` itself when absolute, else `base`/`path`.
+std::string ResolvePath(const std::string& base, const std::string& path);
+
+absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& config,
+                                           const PipelineOptions& options);
+
+// Tags `sentences` with `model` (in parallel, deterministic) and scores them
+// with conlleval semantics; `report` gets conlleval's text when non-null.
+absl::StatusOr<double> EvaluateModel(const ChainModel& model,
+                                     const std::vector<Sentence>& sentences,
+                                     int num_threads, std::string* report,
+                                     double* accuracy);
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_PIPELINE_PIPELINE_H_
