@@ -194,7 +194,9 @@ absl::StatusOr<bool> ConllReader::Next(Item* item) {
 }
 
 absl::StatusOr<std::vector<Sentence>> ReadConllFile(const std::string& path,
-                                                    const ConllFormat& format) {
+                                                    const ConllFormat& format,
+                                                    ConllFormat* resolved,
+                                                    int* num_fields) {
   std::ifstream input(path, std::ios::in | std::ios::binary);
   if (!input) {
     return absl::NotFoundError(
@@ -211,6 +213,10 @@ absl::StatusOr<std::vector<Sentence>> ReadConllFile(const std::string& path,
       sentences.push_back(std::move(item.sentence));
       item.sentence = Sentence();
     }
+  }
+  if (!sentences.empty()) {
+    if (resolved != nullptr) *resolved = reader.resolved_format();
+    if (num_fields != nullptr) *num_fields = reader.num_fields();
   }
   return sentences;
 }

@@ -62,6 +62,8 @@ class ConllReader {
   const ConllFormat& resolved_format() const { return resolved_; }
   // Whether the token lines carry the label column; valid as above.
   bool has_labels() const { return has_labels_; }
+  // Fields of every token line; valid as above.
+  int num_fields() const { return num_fields_; }
 
  private:
   // Reads the next line into line_; false at end of input.
@@ -92,8 +94,11 @@ class ConllReader {
 
 // Reads the whole file at `path` (named as given in errors); -DOCSTART-
 // items are dropped. Errors when the file cannot be opened.
-absl::StatusOr<std::vector<Sentence>> ReadConllFile(const std::string& path,
-                                                    const ConllFormat& format);
+// When non-null, `resolved` gets the reader's resolved_format() and
+// `num_fields` its num_fields() (both unset for a file without sentences).
+absl::StatusOr<std::vector<Sentence>> ReadConllFile(
+    const std::string& path, const ConllFormat& format,
+    ConllFormat* resolved = nullptr, int* num_fields = nullptr);
 
 }  // namespace chaintag
 

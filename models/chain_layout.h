@@ -33,6 +33,14 @@ struct ChainLayout {
   int64_t dim() const { return end_offset() + num_labels; }
 };
 
+// How many features ahead the scoring and update loops prefetch weight rows.
+constexpr int kPrefetchDistance = 16;
+
+// Hints the cache to fetch the `length` doubles at `row` (read or write).
+inline void PrefetchRow(const double* row, int length) {
+  for (int k = 0; k < length; k += 8) __builtin_prefetch(row + k);
+}
+
 // unary[t·L + y] = Σ_{f at t} value_f · w[bucket_f·L + y].
 void ComputeUnaryScores(const ChainLayout& layout, const double* w,
                         const FeatureSequence& features, double* unary);

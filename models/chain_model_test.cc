@@ -132,7 +132,9 @@ TEST(ChainModelTest, TagsInTheOutputScheme) {
   // S-NP/B-NP predictions start an IOB2 chunk; E-NP never appears.
   for (size_t t = 0; t < ids.size(); ++t) {
     const std::string& name = model.labels().Name(ids[t]);
-    if (name == "S-NP") EXPECT_EQ(tags[t], "B-NP");
+    if (name == "S-NP") {
+      EXPECT_EQ(tags[t], "B-NP");
+    }
   }
 }
 

@@ -271,11 +271,16 @@ void ChainProblem::AddCornerMinusState(int i, const Corner& y,
   Scratch& scratch = ThreadScratch();
   scratch.difference.resize(L);
   double* d = scratch.difference.data();
+  const int32_t total = f.offsets[T];
   for (int t = 0; t < T; ++t) {
     const double* marginal = state + static_cast<int64_t>(t) * L;
     for (int k = 0; k < L; ++k) d[k] = c * marginal[k];
     d[y[t]] -= c;
     for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
+      if (k + kPrefetchDistance < total) {
+        PrefetchRow(
+            w + static_cast<int64_t>(f.buckets[k + kPrefetchDistance]) * L, L);
+      }
       const double value = f.values[k];
       double* row = w + static_cast<int64_t>(f.buckets[k]) * L;
       for (int l = 0; l < L; ++l) row[l] += value * d[l];

@@ -7,7 +7,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "corpora/conll_reader.h"
@@ -60,35 +59,20 @@ absl::StatusOr<double> ScoreTagger(
 absl::StatusOr<std::vector<Sentence>> ReadTrainingFile(
     const std::string& path, const ConllFormat& format, ConllFormat* resolved,
     int* num_columns) {
-  std::ifstream in(path);
-  if (!in) {
-    return absl::NotFoundError(
-        absl::StrCat(path, ": cannot open the training file"));
-  }
-  ConllReader reader(&in, path, format);
-  std::vector<Sentence> sentences;
-  ConllReader::Item item;
-  while (true) {
-    absl::StatusOr<bool> more = reader.Next(&item);
-    if (!more.ok()) return more.status();
-    if (!*more) break;
-    if (item.kind != ConllReader::Item::kSentence) continue;
-    if (!item.sentence.has_tags()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ":", item.line_number, ": training data needs a label column"));
-    }
-    sentences.push_back(std::move(item.sentence));
-  }
-  if (sentences.empty()) {
+  absl::StatusOr<std::vector<Sentence>> sentences =
+      ReadConllFile(path, format, resolved, num_columns);
+  if (!sentences.ok()) return sentences.status();
+  if (sentences->empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": no sentences to train on"));
   }
-  *resolved = reader.resolved_format();
-  *num_columns = static_cast<int>(
-      std::vector<absl::string_view>(absl::StrSplit(sentences[0].lines[0],
-                                                    absl::ByAnyChar(" \t"),
-                                                    absl::SkipEmpty()))
-          .size());
+  for (const Sentence& sentence : *sentences) {
+    if (!sentence.has_tags()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ":", sentence.first_line,
+                       ": training data needs a label column"));
+    }
+  }
   return sentences;
 }
 
@@ -114,11 +98,6 @@ absl::Status WritePredictions(
 }
 
 }  // namespace
-
-std::string ResolvePath(const std::string& base, const std::string& path) {
-  if (path.empty() || path[0] == '/' || base.empty()) return path;
-  return absl::StrCat(base, "/", path);
-}
 
 absl::StatusOr<PipelineConfig> ReadPipelineConfig(const std::string& path) {
   std::ifstream in(path);

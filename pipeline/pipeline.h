@@ -22,6 +22,7 @@
 #include "features/feature_stats.h"
 #include "models/chain_model.h"
 #include "models/chain_problem.h"
+#include "pipeline/paths.h"
 #include "pipeline/pipeline_config.pb.h"
 #include "solvers/solver_config.pb.h"
 
@@ -71,9 +72,6 @@ absl::StatusOr<PipelineConfig> ReadPipelineConfig(const std::string& path);
 // Fills defaults that depend on other fields (output names, train scheme)
 // so that the model file records exactly what ran.
 PipelineConfig ResolvePipelineConfig(const PipelineConfig& config);
-
-// `path` itself when absolute, else `base`/`path`.
-std::string ResolvePath(const std::string& base, const std::string& path);
 
 absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& config,
                                            const PipelineOptions& options);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "absl/time/clock.h"
@@ -33,6 +34,17 @@ double AverageScale(int64_t steps) {
   return 2.0 / (k * (k + 1.0));
 }
 
+// ‖w − scale·u‖² without forming the difference.
+double SquaredNormOfDifference(const double* w, double scale, const double* u,
+                               int64_t dim) {
+  double sum = 0;
+  for (int64_t j = 0; j < dim; ++j) {
+    const double x = w[j] - scale * u[j];
+    sum += x * x;
+  }
+  return sum;
+}
+
 }  // namespace
 
 absl::StatusOr<TrainingSummary> BcfwSolver::Solve(const Problem& problem,
@@ -59,6 +71,7 @@ absl::StatusOr<TrainingSummary> BcfwSolver::Solve(const Problem& problem,
   }
   if (averaging) it.average_accumulator.assign(dim, 0.0);
   std::vector<double> average;  // w̄, materialised when read
+  const std::vector<double> no_point;
 
   // The returned point: w̄ (formed into `average`) or w itself.
   auto returned_point = [&]() -> const std::vector<double>& {
@@ -149,8 +162,13 @@ absl::StatusOr<TrainingSummary> BcfwSolver::Solve(const Problem& problem,
     record.set_solver("bcfw");
     record.set_pass(pass);
     record.set_lambda(lambda);
-    const std::vector<double>& point = returned_point();
     const double ell = returned_ell();
+    // w̄ is formed (O(dim) writes) only when something reads it; the dual
+    // alone needs just ‖w̄‖², computed on the fly.
+    const bool need_point =
+        check_gap || last_pass ||
+        (monitor != nullptr && monitor->WantsEvaluation(pass, last_pass));
+    const std::vector<double>& point = need_point ? returned_point() : no_point;
     if (check_gap) {
       last_gap = ComputeDualityGap(problem, point.data(), ell, lambda, threads);
       have_gap = true;
@@ -160,7 +178,12 @@ absl::StatusOr<TrainingSummary> BcfwSolver::Solve(const Problem& problem,
       record.set_gap(last_gap.gap);
       record.set_gap_exact(true);
     } else {
-      record.set_dual(ell - 0.5 * lambda * SquaredNorm(point.data(), dim));
+      const double norm = need_point  ? SquaredNorm(point.data(), dim)
+                          : averaging ? SquaredNormOfDifference(
+                                            it.w.data(), AverageScale(it.steps),
+                                            it.average_accumulator.data(), dim)
+                                      : SquaredNorm(it.w.data(), dim);
+      record.set_dual(ell - 0.5 * lambda * norm);
     }
     const bool converged = check_gap && last_gap.gap <= config_.gap_tolerance();
     if (converged) {
@@ -180,7 +203,10 @@ absl::StatusOr<TrainingSummary> BcfwSolver::Solve(const Problem& problem,
     if (final_pass) break;
   }
 
-  *w_out = returned_point();
+  // Hand over the buffer instead of copying: at this size a copy is the
+  // run's peak memory.
+  returned_point();
+  *w_out = averaging ? std::move(average) : std::move(it.w);
   summary.set_oracle_calls(oracle_calls);
   summary.set_seconds(elapsed());
   if (have_gap) {

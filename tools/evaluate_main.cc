@@ -18,6 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "corpora/conlleval.h"
+#include "pipeline/paths.h"
 
 namespace chaintag {
 namespace {
@@ -72,10 +73,7 @@ int Run(int argc, char** argv) {
   if (!path.empty() && path != "-") {
     // `bazel run` starts us in the runfiles tree; resolve relative paths
     // against the directory the user ran it from.
-    const char* cwd = std::getenv("BUILD_WORKING_DIRECTORY");
-    if (path[0] != '/' && cwd != nullptr && *cwd != '\0') {
-      path = std::string(cwd) + "/" + path;
-    }
+    path = ResolveUserPath(path);
     file.open(path);
     if (!file) {
       std::cerr << "evaluate: cannot open " << path << "\n";

@@ -10,7 +10,6 @@
 // one field count throughout, as conlleval requires.
 
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -23,18 +22,13 @@
 #include "absl/strings/str_split.h"
 #include "corpora/conll_reader.h"
 #include "models/chain_model.h"
+#include "pipeline/paths.h"
 
 ABSL_FLAG(std::string, model, "", "Model file written by train.");
 ABSL_FLAG(std::string, input, "", "Read this file instead of stdin.");
 
 namespace chaintag {
 namespace {
-
-std::string ResolveUserPath(const std::string& path) {
-  const char* wd = std::getenv("BUILD_WORKING_DIRECTORY");
-  if (wd == nullptr || path.empty() || path[0] == '/') return path;
-  return absl::StrCat(wd, "/", path);
-}
 
 int CountFields(const std::string& line) {
   return static_cast<int>(

@@ -8,7 +8,6 @@
 // Progress goes to stderr; the final conlleval table to stdout.
 
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include "absl/flags/flag.h"
@@ -48,16 +47,6 @@ ABSL_FLAG(bool, quiet, false, "No progress lines.");
 
 namespace chaintag {
 namespace {
-
-std::string DefaultCorporaRoot() {
-  if (const char* env = std::getenv("CHAINTAG_CORPORA"); env && *env) {
-    return env;
-  }
-  if (const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY"); ws && *ws) {
-    return absl::StrCat(ws, "/../shared/corpora");
-  }
-  return "../shared/corpora";
-}
 
 absl::Status ApplyOverrides(PipelineConfig* config) {
   SolverConfig* solver = config->mutable_solver();
@@ -136,13 +125,13 @@ int Run() {
     std::fprintf(stderr, "train: --config=<file.textproto> is required\n");
     return 2;
   }
-  // The config path is resolved like any user path: against the caller's
-  // directory under `bazel run`, unless it is a preset in the runfiles.
-  absl::StatusOr<PipelineConfig> config = ReadPipelineConfig(config_path);
-  if (!config.ok()) {
-    const char* wd = std::getenv("BUILD_WORKING_DIRECTORY");
-    if (wd != nullptr)
-      config = ReadPipelineConfig(ResolvePath(wd, config_path));
+  // Like any user path, the config is looked up from the caller's
+  // directory; the //pipeline presets pass a path inside their runfiles.
+  absl::StatusOr<PipelineConfig> config =
+      ReadPipelineConfig(ResolveUserPath(config_path));
+  if (absl::IsNotFound(config.status()) &&
+      ResolveUserPath(config_path) != config_path) {
+    config = ReadPipelineConfig(config_path);
   }
   if (!config.ok()) {
     std::fprintf(stderr, "train: %s\n", config.status().ToString().c_str());
@@ -156,10 +145,8 @@ int Run() {
   PipelineOptions options;
   options.corpora_root = absl::GetFlag(FLAGS_corpora).empty()
                              ? DefaultCorporaRoot()
-                             : absl::GetFlag(FLAGS_corpora);
-  const char* wd = std::getenv("BUILD_WORKING_DIRECTORY");
-  options.output_dir = wd != nullptr ? wd : ".";
-  options.corpora_root = ResolvePath(options.output_dir, options.corpora_root);
+                             : ResolveUserPath(absl::GetFlag(FLAGS_corpora));
+  options.output_dir = CallerDirectory();
   if (absl::GetFlag(FLAGS_quiet)) options.progress = nullptr;
   absl::StatusOr<PipelineResult> result = RunPipeline(*config, options);
   if (!result.ok()) {
