@@ -247,6 +247,23 @@ TEST(ChainProblemBcfwTest, AveragedIterateIsCertifiedAndConverges) {
   }
 }
 
+TEST(ChainProblemBcfwTest, StopsOnTheTimeBudget) {
+  std::mt19937 rng(4);
+  const ChainLayout layout{3, kBuckets};
+  ChainProblem problem(layout, RandomExamples(12, 3, &rng), true);
+  SolverConfig config;
+  config.set_max_passes(1000000);
+  config.set_max_seconds(1e-9);
+  BcfwSolver solver(config);
+  std::vector<double> w;
+  absl::StatusOr<TrainingSummary> summary = solver.Solve(problem, nullptr, &w);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->stop_reason(), "max_seconds");
+  EXPECT_EQ(summary->passes(), 1);
+  EXPECT_GE(summary->gap(), 0);  // the early stop is still certified
+  EXPECT_EQ(w.size(), static_cast<size_t>(layout.dim()));
+}
+
 TEST(ChainProblemBcfwTest, SameSeedSameResult) {
   std::mt19937 rng(4);
   const ChainLayout layout{3, kBuckets};
