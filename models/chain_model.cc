@@ -245,13 +245,22 @@ absl::Status ChainModel::Predict(const Sentence& sentence, TagScratch* scratch,
                             scratch, labels);
 }
 
+std::vector<std::string> LabelsToTags(const LabelSet& labels, TagScheme from,
+                                      TagScheme to,
+                                      const std::vector<int32_t>& ids) {
+  std::vector<std::string> tags;
+  tags.reserve(ids.size());
+  for (int32_t y : ids) tags.push_back(labels.Name(y));
+  // Predictions already in the output scheme are written as decoded, so
+  // conlleval reads exactly the chunks the model chose.
+  if (from == to) return tags;
+  return ConvertTags(tags, from, to);
+}
+
 std::vector<std::string> ChainModel::ToOutputTags(
     const std::vector<int32_t>& labels) const {
-  std::vector<std::string> tags;
-  tags.reserve(labels.size());
-  for (int32_t y : labels) tags.push_back(labels_.Name(y));
-  if (header_.train_scheme() == header_.output_scheme()) return tags;
-  return ConvertTags(tags, header_.train_scheme(), header_.output_scheme());
+  return LabelsToTags(labels_, header_.train_scheme(), header_.output_scheme(),
+                      labels);
 }
 
 absl::Status ChainModel::Tag(const Sentence& sentence, TagScratch* scratch,

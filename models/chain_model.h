@@ -76,6 +76,11 @@ class ChainModel {
   std::vector<double> weights_;
 };
 
+// Label ids to their names, re-encoded from scheme `from` to `to`.
+std::vector<std::string> LabelsToTags(const LabelSet& labels, TagScheme from,
+                                      TagScheme to,
+                                      const std::vector<int32_t>& ids);
+
 // Predicts with weights other than the model's own (e.g. a solver's
 // iterate during training); `weights` follows `layout`.
 absl::Status PredictWithWeights(const FeatureExtractor& extractor,

@@ -284,7 +284,6 @@ absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
   absl::Status log = monitor.OpenLog(result.log_path);
   if (!log.ok()) return log;
   const bool raw = input_scheme == NONE;
-  std::vector<std::string> label_names = labels.names();
   if (!test.empty()) {
     monitor.SetEvaluator(
         raw ? "test_accuracy" : "test_F1",
@@ -297,13 +296,8 @@ absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
                 absl::Status status = PredictWithWeights(
                     extractor, layout, w.data(), s, scratch, &scratch->labels);
                 if (!status.ok()) return status;
-                tags->clear();
-                for (int32_t y : scratch->labels) {
-                  tags->push_back(label_names[y]);
-                }
-                if (train_scheme != input_scheme) {
-                  *tags = ConvertTags(*tags, train_scheme, input_scheme);
-                }
+                *tags = LabelsToTags(labels, train_scheme, input_scheme,
+                                     scratch->labels);
                 return absl::OkStatus();
               },
               test, raw, threads, nullptr, &accuracy);
