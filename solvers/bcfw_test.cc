@@ -1,0 +1,221 @@
+// BCFW on small multiclass SVMs written as a Problem with explicit dense ψ
+// vectors (the solver must not care how a problem stores its blocks), checked
+// against optima computed by hand.
+
+#include "solvers/bcfw.h"
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "solvers/duality_gap.h"
+
+namespace chaintag {
+namespace {
+
+// Multiclass SVM: φ(x, y) = x ⊗ e_y, loss 1 on every wrong class. A corner
+// is one class id; the block state is v_i itself, densely.
+class MulticlassProblem : public Problem {
+ public:
+  MulticlassProblem(std::vector<std::vector<double>> inputs,
+                    std::vector<int> gold, int num_classes)
+      : inputs_(std::move(inputs)),
+        gold_(std::move(gold)),
+        num_classes_(num_classes),
+        features_(inputs_[0].size()) {}
+
+  int NumExamples() const override { return inputs_.size(); }
+  int64_t Dim() const override { return features_ * num_classes_; }
+
+  std::vector<double> Psi(int i, int y) const {
+    std::vector<double> psi(Dim(), 0.0);
+    for (int j = 0; j < features_; ++j) {
+      psi[gold_[i] * features_ + j] += inputs_[i][j];
+      psi[y * features_ + j] -= inputs_[i][j];
+    }
+    return psi;
+  }
+  static double Dot(const std::vector<double>& a, const double* b) {
+    double sum = 0;
+    for (size_t j = 0; j < a.size(); ++j) sum += a[j] * b[j];
+    return sum;
+  }
+
+  void MaxOracle(int i, const double* w, const double* state,
+                 OracleResult* result) const override {
+    double best = -1e300;
+    for (int y = 0; y < num_classes_; ++y) {
+      const double value = Loss(i, {y}) - Dot(Psi(i, y), w);
+      if (value > best) {
+        best = value;
+        result->corner = {y};
+      }
+    }
+    result->loss = Loss(i, result->corner);
+    result->score = Score(i, w, result->corner);
+    result->state_dot = 0;
+    if (state != nullptr) {
+      for (int64_t j = 0; j < Dim(); ++j) result->state_dot += state[j] * w[j];
+    }
+  }
+  void Decode(int i, const double* w, Corner* corner) const override {
+    OracleResult result;
+    MaxOracle(i, w, nullptr, &result);
+    *corner = result.corner;
+  }
+  double Loss(int i, const Corner& y) const override {
+    return y[0] == gold_[i] ? 0 : 1;
+  }
+  double Score(int i, const double* w, const Corner& y) const override {
+    return Dot(Psi(i, y[0]), w);
+  }
+  void AddScaled(int i, const Corner& y, double c, double* w) const override {
+    const std::vector<double> psi = Psi(i, y[0]);
+    for (int64_t j = 0; j < Dim(); ++j) w[j] += c * psi[j];
+  }
+  int64_t BlockStateSize(int) const override { return Dim(); }
+  void InitBlockState(int, double* state) const override {
+    std::fill(state, state + Dim(), 0.0);
+  }
+  void MixCorner(int i, const Corner& y, double gamma,
+                 double* state) const override {
+    const std::vector<double> psi = Psi(i, y[0]);
+    for (int64_t j = 0; j < Dim(); ++j) {
+      state[j] = (1 - gamma) * state[j] + gamma * psi[j];
+    }
+  }
+  double StateDistanceSquared(int i, const double* state,
+                              const Corner& y) const override {
+    const std::vector<double> psi = Psi(i, y[0]);
+    double sum = 0;
+    for (int64_t j = 0; j < Dim(); ++j) {
+      sum += (state[j] - psi[j]) * (state[j] - psi[j]);
+    }
+    return sum;
+  }
+  void AddCornerMinusState(int i, const Corner& y, const double* state,
+                           double c, double* w) const override {
+    const std::vector<double> psi = Psi(i, y[0]);
+    for (int64_t j = 0; j < Dim(); ++j) w[j] += c * (psi[j] - state[j]);
+  }
+
+ private:
+  std::vector<std::vector<double>> inputs_;
+  std::vector<int> gold_;
+  int num_classes_;
+  int features_;
+};
+
+TrainingSummary Solve(const Problem& problem, SolverConfig config,
+                      std::vector<double>* w) {
+  BcfwSolver solver(config);
+  absl::StatusOr<TrainingSummary> summary = solver.Solve(problem, nullptr, w);
+  EXPECT_TRUE(summary.ok()) << summary.status();
+  return summary.ok() ? *summary : TrainingSummary();
+}
+
+// One example x = 1, two classes, gold 0: with w = a·(1, −1),
+// P(a) = λa² + max(0, 1 − 2a). For λ ≤ 2 the optimum is a = 1/2, P = λ/4;
+// for λ > 2 it is a = 1/λ, P = 1 − 1/λ.
+TEST(BcfwTest, HandComputedOptimumOfOneExample) {
+  MulticlassProblem problem({{1.0}}, {0}, 2);
+  for (bool averaging : {false, true}) {
+    for (double lambda : {0.5, 1.0, 4.0, 10.0}) {
+      SolverConfig config;
+      config.set_lambda(lambda);
+      config.set_max_passes(50);
+      config.set_gap_check(1);
+      config.set_gap_tolerance(1e-12);
+      config.set_weighted_averaging(averaging);
+      std::vector<double> w;
+      const TrainingSummary summary = Solve(problem, config, &w);
+      const double a = lambda <= 2 ? 0.5 : 1 / lambda;
+      const double primal = lambda <= 2 ? lambda / 4 : 1 - 1 / lambda;
+      ASSERT_EQ(w.size(), 2u);
+      EXPECT_NEAR(w[0], a, 1e-12) << "lambda " << lambda;
+      EXPECT_NEAR(w[1], -a, 1e-12);
+      EXPECT_NEAR(summary.primal(), primal, 1e-12);
+      EXPECT_NEAR(summary.dual(), primal, 1e-12);
+      EXPECT_EQ(summary.stop_reason(), "gap_tolerance");
+    }
+  }
+}
+
+// The default λ is 1/n and the same optimum for duplicated examples.
+TEST(BcfwTest, DuplicatedExamplesAndDefaultLambda) {
+  MulticlassProblem problem({{1.0}, {1.0}}, {0, 0}, 2);
+  SolverConfig config;  // λ = 1/n = 0.5
+  config.set_max_passes(200);
+  config.set_gap_check(1);
+  config.set_gap_tolerance(1e-12);
+  config.set_weighted_averaging(false);
+  std::vector<double> w;
+  const TrainingSummary summary = Solve(problem, config, &w);
+  EXPECT_DOUBLE_EQ(summary.lambda(), 0.5);
+  EXPECT_NEAR(w[0], 0.5, 1e-9);
+  EXPECT_NEAR(summary.primal(), 0.125, 1e-9);
+}
+
+TEST(BcfwTest, RandomMulticlassIsCertified) {
+  std::mt19937 rng(2);
+  std::normal_distribution<double> normal(0, 1);
+  std::vector<std::vector<double>> inputs(20, std::vector<double>(4));
+  std::vector<int> gold(20);
+  for (int i = 0; i < 20; ++i) {
+    for (double& x : inputs[i]) x = normal(rng);
+    gold[i] = i % 3;
+  }
+  MulticlassProblem problem(inputs, gold, 3);
+  for (bool averaging : {false, true}) {
+    SolverConfig config;
+    config.set_lambda(0.1);
+    config.set_max_passes(2000);
+    config.set_gap_check(5);
+    config.set_gap_tolerance(1e-3);
+    config.set_weighted_averaging(averaging);
+    Monitor monitor;
+    monitor.set_progress_stream(nullptr);
+    std::vector<double> w;
+    BcfwSolver solver(config);
+    absl::StatusOr<TrainingSummary> summary =
+        solver.Solve(problem, &monitor, &w);
+    ASSERT_TRUE(summary.ok());
+    EXPECT_EQ(summary->stop_reason(), "gap_tolerance")
+        << "averaging " << averaging << ", gap " << summary->gap();
+    // The reported primal is that of the returned w, recomputed here.
+    EXPECT_NEAR(0.5 * 0.1 * SquaredNorm(w.data(), w.size()) +
+                    AverageHingeLoss(problem, w.data(), 1),
+                summary->primal(), 1e-12);
+    double previous_dual = -1e300;
+    for (const PassRecord& record : monitor.records()) {
+      if (!averaging) {
+        // Line search never decreases the dual of the iterate itself.
+        EXPECT_GE(record.dual(), previous_dual - 1e-12);
+        previous_dual = record.dual();
+      }
+      if (record.has_gap()) {
+        EXPECT_GE(record.gap(), -1e-12);
+        EXPECT_NEAR(record.primal() - record.dual(), record.gap(), 1e-12);
+      }
+    }
+  }
+}
+
+TEST(BcfwTest, RejectsBadConfigs) {
+  SolverConfig config;
+  config.set_lambda(-1);
+  EXPECT_FALSE(CreateSolver(config).ok());
+  config = SolverConfig();
+  config.set_max_passes(0);
+  EXPECT_FALSE(CreateSolver(config).ok());
+  config = SolverConfig();
+  config.set_name("nope");
+  absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(config);
+  ASSERT_FALSE(solver.ok());
+  EXPECT_NE(solver.status().message().find("nope"), std::string::npos);
+  EXPECT_TRUE(CreateSolver(SolverConfig()).ok());
+}
+
+}  // namespace
+}  // namespace chaintag
