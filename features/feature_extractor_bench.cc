@@ -7,13 +7,12 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "benchmark/benchmark.h"
+#include "corpora/conll_reader.h"
 #include "corpora/sentence.h"
 #include "features/feature_config.pb.h"
 #include "features/feature_extractor.h"
@@ -223,27 +222,15 @@ std::vector<Sentence> SyntheticConll2000Test() {
 
 // conll2000/test.txt when CHAINTAG_CORPORA has it: `word POS chunk` lines.
 std::vector<Sentence> RealConll2000Test() {
-  std::vector<Sentence> sentences;
   const char* root = std::getenv("CHAINTAG_CORPORA");
-  if (root == nullptr) return sentences;
-  std::ifstream in(std::string(root) + "/conll2000/test.txt");
-  std::string line;
-  Sentence s;
-  s.num_attributes = 2;
-  while (std::getline(in, line)) {
-    if (line.empty()) {
-      if (s.size() > 0) sentences.push_back(s);
-      s.attributes.clear();
-      continue;
-    }
-    std::istringstream fields(line);
-    std::string word, pos;
-    fields >> word >> pos;
-    s.attributes.push_back(word);
-    s.attributes.push_back(pos);
-  }
-  if (s.size() > 0) sentences.push_back(s);
-  return sentences;
+  if (root == nullptr) return {};
+  ConllFormat format;
+  format.add_attribute_columns(0);
+  format.add_attribute_columns(1);
+  format.set_label_column(2);
+  absl::StatusOr<std::vector<Sentence>> sentences =
+      ReadConllFile(std::string(root) + "/conll2000/test.txt", format);
+  return sentences.ok() ? *std::move(sentences) : std::vector<Sentence>();
 }
 
 void RunExtract(benchmark::State& state, const std::vector<Sentence>& corpus,
