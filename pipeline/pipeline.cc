@@ -140,17 +140,17 @@ PipelineConfig ResolvePipelineConfig(const PipelineConfig& config) {
   return resolved;
 }
 
-absl::StatusOr<double> EvaluateModel(const ChainModel& model,
-                                     const std::vector<Sentence>& sentences,
-                                     int num_threads, std::string* report,
-                                     double* accuracy) {
+absl::StatusOr<double> EvaluateModel(
+    const ChainModel& model, const std::vector<Sentence>& sentences,
+    int num_threads, std::string* report, double* accuracy,
+    std::vector<std::vector<std::string>>* predictions) {
   return ScoreTagger(
       [&model](const Sentence& s, TagScratch* scratch,
                std::vector<std::string>* tags) {
         return model.Tag(s, scratch, tags);
       },
       sentences, model.header().output_scheme() == NONE, num_threads, report,
-      accuracy);
+      accuracy, predictions);
 }
 
 absl::StatusOr<PreparedCorpus> PrepareCorpus(const PipelineConfig& config,
@@ -333,16 +333,13 @@ absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
   absl::Status saved = model->Save(result.model_path);
   if (!saved.ok()) return saved;
 
-  // Final evaluation with the saved model's own tagging path.
+  // The final scores come from the model's own tagging path, the one `tag`
+  // runs, not from the solver's weights.
   if (!test.empty()) {
     std::vector<std::vector<std::string>> predictions;
-    absl::StatusOr<double> f1 = ScoreTagger(
-        [&](const Sentence& s, TagScratch* scratch,
-            std::vector<std::string>* tags) {
-          return model->Tag(s, scratch, tags);
-        },
-        test, raw, threads, &result.test_report, &result.test_accuracy,
-        &predictions);
+    absl::StatusOr<double> f1 =
+        EvaluateModel(*model, test, threads, &result.test_report,
+                      &result.test_accuracy, &predictions);
     if (!f1.ok()) return f1.status();
     result.test_f1 = *f1;
     if (!config.predictions_path().empty()) {

@@ -77,11 +77,12 @@ absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& config,
                                            const PipelineOptions& options);
 
 // Tags `sentences` with `model` (in parallel, deterministic) and scores them
-// with conlleval semantics; `report` gets conlleval's text when non-null.
-absl::StatusOr<double> EvaluateModel(const ChainModel& model,
-                                     const std::vector<Sentence>& sentences,
-                                     int num_threads, std::string* report,
-                                     double* accuracy);
+// with conlleval semantics; `report` gets conlleval's text and
+// `predictions` the tags, when non-null.
+absl::StatusOr<double> EvaluateModel(
+    const ChainModel& model, const std::vector<Sentence>& sentences,
+    int num_threads, std::string* report, double* accuracy,
+    std::vector<std::vector<std::string>>* predictions = nullptr);
 
 }  // namespace chaintag
 
