@@ -71,12 +71,15 @@ absl::StatusOr<TrainingSummary> BcfwSolver::Solve(const Problem& problem,
   }
   if (averaging) it.average_accumulator.assign(dim, 0.0);
   std::vector<double> average;  // w̄, materialised when read
+  int64_t average_steps = -1;   // it.steps when `average` was formed
   const std::vector<double> no_point;
 
   // The returned point: w̄ (formed into `average`) or w itself.
   auto returned_point = [&]() -> const std::vector<double>& {
     if (!averaging) return it.w;
     average.resize(dim);
+    if (average_steps == it.steps) return average;  // already current
+    average_steps = it.steps;
     const double scale = AverageScale(it.steps);
     const double* w = it.w.data();
     const double* u = it.average_accumulator.data();
@@ -204,8 +207,8 @@ absl::StatusOr<TrainingSummary> BcfwSolver::Solve(const Problem& problem,
   }
 
   // Hand over the buffer instead of copying: at this size a copy is the
-  // run's peak memory.
-  returned_point();
+  // run's peak memory. The last pass has already formed w̄.
+  if (averaging) returned_point();
   *w_out = averaging ? std::move(average) : std::move(it.w);
   summary.set_oracle_calls(oracle_calls);
   summary.set_seconds(elapsed());
