@@ -114,16 +114,8 @@ void ChainProblem::MaxOracle(int i, const double* w, const double* state,
   const ChainScores scores = MakeChainScores(layout_, w, T, unary);
   const double gold_score = ScoreLabeling(scores, example.labels.data());
 
-  result->state_dot = 0;
-  if (state != nullptr) {
-    double expected = 0;
-    const int64_t TL = static_cast<int64_t>(T) * L;
-    for (int64_t k = 0; k < TL; ++k) expected += unary[k] * state[k];
-    const double* rest = w + layout_.transition_offset();
-    const int64_t rest_size = static_cast<int64_t>(L) * L + 2 * L;
-    for (int64_t k = 0; k < rest_size; ++k) expected += rest[k] * state[TL + k];
-    result->state_dot = gold_score - expected;
-  }
+  result->state_dot =
+      state != nullptr ? StateDot(i, w, unary, gold_score, state) : 0;
 
   // Loss augmentation: +unit on every wrong label, then plain Viterbi; the
   // scores of the winner are recomputed without it.
@@ -176,6 +168,38 @@ double ChainProblem::Score(int i, const double* w, const Corner& y) const {
          ScoreLabeling(scores, y.data());
 }
 
+double ChainProblem::StateDot(int i, const double* w, const double* unary,
+                              double gold_score, const double* state) const {
+  const int T = examples_[i].features.size();
+  const int L = layout_.num_labels;
+  double expected = 0;
+  const int64_t TL = static_cast<int64_t>(T) * L;
+  for (int64_t k = 0; k < TL; ++k) expected += unary[k] * state[k];
+  const double* rest = w + layout_.transition_offset();
+  const int64_t rest_size = static_cast<int64_t>(L) * L + 2 * L;
+  for (int64_t k = 0; k < rest_size; ++k) expected += rest[k] * state[TL + k];
+  return gold_score - expected;
+}
+
+void ChainProblem::ScoreCorners(int i, const double* w, const double* state,
+                                const Corner* const* corners, int count,
+                                double* scores, double* state_dot) const {
+  const ChainExample& example = examples_[i];
+  const int T = example.features.size();
+  Scratch& scratch = ThreadScratch();
+  scratch.unary.resize(static_cast<size_t>(T) * layout_.num_labels);
+  double* unary = scratch.unary.data();
+  ComputeUnaryScores(layout_, w, example.features, unary);
+  const ChainScores chain = MakeChainScores(layout_, w, T, unary);
+  const double gold_score = ScoreLabeling(chain, example.labels.data());
+  for (int k = 0; k < count; ++k) {
+    scores[k] = gold_score - ScoreLabeling(chain, corners[k]->data());
+  }
+  if (state != nullptr) {
+    *state_dot = StateDot(i, w, unary, gold_score, state);
+  }
+}
+
 void ChainProblem::AddFeatures(int i, const int32_t* y, double c,
                                double* w) const {
   const FeatureSequence& f = examples_[i].features;
@@ -209,37 +233,53 @@ void ChainProblem::InitBlockState(int i, double* state) const {
 
 void ChainProblem::MixCorner(int i, const Corner& y, double gamma,
                              double* state) const {
-  const int T = examples_[i].features.size();
-  const int L = layout_.num_labels;
   const int64_t size = BlockStateSize(i);
   for (int64_t k = 0; k < size; ++k) state[k] *= 1.0 - gamma;
+  AddCornerToState(i, y, gamma, state);
+}
+
+void ChainProblem::AddCornerToState(int i, const Corner& y, double c,
+                                    double* state) const {
+  const int T = examples_[i].features.size();
+  const int L = layout_.num_labels;
   const int64_t TL = static_cast<int64_t>(T) * L;
   for (int t = 0; t < T; ++t) {
-    state[static_cast<int64_t>(t) * L + y[t]] += gamma;
-    if (t > 0) state[TL + y[t - 1] * L + y[t]] += gamma;
+    state[static_cast<int64_t>(t) * L + y[t]] += c;
+    if (t > 0) state[TL + y[t - 1] * L + y[t]] += c;
   }
-  state[TL + L * L + y[0]] += gamma;
-  state[TL + L * L + L + y[T - 1]] += gamma;
+  state[TL + L * L + y[0]] += c;
+  state[TL + L * L + L + y[T - 1]] += c;
 }
 
 double ChainProblem::StateDistanceSquared(int i, const double* state,
                                           const Corner& y) const {
   // ‖φ(y) − E_β φ‖²: φ(y_i) cancels between v_i and ψ_i(y).
-  const int T = examples_[i].features.size();
-  const int L = layout_.num_labels;
   const int64_t size = BlockStateSize(i);
   Scratch& scratch = ThreadScratch();
   scratch.difference.resize(size);
   double* d = scratch.difference.data();
   for (int64_t k = 0; k < size; ++k) d[k] = -state[k];
-  const int64_t TL = static_cast<int64_t>(T) * L;
-  for (int t = 0; t < T; ++t) {
-    d[static_cast<int64_t>(t) * L + y[t]] += 1.0;
-    if (t > 0) d[TL + y[t - 1] * L + y[t]] += 1.0;
-  }
-  d[TL + L * L + y[0]] += 1.0;
-  d[TL + L * L + L + y[T - 1]] += 1.0;
+  AddCornerToState(i, y, 1.0, d);
+  return StateDifferenceNormSquared(i, d);
+}
 
+double ChainProblem::CornerDistanceSquared(int i, const Corner& a,
+                                           const Corner& b) const {
+  // ψ_i(a) − ψ_i(b) = φ(b) − φ(a): the difference of two indicator states.
+  const int64_t size = BlockStateSize(i);
+  Scratch& scratch = ThreadScratch();
+  scratch.difference.assign(size, 0.0);
+  double* d = scratch.difference.data();
+  AddCornerToState(i, a, 1.0, d);
+  AddCornerToState(i, b, -1.0, d);
+  return StateDifferenceNormSquared(i, d);
+}
+
+double ChainProblem::StateDifferenceNormSquared(int i, const double* d) const {
+  const int T = examples_[i].features.size();
+  const int L = layout_.num_labels;
+  const int64_t size = BlockStateSize(i);
+  const int64_t TL = static_cast<int64_t>(T) * L;
   const double* gram = gram_.data() + gram_offset_[i];
   double emission = 0;
   for (int a = 0; a < T; ++a) {

@@ -63,8 +63,22 @@ class ChainProblem : public Problem {
                               const Corner& y) const override;
   void AddCornerMinusState(int i, const Corner& y, const double* state,
                            double c, double* w) const override;
+  void AddCornerToState(int i, const Corner& y, double c,
+                        double* state) const override;
+  void ScoreCorners(int i, const double* w, const double* state,
+                    const Corner* const* corners, int count, double* scores,
+                    double* state_dot) const override;
+  double CornerDistanceSquared(int i, const Corner& a,
+                               const Corner& b) const override;
+  const Corner& GoldCorner(int i) const override { return examples_[i].labels; }
 
  private:
+  // ‖d‖² for a difference d of two block states (state layout), through the
+  // Gram matrix for the emission part.
+  double StateDifferenceNormSquared(int i, const double* d) const;
+  // ⟨v_i, w⟩ = score(y_i) − ⟨E_β φ, w⟩ from the unary scores.
+  double StateDot(int i, const double* w, const double* unary,
+                  double gold_score, const double* state) const;
   // Adds c·(the emission/transition/bias indicator features of y) to the
   // parts of `w`, i.e. w += c·φ(x_i, y).
   void AddFeatures(int i, const int32_t* y, double c, double* w) const;

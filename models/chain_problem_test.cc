@@ -170,10 +170,42 @@ TEST_P(ChainProblemTest, BlockStateAlgebraMatchesDenseVectors) {
       for (size_t j = 0; j < w.size(); ++j) {
         ASSERT_NEAR(scaled[j], w[j] + c * psi[j], 1e-9);
       }
+      // The active-set operations: several corners scored at once, the
+      // distance between two corners, and an affine move of the state.
+      Corner other(T);
+      for (int32_t& label_t : other) label_t = label(rng);
+      const std::vector<double> other_psi = DensePsi(layout, example, other);
+      const Corner* corners[] = {&y, &other, &example.labels};
+      double scores[3], state_dot = 0;
+      problem.ScoreCorners(i, w.data(), state.data(), corners, 3, scores,
+                           &state_dot);
+      EXPECT_NEAR(scores[0], Dot(w, psi), 1e-9);
+      EXPECT_NEAR(scores[1], Dot(w, other_psi), 1e-9);
+      EXPECT_NEAR(scores[2], 0, 1e-12);
+      EXPECT_NEAR(state_dot, Dot(v, w), 1e-9);
+      double corner_distance = 0;
+      for (size_t j = 0; j < psi.size(); ++j) {
+        corner_distance += (psi[j] - other_psi[j]) * (psi[j] - other_psi[j]);
+      }
+      EXPECT_NEAR(problem.CornerDistanceSquared(i, y, other), corner_distance,
+                  1e-9);
+      EXPECT_EQ(problem.GoldCorner(i), example.labels);
       const double gamma = uniform(rng);
-      problem.MixCorner(i, y, gamma, state.data());
-      for (size_t j = 0; j < v.size(); ++j) {
-        v[j] = (1 - gamma) * v[j] + gamma * psi[j];
+      if (step % 2 == 0) {
+        problem.MixCorner(i, y, gamma, state.data());
+        for (size_t j = 0; j < v.size(); ++j) {
+          v[j] = (1 - gamma) * v[j] + gamma * psi[j];
+        }
+      } else {
+        // v ← (1 − γ)v + γψ(y) written as scale-and-add on the state.
+        for (double& x : state) x *= 1 - gamma;
+        problem.AddCornerToState(i, y, gamma, state.data());
+        problem.AddCornerToState(i, other, 0.25 * gamma, state.data());
+        problem.AddCornerToState(i, y, -0.25 * gamma, state.data());
+        for (size_t j = 0; j < v.size(); ++j) {
+          v[j] = (1 - gamma) * v[j] + gamma * psi[j] +
+                 0.25 * gamma * (other_psi[j] - psi[j]);
+        }
       }
     }
   }

@@ -1,6 +1,5 @@
-// BCFW on small multiclass SVMs written as a Problem with explicit dense ψ
-// vectors (the solver must not care how a problem stores its blocks), checked
-// against optima computed by hand.
+// BCFW on small multiclass SVMs (MulticlassProblem), checked against optima
+// computed by hand.
 
 #include "solvers/bcfw.h"
 
@@ -10,102 +9,10 @@
 
 #include "gtest/gtest.h"
 #include "solvers/duality_gap.h"
+#include "solvers/multiclass_problem_testing.h"
 
 namespace chaintag {
 namespace {
-
-// Multiclass SVM: φ(x, y) = x ⊗ e_y, loss 1 on every wrong class. A corner
-// is one class id; the block state is v_i itself, densely.
-class MulticlassProblem : public Problem {
- public:
-  MulticlassProblem(std::vector<std::vector<double>> inputs,
-                    std::vector<int> gold, int num_classes)
-      : inputs_(std::move(inputs)),
-        gold_(std::move(gold)),
-        num_classes_(num_classes),
-        features_(inputs_[0].size()) {}
-
-  int NumExamples() const override { return inputs_.size(); }
-  int64_t Dim() const override { return features_ * num_classes_; }
-
-  std::vector<double> Psi(int i, int y) const {
-    std::vector<double> psi(Dim(), 0.0);
-    for (int j = 0; j < features_; ++j) {
-      psi[gold_[i] * features_ + j] += inputs_[i][j];
-      psi[y * features_ + j] -= inputs_[i][j];
-    }
-    return psi;
-  }
-  static double Dot(const std::vector<double>& a, const double* b) {
-    double sum = 0;
-    for (size_t j = 0; j < a.size(); ++j) sum += a[j] * b[j];
-    return sum;
-  }
-
-  void MaxOracle(int i, const double* w, const double* state,
-                 OracleResult* result) const override {
-    double best = -1e300;
-    for (int y = 0; y < num_classes_; ++y) {
-      const double value = Loss(i, {y}) - Dot(Psi(i, y), w);
-      if (value > best) {
-        best = value;
-        result->corner = {y};
-      }
-    }
-    result->loss = Loss(i, result->corner);
-    result->score = Score(i, w, result->corner);
-    result->state_dot = 0;
-    if (state != nullptr) {
-      for (int64_t j = 0; j < Dim(); ++j) result->state_dot += state[j] * w[j];
-    }
-  }
-  void Decode(int i, const double* w, Corner* corner) const override {
-    OracleResult result;
-    MaxOracle(i, w, nullptr, &result);
-    *corner = result.corner;
-  }
-  double Loss(int i, const Corner& y) const override {
-    return y[0] == gold_[i] ? 0 : 1;
-  }
-  double Score(int i, const double* w, const Corner& y) const override {
-    return Dot(Psi(i, y[0]), w);
-  }
-  void AddScaled(int i, const Corner& y, double c, double* w) const override {
-    const std::vector<double> psi = Psi(i, y[0]);
-    for (int64_t j = 0; j < Dim(); ++j) w[j] += c * psi[j];
-  }
-  int64_t BlockStateSize(int) const override { return Dim(); }
-  void InitBlockState(int, double* state) const override {
-    std::fill(state, state + Dim(), 0.0);
-  }
-  void MixCorner(int i, const Corner& y, double gamma,
-                 double* state) const override {
-    const std::vector<double> psi = Psi(i, y[0]);
-    for (int64_t j = 0; j < Dim(); ++j) {
-      state[j] = (1 - gamma) * state[j] + gamma * psi[j];
-    }
-  }
-  double StateDistanceSquared(int i, const double* state,
-                              const Corner& y) const override {
-    const std::vector<double> psi = Psi(i, y[0]);
-    double sum = 0;
-    for (int64_t j = 0; j < Dim(); ++j) {
-      sum += (state[j] - psi[j]) * (state[j] - psi[j]);
-    }
-    return sum;
-  }
-  void AddCornerMinusState(int i, const Corner& y, const double* state,
-                           double c, double* w) const override {
-    const std::vector<double> psi = Psi(i, y[0]);
-    for (int64_t j = 0; j < Dim(); ++j) w[j] += c * (psi[j] - state[j]);
-  }
-
- private:
-  std::vector<std::vector<double>> inputs_;
-  std::vector<int> gold_;
-  int num_classes_;
-  int features_;
-};
 
 TrainingSummary Solve(const Problem& problem, SolverConfig config,
                       std::vector<double>* w) {

@@ -12,7 +12,10 @@
 // v_i ∈ conv{ψ_i(y)} (so w_i = v_i/(λn)). Its representation belongs to the
 // problem (for chains: expected label marginals, far smaller than a dense
 // d-vector); the solver only holds BlockStateSize(i) doubles for it and asks
-// the problem to operate on them. The state is independent of λ.
+// the problem to operate on them. The state is independent of λ and affine
+// in α: a solver may combine states (and corners, via AddCornerToState) with
+// weights that sum to one, which is how pairwise, away and fully-corrective
+// steps move a block inside its active set.
 //
 // Thread-safety: all methods are const and may be called concurrently for
 // different or equal blocks, with distinct output buffers.
@@ -69,6 +72,25 @@ class Problem {
   // w += c·(ψ_i(y) − v_i).
   virtual void AddCornerMinusState(int i, const Corner& y, const double* state,
                                    double c, double* w) const = 0;
+  // state += c·(the state of α concentrated on y). Used with weights that
+  // keep the state's α summing to one (e.g. +γ on one corner, −γ on another).
+  virtual void AddCornerToState(int i, const Corner& y, double c,
+                                double* state) const = 0;
+
+  // Active sets, caches and working sets keep corners, never ψ vectors; these
+  // serve them at the cost of one oracle's shared work, not one per corner.
+  //
+  // scores[k] = ⟨w, ψ_i(*corners[k])⟩ for k < count, and, when `state` is
+  // non-null, *state_dot = ⟨v_i, w⟩ (for chains the unary scores are
+  // computed once for all of them).
+  virtual void ScoreCorners(int i, const double* w, const double* state,
+                            const Corner* const* corners, int count,
+                            double* scores, double* state_dot) const = 0;
+  // ‖ψ_i(a) − ψ_i(b)‖² (so ‖ψ_i(a)‖² with b the gold labeling).
+  virtual double CornerDistanceSquared(int i, const Corner& a,
+                                       const Corner& b) const = 0;
+  // The gold labeling y_i (ψ_i(y_i) = 0, L_i(y_i) = 0 for Hamming losses).
+  virtual const Corner& GoldCorner(int i) const = 0;
 };
 
 }  // namespace chaintag
