@@ -17,6 +17,7 @@
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
 #include "models/chain_problem.h"
+#include "pipeline/ocr.h"
 #include "solvers/monitor.h"
 #include "solvers/parallel.h"
 #include "solvers/solver.h"
@@ -134,7 +135,11 @@ PipelineConfig ResolvePipelineConfig(const PipelineConfig& config) {
     resolved.set_log_path(absl::StrCat(name, ".log.jsonl"));
   }
   ModelConfig* model = resolved.mutable_model();
-  if (model->train_scheme() == TAG_SCHEME_UNSPECIFIED) {
+  if (resolved.corpus().has_ocr()) {
+    // The OCR feature map and labels are fixed; record them as they ran.
+    *resolved.mutable_features() = OcrFeatureConfig();
+    model->set_train_scheme(NONE);
+  } else if (model->train_scheme() == TAG_SCHEME_UNSPECIFIED) {
     model->set_train_scheme(resolved.corpus().format().tag_scheme());
   }
   return resolved;
@@ -153,10 +158,32 @@ absl::StatusOr<double> EvaluateModel(
       accuracy, predictions);
 }
 
-absl::StatusOr<PreparedCorpus> PrepareCorpus(const PipelineConfig& config,
-                                             const PipelineOptions& options) {
-  PreparedCorpus prepared;
-  prepared.config = ResolvePipelineConfig(config);
+namespace {
+
+// The OCR words of the config's folds as a training problem and a test
+// problem (pipeline/ocr.h).
+absl::Status PrepareOcrCorpus(const PipelineOptions& options,
+                              PreparedCorpus* prepared) {
+  absl::StatusOr<OcrSplit> split =
+      ReadOcrSplit(prepared->config.corpus(), options.corpora_root);
+  if (!split.ok()) return split.status();
+  prepared->labels = std::move(split->labels);
+  prepared->ocr_path = split->path;
+  prepared->ocr_train_letters = split->train_letters;
+  prepared->ocr_test_letters = split->test_letters;
+  prepared->format.set_tag_scheme(NONE);
+  const bool normalize = prepared->config.model().normalize_loss();
+  prepared->problem = std::make_unique<ChainProblem>(
+      split->layout, std::move(split->train), normalize);
+  prepared->ocr_test = std::make_unique<ChainProblem>(
+      split->layout, std::move(split->test), normalize);
+  return absl::OkStatus();
+}
+
+// CoNLL column files: read, label, extract hashed features.
+absl::Status PrepareConllCorpus(const PipelineOptions& options,
+                                PreparedCorpus* out) {
+  PreparedCorpus& prepared = *out;
   const CorpusConfig& corpus = prepared.config.corpus();
   if (corpus.train().empty()) {
     return absl::InvalidArgumentError("config: corpus.train is not set");
@@ -226,6 +253,19 @@ absl::StatusOr<PreparedCorpus> PrepareCorpus(const PipelineConfig& config,
   if (!valid.ok()) return valid;
   prepared.problem = std::make_unique<ChainProblem>(
       layout, std::move(examples), prepared.config.model().normalize_loss());
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<PreparedCorpus> PrepareCorpus(const PipelineConfig& config,
+                                             const PipelineOptions& options) {
+  PreparedCorpus prepared;
+  prepared.config = ResolvePipelineConfig(config);
+  absl::Status status = prepared.config.corpus().has_ocr()
+                            ? PrepareOcrCorpus(options, &prepared)
+                            : PrepareConllCorpus(options, &prepared);
+  if (!status.ok()) return status;
   return prepared;
 }
 
@@ -243,10 +283,10 @@ absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
       PrepareCorpus(input_config, options);
   if (!prepared.ok()) return prepared.status();
   PipelineConfig& config = prepared->config;
+  const bool ocr = config.corpus().has_ocr();
   const ConllFormat& format = prepared->format;
   const std::vector<Sentence>& test = prepared->test;
   const LabelSet& labels = prepared->labels;
-  const FeatureExtractor& extractor = *prepared->extractor;
   const ChainProblem& problem = *prepared->problem;
   const ChainLayout& layout = problem.layout();
   const TagScheme input_scheme = format.tag_scheme();
@@ -256,17 +296,29 @@ absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
 
   PipelineResult result;
   result.num_train_sentences = problem.NumExamples();
-  result.num_test_sentences = static_cast<int>(test.size());
   result.feature_stats = stats;
-  say(absl::StrFormat(
-      "corpus: %d training sentences, %d test sentences, %d labels (%s)",
-      result.num_train_sentences, result.num_test_sentences, labels.size(),
-      TagSchemeName(train_scheme)));
-  say(absl::StrFormat(
-      "features: %d distinct attributes in %d buckets (%d used), collision "
-      "rate %.2f%%, dim %d",
-      stats.distinct_attributes, extractor.num_buckets(),
-      stats.distinct_buckets, 100 * stats.collision_rate, layout.dim()));
+  if (ocr) {
+    result.num_test_sentences = prepared->ocr_test->NumExamples();
+    say(absl::StrFormat(
+        "corpus: OCR %s, %d training words (%d letters), %d test words (%d "
+        "letters), %d labels",
+        prepared->ocr_path, result.num_train_sentences,
+        prepared->ocr_train_letters, result.num_test_sentences,
+        prepared->ocr_test_letters, labels.size()));
+    say(absl::StrFormat("features: %d pixels + constant per letter, dim %d",
+                        layout.num_buckets - 1, layout.dim()));
+  } else {
+    result.num_test_sentences = static_cast<int>(test.size());
+    say(absl::StrFormat(
+        "corpus: %d training sentences, %d test sentences, %d labels (%s)",
+        result.num_train_sentences, result.num_test_sentences, labels.size(),
+        TagSchemeName(train_scheme)));
+    say(absl::StrFormat(
+        "features: %d distinct attributes in %d buckets (%d used), collision "
+        "rate %.2f%%, dim %d",
+        stats.distinct_attributes, prepared->extractor->num_buckets(),
+        stats.distinct_buckets, 100 * stats.collision_rate, layout.dim()));
+  }
 
   // Solver.
   SolverConfig solver_config = config.solver();
@@ -284,10 +336,22 @@ absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
   absl::Status log = monitor.OpenLog(result.log_path);
   if (!log.ok()) return log;
   const bool raw = input_scheme == NONE;
-  if (!test.empty()) {
+  const int eval_every =
+      config.eval_every() > 0 ? config.eval_every() : 1 << 30;
+  if (ocr) {
+    const ChainProblem* ocr_test = prepared->ocr_test.get();
+    if (ocr_test->NumExamples() > 0) {
+      monitor.SetEvaluator(
+          "test_letter_error", eval_every,
+          [ocr_test,
+           threads](absl::Span<const double> w) -> absl::StatusOr<double> {
+            return LetterErrorPercent(*ocr_test, w.data(), threads);
+          });
+    }
+  } else if (!test.empty()) {
+    const FeatureExtractor& extractor = *prepared->extractor;
     monitor.SetEvaluator(
-        raw ? "test_accuracy" : "test_F1",
-        config.eval_every() > 0 ? config.eval_every() : 1 << 30,
+        raw ? "test_accuracy" : "test_F1", eval_every,
         [&](absl::Span<const double> w) -> absl::StatusOr<double> {
           double accuracy = 0;
           absl::StatusOr<double> f1 = ScoreTagger(
@@ -311,14 +375,18 @@ absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
   if (!summary.ok()) return summary.status();
   result.summary = *summary;
 
-  // Model file.
+  // Model file. An OCR model has the same file format: its feature config
+  // (129 buckets, no templates, no hashed bias) and resolved_config (with
+  // corpus.ocr) say that its input is pixels, and it has no input_format.
   ModelFile header;
   for (const std::string& name : labels.names()) header.add_labels(name);
   *header.mutable_features() = config.features();
-  ConllFormat model_format = format;
-  model_format.set_allow_missing_label(true);
-  *header.mutable_input_format() = model_format;
-  header.set_input_num_columns(prepared->num_columns);
+  if (!ocr) {
+    ConllFormat model_format = format;
+    model_format.set_allow_missing_label(true);
+    *header.mutable_input_format() = model_format;
+    header.set_input_num_columns(prepared->num_columns);
+  }
   header.set_train_scheme(train_scheme);
   header.set_output_scheme(input_scheme);
   header.set_normalize_loss(config.model().normalize_loss());
@@ -333,9 +401,24 @@ absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
   absl::Status saved = model->Save(result.model_path);
   if (!saved.ok()) return saved;
 
-  // The final scores come from the model's own tagging path, the one `tag`
-  // runs, not from the solver's weights.
-  if (!test.empty()) {
+  // The final scores come from the model's own weights (for CoNLL through
+  // the tagging path `tag` runs), not from the solver's vector.
+  std::string scores;
+  if (ocr) {
+    const double* w = model->weights().data();
+    result.train_letter_error = LetterErrorPercent(problem, w, threads);
+    result.test_letter_error =
+        LetterErrorPercent(*prepared->ocr_test, w, threads);
+    result.test_report = absl::StrFormat(
+        "letter error: train %.2f%% (%d words, %d letters), test %.2f%% (%d "
+        "words, %d letters)\n",
+        result.train_letter_error, result.num_train_sentences,
+        prepared->ocr_train_letters, result.test_letter_error,
+        result.num_test_sentences, prepared->ocr_test_letters);
+    scores =
+        absl::StrFormat(", train letter error %.2f%%, test %.2f%%",
+                        result.train_letter_error, result.test_letter_error);
+  } else if (!test.empty()) {
     std::vector<std::vector<std::string>> predictions;
     absl::StatusOr<double> f1 =
         EvaluateModel(*model, test, threads, &result.test_report,
@@ -351,10 +434,10 @@ absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
   }
   say(absl::StrFormat(
       "done: %d passes, primal %.6g, dual %.6g, gap %.3e (%s), %.1fs "
-      "training, %.1fs total",
+      "training, %.1fs total%s",
       summary->passes(), summary->primal(), summary->dual(), summary->gap(),
       summary->stop_reason(), summary->seconds(),
-      absl::ToDoubleSeconds(absl::Now() - start)));
+      absl::ToDoubleSeconds(absl::Now() - start), scores));
   return result;
 }
 

@@ -1,7 +1,8 @@
 // The train-evaluate-save run: reads the corpus a PipelineConfig names,
 // extracts hashed features, trains a chain model with the configured solver
 // (progress per pass), scores the test split exactly as conlleval does, and
-// writes the model file.
+// writes the model file. OCR corpora (corpus.ocr) go through pipeline/ocr.h
+// instead: pixel features, folds as splits, letter error as the score.
 //
 // Thread-safety: RunPipeline may be called from one thread at a time per
 // output path; it uses solver.num_threads worker threads.
@@ -9,6 +10,7 @@
 #ifndef CHAINTAG_PIPELINE_PIPELINE_H_
 #define CHAINTAG_PIPELINE_PIPELINE_H_
 
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -46,6 +48,10 @@ struct PipelineResult {
   std::string test_report;
   double test_f1 = 0;
   double test_accuracy = 0;
+  // OCR runs: letter error in percent (Viterbi labels ≠ gold letters) of
+  // the saved model on the training and test words; -1 otherwise.
+  double train_letter_error = -1;
+  double test_letter_error = -1;
   std::string model_path;
   std::string log_path;
 };
@@ -62,6 +68,13 @@ struct PreparedCorpus {
   std::unique_ptr<FeatureExtractor> extractor;
   FeatureStats feature_stats;
   std::unique_ptr<ChainProblem> problem;
+  // OCR runs (corpus.ocr set): the test words as a problem, for decoding
+  // and letter error; `train`, `test`, `extractor` and `feature_stats` are
+  // then empty.
+  std::unique_ptr<ChainProblem> ocr_test;
+  std::string ocr_path;  // resolved
+  int64_t ocr_train_letters = 0;
+  int64_t ocr_test_letters = 0;
 };
 
 absl::StatusOr<PreparedCorpus> PrepareCorpus(const PipelineConfig& config,
