@@ -8,12 +8,18 @@
 // Progress goes to stderr; the final conlleval table to stdout.
 
 #include <cstdio>
+#include <initializer_list>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 #include "corpora/tag_scheme.h"
 #include "pipeline/pipeline.h"
 
@@ -32,7 +38,29 @@ ABSL_FLAG(double, max_seconds, -1, "Override: time budget (0 = none).");
 ABSL_FLAG(double, gap_tolerance, -1, "Override: duality gap tolerance.");
 ABSL_FLAG(int, gap_check, 0, "Override: passes between exact gaps.");
 ABSL_FLAG(int64_t, seed, -1, "Override: random seed.");
-ABSL_FLAG(std::string, sampling, "", "Override: uniform | permutation.");
+ABSL_FLAG(std::string, sampling, "",
+          "Override: uniform | permutation | gap (bcfw block sampling).");
+ABSL_FLAG(std::string, step, "",
+          "Override: fw | pairwise | away | best (bcfw block step).");
+ABSL_FLAG(std::string, cache, "",
+          "Override: true | false (bcfw gap-based corner cache).");
+ABSL_FLAG(double, cache_factor, -1,
+          "Override: cache factor F (a cached corner is used when its gap is "
+          ">= max(F * g_i, nu * G / n)).");
+ABSL_FLAG(double, cache_nu, -1, "Override: cache threshold nu.");
+ABSL_FLAG(int, max_cache_size, 0, "Override: corners cached per block.");
+ABSL_FLAG(int, mp_max_planes, 0, "Override: mp_bcfw planes per block.");
+ABSL_FLAG(int, mp_inactive_iterations, 0,
+          "Override: mp_bcfw drops planes unused for this many iterations.");
+ABSL_FLAG(int, mp_max_approx_passes, 0,
+          "Override: mp_bcfw approximate passes per outer iteration.");
+ABSL_FLAG(std::string, mp_rule, "",
+          "Override: deterministic | wall_clock (mp_bcfw's rule for when to "
+          "stop approximate passes).");
+ABSL_FLAG(std::string, weighted_averaging, "",
+          "Override: true | false (return the weighted average w-bar).");
+ABSL_FLAG(std::string, line_search, "",
+          "Override: true | false (exact line search on block steps).");
 ABSL_FLAG(int, threads, 0, "Override: threads for batch passes.");
 ABSL_FLAG(int64_t, num_buckets, 0, "Override: feature hash buckets.");
 ABSL_FLAG(std::string, train_scheme, "",
@@ -47,6 +75,107 @@ ABSL_FLAG(bool, quiet, false, "No progress lines.");
 
 namespace chaintag {
 namespace {
+
+// A string flag that names a bool: "" = not given, else true or false.
+absl::Status ParseBoolFlag(absl::string_view flag, const std::string& value,
+                           std::optional<bool>* out) {
+  if (value == "true" || value == "false") {
+    *out = value == "true";
+  } else if (!value.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--", flag, ": expected true or false, got '", value, "'"));
+  }
+  return absl::OkStatus();
+}
+
+// A string flag that names one of an enum's values: "" = not given.
+template <typename Enum>
+absl::Status ParseEnumFlag(
+    absl::string_view flag, const std::string& value,
+    std::initializer_list<std::pair<absl::string_view, Enum>> names,
+    std::optional<Enum>* out) {
+  if (value.empty()) return absl::OkStatus();
+  std::vector<absl::string_view> expected;
+  for (const auto& [name, enum_value] : names) {
+    if (value == name) {
+      *out = enum_value;
+      return absl::OkStatus();
+    }
+    expected.push_back(name);
+  }
+  return absl::InvalidArgumentError(absl::StrCat("--", flag, ": expected ",
+                                                 absl::StrJoin(expected, " | "),
+                                                 ", got '", value, "'"));
+}
+
+// The overrides of SolverConfig's Frank-Wolfe family options.
+absl::Status ApplySolverOptionOverrides(SolverConfig* solver) {
+  std::optional<SolverConfig::Sampling> sampling;
+  absl::Status status = ParseEnumFlag<SolverConfig::Sampling>(
+      "sampling", absl::GetFlag(FLAGS_sampling),
+      {{"uniform", SolverConfig::UNIFORM},
+       {"permutation", SolverConfig::PERMUTATION},
+       {"gap", SolverConfig::GAP}},
+      &sampling);
+  if (!status.ok()) return status;
+  if (sampling.has_value()) solver->set_sampling(*sampling);
+
+  std::optional<SolverConfig::Step> step;
+  status =
+      ParseEnumFlag<SolverConfig::Step>("step", absl::GetFlag(FLAGS_step),
+                                        {{"fw", SolverConfig::FW},
+                                         {"pairwise", SolverConfig::PAIRWISE},
+                                         {"away", SolverConfig::AWAY},
+                                         {"best", SolverConfig::BEST}},
+                                        &step);
+  if (!status.ok()) return status;
+  if (step.has_value()) solver->set_step(*step);
+
+  std::optional<SolverConfig::ApproxRule> rule;
+  status = ParseEnumFlag<SolverConfig::ApproxRule>(
+      "mp_rule", absl::GetFlag(FLAGS_mp_rule),
+      {{"deterministic", SolverConfig::DETERMINISTIC},
+       {"wall_clock", SolverConfig::WALL_CLOCK}},
+      &rule);
+  if (!status.ok()) return status;
+  if (rule.has_value()) solver->set_mp_rule(*rule);
+
+  std::optional<bool> flag;
+  status = ParseBoolFlag("cache", absl::GetFlag(FLAGS_cache), &flag);
+  if (!status.ok()) return status;
+  if (flag.has_value()) solver->set_cache(*flag);
+  flag.reset();
+  status = ParseBoolFlag("weighted_averaging",
+                         absl::GetFlag(FLAGS_weighted_averaging), &flag);
+  if (!status.ok()) return status;
+  if (flag.has_value()) solver->set_weighted_averaging(*flag);
+  flag.reset();
+  status =
+      ParseBoolFlag("line_search", absl::GetFlag(FLAGS_line_search), &flag);
+  if (!status.ok()) return status;
+  if (flag.has_value()) solver->set_line_search(*flag);
+
+  if (absl::GetFlag(FLAGS_cache_factor) >= 0) {
+    solver->set_cache_factor(absl::GetFlag(FLAGS_cache_factor));
+  }
+  if (absl::GetFlag(FLAGS_cache_nu) >= 0) {
+    solver->set_cache_nu(absl::GetFlag(FLAGS_cache_nu));
+  }
+  if (absl::GetFlag(FLAGS_max_cache_size) > 0) {
+    solver->set_max_cache_size(absl::GetFlag(FLAGS_max_cache_size));
+  }
+  if (absl::GetFlag(FLAGS_mp_max_planes) > 0) {
+    solver->set_mp_max_planes(absl::GetFlag(FLAGS_mp_max_planes));
+  }
+  if (absl::GetFlag(FLAGS_mp_inactive_iterations) > 0) {
+    solver->set_mp_inactive_iterations(
+        absl::GetFlag(FLAGS_mp_inactive_iterations));
+  }
+  if (absl::GetFlag(FLAGS_mp_max_approx_passes) > 0) {
+    solver->set_mp_max_approx_passes(absl::GetFlag(FLAGS_mp_max_approx_passes));
+  }
+  return absl::OkStatus();
+}
 
 absl::Status ApplyOverrides(PipelineConfig* config) {
   SolverConfig* solver = config->mutable_solver();
@@ -80,15 +209,8 @@ absl::Status ApplyOverrides(PipelineConfig* config) {
   if (absl::GetFlag(FLAGS_seed) >= 0) {
     solver->set_seed(static_cast<uint64_t>(absl::GetFlag(FLAGS_seed)));
   }
-  const std::string sampling = absl::GetFlag(FLAGS_sampling);
-  if (sampling == "uniform") {
-    solver->set_sampling(SolverConfig::UNIFORM);
-  } else if (sampling == "permutation") {
-    solver->set_sampling(SolverConfig::PERMUTATION);
-  } else if (!sampling.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--sampling: expected uniform or permutation, got ", sampling));
-  }
+  absl::Status status = ApplySolverOptionOverrides(solver);
+  if (!status.ok()) return status;
   if (absl::GetFlag(FLAGS_threads) > 0) {
     solver->set_num_threads(absl::GetFlag(FLAGS_threads));
   }
@@ -102,12 +224,12 @@ absl::Status ApplyOverrides(PipelineConfig* config) {
     if (!scheme.ok()) return scheme.status();
     config->mutable_model()->set_train_scheme(*scheme);
   }
-  const std::string normalize = absl::GetFlag(FLAGS_normalize_loss);
-  if (normalize == "true" || normalize == "false") {
-    config->mutable_model()->set_normalize_loss(normalize == "true");
-  } else if (!normalize.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--normalize_loss: expected true or false, got ", normalize));
+  std::optional<bool> normalize;
+  status = ParseBoolFlag("normalize_loss", absl::GetFlag(FLAGS_normalize_loss),
+                         &normalize);
+  if (!status.ok()) return status;
+  if (normalize.has_value()) {
+    config->mutable_model()->set_normalize_loss(*normalize);
   }
   if (absl::GetFlag(FLAGS_max_train_sentences) >= 0) {
     config->mutable_corpus()->set_max_train_sentences(
