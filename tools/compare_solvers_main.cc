@@ -1,0 +1,249 @@
+// compare_solvers: trains one pipeline config with several solver
+// configurations and seeds, then plots the duality gap (and held-out
+// score) against passes and seconds — the "Minding the gaps" Fig. 3/5
+// pictures for any preset.
+//
+//   bazel run //tools:compare_solvers --
+//       --config=pipeline/configs/ocr_small.textproto
+//       --runs='bcfw:sampling=uniform;bcfw:sampling=gap,step=pairwise,cache=true;fw'
+//       --seeds=1,2,3 --max_passes=50 --max_seconds=0 --out=/tmp/cmp
+//
+// A run spec is solver_name[:field=value,...] over SolverConfig's fields
+// (label=... names it). Writes <label>.seed<k>.{model,log.jsonl},
+// gap_vs_passes.svg, gap_vs_seconds.svg, eval_vs_passes.svg (when scored)
+// and summary.tsv into --out, and a summary table to stdout.
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "pipeline/pipeline.h"
+#include "tools/compare_solvers_lib.h"
+
+ABSL_FLAG(std::string, config, "", "PipelineConfig in protobuf text format.");
+ABSL_FLAG(std::string, corpora, "",
+          "Corpora root (default: $CHAINTAG_CORPORA, else ../shared/corpora "
+          "beside the workspace).");
+ABSL_FLAG(std::string, runs, "bcfw",
+          "Run specs separated by ';': solver_name[:field=value,...] with "
+          "SolverConfig fields, plus label=... for the legend.");
+ABSL_FLAG(std::string, seeds, "1", "Comma-separated seeds; each run per seed.");
+ABSL_FLAG(std::string, out, "", "Output directory (created if missing).");
+ABSL_FLAG(int, max_passes, 0, "Override for every run: maximum passes.");
+ABSL_FLAG(double, max_seconds, -1,
+          "Override for every run: time budget (0 = none).");
+ABSL_FLAG(double, lambda, -1, "Override for every run: λ (0 = 1/n).");
+ABSL_FLAG(double, gap_tolerance, -1,
+          "Override for every run: stop at this exact gap (0 = run all "
+          "passes).");
+ABSL_FLAG(int, gap_check, 0,
+          "Override for every run: passes between exact gaps.");
+ABSL_FLAG(int, threads, 0, "Override for every run: threads for batch passes.");
+ABSL_FLAG(int, max_train_sentences, -1,
+          "Override: use only the first N training sentences (0 = all).");
+ABSL_FLAG(int, eval_every, -1,
+          "Override: passes between test evaluations (0 = only at the end).");
+ABSL_FLAG(double, target_gap, 1e-3,
+          "The table reports passes and seconds to first reach this gap.");
+ABSL_FLAG(bool, plot_only, false,
+          "Do not train: re-plot the logs already in --out.");
+ABSL_FLAG(bool, verbose, false, "Show the pipeline's per-pass progress.");
+
+namespace chaintag {
+namespace {
+
+absl::StatusOr<std::vector<uint64_t>> ParseSeeds(const std::string& text) {
+  std::vector<uint64_t> seeds;
+  for (absl::string_view piece : absl::StrSplit(text, ',')) {
+    piece = absl::StripAsciiWhitespace(piece);
+    if (piece.empty()) continue;
+    uint64_t seed;
+    if (!absl::SimpleAtoi(piece, &seed)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--seeds: \"", piece, "\" is not a seed"));
+    }
+    seeds.push_back(seed);
+  }
+  if (seeds.empty()) return absl::InvalidArgumentError("--seeds is empty");
+  return seeds;
+}
+
+// The flag overrides shared by every run, applied before the run spec so
+// that a spec's own field (e.g. gap_check=1) wins.
+void ApplyCommonOverrides(PipelineConfig* config) {
+  SolverConfig* solver = config->mutable_solver();
+  if (absl::GetFlag(FLAGS_max_passes) > 0) {
+    solver->set_max_passes(absl::GetFlag(FLAGS_max_passes));
+  }
+  if (absl::GetFlag(FLAGS_max_seconds) >= 0) {
+    solver->set_max_seconds(absl::GetFlag(FLAGS_max_seconds));
+  }
+  if (absl::GetFlag(FLAGS_lambda) >= 0) {
+    solver->set_lambda(absl::GetFlag(FLAGS_lambda));
+  }
+  if (absl::GetFlag(FLAGS_gap_tolerance) >= 0) {
+    solver->set_gap_tolerance(absl::GetFlag(FLAGS_gap_tolerance));
+  }
+  if (absl::GetFlag(FLAGS_gap_check) > 0) {
+    solver->set_gap_check(absl::GetFlag(FLAGS_gap_check));
+  }
+  if (absl::GetFlag(FLAGS_threads) > 0) {
+    solver->set_num_threads(absl::GetFlag(FLAGS_threads));
+  }
+  if (absl::GetFlag(FLAGS_max_train_sentences) >= 0) {
+    config->mutable_corpus()->set_max_train_sentences(
+        absl::GetFlag(FLAGS_max_train_sentences));
+  }
+  if (absl::GetFlag(FLAGS_eval_every) >= 0) {
+    config->set_eval_every(absl::GetFlag(FLAGS_eval_every));
+  }
+}
+
+absl::Status WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) return absl::DataLossError(absl::StrCat("cannot write ", path));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PipelineConfig> LoadConfig(const std::string& path) {
+  // As in train: a user path from the caller's directory, else as given
+  // (inside the runfiles).
+  absl::StatusOr<PipelineConfig> config =
+      ReadPipelineConfig(ResolveUserPath(path));
+  if (absl::IsNotFound(config.status()) && ResolveUserPath(path) != path) {
+    config = ReadPipelineConfig(path);
+  }
+  return config;
+}
+
+int Fail(const absl::Status& status, int code) {
+  std::fprintf(stderr, "compare_solvers: %s\n", status.ToString().c_str());
+  return code;
+}
+
+int Run() {
+  if (absl::GetFlag(FLAGS_config).empty() || absl::GetFlag(FLAGS_out).empty()) {
+    std::fprintf(stderr,
+                 "compare_solvers: --config=<file.textproto> and --out=<dir> "
+                 "are required\n");
+    return 2;
+  }
+  absl::StatusOr<std::vector<RunSpec>> specs =
+      ParseRunSpecs(absl::GetFlag(FLAGS_runs));
+  if (!specs.ok()) return Fail(specs.status(), 2);
+  absl::StatusOr<std::vector<uint64_t>> seeds =
+      ParseSeeds(absl::GetFlag(FLAGS_seeds));
+  if (!seeds.ok()) return Fail(seeds.status(), 2);
+  absl::StatusOr<PipelineConfig> base = LoadConfig(absl::GetFlag(FLAGS_config));
+  if (!base.ok()) return Fail(base.status(), 1);
+  ApplyCommonOverrides(&*base);
+
+  const std::string out_dir = ResolveUserPath(absl::GetFlag(FLAGS_out));
+  std::error_code error;
+  std::filesystem::create_directories(out_dir, error);
+  if (error) {
+    return Fail(absl::InternalError(absl::StrCat("cannot create ", out_dir,
+                                                 ": ", error.message())),
+                1);
+  }
+
+  PipelineOptions options;
+  options.corpora_root = absl::GetFlag(FLAGS_corpora).empty()
+                             ? DefaultCorporaRoot()
+                             : ResolveUserPath(absl::GetFlag(FLAGS_corpora));
+  options.output_dir = out_dir;
+  options.progress = absl::GetFlag(FLAGS_verbose) ? stderr : nullptr;
+
+  std::vector<RunLogs> runs;
+  const int total = static_cast<int>(specs->size() * seeds->size());
+  int index = 0;
+  for (const RunSpec& spec : *specs) {
+    RunLogs logs;
+    logs.label = spec.label;
+    for (uint64_t seed : *seeds) {
+      ++index;
+      const std::string stem =
+          absl::StrCat(FileStem(spec.label), ".seed", seed);
+      const std::string log_path =
+          ResolvePath(out_dir, absl::StrCat(stem, ".log.jsonl"));
+      if (!absl::GetFlag(FLAGS_plot_only)) {
+        PipelineConfig config = *base;
+        absl::Status status = ApplyRunSpec(spec, config.mutable_solver());
+        if (!status.ok()) return Fail(status, 2);
+        config.mutable_solver()->set_seed(seed);
+        config.set_model_path(absl::StrCat(stem, ".model"));
+        config.set_log_path(absl::StrCat(stem, ".log.jsonl"));
+        config.clear_predictions_path();
+        std::fprintf(stderr, "[%d/%d] %s seed %llu ...", index, total,
+                     spec.label.c_str(), static_cast<unsigned long long>(seed));
+        std::fflush(stderr);
+        absl::StatusOr<PipelineResult> result = RunPipeline(config, options);
+        if (!result.ok()) {
+          std::fprintf(stderr, "\n");
+          return Fail(result.status(), 1);
+        }
+        std::fprintf(stderr, " %d passes, %.1fs, gap %.3e (%s)\n",
+                     result->summary.passes(), result->summary.seconds(),
+                     result->summary.gap(),
+                     result->summary.stop_reason().c_str());
+      }
+      absl::StatusOr<std::vector<PassRecord>> records = ReadPassLog(log_path);
+      if (!records.ok()) return Fail(records.status(), 1);
+      logs.seeds.push_back(seed);
+      logs.records.push_back(*std::move(records));
+    }
+    runs.push_back(std::move(logs));
+  }
+
+  std::string title = base->name();
+  const SolverConfig& solver = base->solver();
+  if (solver.lambda() > 0) {
+    absl::StrAppend(&title, absl::StrFormat(", λ=%g", solver.lambda()));
+  }
+  if (base->corpus().max_train_sentences() > 0) {
+    absl::StrAppend(&title, ", n≤", base->corpus().max_train_sentences());
+  }
+  const Figures figures = MakeFigures(runs, title);
+  std::vector<std::pair<std::string, std::string>> outputs = {
+      {"gap_vs_passes.svg", figures.gap_vs_passes},
+      {"gap_vs_seconds.svg", figures.gap_vs_seconds},
+      {"summary.tsv", SummaryTsv(runs)}};
+  if (!figures.eval_vs_passes.empty()) {
+    outputs.emplace_back("eval_vs_passes.svg", figures.eval_vs_passes);
+  }
+  for (const auto& [name, text] : outputs) {
+    absl::Status status = WriteFile(ResolvePath(out_dir, name), text);
+    if (!status.ok()) return Fail(status, 1);
+  }
+  std::fputs(SummaryTable(runs, absl::GetFlag(FLAGS_target_gap)).c_str(),
+             stdout);
+  std::fprintf(stderr, "plots and summary.tsv written to %s\n",
+               out_dir.c_str());
+  return 0;
+}
+
+}  // namespace
+}  // namespace chaintag
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "Compares solver configurations over seeds and plots their duality "
+      "gaps: compare_solvers --config=<file.textproto> "
+      "--runs='bcfw;bcfw:sampling=gap' --seeds=1,2,3 --out=<dir>");
+  absl::ParseCommandLine(argc, argv);
+  return chaintag::Run();
+}
