@@ -2,6 +2,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "solvers/bcfw.h"
+#include "solvers/fw.h"
+#include "solvers/mp_bcfw.h"
+#include "solvers/ssg.h"
 
 namespace chaintag {
 
@@ -28,8 +31,18 @@ absl::StatusOr<std::unique_ptr<Solver>> CreateSolver(
   if (config.name() == "bcfw") {
     return std::unique_ptr<Solver>(new BcfwSolver(config));
   }
+  if (config.name() == "fw") {
+    return std::unique_ptr<Solver>(new FwSolver(config));
+  }
+  if (config.name() == "ssg") {
+    return std::unique_ptr<Solver>(new SsgSolver(config));
+  }
+  if (config.name() == "mp_bcfw") {
+    return std::unique_ptr<Solver>(new MpBcfwSolver(config));
+  }
   return absl::InvalidArgumentError(
-      absl::StrCat("unknown solver \"", config.name(), "\" (known: bcfw)"));
+      absl::StrCat("unknown solver \"", config.name(),
+                   "\" (known: bcfw, fw, ssg, mp_bcfw)"));
 }
 
 }  // namespace chaintag

@@ -1,0 +1,189 @@
+// MP-BCFW on small multiclass SVMs (MulticlassProblem), against optima
+// computed by hand and a BCFW run certified to a 1e-10 duality gap.
+
+#include "solvers/mp_bcfw.h"
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "solvers/bcfw.h"
+#include "solvers/duality_gap.h"
+#include "solvers/multiclass_problem_testing.h"
+
+namespace chaintag {
+namespace {
+
+MulticlassProblem RandomProblem(int num_classes = 3) {
+  std::mt19937 rng(2);
+  std::normal_distribution<double> normal(0, 1);
+  std::vector<std::vector<double>> inputs(20, std::vector<double>(4));
+  std::vector<int> gold(20);
+  for (int i = 0; i < 20; ++i) {
+    for (double& x : inputs[i]) x = normal(rng);
+    gold[i] = i % num_classes;
+  }
+  return MulticlassProblem(inputs, gold, num_classes);
+}
+
+double ReferencePrimal(const Problem& problem, double lambda) {
+  SolverConfig config;
+  config.set_lambda(lambda);
+  config.set_max_passes(200000);
+  config.set_gap_check(5);
+  config.set_gap_tolerance(1e-10);
+  config.set_weighted_averaging(false);
+  std::vector<double> w;
+  BcfwSolver solver(config);
+  absl::StatusOr<TrainingSummary> summary = solver.Solve(problem, nullptr, &w);
+  EXPECT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->stop_reason(), "gap_tolerance");
+  return summary->primal();
+}
+
+SolverConfig MpConfig(double lambda) {
+  SolverConfig config;
+  config.set_name("mp_bcfw");
+  config.set_lambda(lambda);
+  config.set_max_passes(20000);
+  config.set_gap_check(1);
+  return config;
+}
+
+// One example x = 1, two classes, gold 0 (see bcfw_test.cc): optimum
+// a = 1/2, P = λ/4 for λ ≤ 2 and a = 1/λ, P = 1 − 1/λ for λ > 2.
+TEST(MpBcfwTest, HandComputedOptimumOfOneExample) {
+  MulticlassProblem problem({{1.0}}, {0}, 2);
+  for (bool averaging : {false, true}) {
+    for (double lambda : {0.5, 1.0, 4.0, 10.0}) {
+      SolverConfig config = MpConfig(lambda);
+      config.set_max_passes(50);
+      config.set_gap_tolerance(1e-12);
+      config.set_weighted_averaging(averaging);
+      std::vector<double> w;
+      MpBcfwSolver solver(config);
+      absl::StatusOr<TrainingSummary> summary =
+          solver.Solve(problem, nullptr, &w);
+      ASSERT_TRUE(summary.ok()) << summary.status();
+      const double a = lambda <= 2 ? 0.5 : 1 / lambda;
+      const double primal = lambda <= 2 ? lambda / 4 : 1 - 1 / lambda;
+      ASSERT_EQ(w.size(), 2u);
+      EXPECT_NEAR(w[0], a, 1e-12) << "lambda " << lambda;
+      EXPECT_NEAR(w[1], -a, 1e-12);
+      EXPECT_NEAR(summary->primal(), primal, 1e-12);
+      EXPECT_NEAR(summary->dual(), primal, 1e-12);
+      EXPECT_EQ(summary->stop_reason(), "gap_tolerance");
+    }
+  }
+}
+
+// Checks a run on RandomProblem against the certified optimum and the
+// invariants of its log.
+void CheckRun(const MulticlassProblem& problem, const SolverConfig& config,
+              double optimum, MpBcfwSolver* solver,
+              std::vector<double>* w = nullptr) {
+  Monitor monitor;
+  monitor.set_progress_stream(nullptr);
+  std::vector<double> own_w;
+  if (w == nullptr) w = &own_w;
+  absl::StatusOr<TrainingSummary> summary = solver->Solve(problem, &monitor, w);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->stop_reason(), "gap_tolerance") << summary->gap();
+  EXPECT_NEAR(summary->primal(), optimum, 1e-6 * optimum);
+  EXPECT_GE(summary->primal(), optimum - 1e-12);
+  // The reported primal is that of the returned w, recomputed here.
+  EXPECT_NEAR(0.5 * config.lambda() * SquaredNorm(w->data(), w->size()) +
+                  AverageHingeLoss(problem, w->data(), 1),
+              summary->primal(), 1e-12);
+  EXPECT_LE(solver->max_working_set_size(), config.mp_max_planes());
+  int approximate = 0;
+  for (const PassRecord& record : monitor.records()) {
+    EXPECT_LE(record.mean_active_set_size(), config.mp_max_planes());
+    if (record.approx_passes() > 0) ++approximate;
+    if (record.gap_exact()) {
+      EXPECT_GE(record.gap(), -1e-12);
+      EXPECT_NEAR(record.primal() - record.dual(), record.gap(), 1e-12);
+    }
+  }
+  if (config.mp_max_planes() > 0 && config.mp_max_approx_passes() > 0) {
+    EXPECT_GT(approximate, 0);
+  } else {
+    EXPECT_EQ(approximate, 0);
+  }
+}
+
+TEST(MpBcfwTest, ReachesTheCertifiedOptimum) {
+  const MulticlassProblem problem = RandomProblem();
+  const double lambda = 1.0;
+  const double optimum = ReferencePrimal(problem, lambda);
+  for (bool averaging : {false, true}) {
+    for (SolverConfig::ApproxRule rule :
+         {SolverConfig::DETERMINISTIC, SolverConfig::WALL_CLOCK}) {
+      // N = 2 < 3 classes makes the working sets overflow.
+      for (int planes : {100, 2, 0}) {
+        SCOPED_TRACE(testing::Message() << "averaging " << averaging << " rule "
+                                        << rule << " planes " << planes);
+        SolverConfig config = MpConfig(lambda);
+        config.set_gap_tolerance(1e-6 * optimum);
+        config.set_weighted_averaging(averaging);
+        config.set_mp_rule(rule);
+        config.set_mp_max_planes(planes);
+        MpBcfwSolver solver(config);
+        CheckRun(problem, config, optimum, &solver);
+        if (rule == SolverConfig::DETERMINISTIC && planes > 0) {
+          // The measured oracle cost is a power of two.
+          const double r = solver.oracle_cost();
+          EXPECT_GT(r, 0);
+          EXPECT_EQ(r, std::exp2(std::round(std::log2(r))));
+        }
+      }
+    }
+  }
+}
+
+TEST(MpBcfwTest, FewPlanesAndShortMemory) {
+  const MulticlassProblem problem = RandomProblem();
+  const double lambda = 1.0;
+  const double optimum = ReferencePrimal(problem, lambda);
+  SolverConfig config = MpConfig(lambda);
+  config.set_gap_tolerance(1e-6 * optimum);
+  config.set_mp_max_planes(2);
+  config.set_mp_inactive_iterations(1);
+  config.set_mp_max_approx_passes(5);
+  MpBcfwSolver solver(config);
+  CheckRun(problem, config, optimum, &solver);
+  EXPECT_EQ(solver.max_working_set_size(), 2);
+}
+
+TEST(MpBcfwTest, SameSeedSameIterates) {
+  const MulticlassProblem problem = RandomProblem();
+  SolverConfig config = MpConfig(0.1);
+  config.set_max_passes(7);
+  config.set_gap_check(3);
+  config.set_seed(11);
+  std::vector<double> w1, w2, w3;
+  for (std::vector<double>* w : {&w1, &w2}) {
+    MpBcfwSolver solver(config);
+    solver.set_oracle_cost_for_testing(4);
+    ASSERT_TRUE(solver.Solve(problem, nullptr, w).ok());
+  }
+  EXPECT_EQ(w1, w2);
+  config.set_seed(12);
+  MpBcfwSolver solver(config);
+  solver.set_oracle_cost_for_testing(4);
+  ASSERT_TRUE(solver.Solve(problem, nullptr, &w3).ok());
+  EXPECT_NE(w1, w3);
+}
+
+TEST(MpBcfwTest, RegisteredAndRejectsBadOptions) {
+  SolverConfig config = MpConfig(0.1);
+  EXPECT_TRUE(CreateSolver(config).ok());
+  config.set_mp_max_planes(-1);
+  const MulticlassProblem problem = RandomProblem();
+  std::vector<double> w;
+  EXPECT_FALSE(MpBcfwSolver(config).Solve(problem, nullptr, &w).ok());
+}
+
+}  // namespace
+}  // namespace chaintag
