@@ -3,29 +3,29 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "solvers/corner_store.h"
 #include "solvers/duality_gap.h"
 #include "solvers/random.h"
+#include "solvers/sum_tree.h"
 
 namespace chaintag {
 namespace {
 
-// Dual iterate of BCFW: w = Σ_i w_i, ℓ = Σ_i ℓ_i, the block states v_i
-// (w_i = v_i/(λn)), and the weighted-average accumulators.
-struct DualIterate {
-  std::vector<double> w;
-  double ell = 0;
-  std::vector<double> ell_block;
-  std::vector<int64_t> state_offset;  // n + 1 entries into `states`
-  std::vector<double> states;
-  std::vector<double> average_accumulator;  // u = Σ_s s(s−1)/2 · Δw_s
-  double ell_accumulator = 0;               // Σ_s s(s−1)/2 · Δℓ_s
-  int64_t steps = 0;                        // K
-};
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+// The sum of a block's α is renormalised when it drifts this far from one.
+constexpr double kAlphaSumTolerance = 1e-12;
+// Fully-corrective inner solve: stop when the best pairwise gap inside the
+// active set is below this fraction of the block's FW gap (or absolute 1e-15).
+constexpr double kInnerRelativeTolerance = 1e-6;
+constexpr int kMaxInnerIterations = 200;
 
 // Weight of w^(K) in w̄ = w − average_scale·u, i.e. 2/(K(K+1)).
 double AverageScale(int64_t steps) {
@@ -45,148 +45,698 @@ double SquaredNormOfDifference(const double* w, double scale, const double* u,
   return sum;
 }
 
-}  // namespace
+// A block move Δv_i = Σ_k c_k·ψ_i(y_k) + c_state·v_i with Σ c_k + c_state = 0
+// (so α stays on the simplex). FW: c_s = γ, c_state = −γ. Pairwise:
+// c_s = γ, c_a = −γ. Away: c_a = −γ, c_state = γ. Fully corrective: c_k = Δα_k.
+struct Move {
+  std::vector<int> entries;  // store indices, or −1 for the oracle corner
+  std::vector<double> coefficients;
+  double state_coefficient = 0;
+  void Clear() {
+    entries.clear();
+    coefficients.clear();
+    state_coefficient = 0;
+  }
+  void Add(int entry, double c) {
+    entries.push_back(entry);
+    coefficients.push_back(c);
+  }
+};
 
-absl::StatusOr<TrainingSummary> BcfwSolver::Solve(const Problem& problem,
-                                                  Monitor* monitor,
-                                                  std::vector<double>* w_out) {
-  const int n = problem.NumExamples();
-  const int64_t dim = problem.Dim();
-  if (n <= 0) return absl::InvalidArgumentError("bcfw: no training examples");
-  const double lambda = ResolveLambda(config_, n);
-  const bool averaging = config_.weighted_averaging();
+// Dual improvement of a step γ along a direction with linear coefficient
+// `slope` (the direction's gap) and curvature λ‖Δw‖² per unit γ².
+double Improvement(double gamma, double slope, double curvature) {
+  return gamma * slope - 0.5 * gamma * gamma * curvature;
+}
+
+double LineSearch(double slope, double curvature, double gamma_max) {
+  if (!(curvature > 0)) return slope > 0 ? gamma_max : 0;
+  return std::clamp(slope / curvature, 0.0, gamma_max);
+}
+
+class BcfwRun {
+ public:
+  BcfwRun(const SolverConfig& config, const Problem& problem)
+      : config_(config),
+        problem_(problem),
+        n_(problem.NumExamples()),
+        dim_(problem.Dim()),
+        lambda_(ResolveLambda(config, n_)),
+        averaging_(config.weighted_averaging()),
+        fully_corrective_(config.name() == "active_set_bcfw"),
+        step_(fully_corrective_ ? SolverConfig::FW : config.step()),
+        track_alpha_(fully_corrective_ || step_ != SolverConfig::FW),
+        use_cache_(config.cache()),
+        keep_corners_(track_alpha_ || use_cache_),
+        gap_sampling_(config.sampling() == SolverConfig::GAP),
+        random_(config.seed()) {}
+
+  absl::StatusOr<TrainingSummary> Solve(Monitor* monitor,
+                                        std::vector<double>* w_out);
+  void set_invariants_output(BcfwInvariants* invariants) {
+    invariants_ = invariants;
+  }
+  // Call before Solve hands w over.
+  void CheckInvariants(BcfwInvariants* invariants) const;
+
+ private:
+  void Initialize();
+  int NextBlock(int j, const std::vector<int>& order);
+  void Step(int i);
+  // Applies x += scale/(λn)·Δv of `move` (before the block state changes).
+  void ApplyToVector(int i, const Move& move, const Corner& oracle_corner,
+                     double scale, double* x) const;
+  void ApplyMove(int i, const Move& move, const Corner& oracle_corner);
+  void FullyCorrectiveMove(int i, int fw_entry,
+                           const std::vector<double>& scores, Move* move);
+  std::vector<double> CornerDots(int i, const Corner& corner) const;
+  void SetBlockGap(int i, double gap);
+  const std::vector<double>& ReturnedPoint();
+  double ReturnedEll() const {
+    return averaging_ ? ell_ - AverageScale(steps_) * ell_accumulator_ : ell_;
+  }
+  double* state(int i) { return states_.data() + state_offset_[i]; }
+
+  const SolverConfig& config_;
+  const Problem& problem_;
+  const int n_;
+  const int64_t dim_;
+  const double lambda_;
+  const bool averaging_;
+  const bool fully_corrective_;
+  const SolverConfig::Step step_;
+  const bool track_alpha_;  // α per corner is authoritative (active sets)
+  const bool use_cache_;
+  const bool keep_corners_;
+  const bool gap_sampling_;
+  SolverRandom random_;
+  BcfwInvariants* invariants_ = nullptr;
+
+  // Dual iterate: w = Σ_i w_i, ℓ = Σ_i ℓ_i, block states v_i (w_i = v_i/(λn)).
+  std::vector<double> w_;
+  double ell_ = 0;
+  std::vector<double> ell_block_;
+  std::vector<int64_t> state_offset_;
+  std::vector<double> states_;
+  // Weighted average: u = Σ_s s(s−1)/2·Δw_s and its ℓ counterpart.
+  std::vector<double> average_accumulator_;
+  double ell_accumulator_ = 0;
+  int64_t steps_ = 0;
+  std::vector<double> average_;
+  int64_t average_steps_ = -1;
+
+  std::vector<CornerStore> corners_;
+  // Stale block-gap estimates g_i (+∞ until the block's first oracle call),
+  // refreshed by oracle calls and exact passes, never by cache hits.
+  std::vector<double> block_gap_;
+  int num_unvisited_ = 0;
+  int next_unvisited_ = 0;
+  SumTree gap_tree_{0};
+  double cache_global_gap_ = 1;  // G of the hit test: last exact gap
+
+  int64_t oracle_calls_ = 0;
+  int64_t pass_draws_ = 0;
+  int64_t pass_hits_ = 0;
+
+  // Per-step scratch.
+  OracleResult oracle_;
+  std::vector<const Corner*> corner_pointers_;
+  std::vector<double> scores_;
+  Move move_;
+};
+
+void BcfwRun::Initialize() {
+  w_.assign(dim_, 0.0);
+  ell_block_.assign(n_, 0.0);
+  state_offset_.resize(n_ + 1);
+  state_offset_[0] = 0;
+  for (int i = 0; i < n_; ++i) {
+    state_offset_[i + 1] = state_offset_[i] + problem_.BlockStateSize(i);
+  }
+  states_.resize(state_offset_[n_]);
+  for (int i = 0; i < n_; ++i) problem_.InitBlockState(i, state(i));
+  if (averaging_) average_accumulator_.assign(dim_, 0.0);
+  block_gap_.assign(n_, kInfinity);
+  num_unvisited_ = n_;
+  if (gap_sampling_) gap_tree_ = SumTree(n_);
+  if (keep_corners_) {
+    corners_.resize(n_);
+    for (int i = 0; i < n_; ++i) {
+      const Corner& gold = problem_.GoldCorner(i);
+      std::vector<double> dots;
+      if (fully_corrective_) dots = CornerDots(i, gold);
+      corners_[i].Add(gold, problem_.Loss(i, gold), 1.0,
+                      fully_corrective_ ? &dots : nullptr);
+    }
+  }
+}
+
+// ⟨ψ_i(corner), ψ_i(y_k)⟩ for every stored y_k, then ‖ψ_i(corner)‖², from
+// distances: ⟨a, b⟩ = (‖a‖² + ‖b‖² − ‖a − b‖²)/2 with ψ_i(gold) = 0.
+std::vector<double> BcfwRun::CornerDots(int i, const Corner& corner) const {
+  const Corner& gold = problem_.GoldCorner(i);
+  const double norm = problem_.CornerDistanceSquared(i, corner, gold);
+  std::vector<double> dots;
+  if (!corners_.empty()) {
+    const CornerStore& store = corners_[i];
+    for (int k = 0; k < store.size(); ++k) {
+      const StoredCorner& entry = store.entry(k);
+      const double other = entry.dots.empty() ? 0 : entry.dots[k];
+      const double distance =
+          problem_.CornerDistanceSquared(i, corner, entry.corner);
+      dots.push_back(0.5 * (norm + other - distance));
+    }
+  }
+  dots.push_back(norm);
+  return dots;
+}
+
+void BcfwRun::SetBlockGap(int i, double gap) {
+  if (block_gap_[i] == kInfinity) --num_unvisited_;
+  block_gap_[i] = std::max(gap, 0.0);
+  if (gap_sampling_) gap_tree_.Set(i, block_gap_[i]);
+}
+
+int BcfwRun::NextBlock(int j, const std::vector<int>& order) {
+  switch (config_.sampling()) {
+    case SolverConfig::PERMUTATION:
+      return order[j];
+    case SolverConfig::GAP:
+      // Unvisited blocks first, in index order (the reference code's +∞
+      // estimates make its sampler sweep them so).
+      if (num_unvisited_ > 0) {
+        while (block_gap_[next_unvisited_] != kInfinity) ++next_unvisited_;
+        return next_unvisited_;
+      }
+      if (gap_tree_.Total() > 0) {
+        return gap_tree_.Sample(random_.UniformDouble());
+      }
+      return static_cast<int>(random_.Uniform(n_));
+    default:
+      return static_cast<int>(random_.Uniform(n_));
+  }
+}
+
+void BcfwRun::ApplyToVector(int i, const Move& move,
+                            const Corner& oracle_corner, double scale,
+                            double* x) const {
+  const double c = scale / (lambda_ * n_);
+  auto corner_of = [&](int entry) -> const Corner& {
+    return entry < 0 ? oracle_corner : corners_[i].entry(entry).corner;
+  };
+  if (move.state_coefficient != 0) {
+    // FW or away: one corner, Δv = c_y·(ψ(y) − v_i).
+    problem_.AddCornerMinusState(i, corner_of(move.entries[0]),
+                                 states_.data() + state_offset_[i],
+                                 c * move.coefficients[0], x);
+    return;
+  }
+  for (size_t k = 0; k < move.entries.size(); ++k) {
+    if (move.coefficients[k] == 0) continue;
+    problem_.AddScaled(i, corner_of(move.entries[k]), c * move.coefficients[k],
+                       x);
+  }
+}
+
+void BcfwRun::ApplyMove(int i, const Move& move, const Corner& oracle_corner) {
+  const int64_t step = ++steps_;  // s, 1-based
+  ApplyToVector(i, move, oracle_corner, 1.0, w_.data());
+  double delta_ell = move.state_coefficient * ell_block_[i];
+  for (size_t k = 0; k < move.entries.size(); ++k) {
+    const int entry = move.entries[k];
+    const double loss =
+        entry < 0 ? oracle_.loss : corners_[i].entry(entry).loss;
+    delta_ell += move.coefficients[k] * loss / n_;
+  }
+  if (averaging_) {
+    const double weight =
+        0.5 * static_cast<double>(step) * static_cast<double>(step - 1);
+    if (weight > 0) {
+      ApplyToVector(i, move, oracle_corner, weight,
+                    average_accumulator_.data());
+    }
+    ell_accumulator_ += weight * delta_ell;
+  }
+  ell_ += delta_ell;
+  ell_block_[i] += delta_ell;
+
+  // The block state: v ← (1 + c_state)·v + Σ c_k ψ_k, in the problem's
+  // representation (affine in α).
+  double* block_state = state(i);
+  if (move.state_coefficient != 0) {
+    const int64_t size = state_offset_[i + 1] - state_offset_[i];
+    const double factor = 1.0 + move.state_coefficient;
+    for (int64_t k = 0; k < size; ++k) block_state[k] *= factor;
+  }
+  for (size_t k = 0; k < move.entries.size(); ++k) {
+    const int entry = move.entries[k];
+    problem_.AddCornerToState(
+        i, entry < 0 ? oracle_corner : corners_[i].entry(entry).corner,
+        move.coefficients[k], block_state);
+  }
+
+  if (!keep_corners_) return;
+  CornerStore& store = corners_[i];
+  if (move.state_coefficient != 0) {
+    for (int k = 0; k < store.size(); ++k) {
+      store.entry(k).alpha *= 1.0 + move.state_coefficient;
+    }
+  }
+  for (size_t k = 0; k < move.entries.size(); ++k) {
+    StoredCorner& entry = store.entry(move.entries[k]);
+    entry.alpha += move.coefficients[k];
+    // Exact zeros mark drop steps; rounding must not leave ghosts.
+    if (entry.alpha < 1e-15) entry.alpha = 0;
+  }
+  if (!track_alpha_) return;
+  const double sum = store.AlphaSum();
+  if (std::abs(sum - 1) > kAlphaSumTolerance) {
+    for (int k = 0; k < store.size(); ++k) store.entry(k).alpha /= sum;
+  }
+}
+
+// Maximises the block's dual over α restricted to its active set plus the FW
+// corner, by pairwise steps in α-space with exact line search: with
+// Q_ab = ⟨ψ_a, ψ_b⟩/(λn²), the gradient of the block dual is
+// ∇_k = L_k/n − ⟨w, ψ_k⟩/n, and a step moving mass t from a to b changes
+// every gradient by t·(Q_ak − Q_bk) — O(|active set|) per inner step.
+void BcfwRun::FullyCorrectiveMove(int i, int fw_entry,
+                                  const std::vector<double>& scores,
+                                  Move* move) {
+  const CornerStore& store = corners_[i];
+  std::vector<int> active;
+  for (int k = 0; k < store.size(); ++k) {
+    if (store.entry(k).alpha > 0 || k == fw_entry) active.push_back(k);
+  }
+  const int m = static_cast<int>(active.size());
+  const double q = 1.0 / (lambda_ * n_ * n_);
+  std::vector<double> alpha(m), gradient(m), delta(m, 0.0);
+  for (int a = 0; a < m; ++a) {
+    const StoredCorner& entry = store.entry(active[a]);
+    alpha[a] = entry.alpha;
+    gradient[a] = (entry.loss - scores[active[a]]) / n_;
+  }
+  auto dot = [&](int a, int b) {
+    return q * store.entry(active[a]).dots[active[b]];
+  };
+  double tolerance = -1;
+  for (int iteration = 0; iteration < kMaxInnerIterations; ++iteration) {
+    int best = 0, worst = -1;
+    for (int a = 1; a < m; ++a) {
+      if (gradient[a] > gradient[best]) best = a;
+    }
+    for (int a = 0; a < m; ++a) {
+      if (alpha[a] > 0 && (worst < 0 || gradient[a] < gradient[worst])) {
+        worst = a;
+      }
+    }
+    if (worst < 0 || best == worst) break;
+    const double slope = gradient[best] - gradient[worst];
+    if (tolerance < 0) {
+      tolerance = std::max(kInnerRelativeTolerance * slope, 1e-15);
+    }
+    if (slope <= tolerance) break;
+    const double curvature =
+        dot(best, best) + dot(worst, worst) - 2 * dot(best, worst);
+    const double t = LineSearch(slope, curvature, alpha[worst]);
+    if (t <= 0) break;
+    alpha[best] += t;
+    delta[best] += t;
+    if (t >= alpha[worst]) {
+      delta[worst] -= alpha[worst];
+      alpha[worst] = 0;  // drop step
+    } else {
+      alpha[worst] -= t;
+      delta[worst] -= t;
+    }
+    for (int k = 0; k < m; ++k) {
+      gradient[k] -= t * (dot(best, k) - dot(worst, k));
+    }
+  }
+  move->Clear();
+  for (int a = 0; a < m; ++a) {
+    if (delta[a] != 0) move->Add(active[a], delta[a]);
+  }
+}
+
+void BcfwRun::Step(int i) {
+  double* block_state = state(i);
+  ++pass_draws_;
+  if (!keep_corners_) {
+    // Plain BCFW: the oracle, one FW line-search step.
+    problem_.MaxOracle(i, w_.data(), block_state, &oracle_);
+    ++oracle_calls_;
+    // Block gap g_i = λ⟨w_i − w_s, w⟩ − ℓ_i + ℓ_s with w_i = v_i/(λn) and
+    // w_s = ψ_i(y*)/(λn).
+    const double gap = (oracle_.state_dot - oracle_.score) / n_ -
+                       ell_block_[i] + oracle_.loss / n_;
+    SetBlockGap(i, gap);
+    double gamma;
+    if (config_.line_search()) {
+      const double curvature =
+          problem_.StateDistanceSquared(i, block_state, oracle_.corner) /
+          (lambda_ * n_ * n_);  // λ‖w_i − w_s‖²
+      gamma = curvature > 0 ? std::clamp(gap / curvature, 0.0, 1.0) : 0;
+    } else {
+      gamma = 2.0 * n_ / (static_cast<double>(steps_) + 2.0 * n_);
+    }
+    if (gamma > 0) {
+      move_.Clear();
+      move_.Add(-1, gamma);
+      move_.state_coefficient = -gamma;
+      ApplyMove(i, move_, oracle_.corner);
+    } else {
+      ++steps_;  // the average still counts the iterate
+    }
+    return;
+  }
+
+  // Scores of the stored corners at the pre-step w, with ⟨v_i, w⟩.
+  CornerStore& store = corners_[i];
+  corner_pointers_.clear();
+  for (const StoredCorner& entry : store.entries()) {
+    corner_pointers_.push_back(&entry.corner);
+  }
+  scores_.resize(store.size());
+  double state_dot = 0;
+  problem_.ScoreCorners(i, w_.data(), block_state, corner_pointers_.data(),
+                        store.size(), scores_.data(), &state_dot);
+
+  // The FW corner: a cached corner when its gap passes the hit test
+  // ĝ ≥ max(F·g_i, ν·G/n), else the oracle's.
+  int fw = -1;
+  double fw_gap = 0;
+  if (use_cache_ && block_gap_[i] != kInfinity) {
+    int best = 0;
+    for (int k = 1; k < store.size(); ++k) {
+      if (store.entry(k).loss - scores_[k] >
+          store.entry(best).loss - scores_[best]) {
+        best = k;
+      }
+    }
+    const double gap = (state_dot - scores_[best]) / n_ - ell_block_[i] +
+                       store.entry(best).loss / n_;
+    if (gap >= std::max(config_.cache_factor() * block_gap_[i],
+                        config_.cache_nu() * cache_global_gap_ / n_)) {
+      fw = best;
+      fw_gap = gap;
+      ++pass_hits_;
+    }
+  }
+  if (fw < 0) {
+    problem_.MaxOracle(i, w_.data(), block_state, &oracle_);
+    ++oracle_calls_;
+    fw_gap = (oracle_.state_dot - oracle_.score) / n_ - ell_block_[i] +
+             oracle_.loss / n_;
+    SetBlockGap(i, fw_gap);
+    fw = store.Find(oracle_.corner);
+    if (fw < 0) {
+      // Make room: the least violated inactive corner goes first; a pure FW
+      // solver may evict an active one (its α are then only bookkeeping);
+      // with away/pairwise steps active corners stay and the store grows.
+      if (use_cache_ && store.size() >= config_.max_cache_size()) {
+        int evict = -1;
+        for (int k = 0; k < store.size(); ++k) {
+          if (store.entry(k).alpha == 0 &&
+              (evict < 0 || store.entry(k).loss - scores_[k] <
+                                store.entry(evict).loss - scores_[evict])) {
+            evict = k;
+          }
+        }
+        if (evict < 0 && !track_alpha_) {
+          evict = 0;
+          for (int k = 1; k < store.size(); ++k) {
+            if (store.entry(k).loss - scores_[k] <
+                store.entry(evict).loss - scores_[evict]) {
+              evict = k;
+            }
+          }
+        }
+        if (evict >= 0) {
+          store.Remove(evict);
+          scores_.erase(scores_.begin() + evict);
+        }
+      }
+      std::vector<double> dots;
+      if (fully_corrective_) dots = CornerDots(i, oracle_.corner);
+      fw = store.Add(oracle_.corner, oracle_.loss, 0.0,
+                     fully_corrective_ ? &dots : nullptr);
+      scores_.push_back(oracle_.score);
+    }
+  }
+  const StoredCorner& fw_entry = store.entry(fw);
+  const double inverse = 1.0 / (lambda_ * n_ * n_);
+
+  move_.Clear();
+  if (fully_corrective_) {
+    FullyCorrectiveMove(i, fw, scores_, &move_);
+  } else {
+    // Candidate steps, each with its exact dual improvement.
+    double best_improvement = 0;
+    const bool try_fw = step_ != SolverConfig::PAIRWISE;
+    const bool try_pairwise =
+        step_ == SolverConfig::PAIRWISE || step_ == SolverConfig::BEST;
+    const bool try_away =
+        step_ == SolverConfig::AWAY || step_ == SolverConfig::BEST;
+    if (try_fw) {
+      const double curvature =
+          problem_.StateDistanceSquared(i, block_state, fw_entry.corner) *
+          inverse;
+      const double gamma = LineSearch(fw_gap, curvature, 1.0);
+      const double improvement = Improvement(gamma, fw_gap, curvature);
+      if (gamma > 0 && (improvement > 0 || step_ == SolverConfig::FW)) {
+        best_improvement = improvement;
+        move_.Add(fw, gamma);
+        move_.state_coefficient = -gamma;
+      }
+    }
+    if (try_pairwise || try_away) {
+      // The away corner: the active corner of least hinge (first on ties).
+      int away = -1;
+      int active = 0;
+      for (int k = 0; k < store.size(); ++k) {
+        if (store.entry(k).alpha <= 0) continue;
+        ++active;
+        if (away < 0 || store.entry(k).loss - scores_[k] <
+                            store.entry(away).loss - scores_[away]) {
+          away = k;
+        }
+      }
+      const StoredCorner& away_entry = store.entry(away);
+      const double away_gap = (scores_[away] - state_dot) / n_ + ell_block_[i] -
+                              away_entry.loss / n_;
+      if (try_pairwise && away != fw) {
+        const double slope = fw_gap + away_gap;
+        const double curvature = problem_.CornerDistanceSquared(
+                                     i, fw_entry.corner, away_entry.corner) *
+                                 inverse;
+        const double gamma = LineSearch(slope, curvature, away_entry.alpha);
+        const double improvement = Improvement(gamma, slope, curvature);
+        if (gamma > 0 && improvement > best_improvement) {
+          best_improvement = improvement;
+          move_.Clear();
+          move_.Add(fw, gamma);
+          move_.Add(away, -gamma);
+        }
+      }
+      if (try_away && active > 1 && away_entry.alpha < 1) {
+        const double gamma_max = away_entry.alpha / (1 - away_entry.alpha);
+        const double curvature =
+            problem_.StateDistanceSquared(i, block_state, away_entry.corner) *
+            inverse;
+        const double gamma = LineSearch(away_gap, curvature, gamma_max);
+        const double improvement = Improvement(gamma, away_gap, curvature);
+        if (gamma > 0 && improvement > best_improvement) {
+          move_.Clear();
+          move_.Add(away, -gamma);
+          move_.state_coefficient = gamma;
+        }
+      }
+    }
+  }
+  if (!move_.entries.empty()) {
+    ApplyMove(i, move_, fw_entry.corner);
+    if (move_.state_coefficient <= -1.0) {
+      // A full FW step: α is exactly one-hot on the FW corner.
+      for (int k = 0; k < store.size(); ++k) store.entry(k).alpha = 0;
+      store.entry(fw).alpha = 1;
+    }
+  } else {
+    ++steps_;
+  }
+  // Without a cache the store is the active set only.
+  if (!use_cache_) store.RemoveInactive();
+}
+
+void BcfwRun::CheckInvariants(BcfwInvariants* invariants) const {
+  *invariants = BcfwInvariants();
+  // Σ_i v_i/(λn), from the states: w += −c·(ψ(gold) − v_i) with ψ(gold) = 0.
+  std::vector<double> sum(dim_, 0.0);
+  for (int i = 0; i < n_; ++i) {
+    problem_.AddCornerMinusState(i, problem_.GoldCorner(i),
+                                 states_.data() + state_offset_[i],
+                                 -1.0 / (lambda_ * n_), sum.data());
+  }
+  for (int64_t j = 0; j < dim_; ++j) {
+    invariants->max_weight_error =
+        std::max(invariants->max_weight_error, std::abs(w_[j] - sum[j]));
+  }
+  if (!track_alpha_) return;
+  invariants->min_alpha = 1;
+  std::vector<double> state;
+  for (int i = 0; i < n_; ++i) {
+    const CornerStore& store = corners_[i];
+    invariants->max_alpha_sum_error = std::max(invariants->max_alpha_sum_error,
+                                               std::abs(store.AlphaSum() - 1));
+    const int64_t size = state_offset_[i + 1] - state_offset_[i];
+    state.assign(size, 0.0);
+    double ell = 0;
+    for (const StoredCorner& entry : store.entries()) {
+      invariants->min_alpha = std::min(invariants->min_alpha, entry.alpha);
+      problem_.AddCornerToState(i, entry.corner, entry.alpha, state.data());
+      ell += entry.alpha * entry.loss / n_;
+    }
+    const double* actual = states_.data() + state_offset_[i];
+    for (int64_t k = 0; k < size; ++k) {
+      invariants->max_state_error =
+          std::max(invariants->max_state_error, std::abs(actual[k] - state[k]));
+    }
+    invariants->max_ell_error =
+        std::max(invariants->max_ell_error, std::abs(ell_block_[i] - ell));
+  }
+}
+
+const std::vector<double>& BcfwRun::ReturnedPoint() {
+  if (!averaging_) return w_;
+  average_.resize(dim_);
+  if (average_steps_ == steps_) return average_;  // already current
+  average_steps_ = steps_;
+  const double scale = AverageScale(steps_);
+  const double* w = w_.data();
+  const double* u = average_accumulator_.data();
+  for (int64_t j = 0; j < dim_; ++j) average_[j] = w[j] - scale * u[j];
+  return average_;
+}
+
+absl::StatusOr<TrainingSummary> BcfwRun::Solve(Monitor* monitor,
+                                               std::vector<double>* w_out) {
+  const std::string& name = config_.name();
+  if (n_ <= 0)
+    return absl::InvalidArgumentError(name + ": no training examples");
+  if (track_alpha_ && !config_.line_search()) {
+    return absl::InvalidArgumentError(
+        name +
+        ": pairwise, away, best and fully-corrective steps need "
+        "line_search");
+  }
+  if (use_cache_ && config_.max_cache_size() < 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": max_cache_size must be at least 2, got ",
+                     config_.max_cache_size()));
+  }
   const int threads = std::max(1, config_.num_threads());
-
-  DualIterate it;
-  it.w.assign(dim, 0.0);
-  it.ell_block.assign(n, 0.0);
-  it.state_offset.resize(n + 1);
-  it.state_offset[0] = 0;
-  for (int i = 0; i < n; ++i) {
-    it.state_offset[i + 1] = it.state_offset[i] + problem.BlockStateSize(i);
-  }
-  it.states.resize(it.state_offset[n]);
-  for (int i = 0; i < n; ++i) {
-    problem.InitBlockState(i, it.states.data() + it.state_offset[i]);
-  }
-  if (averaging) it.average_accumulator.assign(dim, 0.0);
-  std::vector<double> average;  // w̄, materialised when read
-  int64_t average_steps = -1;   // it.steps when `average` was formed
+  const bool refresh_block_gaps = gap_sampling_ || use_cache_;
+  Initialize();
   const std::vector<double> no_point;
-
-  // The returned point: w̄ (formed into `average`) or w itself.
-  auto returned_point = [&]() -> const std::vector<double>& {
-    if (!averaging) return it.w;
-    average.resize(dim);
-    if (average_steps == it.steps) return average;  // already current
-    average_steps = it.steps;
-    const double scale = AverageScale(it.steps);
-    const double* w = it.w.data();
-    const double* u = it.average_accumulator.data();
-    for (int64_t j = 0; j < dim; ++j) average[j] = w[j] - scale * u[j];
-    return average;
-  };
-  auto returned_ell = [&]() {
-    return averaging ? it.ell - AverageScale(it.steps) * it.ell_accumulator
-                     : it.ell;
-  };
-
-  SolverRandom random(config_.seed());
   std::vector<int> order;
-  OracleResult oracle;
+  std::vector<double> exact_block_gaps;
   const absl::Time start = absl::Now();
   const double max_seconds = config_.max_seconds();
   auto elapsed = [&] { return absl::ToDoubleSeconds(absl::Now() - start); };
 
   TrainingSummary summary;
-  summary.set_solver("bcfw");
-  summary.set_lambda(lambda);
-  summary.set_num_examples(n);
-  summary.set_dim(dim);
-  int64_t oracle_calls = 0;
+  summary.set_solver(name);
+  summary.set_lambda(lambda_);
+  summary.set_num_examples(n_);
+  summary.set_dim(dim_);
   std::string stop_reason = "max_passes";
   DualityGap last_gap;
   bool have_gap = false;
 
   for (int pass = 1; pass <= config_.max_passes(); ++pass) {
     if (config_.sampling() == SolverConfig::PERMUTATION) {
-      random.Permutation(n, &order);
+      random_.Permutation(n_, &order);
     }
+    pass_draws_ = pass_hits_ = 0;
     bool out_of_time = false;
-    for (int j = 0; j < n; ++j) {
-      const int i = config_.sampling() == SolverConfig::PERMUTATION
-                        ? order[j]
-                        : static_cast<int>(random.Uniform(n));
-      double* state = it.states.data() + it.state_offset[i];
-      problem.MaxOracle(i, it.w.data(), state, &oracle);
-      ++oracle_calls;
-      // Block gap g_i = λ⟨w_i − w_s, w⟩ − ℓ_i + ℓ_s with w_i = v_i/(λn)
-      // and w_s = ψ_i(y*)/(λn).
-      const double ell_corner = oracle.loss / n;
-      const double block_gap =
-          (oracle.state_dot - oracle.score) / n - it.ell_block[i] + ell_corner;
-      double gamma;
-      if (config_.line_search()) {
-        const double distance = problem.StateDistanceSquared(i, state,
-                                                             oracle.corner) /
-                                (lambda * n * n);  // λ‖w_i − w_s‖²
-        gamma = distance > 0 ? std::clamp(block_gap / distance, 0.0, 1.0) : 0;
-      } else {
-        gamma = 2.0 * n / (static_cast<double>(it.steps) + 2.0 * n);
-      }
-      const int64_t step = ++it.steps;  // s, 1-based
-      if (gamma > 0) {
-        const double c = gamma / (lambda * n);
-        problem.AddCornerMinusState(i, oracle.corner, state, c, it.w.data());
-        const double delta_ell = gamma * (ell_corner - it.ell_block[i]);
-        if (averaging) {
-          const double weight =
-              0.5 * static_cast<double>(step) * static_cast<double>(step - 1);
-          if (weight > 0) {
-            problem.AddCornerMinusState(i, oracle.corner, state, c * weight,
-                                        it.average_accumulator.data());
-          }
-          it.ell_accumulator += weight * delta_ell;
-        }
-        it.ell += delta_ell;
-        it.ell_block[i] += delta_ell;
-        problem.MixCorner(i, oracle.corner, gamma, state);
-      }
+    for (int j = 0; j < n_; ++j) {
+      Step(NextBlock(j, order));
       if (max_seconds > 0 && (j & 63) == 0 && elapsed() >= max_seconds) {
         out_of_time = true;
         break;
       }
     }
 
+    double estimate = 0;
+    for (double g : block_gap_) estimate += g;
     const bool last_pass = pass == config_.max_passes() || out_of_time;
-    const bool check_gap =
-        pass % config_.gap_check() == 0 || (last_pass && config_.final_gap());
+    // As the reference code does: a small gap estimate triggers an exact
+    // check at once (estimates are stale, so 80% of the tolerance).
+    const bool estimate_converged = refresh_block_gaps && num_unvisited_ == 0 &&
+                                    estimate <= 0.8 * config_.gap_tolerance();
+    const bool check_gap = pass % config_.gap_check() == 0 ||
+                           (last_pass && config_.final_gap()) ||
+                           estimate_converged;
     PassRecord record;
-    record.set_solver("bcfw");
+    record.set_solver(name);
     record.set_pass(pass);
-    record.set_lambda(lambda);
-    const double ell = returned_ell();
+    record.set_lambda(lambda_);
+    if (check_gap && refresh_block_gaps) {
+      // Exact block gaps at the iterate refresh every estimate; without
+      // averaging they are also the certificate.
+      const DualityGap at_iterate = ComputeBlockGaps(
+          problem_, w_.data(), ell_, ell_block_.data(), states_.data(),
+          state_offset_.data(), lambda_, threads, &exact_block_gaps);
+      oracle_calls_ += n_;
+      double sum = 0;
+      for (int i = 0; i < n_; ++i) {
+        SetBlockGap(i, exact_block_gaps[i]);
+        sum += block_gap_[i];
+      }
+      cache_global_gap_ = sum;
+      if (!averaging_) {
+        last_gap = at_iterate;
+        have_gap = true;
+      }
+    }
+    const double ell = ReturnedEll();
     // w̄ is formed (O(dim) writes) only when something reads it; the dual
     // alone needs just ‖w̄‖², computed on the fly.
     const bool need_point =
         check_gap || last_pass ||
         (monitor != nullptr && monitor->WantsEvaluation(pass, last_pass));
-    const std::vector<double>& point = need_point ? returned_point() : no_point;
+    const std::vector<double>& point = need_point ? ReturnedPoint() : no_point;
     if (check_gap) {
-      last_gap = ComputeDualityGap(problem, point.data(), ell, lambda, threads);
-      have_gap = true;
-      oracle_calls += n;
+      if (averaging_ || !refresh_block_gaps) {
+        last_gap =
+            ComputeDualityGap(problem_, point.data(), ell, lambda_, threads);
+        oracle_calls_ += n_;
+        have_gap = true;
+      }
       record.set_primal(last_gap.primal);
       record.set_dual(last_gap.dual);
       record.set_gap(last_gap.gap);
       record.set_gap_exact(true);
     } else {
-      const double norm = need_point  ? SquaredNorm(point.data(), dim)
-                          : averaging ? SquaredNormOfDifference(
-                                            it.w.data(), AverageScale(it.steps),
-                                            it.average_accumulator.data(), dim)
-                                      : SquaredNorm(it.w.data(), dim);
-      record.set_dual(ell - 0.5 * lambda * norm);
+      const double norm = need_point   ? SquaredNorm(point.data(), dim_)
+                          : averaging_ ? SquaredNormOfDifference(
+                                             w_.data(), AverageScale(steps_),
+                                             average_accumulator_.data(), dim_)
+                                       : SquaredNorm(w_.data(), dim_);
+      record.set_dual(ell - 0.5 * lambda_ * norm);
+      // The block-gap estimates are at the iterate, not at w̄.
+      if (num_unvisited_ == 0 && !averaging_) {
+        record.set_gap(estimate);
+        record.set_gap_exact(false);
+      }
+    }
+    if (use_cache_ && pass_draws_ > 0) {
+      record.set_cache_hit_rate(static_cast<double>(pass_hits_) / pass_draws_);
+    }
+    if (track_alpha_) {
+      int64_t active = 0;
+      for (const CornerStore& store : corners_) active += store.NumActive();
+      record.set_mean_active_set_size(static_cast<double>(active) / n_);
     }
     const bool converged = check_gap && last_gap.gap <= config_.gap_tolerance();
     if (converged) {
@@ -194,8 +744,8 @@ absl::StatusOr<TrainingSummary> BcfwSolver::Solve(const Problem& problem,
     } else if (out_of_time) {
       stop_reason = "max_seconds";
     }
-    record.set_oracle_calls(oracle_calls);
-    record.set_effective_passes(static_cast<double>(oracle_calls) / n);
+    record.set_oracle_calls(oracle_calls_);
+    record.set_effective_passes(static_cast<double>(oracle_calls_) / n_);
     record.set_seconds(elapsed());
     const bool final_pass = last_pass || converged;
     if (monitor != nullptr) {
@@ -206,11 +756,12 @@ absl::StatusOr<TrainingSummary> BcfwSolver::Solve(const Problem& problem,
     if (final_pass) break;
   }
 
+  if (invariants_ != nullptr) CheckInvariants(invariants_);
   // Hand over the buffer instead of copying: at this size a copy is the
   // run's peak memory. The last pass has already formed w̄.
-  if (averaging) returned_point();
-  *w_out = averaging ? std::move(average) : std::move(it.w);
-  summary.set_oracle_calls(oracle_calls);
+  if (averaging_) ReturnedPoint();
+  *w_out = averaging_ ? std::move(average_) : std::move(w_);
+  summary.set_oracle_calls(oracle_calls_);
   summary.set_seconds(elapsed());
   if (have_gap) {
     summary.set_primal(last_gap.primal);
@@ -219,6 +770,16 @@ absl::StatusOr<TrainingSummary> BcfwSolver::Solve(const Problem& problem,
   }
   summary.set_stop_reason(stop_reason);
   return summary;
+}
+
+}  // namespace
+
+absl::StatusOr<TrainingSummary> BcfwSolver::Solve(const Problem& problem,
+                                                  Monitor* monitor,
+                                                  std::vector<double>* w_out) {
+  BcfwRun run(config_, problem);
+  run.set_invariants_output(invariants_);
+  return run.Solve(monitor, w_out);
 }
 
 }  // namespace chaintag

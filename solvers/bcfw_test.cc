@@ -101,7 +101,7 @@ TEST(BcfwTest, RandomMulticlassIsCertified) {
         EXPECT_GE(record.dual(), previous_dual - 1e-12);
         previous_dual = record.dual();
       }
-      if (record.has_gap()) {
+      if (record.gap_exact()) {
         EXPECT_GE(record.gap(), -1e-12);
         EXPECT_NEAR(record.primal() - record.dual(), record.gap(), 1e-12);
       }

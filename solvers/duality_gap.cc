@@ -38,4 +38,30 @@ DualityGap ComputeDualityGap(const Problem& problem, const double* w,
   return result;
 }
 
+DualityGap ComputeBlockGaps(const Problem& problem, const double* w, double ell,
+                            const double* ell_block, const double* states,
+                            const int64_t* state_offset, double lambda,
+                            int num_threads, std::vector<double>* block_gaps) {
+  const int n = problem.NumExamples();
+  std::vector<double> hinge(n);
+  block_gaps->resize(n);
+  ParallelFor(n, num_threads, [&](int begin, int end) {
+    OracleResult result;
+    for (int i = begin; i < end; ++i) {
+      problem.MaxOracle(i, w, states + state_offset[i], &result);
+      hinge[i] = result.loss - result.score;
+      (*block_gaps)[i] = (result.state_dot - result.score) / n - ell_block[i] +
+                         result.loss / n;
+    }
+  });
+  double sum = 0;
+  for (double h : hinge) sum += h;
+  const double half_norm = 0.5 * lambda * SquaredNorm(w, problem.Dim());
+  DualityGap result;
+  result.primal = half_norm + (n == 0 ? 0 : sum / n);
+  result.dual = ell - half_norm;
+  result.gap = result.primal - result.dual;
+  return result;
+}
+
 }  // namespace chaintag

@@ -8,6 +8,7 @@
 #define CHAINTAG_SOLVERS_DUALITY_GAP_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "solvers/problem.h"
 
@@ -29,6 +30,15 @@ double AverageHingeLoss(const Problem& problem, const double* w,
 // dual-feasible α (as BCFW's iterates and their weighted averages do).
 DualityGap ComputeDualityGap(const Problem& problem, const double* w,
                              double ell, double lambda, int num_threads);
+
+// The gap at a block-coordinate iterate (w, ℓ) whose blocks have states v_i
+// (state i at states + state_offset[i]) and loss terms ℓ_i, plus each block's
+// own gap g_i = λ⟨w_i − w_s, w⟩ − ℓ_i + ℓ_s at w (unclipped; Σ g_i = gap
+// when w = Σ w_i). One oracle call per block, as ComputeDualityGap.
+DualityGap ComputeBlockGaps(const Problem& problem, const double* w, double ell,
+                            const double* ell_block, const double* states,
+                            const int64_t* state_offset, double lambda,
+                            int num_threads, std::vector<double>* block_gaps);
 
 }  // namespace chaintag
 

@@ -28,7 +28,7 @@ absl::StatusOr<std::unique_ptr<Solver>> CreateSolver(
     return absl::InvalidArgumentError(absl::StrCat(
         "solver.gap_check must be positive, got ", config.gap_check()));
   }
-  if (config.name() == "bcfw") {
+  if (config.name() == "bcfw" || config.name() == "active_set_bcfw") {
     return std::unique_ptr<Solver>(new BcfwSolver(config));
   }
   if (config.name() == "fw") {
@@ -42,7 +42,7 @@ absl::StatusOr<std::unique_ptr<Solver>> CreateSolver(
   }
   return absl::InvalidArgumentError(
       absl::StrCat("unknown solver \"", config.name(),
-                   "\" (known: bcfw, fw, ssg, mp_bcfw)"));
+                   "\" (known: bcfw, active_set_bcfw, fw, ssg, mp_bcfw)"));
 }
 
 }  // namespace chaintag
