@@ -211,7 +211,14 @@ int Run() {
 
   std::string title = base->name();
   const SolverConfig& solver = base->solver();
-  if (solver.lambda() > 0) {
+  // λ belongs in the title only when no run sets its own.
+  bool per_run_lambda = false;
+  for (const RunSpec& spec : *specs) {
+    for (const auto& field : spec.fields) {
+      if (field.first == "lambda") per_run_lambda = true;
+    }
+  }
+  if (solver.lambda() > 0 && !per_run_lambda) {
     absl::StrAppend(&title, absl::StrFormat(", λ=%g", solver.lambda()));
   }
   if (base->corpus().max_train_sentences() > 0) {

@@ -111,7 +111,7 @@ std::vector<AxisTick> LogAxisTicks(double lo, double hi, double* axis_lo,
     if ((e - e_lo) % step == 0) {
       ticks.push_back({std::pow(10.0, e), LogTickLabel(1, e)});
     }
-    if (decades < 2 && e < e_hi) {
+    if (decades <= 2 && e < e_hi) {
       for (int m : {2, 5}) {
         ticks.push_back({m * std::pow(10.0, e), LogTickLabel(m, e)});
       }
@@ -179,6 +179,11 @@ std::string RenderSvgPlot(const std::vector<PlotSeries>& series,
     x_range.Add(options.log_x ? 10 : 1);
     y_range.Add(options.log_y ? 1e-3 : 0);
     y_range.Add(1);
+  }
+
+  // Passes and seconds read best from 0 unless the data sit far from it.
+  if (!options.log_x && x_range.lo > 0 && x_range.lo <= 0.5 * x_range.hi) {
+    x_range.lo = 0;
   }
 
   // Layout: legend in a column right of the plot so it never hides data.

@@ -63,7 +63,7 @@ struct AxisScale {
 };
 
 // Ticks at powers of ten covering [lo, hi] (0 < lo ≤ hi); `*axis_lo` and
-// `*axis_hi` get the enclosing decades. With fewer than two decades the
+// `*axis_hi` get the enclosing decades. With at most two decades the
 // 2× and 5× multiples are added; with many, every k-th decade is kept.
 std::vector<AxisTick> LogAxisTicks(double lo, double hi, double* axis_lo,
                                    double* axis_hi);
