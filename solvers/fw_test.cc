@@ -140,5 +140,21 @@ TEST(FwTest, ResultDoesNotDependOnThreadCount) {
   EXPECT_EQ(w1, w4);
 }
 
+TEST(FwTest, StopsOnTheTimeBudget) {
+  const MulticlassProblem problem = RandomProblem();
+  SolverConfig config;
+  config.set_lambda(0.1);
+  config.set_max_passes(1000);
+  config.set_max_seconds(1e-9);
+  config.set_gap_tolerance(0);
+  std::vector<double> w;
+  absl::StatusOr<TrainingSummary> summary =
+      FwSolver(config).Solve(problem, nullptr, &w);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->stop_reason(), "max_seconds");
+  EXPECT_EQ(summary->passes(), 1);
+  EXPECT_EQ(w.size(), 12u);
+}
+
 }  // namespace
 }  // namespace chaintag

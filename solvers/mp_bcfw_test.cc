@@ -176,6 +176,47 @@ TEST(MpBcfwTest, SameSeedSameIterates) {
   EXPECT_NE(w1, w3);
 }
 
+// The point of the method: approximate passes replace oracle calls. On a
+// harder instance (λ = 0.1) it certifies a 1e-4 gap with fewer oracle calls
+// than BCFW (both pay n calls per gap check).
+TEST(MpBcfwTest, FewerOracleCallsThanBcfw) {
+  const MulticlassProblem problem = RandomProblem();
+  SolverConfig config = MpConfig(0.1);
+  config.set_gap_tolerance(1e-4);
+  config.set_weighted_averaging(false);
+  MpBcfwSolver mp_solver(config);
+  mp_solver.set_oracle_cost_for_testing(4);
+  std::vector<double> w;
+  absl::StatusOr<TrainingSummary> mp = mp_solver.Solve(problem, nullptr, &w);
+  ASSERT_TRUE(mp.ok()) << mp.status();
+  config.set_name("bcfw");
+  config.set_sampling(SolverConfig::PERMUTATION);
+  absl::StatusOr<TrainingSummary> bcfw =
+      BcfwSolver(config).Solve(problem, nullptr, &w);
+  ASSERT_TRUE(bcfw.ok()) << bcfw.status();
+  EXPECT_EQ(mp->stop_reason(), "gap_tolerance");
+  EXPECT_EQ(bcfw->stop_reason(), "gap_tolerance");
+  std::printf("oracle calls to a 1e-4 gap: mp_bcfw %lld, bcfw %lld\n",
+              static_cast<long long>(mp->oracle_calls()),
+              static_cast<long long>(bcfw->oracle_calls()));
+  EXPECT_LT(mp->oracle_calls(), bcfw->oracle_calls());
+}
+
+TEST(MpBcfwTest, StopsOnTheTimeBudget) {
+  const MulticlassProblem problem = RandomProblem();
+  SolverConfig config = MpConfig(0.1);
+  config.set_max_seconds(1e-9);
+  config.set_gap_tolerance(0);
+  std::vector<double> w;
+  absl::StatusOr<TrainingSummary> summary =
+      MpBcfwSolver(config).Solve(problem, nullptr, &w);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->stop_reason(), "max_seconds");
+  EXPECT_EQ(summary->passes(), 1);
+  EXPECT_EQ(w.size(), 12u);
+  EXPECT_TRUE(summary->has_gap());  // final_gap
+}
+
 TEST(MpBcfwTest, RegisteredAndRejectsBadOptions) {
   SolverConfig config = MpConfig(0.1);
   EXPECT_TRUE(CreateSolver(config).ok());

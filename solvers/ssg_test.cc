@@ -116,7 +116,9 @@ TEST(SsgTest, ApproachesTheCertifiedOptimum) {
       for (const PassRecord& record : monitor.records()) {
         EXPECT_FALSE(record.has_gap());
         EXPECT_EQ(record.has_primal(), record.pass() % 100 == 0);
-        if (record.has_primal()) EXPECT_GE(record.primal(), optimum - 1e-12);
+        if (record.has_primal()) {
+          EXPECT_GE(record.primal(), optimum - 1e-12);
+        }
       }
     }
   }
@@ -137,6 +139,22 @@ TEST(SsgTest, SameSeedSameResultAndRejectsGapSampling) {
   EXPECT_EQ(w1, w2);
   config.set_sampling(SolverConfig::GAP);
   EXPECT_FALSE(SsgSolver(config).Solve(problem, nullptr, &w1).ok());
+}
+
+TEST(SsgTest, StopsOnTheTimeBudget) {
+  const MulticlassProblem problem = RandomProblem();
+  SolverConfig config;
+  config.set_lambda(0.1);
+  config.set_max_passes(1000);
+  config.set_max_seconds(1e-9);
+  config.set_gap_tolerance(0);
+  std::vector<double> w;
+  absl::StatusOr<TrainingSummary> summary =
+      SsgSolver(config).Solve(problem, nullptr, &w);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->stop_reason(), "max_seconds");
+  EXPECT_EQ(summary->passes(), 1);
+  EXPECT_EQ(w.size(), 12u);
 }
 
 }  // namespace
