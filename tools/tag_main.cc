@@ -48,6 +48,15 @@ int Run() {
     std::fprintf(stderr, "tag: %s\n", model.status().ToString().c_str());
     return 1;
   }
+  // OCR models (pipeline/ocr.h) read pixels, not CoNLL columns: their file
+  // has no input format, and tagging text with them would be silent noise.
+  if (!model->header().has_input_format()) {
+    std::fprintf(stderr,
+                 "tag: %s: the model has no CoNLL input format (an OCR pixel "
+                 "model?); tag reads CoNLL columns\n",
+                 absl::GetFlag(FLAGS_model).c_str());
+    return 1;
+  }
   std::ifstream file;
   std::istream* input = &std::cin;
   std::string source = "stdin";
