@@ -323,6 +323,12 @@ absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
   // Solver.
   SolverConfig solver_config = config.solver();
   solver_config.set_lambda(ResolveLambda(solver_config, problem.NumExamples()));
+  if (config.model().nonnegative_transitions()) {
+    SolverConfig::Box* box = solver_config.add_box();
+    box->set_begin(layout.transition_offset());
+    box->set_end(layout.start_offset());
+    box->set_lower(0);
+  }
   *config.mutable_solver() = solver_config;
   absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(solver_config);
   if (!solver.ok()) return solver.status();

@@ -112,6 +112,10 @@ class BcfwRun {
   std::vector<double> CornerDots(int i, const Corner& corner) const;
   void SetBlockGap(int i, double gap);
   const std::vector<double>& ReturnedPoint();
+  absl::Status InitializeBoxes();
+  // λ·Σ_boxed (v_j − w_j)·w_j: the dual's box term (App. H) at the iterate
+  // or at the average; 0 without boxes.
+  double BoxTerm(bool averaged) const;
   double ReturnedEll() const {
     return averaging_ ? ell_ - AverageScale(steps_) * ell_accumulator_ : ell_;
   }
@@ -144,6 +148,11 @@ class BcfwRun {
   int64_t steps_ = 0;
   std::vector<double> average_;
   int64_t average_steps_ = -1;
+
+  // Box constraints: the boxed coordinates of w hold the truncation of
+  // v = Aα, whose own values are kept in box_v_.
+  std::vector<int64_t> box_index_;
+  std::vector<double> box_lower_, box_upper_, box_v_;
 
   std::vector<CornerStore> corners_;
   // Stale block-gap estimates g_i (+∞ until the block's first oracle call),
@@ -189,6 +198,48 @@ void BcfwRun::Initialize() {
                       fully_corrective_ ? &dots : nullptr);
     }
   }
+}
+
+absl::Status BcfwRun::InitializeBoxes() {
+  std::vector<char> boxed(config_.box_size() > 0 ? dim_ : 0, 0);
+  for (const SolverConfig::Box& box : config_.box()) {
+    if (box.begin() < 0 || box.end() > dim_ || box.begin() >= box.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(config_.name(), ": box [", box.begin(), ", ", box.end(),
+                       ") is empty or outside [0, ", dim_, ")"));
+    }
+    if (!(box.lower() <= box.upper())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(config_.name(), ": box lower bound ", box.lower(),
+                       " exceeds its upper bound ", box.upper()));
+    }
+    for (int64_t j = box.begin(); j < box.end(); ++j) {
+      if (boxed[j]) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(config_.name(), ": boxes overlap at coordinate ", j));
+      }
+      boxed[j] = 1;
+      box_index_.push_back(j);
+      box_lower_.push_back(box.lower());
+      box_upper_.push_back(box.upper());
+      box_v_.push_back(0);
+      w_[j] = std::clamp(0.0, box.lower(), box.upper());
+    }
+  }
+  return absl::OkStatus();
+}
+
+double BcfwRun::BoxTerm(bool averaged) const {
+  const double scale = averaged ? AverageScale(steps_) : 0;
+  double sum = 0;
+  for (size_t k = 0; k < box_index_.size(); ++k) {
+    const int64_t j = box_index_[k];
+    const double v =
+        box_v_[k] - (averaged ? scale * average_accumulator_[j] : 0.0);
+    const double w = std::clamp(v, box_lower_[k], box_upper_[k]);
+    sum += (v - w) * w;
+  }
+  return lambda_ * sum;
 }
 
 // ⟨ψ_i(corner), ψ_i(y_k)⟩ for every stored y_k, then ‖ψ_i(corner)‖², from
@@ -260,7 +311,16 @@ void BcfwRun::ApplyToVector(int i, const Move& move,
 
 void BcfwRun::ApplyMove(int i, const Move& move, const Corner& oracle_corner) {
   const int64_t step = ++steps_;  // s, 1-based
+  // The step moves v; boxed coordinates of w are re-truncated around it.
+  for (size_t k = 0; k < box_index_.size(); ++k) {
+    w_[box_index_[k]] = box_v_[k];
+  }
   ApplyToVector(i, move, oracle_corner, 1.0, w_.data());
+  for (size_t k = 0; k < box_index_.size(); ++k) {
+    double& w = w_[box_index_[k]];
+    box_v_[k] = w;
+    w = std::clamp(w, box_lower_[k], box_upper_[k]);
+  }
   double delta_ell = move.state_coefficient * ell_block_[i];
   for (size_t k = 0; k < move.entries.size(); ++k) {
     const int entry = move.entries[k];
@@ -577,9 +637,11 @@ void BcfwRun::CheckInvariants(BcfwInvariants* invariants) const {
                                  states_.data() + state_offset_[i],
                                  -1.0 / (lambda_ * n_), sum.data());
   }
+  std::vector<double> v = w_;
+  for (size_t k = 0; k < box_index_.size(); ++k) v[box_index_[k]] = box_v_[k];
   for (int64_t j = 0; j < dim_; ++j) {
     invariants->max_weight_error =
-        std::max(invariants->max_weight_error, std::abs(w_[j] - sum[j]));
+        std::max(invariants->max_weight_error, std::abs(v[j] - sum[j]));
   }
   if (!track_alpha_) return;
   invariants->min_alpha = 1;
@@ -615,6 +677,11 @@ const std::vector<double>& BcfwRun::ReturnedPoint() {
   const double* w = w_.data();
   const double* u = average_accumulator_.data();
   for (int64_t j = 0; j < dim_; ++j) average_[j] = w[j] - scale * u[j];
+  for (size_t k = 0; k < box_index_.size(); ++k) {
+    const int64_t j = box_index_[k];
+    average_[j] =
+        std::clamp(box_v_[k] - scale * u[j], box_lower_[k], box_upper_[k]);
+  }
   return average_;
 }
 
@@ -637,6 +704,9 @@ absl::StatusOr<TrainingSummary> BcfwRun::Solve(Monitor* monitor,
   const int threads = std::max(1, config_.num_threads());
   const bool refresh_block_gaps = gap_sampling_ || use_cache_;
   Initialize();
+  absl::Status boxes = InitializeBoxes();
+  if (!boxes.ok()) return boxes;
+  const bool has_boxes = !box_index_.empty();
   const std::vector<double> no_point;
   std::vector<int> order;
   std::vector<double> exact_block_gaps;
@@ -685,8 +755,9 @@ absl::StatusOr<TrainingSummary> BcfwRun::Solve(Monitor* monitor,
       // Exact block gaps at the iterate refresh every estimate; without
       // averaging they are also the certificate.
       const DualityGap at_iterate = ComputeBlockGaps(
-          problem_, w_.data(), ell_, ell_block_.data(), states_.data(),
-          state_offset_.data(), lambda_, threads, &exact_block_gaps);
+          problem_, w_.data(), ell_ - BoxTerm(false), ell_block_.data(),
+          states_.data(), state_offset_.data(), lambda_, threads,
+          &exact_block_gaps);
       oracle_calls_ += n_;
       double sum = 0;
       for (int i = 0; i < n_; ++i) {
@@ -699,11 +770,11 @@ absl::StatusOr<TrainingSummary> BcfwRun::Solve(Monitor* monitor,
         have_gap = true;
       }
     }
-    const double ell = ReturnedEll();
+    const double ell = ReturnedEll() - BoxTerm(averaging_);
     // w̄ is formed (O(dim) writes) only when something reads it; the dual
     // alone needs just ‖w̄‖², computed on the fly.
     const bool need_point =
-        check_gap || last_pass ||
+        check_gap || last_pass || has_boxes ||
         (monitor != nullptr && monitor->WantsEvaluation(pass, last_pass));
     const std::vector<double>& point = need_point ? ReturnedPoint() : no_point;
     if (check_gap) {

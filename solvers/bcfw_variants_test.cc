@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -279,6 +280,110 @@ TEST(BcfwVariantsTest, RejectsStepsWithoutLineSearch) {
   absl::StatusOr<TrainingSummary> summary = solver.Solve(problem, nullptr, &w);
   ASSERT_FALSE(summary.ok());
   EXPECT_NE(summary.status().message().find("line_search"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace chaintag
+
+namespace chaintag {
+namespace {
+
+// Box constraints (App. H), by hand: one example x = 1, two classes, gold 0,
+// λ = 0.5, and w_0 ≤ 0.2. P(w) = λ/2(w_0² + w_1²) + max(0, 1 − w_0 + w_1):
+// w_0 sits on its bound, and w_1 = −0.8 puts the hinge at its kink (the
+// subgradient λw_1 + s = 0 needs s = 0.4 ∈ [0, 1]); P* = 0.25·0.68 = 0.17.
+TEST(BcfwBoxTest, HandComputedBoxedOptimum) {
+  MulticlassProblem problem({{1.0}}, {0}, 2);
+  for (auto step :
+       {SolverConfig::FW, SolverConfig::PAIRWISE, SolverConfig::BEST}) {
+    for (bool averaging : {false, true}) {
+      SolverConfig config;
+      config.set_lambda(0.5);
+      config.set_step(step);
+      config.set_weighted_averaging(averaging);
+      config.set_max_passes(200000);
+      config.set_gap_check(10);
+      config.set_gap_tolerance(1e-7);
+      SolverConfig::Box* box = config.add_box();
+      box->set_begin(0);
+      box->set_end(1);
+      box->set_upper(0.2);
+      Monitor monitor;
+      monitor.set_progress_stream(nullptr);
+      BcfwSolver solver(config);
+      std::vector<double> w;
+      absl::StatusOr<TrainingSummary> summary =
+          solver.Solve(problem, &monitor, &w);
+      ASSERT_TRUE(summary.ok()) << summary.status();
+      EXPECT_EQ(summary->stop_reason(), "gap_tolerance") << step;
+      EXPECT_LE(w[0], 0.2);
+      EXPECT_NEAR(w[0], 0.2, 1e-12);
+      EXPECT_NEAR(w[1], -0.8, 1e-3);
+      EXPECT_NEAR(summary->primal(), 0.17, 1e-7);
+      EXPECT_LE(summary->primal() - 0.17, summary->gap() + 1e-12);
+      EXPECT_GE(summary->dual(), 0.17 - 1e-7 - 1e-12);
+      for (const PassRecord& record : monitor.records()) {
+        if (!record.gap_exact()) continue;
+        // A lower bound on P* = 0.17 at every check: the dual is valid.
+        EXPECT_LE(record.dual(), 0.17 + 1e-12);
+        EXPECT_GE(record.primal(), 0.17 - 1e-12);
+      }
+    }
+  }
+}
+
+// Non-negative weights on a random problem: every variant returns a
+// feasible w, and they agree on the boxed optimum within their gaps.
+TEST(BcfwBoxTest, VariantsAgreeOnARandomBoxedProblem) {
+  MulticlassProblem problem = RandomProblem(20, 3, 3, 21);
+  std::vector<double> primal;
+  for (auto step : {SolverConfig::FW, SolverConfig::PAIRWISE,
+                    SolverConfig::AWAY, SolverConfig::BEST}) {
+    SolverConfig config;
+    config.set_lambda(0.1);
+    config.set_step(step);
+    config.set_weighted_averaging(false);
+    config.set_max_passes(50000);
+    config.set_gap_check(10);
+    config.set_gap_tolerance(1e-7);
+    SolverConfig::Box* box = config.add_box();
+    box->set_begin(0);
+    box->set_end(problem.Dim());
+    box->set_lower(0);
+    BcfwSolver solver(config);
+    std::vector<double> w;
+    absl::StatusOr<TrainingSummary> summary =
+        solver.Solve(problem, nullptr, &w);
+    ASSERT_TRUE(summary.ok()) << summary.status();
+    EXPECT_EQ(summary->stop_reason(), "gap_tolerance") << step;
+    for (double x : w) EXPECT_GE(x, 0);
+    EXPECT_NEAR(0.05 * SquaredNorm(w.data(), w.size()) +
+                    AverageHingeLoss(problem, w.data(), 1),
+                summary->primal(), 1e-12);
+    primal.push_back(summary->primal());
+  }
+  for (double p : primal) EXPECT_NEAR(p, primal[0], 2e-7);
+}
+
+TEST(BcfwBoxTest, RejectsBadBoxes) {
+  MulticlassProblem problem({{1.0}}, {0}, 2);
+  for (auto [begin, end, lower, upper] :
+       std::vector<std::tuple<int, int, double, double>>{
+           {0, 3, 0, 1}, {1, 1, 0, 1}, {0, 1, 1, 0}}) {
+    SolverConfig config;
+    SolverConfig::Box* box = config.add_box();
+    box->set_begin(begin);
+    box->set_end(end);
+    box->set_lower(lower);
+    box->set_upper(upper);
+    BcfwSolver solver(config);
+    std::vector<double> w;
+    EXPECT_FALSE(solver.Solve(problem, nullptr, &w).ok());
+  }
+  SolverConfig config;
+  config.set_name("ssg");
+  config.add_box()->set_end(1);
+  EXPECT_FALSE(CreateSolver(config).ok());
 }
 
 }  // namespace

@@ -104,6 +104,42 @@ TEST_F(OcrEndToEndTest, SmallSplitTrainsSavesReloadsAndScores) {
       result->test_letter_error);
 }
 
+// App. H box constraints through the pipeline: non-negative transitions on
+// OCR-small with gap sampling and pairwise steps; the saved model respects
+// the box and the run is certified (gap at w truncated to the box).
+TEST_F(OcrEndToEndTest, NonnegativeTransitionsAreEnforcedAndCertified) {
+  PipelineConfig config = Preset("ocr_small");
+  config.mutable_model()->set_nonnegative_transitions(true);
+  SolverConfig* solver = config.mutable_solver();
+  solver->set_max_passes(20);
+  solver->set_gap_check(10);
+  solver->set_sampling(SolverConfig::GAP);
+  solver->set_step(SolverConfig::PAIRWISE);
+  solver->set_weighted_averaging(false);
+  config.set_eval_every(0);
+  config.set_model_path("ocr_box.model");
+  config.set_log_path("ocr_box.log.jsonl");
+  absl::StatusOr<PipelineResult> result = RunPipeline(config, QuietOptions());
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_GE(result->summary.gap(), 0);
+  EXPECT_NEAR(result->summary.primal() - result->summary.dual(),
+              result->summary.gap(), 1e-9);
+  EXPECT_LT(result->test_letter_error, 35.0);
+  absl::StatusOr<ChainModel> model = ChainModel::Load(result->model_path);
+  ASSERT_TRUE(model.ok()) << model.status();
+  const ChainLayout& layout = model->layout();
+  int at_bound = 0;
+  for (int64_t j = layout.transition_offset(); j < layout.start_offset(); ++j) {
+    EXPECT_GE(model->weights()[j], 0) << j;
+    at_bound += model->weights()[j] == 0;
+  }
+  // Unconstrained, most of the 676 transitions are negative; the box binds.
+  EXPECT_GT(at_bound, 100);
+  ASSERT_EQ(model->header().solver().box_size(), 1);
+  EXPECT_EQ(model->header().solver().box(0).begin(),
+            layout.transition_offset());
+}
+
 TEST_F(OcrEndToEndTest, LargeSplitSizes) {
   absl::StatusOr<PreparedCorpus> prepared =
       PrepareCorpus(Preset("ocr_large"), QuietOptions());

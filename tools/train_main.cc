@@ -69,6 +69,9 @@ ABSL_FLAG(int, max_train_sentences, -1,
           "Override: use only the first N training sentences (0 = all).");
 ABSL_FLAG(int, eval_every, -1,
           "Override: passes between test evaluations (0 = only at the end).");
+ABSL_FLAG(std::string, nonnegative_transitions, "",
+          "Override: true = constrain transition weights to be >= 0 (bcfw, "
+          "active_set_bcfw).");
 ABSL_FLAG(std::string, normalize_loss, "",
           "Override: true = Hamming loss divided by sentence length.");
 ABSL_FLAG(bool, quiet, false, "No progress lines.");
@@ -230,6 +233,14 @@ absl::Status ApplyOverrides(PipelineConfig* config) {
   if (!status.ok()) return status;
   if (normalize.has_value()) {
     config->mutable_model()->set_normalize_loss(*normalize);
+  }
+  std::optional<bool> nonnegative;
+  status =
+      ParseBoolFlag("nonnegative_transitions",
+                    absl::GetFlag(FLAGS_nonnegative_transitions), &nonnegative);
+  if (!status.ok()) return status;
+  if (nonnegative.has_value()) {
+    config->mutable_model()->set_nonnegative_transitions(*nonnegative);
   }
   if (absl::GetFlag(FLAGS_max_train_sentences) >= 0) {
     config->mutable_corpus()->set_max_train_sentences(
