@@ -4,12 +4,12 @@
 #include "solvers/bcfw.h"
 
 #include <cmath>
-#include <random>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "solvers/duality_gap.h"
 #include "solvers/multiclass_problem_testing.h"
+#include "solvers/solver_testing.h"
 
 namespace chaintag {
 namespace {
@@ -37,14 +37,7 @@ TEST(BcfwTest, HandComputedOptimumOfOneExample) {
       config.set_weighted_averaging(averaging);
       std::vector<double> w;
       const TrainingSummary summary = Solve(problem, config, &w);
-      const double a = lambda <= 2 ? 0.5 : 1 / lambda;
-      const double primal = lambda <= 2 ? lambda / 4 : 1 - 1 / lambda;
-      ASSERT_EQ(w.size(), 2u);
-      EXPECT_NEAR(w[0], a, 1e-12) << "lambda " << lambda;
-      EXPECT_NEAR(w[1], -a, 1e-12);
-      EXPECT_NEAR(summary.primal(), primal, 1e-12);
-      EXPECT_NEAR(summary.dual(), primal, 1e-12);
-      EXPECT_EQ(summary.stop_reason(), "gap_tolerance");
+      ASSERT_NO_FATAL_FAILURE(ExpectOneExampleOptimum(lambda, w, summary));
     }
   }
 }
@@ -65,15 +58,7 @@ TEST(BcfwTest, DuplicatedExamplesAndDefaultLambda) {
 }
 
 TEST(BcfwTest, RandomMulticlassIsCertified) {
-  std::mt19937 rng(2);
-  std::normal_distribution<double> normal(0, 1);
-  std::vector<std::vector<double>> inputs(20, std::vector<double>(4));
-  std::vector<int> gold(20);
-  for (int i = 0; i < 20; ++i) {
-    for (double& x : inputs[i]) x = normal(rng);
-    gold[i] = i % 3;
-  }
-  MulticlassProblem problem(inputs, gold, 3);
+  const MulticlassProblem problem = RandomMulticlassProblem(20, 4, 3, 2);
   for (bool averaging : {false, true}) {
     SolverConfig config;
     config.set_lambda(0.1);
@@ -101,11 +86,8 @@ TEST(BcfwTest, RandomMulticlassIsCertified) {
         EXPECT_GE(record.dual(), previous_dual - 1e-12);
         previous_dual = record.dual();
       }
-      if (record.gap_exact()) {
-        EXPECT_GE(record.gap(), -1e-12);
-        EXPECT_NEAR(record.primal() - record.dual(), record.gap(), 1e-12);
-      }
     }
+    ExpectExactGapsAreCertificates(monitor.records());
   }
 }
 

@@ -4,7 +4,6 @@
 // exactly.
 
 #include <cmath>
-#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -14,6 +13,7 @@
 #include "solvers/bcfw.h"
 #include "solvers/duality_gap.h"
 #include "solvers/multiclass_problem_testing.h"
+#include "solvers/solver_testing.h"
 
 namespace chaintag {
 namespace {
@@ -69,19 +69,6 @@ std::vector<Variant> AllVariants() {
   return variants;
 }
 
-MulticlassProblem RandomProblem(int n, int features, int classes,
-                                uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<double> normal(0, 1);
-  std::vector<std::vector<double>> inputs(n, std::vector<double>(features));
-  std::vector<int> gold(n);
-  for (int i = 0; i < n; ++i) {
-    for (double& x : inputs[i]) x = normal(rng);
-    gold[i] = i % classes;
-  }
-  return MulticlassProblem(inputs, gold, classes);
-}
-
 // One example x = 1, two classes, gold 0 (see bcfw_test.cc): P* = λ/4 for
 // λ ≤ 2, else 1 − 1/λ. With two classes the block dual is one-dimensional,
 // so an exact line search reaches the optimum in one step.
@@ -113,7 +100,7 @@ TEST(BcfwVariantsTest, OneExampleOptimumInOneExactStep) {
 // averaged iterates (sublinear: that is what 20,000 passes buy them here);
 // and every exact gap it reports is a certificate.
 TEST(BcfwVariantsTest, AllCombinationsAgreeOnTheCertifiedOptimum) {
-  MulticlassProblem problem = RandomProblem(30, 4, 3, 11);
+  MulticlassProblem problem = RandomMulticlassProblem(30, 4, 3, 11);
   const double lambda = 0.05;
   SolverConfig reference_config;
   reference_config.set_lambda(lambda);
@@ -157,10 +144,9 @@ TEST(BcfwVariantsTest, AllCombinationsAgreeOnTheCertifiedOptimum) {
                           AverageHingeLoss(problem, w.data(), 1);
     EXPECT_NEAR(primal, summary->primal(), 1e-12) << variant.Label();
     EXPECT_LE(primal - optimum, summary->gap() + 1e-12) << variant.Label();
-    for (const PassRecord& record : monitor.records()) {
-      if (!record.gap_exact()) continue;
-      EXPECT_GE(record.gap(), -1e-12) << variant.Label();
-      EXPECT_NEAR(record.primal() - record.dual(), record.gap(), 1e-12);
+    {
+      SCOPED_TRACE(variant.Label());
+      ExpectExactGapsAreCertificates(monitor.records());
     }
     EXPECT_LT(invariants.max_weight_error, 1e-9) << variant.Label();
     EXPECT_LT(invariants.max_alpha_sum_error, 1e-12) << variant.Label();
@@ -173,7 +159,7 @@ TEST(BcfwVariantsTest, AllCombinationsAgreeOnTheCertifiedOptimum) {
 // Thousands of steps with many drop steps: α stays on the simplex, and
 // w = Σ_i w_i, v_i = Σ α ψ, ℓ_i = Σ α L/n hold to 1e-9.
 TEST(BcfwVariantsTest, BookkeepingStaysExactOverThousandsOfSteps) {
-  MulticlassProblem problem = RandomProblem(40, 3, 6, 5);
+  MulticlassProblem problem = RandomMulticlassProblem(40, 3, 6, 5);
   for (auto step :
        {SolverConfig::PAIRWISE, SolverConfig::AWAY, SolverConfig::BEST}) {
     for (bool cache : {false, true}) {
@@ -236,7 +222,7 @@ TEST(BcfwVariantsTest, FirstStepIsTheExactLineSearchOptimum) {
 }
 
 TEST(BcfwVariantsTest, CacheSavesOracleCallsAndGapSamplingIsDeterministic) {
-  MulticlassProblem problem = RandomProblem(50, 4, 4, 9);
+  MulticlassProblem problem = RandomMulticlassProblem(50, 4, 4, 9);
   SolverConfig config;
   config.set_lambda(0.01);
   config.set_sampling(SolverConfig::GAP);
@@ -335,7 +321,7 @@ TEST(BcfwBoxTest, HandComputedBoxedOptimum) {
 // Non-negative weights on a random problem: every variant returns a
 // feasible w, and they agree on the boxed optimum within their gaps.
 TEST(BcfwBoxTest, VariantsAgreeOnARandomBoxedProblem) {
-  MulticlassProblem problem = RandomProblem(20, 3, 3, 21);
+  MulticlassProblem problem = RandomMulticlassProblem(20, 3, 3, 21);
   std::vector<double> primal;
   for (auto step : {SolverConfig::FW, SolverConfig::PAIRWISE,
                     SolverConfig::AWAY, SolverConfig::BEST}) {

@@ -4,43 +4,16 @@
 #include "solvers/mp_bcfw.h"
 
 #include <cmath>
-#include <random>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "solvers/bcfw.h"
 #include "solvers/duality_gap.h"
 #include "solvers/multiclass_problem_testing.h"
+#include "solvers/solver_testing.h"
 
 namespace chaintag {
 namespace {
-
-MulticlassProblem RandomProblem(int num_classes = 3) {
-  std::mt19937 rng(2);
-  std::normal_distribution<double> normal(0, 1);
-  std::vector<std::vector<double>> inputs(20, std::vector<double>(4));
-  std::vector<int> gold(20);
-  for (int i = 0; i < 20; ++i) {
-    for (double& x : inputs[i]) x = normal(rng);
-    gold[i] = i % num_classes;
-  }
-  return MulticlassProblem(inputs, gold, num_classes);
-}
-
-double ReferencePrimal(const Problem& problem, double lambda) {
-  SolverConfig config;
-  config.set_lambda(lambda);
-  config.set_max_passes(200000);
-  config.set_gap_check(5);
-  config.set_gap_tolerance(1e-10);
-  config.set_weighted_averaging(false);
-  std::vector<double> w;
-  BcfwSolver solver(config);
-  absl::StatusOr<TrainingSummary> summary = solver.Solve(problem, nullptr, &w);
-  EXPECT_TRUE(summary.ok()) << summary.status();
-  EXPECT_EQ(summary->stop_reason(), "gap_tolerance");
-  return summary->primal();
-}
 
 SolverConfig MpConfig(double lambda) {
   SolverConfig config;
@@ -66,19 +39,12 @@ TEST(MpBcfwTest, HandComputedOptimumOfOneExample) {
       absl::StatusOr<TrainingSummary> summary =
           solver.Solve(problem, nullptr, &w);
       ASSERT_TRUE(summary.ok()) << summary.status();
-      const double a = lambda <= 2 ? 0.5 : 1 / lambda;
-      const double primal = lambda <= 2 ? lambda / 4 : 1 - 1 / lambda;
-      ASSERT_EQ(w.size(), 2u);
-      EXPECT_NEAR(w[0], a, 1e-12) << "lambda " << lambda;
-      EXPECT_NEAR(w[1], -a, 1e-12);
-      EXPECT_NEAR(summary->primal(), primal, 1e-12);
-      EXPECT_NEAR(summary->dual(), primal, 1e-12);
-      EXPECT_EQ(summary->stop_reason(), "gap_tolerance");
+      ASSERT_NO_FATAL_FAILURE(ExpectOneExampleOptimum(lambda, w, *summary));
     }
   }
 }
 
-// Checks a run on RandomProblem against the certified optimum and the
+// Checks a run on the random problem against the certified optimum and the
 // invariants of its log.
 void CheckRun(const MulticlassProblem& problem, const SolverConfig& config,
               double optimum, MpBcfwSolver* solver,
@@ -101,11 +67,8 @@ void CheckRun(const MulticlassProblem& problem, const SolverConfig& config,
   for (const PassRecord& record : monitor.records()) {
     EXPECT_LE(record.mean_active_set_size(), config.mp_max_planes());
     if (record.approx_passes() > 0) ++approximate;
-    if (record.gap_exact()) {
-      EXPECT_GE(record.gap(), -1e-12);
-      EXPECT_NEAR(record.primal() - record.dual(), record.gap(), 1e-12);
-    }
   }
+  ExpectExactGapsAreCertificates(monitor.records());
   if (config.mp_max_planes() > 0 && config.mp_max_approx_passes() > 0) {
     EXPECT_GT(approximate, 0);
   } else {
@@ -114,7 +77,7 @@ void CheckRun(const MulticlassProblem& problem, const SolverConfig& config,
 }
 
 TEST(MpBcfwTest, ReachesTheCertifiedOptimum) {
-  const MulticlassProblem problem = RandomProblem();
+  const MulticlassProblem problem = RandomMulticlassProblem(20, 4, 3, 2);
   const double lambda = 1.0;
   const double optimum = ReferencePrimal(problem, lambda);
   for (bool averaging : {false, true}) {
@@ -143,7 +106,7 @@ TEST(MpBcfwTest, ReachesTheCertifiedOptimum) {
 }
 
 TEST(MpBcfwTest, FewPlanesAndShortMemory) {
-  const MulticlassProblem problem = RandomProblem();
+  const MulticlassProblem problem = RandomMulticlassProblem(20, 4, 3, 2);
   const double lambda = 1.0;
   const double optimum = ReferencePrimal(problem, lambda);
   SolverConfig config = MpConfig(lambda);
@@ -157,7 +120,7 @@ TEST(MpBcfwTest, FewPlanesAndShortMemory) {
 }
 
 TEST(MpBcfwTest, SameSeedSameIterates) {
-  const MulticlassProblem problem = RandomProblem();
+  const MulticlassProblem problem = RandomMulticlassProblem(20, 4, 3, 2);
   SolverConfig config = MpConfig(0.1);
   config.set_max_passes(7);
   config.set_gap_check(3);
@@ -180,7 +143,7 @@ TEST(MpBcfwTest, SameSeedSameIterates) {
 // harder instance (λ = 0.1) it certifies a 1e-4 gap with fewer oracle calls
 // than BCFW (both pay n calls per gap check).
 TEST(MpBcfwTest, FewerOracleCallsThanBcfw) {
-  const MulticlassProblem problem = RandomProblem();
+  const MulticlassProblem problem = RandomMulticlassProblem(20, 4, 3, 2);
   SolverConfig config = MpConfig(0.1);
   config.set_gap_tolerance(1e-4);
   config.set_weighted_averaging(false);
@@ -203,7 +166,7 @@ TEST(MpBcfwTest, FewerOracleCallsThanBcfw) {
 }
 
 TEST(MpBcfwTest, StopsOnTheTimeBudget) {
-  const MulticlassProblem problem = RandomProblem();
+  const MulticlassProblem problem = RandomMulticlassProblem(20, 4, 3, 2);
   SolverConfig config = MpConfig(0.1);
   config.set_max_seconds(1e-9);
   config.set_gap_tolerance(0);
@@ -221,7 +184,7 @@ TEST(MpBcfwTest, RegisteredAndRejectsBadOptions) {
   SolverConfig config = MpConfig(0.1);
   EXPECT_TRUE(CreateSolver(config).ok());
   config.set_mp_max_planes(-1);
-  const MulticlassProblem problem = RandomProblem();
+  const MulticlassProblem problem = RandomMulticlassProblem(20, 4, 3, 2);
   std::vector<double> w;
   EXPECT_FALSE(MpBcfwSolver(config).Solve(problem, nullptr, &w).ok());
 }

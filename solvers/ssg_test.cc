@@ -6,43 +6,15 @@
 #include "solvers/ssg.h"
 
 #include <cmath>
-#include <random>
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "solvers/bcfw.h"
 #include "solvers/duality_gap.h"
 #include "solvers/multiclass_problem_testing.h"
+#include "solvers/solver_testing.h"
 
 namespace chaintag {
 namespace {
-
-MulticlassProblem RandomProblem() {
-  std::mt19937 rng(2);
-  std::normal_distribution<double> normal(0, 1);
-  std::vector<std::vector<double>> inputs(20, std::vector<double>(4));
-  std::vector<int> gold(20);
-  for (int i = 0; i < 20; ++i) {
-    for (double& x : inputs[i]) x = normal(rng);
-    gold[i] = i % 3;
-  }
-  return MulticlassProblem(inputs, gold, 3);
-}
-
-double ReferencePrimal(const Problem& problem, double lambda) {
-  SolverConfig config;
-  config.set_lambda(lambda);
-  config.set_max_passes(200000);
-  config.set_gap_check(5);
-  config.set_gap_tolerance(1e-10);
-  config.set_weighted_averaging(false);
-  std::vector<double> w;
-  BcfwSolver solver(config);
-  absl::StatusOr<TrainingSummary> summary = solver.Solve(problem, nullptr, &w);
-  EXPECT_TRUE(summary.ok()) << summary.status();
-  EXPECT_EQ(summary->stop_reason(), "gap_tolerance");
-  return summary->primal();
-}
 
 TrainingSummary RunSsg(const Problem& problem, const SolverConfig& config,
                        Monitor* monitor, std::vector<double>* w) {
@@ -82,7 +54,7 @@ TEST(SsgTest, HandComputedOptimumOfOneExample) {
 }
 
 TEST(SsgTest, ApproachesTheCertifiedOptimum) {
-  const MulticlassProblem problem = RandomProblem();
+  const MulticlassProblem problem = RandomMulticlassProblem(20, 4, 3, 2);
   const double lambda = 1.0;
   const double optimum = ReferencePrimal(problem, lambda);
   for (SolverConfig::Sampling sampling :
@@ -125,7 +97,7 @@ TEST(SsgTest, ApproachesTheCertifiedOptimum) {
 }
 
 TEST(SsgTest, SameSeedSameResultAndRejectsGapSampling) {
-  const MulticlassProblem problem = RandomProblem();
+  const MulticlassProblem problem = RandomMulticlassProblem(20, 4, 3, 2);
   SolverConfig config;
   config.set_name("ssg");
   config.set_lambda(0.1);
@@ -142,7 +114,7 @@ TEST(SsgTest, SameSeedSameResultAndRejectsGapSampling) {
 }
 
 TEST(SsgTest, StopsOnTheTimeBudget) {
-  const MulticlassProblem problem = RandomProblem();
+  const MulticlassProblem problem = RandomMulticlassProblem(20, 4, 3, 2);
   SolverConfig config;
   config.set_lambda(0.1);
   config.set_max_passes(1000);

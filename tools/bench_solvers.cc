@@ -12,34 +12,17 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <memory>
-#include <string>
 #include <vector>
 
 #include "benchmark/benchmark.h"
 #include "pipeline/pipeline.h"
 #include "solvers/duality_gap.h"
 #include "solvers/solver.h"
+#include "tools/bench_corpus.h"
 
 namespace chaintag {
 namespace {
-
-std::string g_config_path;
-
-PreparedCorpus* Corpus() {
-  static PreparedCorpus* corpus = [] {
-    absl::StatusOr<PipelineConfig> config = ReadPipelineConfig(g_config_path);
-    if (!config.ok()) return static_cast<PreparedCorpus*>(nullptr);
-    PipelineOptions options;
-    options.corpora_root = DefaultCorporaRoot();
-    options.progress = nullptr;
-    absl::StatusOr<PreparedCorpus> prepared = PrepareCorpus(*config, options);
-    if (!prepared.ok()) return static_cast<PreparedCorpus*>(nullptr);
-    return new PreparedCorpus(std::move(*prepared));
-  }();
-  return corpus;
-}
 
 struct Variant {
   const char* label;
@@ -71,8 +54,9 @@ constexpr Variant kVariants[] = {
 };
 
 SolverConfig VariantConfig(const Variant& variant, int passes) {
-  SolverConfig config = Corpus()->config.solver();
-  config.set_lambda(ResolveLambda(config, Corpus()->problem->NumExamples()));
+  SolverConfig config = BenchCorpus()->config.solver();
+  config.set_lambda(
+      ResolveLambda(config, BenchCorpus()->problem->NumExamples()));
   config.set_name(variant.solver);
   config.set_sampling(variant.sampling);
   config.set_step(variant.step);
@@ -89,7 +73,7 @@ SolverConfig VariantConfig(const Variant& variant, int passes) {
 // product), one thread, at the weights of three BCFW passes.
 double OracleSecondsPerCall() {
   static const double seconds = [] {
-    const Problem& problem = *Corpus()->problem;
+    const Problem& problem = *BenchCorpus()->problem;
     std::unique_ptr<Solver> solver =
         *CreateSolver(VariantConfig(kVariants[1], 3));
     std::vector<double> w;
@@ -116,13 +100,13 @@ double OracleSecondsPerCall() {
 }
 
 void BM_OraclePass(benchmark::State& state) {
-  if (Corpus() == nullptr) {
+  if (BenchCorpus() == nullptr) {
     state.SkipWithError("corpus not found (set CHAINTAG_CORPORA)");
     return;
   }
   for (auto _ : state) {
     state.SetIterationTime(OracleSecondsPerCall() *
-                           Corpus()->problem->NumExamples());
+                           BenchCorpus()->problem->NumExamples());
   }
 }
 BENCHMARK(BM_OraclePass)
@@ -131,13 +115,13 @@ BENCHMARK(BM_OraclePass)
     ->Iterations(1);
 
 void BM_SolverPass(benchmark::State& state) {
-  if (Corpus() == nullptr) {
+  if (BenchCorpus() == nullptr) {
     state.SkipWithError("corpus not found (set CHAINTAG_CORPORA)");
     return;
   }
   const Variant& variant = kVariants[state.range(0)];
   state.SetLabel(variant.label);
-  const int n = Corpus()->problem->NumExamples();
+  const int n = BenchCorpus()->problem->NumExamples();
   double oracle_share = 0;
   for (auto _ : state) {
     absl::StatusOr<std::unique_ptr<Solver>> solver =
@@ -149,7 +133,7 @@ void BM_SolverPass(benchmark::State& state) {
     Monitor monitor;
     monitor.set_progress_stream(nullptr);
     std::vector<double> w;
-    if (!(*solver)->Solve(*Corpus()->problem, &monitor, &w).ok()) {
+    if (!(*solver)->Solve(*BenchCorpus()->problem, &monitor, &w).ok()) {
       state.SkipWithError("solver failed");
       return;
     }
@@ -174,14 +158,7 @@ BENCHMARK(BM_SolverPass)
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg.rfind("--config=", 0) == 0) chaintag::g_config_path = arg.substr(9);
-  }
-  if (chaintag::g_config_path.empty()) {
-    std::fprintf(stderr, "bench_solvers: --config=<preset.textproto> needed\n");
-    return 2;
-  }
+  if (!chaintag::ParseBenchConfigFlag(argc, argv, "bench_solvers")) return 2;
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

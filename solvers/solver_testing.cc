@@ -1,0 +1,61 @@
+#include "solvers/solver_testing.h"
+
+#include <random>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "gtest/gtest.h"
+#include "solvers/bcfw.h"
+
+namespace chaintag {
+
+MulticlassProblem RandomMulticlassProblem(int n, int features, int classes,
+                                          uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> normal(0, 1);
+  std::vector<std::vector<double>> inputs(n, std::vector<double>(features));
+  std::vector<int> gold(n);
+  for (int i = 0; i < n; ++i) {
+    for (double& x : inputs[i]) x = normal(rng);
+    gold[i] = i % classes;
+  }
+  return MulticlassProblem(inputs, gold, classes);
+}
+
+double ReferencePrimal(const Problem& problem, double lambda) {
+  SolverConfig config;
+  config.set_lambda(lambda);
+  config.set_max_passes(200000);
+  config.set_gap_check(5);
+  config.set_gap_tolerance(1e-10);
+  config.set_weighted_averaging(false);
+  std::vector<double> w;
+  BcfwSolver solver(config);
+  absl::StatusOr<TrainingSummary> summary = solver.Solve(problem, nullptr, &w);
+  EXPECT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->stop_reason(), "gap_tolerance");
+  return summary->primal();
+}
+
+void ExpectOneExampleOptimum(double lambda, const std::vector<double>& w,
+                             const TrainingSummary& summary) {
+  const double a = lambda <= 2 ? 0.5 : 1 / lambda;
+  const double primal = lambda <= 2 ? lambda / 4 : 1 - 1 / lambda;
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_NEAR(w[0], a, 1e-12) << "lambda " << lambda;
+  EXPECT_NEAR(w[1], -a, 1e-12);
+  EXPECT_NEAR(summary.primal(), primal, 1e-12);
+  EXPECT_NEAR(summary.dual(), primal, 1e-12);
+  EXPECT_EQ(summary.stop_reason(), "gap_tolerance");
+}
+
+void ExpectExactGapsAreCertificates(const std::vector<PassRecord>& records) {
+  for (const PassRecord& record : records) {
+    if (!record.gap_exact()) continue;
+    EXPECT_GE(record.gap(), -1e-12) << "pass " << record.pass();
+    EXPECT_NEAR(record.primal() - record.dual(), record.gap(), 1e-12)
+        << "pass " << record.pass();
+  }
+}
+
+}  // namespace chaintag

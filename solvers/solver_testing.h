@@ -1,0 +1,44 @@
+// Helpers shared by the solver tests: the random multiclass problem they
+// train on, the optimum a tightly converged BCFW run certifies, and the
+// check that a log's exact gaps are certificates.
+
+#ifndef CHAINTAG_SOLVERS_SOLVER_TESTING_H_
+#define CHAINTAG_SOLVERS_SOLVER_TESTING_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "solvers/multiclass_problem_testing.h"
+#include "solvers/problem.h"
+#include "solvers/solver.h"
+#include "solvers/solver_config.pb.h"
+
+namespace chaintag {
+
+// `n` examples with `features` inputs each, drawn from N(0, 1) by
+// std::mt19937(seed) in example order; example i has gold class
+// i % `classes`.
+MulticlassProblem RandomMulticlassProblem(int n, int features, int classes,
+                                          uint32_t seed);
+
+// The optimum of `problem` at `lambda`, from BCFW (no averaging) run to a
+// 1e-10 duality gap. Adds a test failure when the run fails or stops on
+// anything but the gap tolerance.
+double ReferencePrimal(const Problem& problem, double lambda);
+
+// Checks a solve of the one-example problem MulticlassProblem({{1.0}}, {0}, 2)
+// at `lambda` against its hand-computed optimum (to 1e-12): with
+// w = a·(1, −1), P(a) = λa² + max(0, 1 − 2a), so a = 1/2, P* = λ/4 for
+// λ ≤ 2 and a = 1/λ, P* = 1 − 1/λ for λ > 2; the dual must equal P* and
+// the run must stop on the gap tolerance. Fatal if w is not of size 2.
+void ExpectOneExampleOptimum(double lambda, const std::vector<double>& w,
+                             const TrainingSummary& summary);
+
+// Adds a test failure unless every record with an exact gap is a
+// certificate: gap ≥ −1e-12 and primal − dual = gap (to 1e-12). Records
+// without an exact gap are skipped.
+void ExpectExactGapsAreCertificates(const std::vector<PassRecord>& records);
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_SOLVERS_SOLVER_TESTING_H_
