@@ -23,6 +23,9 @@ constexpr int kPaletteSize = sizeof(kPalette) / sizeof(kPalette[0]);
 // 12px sans-serif character only sizes the legend column.
 constexpr double kCharWidth = 7.0;
 
+// Markers on the frame (data at the axis limits) are drawn whole.
+constexpr double kClipMargin = 4.0;
+
 bool Drawable(double value, bool log) {
   return std::isfinite(value) && (!log || value > 0);
 }
@@ -194,7 +197,8 @@ std::string RenderSvgPlot(const std::vector<PlotSeries>& series,
   const double left = 80, top = options.title.empty() ? 20 : 44, bottom = 56;
   const double right =
       longest_label == 0 ? 24 : 24 + 36 + kCharWidth * longest_label;
-  const double width = std::max<double>(options.width, left + right + 200);
+  // A long legend widens the picture rather than squeezing the data.
+  const double width = std::max<double>(options.width, left + right + 560);
   const double height = std::max<double>(options.height, top + bottom + 150);
 
   AxisScale x_axis, y_axis;
@@ -218,8 +222,10 @@ std::string RenderSvgPlot(const std::vector<PlotSeries>& series,
       "width=\"%s\" height=\"%s\"/></clipPath></defs>\n",
       static_cast<int>(width), static_cast<int>(height),
       static_cast<int>(width), static_cast<int>(height),
-      static_cast<int>(width), static_cast<int>(height), Num(left), Num(top),
-      Num(x_axis.pixel_hi - left), Num(y_axis.pixel_lo - top));
+      static_cast<int>(width), static_cast<int>(height),
+      Num(left - kClipMargin), Num(top - kClipMargin),
+      Num(x_axis.pixel_hi - left + 2 * kClipMargin),
+      Num(y_axis.pixel_lo - top + 2 * kClipMargin));
 
   // Grid and tick labels.
   svg += "<g stroke=\"#dddddd\" stroke-width=\"1\">\n";
