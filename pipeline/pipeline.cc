@@ -438,12 +438,18 @@ absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
       if (!written.ok()) return written;
     }
   }
-  say(absl::StrFormat(
-      "done: %d passes, primal %.6g, dual %.6g, gap %.3e (%s), %.1fs "
-      "training, %.1fs total%s",
-      summary->passes(), summary->primal(), summary->dual(), summary->gap(),
-      summary->stop_reason(), summary->seconds(),
-      absl::ToDoubleSeconds(absl::Now() - start), scores));
+  // Solvers without a dual (ssg) certify nothing: say so rather than print
+  // a zero gap.
+  const std::string certificate =
+      summary->has_gap()
+          ? absl::StrFormat("primal %.6g, dual %.6g, gap %.3e",
+                            summary->primal(), summary->dual(), summary->gap())
+          : absl::StrFormat("primal %.6g, no duality gap (%s keeps no dual)",
+                            summary->primal(), summary->solver());
+  say(absl::StrFormat("done: %d passes, %s (%s), %.1fs training, %.1fs total%s",
+                      summary->passes(), certificate, summary->stop_reason(),
+                      summary->seconds(),
+                      absl::ToDoubleSeconds(absl::Now() - start), scores));
   return result;
 }
 
