@@ -14,6 +14,7 @@ namespace {
 // Per-thread scratch, so the oracles allocate nothing once warm.
 struct Scratch {
   std::vector<double> unary;
+  std::vector<double> scaled_tail;  // transitions and biases times a scale
   std::vector<double> difference;
   ViterbiDecoder decoder;
 };
@@ -104,6 +105,16 @@ double ChainProblem::LossUnit(int i) const {
 
 void ChainProblem::MaxOracle(int i, const double* w, const double* state,
                              OracleResult* result) const {
+  Oracle(i, w, 1.0, state, result);
+}
+
+void ChainProblem::MaxOracleScaled(int i, const double* v, double scale,
+                                   OracleResult* result) const {
+  Oracle(i, v, scale, nullptr, result);
+}
+
+void ChainProblem::Oracle(int i, const double* w, double scale,
+                          const double* state, OracleResult* result) const {
   const ChainExample& example = examples_[i];
   const int T = example.features.size();
   const int L = layout_.num_labels;
@@ -111,7 +122,23 @@ void ChainProblem::MaxOracle(int i, const double* w, const double* state,
   scratch.unary.resize(static_cast<size_t>(T) * L);
   double* unary = scratch.unary.data();
   ComputeUnaryScores(layout_, w, example.features, unary);
-  const ChainScores scores = MakeChainScores(layout_, w, T, unary);
+  ChainScores scores = MakeChainScores(layout_, w, T, unary);
+  if (scale != 1.0) {
+    // Scale the (small) unary table and a copy of the transition and bias
+    // weights; the emission rows are never touched.
+    for (int64_t k = 0; k < static_cast<int64_t>(T) * L; ++k) {
+      unary[k] *= scale;
+    }
+    const int64_t tail = static_cast<int64_t>(L) * L + 2 * L;
+    scratch.scaled_tail.resize(tail);
+    const double* source = w + layout_.transition_offset();
+    for (int64_t k = 0; k < tail; ++k) {
+      scratch.scaled_tail[k] = scale * source[k];
+    }
+    scores.transition = scratch.scaled_tail.data();
+    scores.start = scores.transition + static_cast<int64_t>(L) * L;
+    scores.end = scores.start + L;
+  }
   const double gold_score = ScoreLabeling(scores, example.labels.data());
 
   result->state_dot =

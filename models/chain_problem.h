@@ -51,6 +51,8 @@ class ChainProblem : public Problem {
   int64_t Dim() const override { return layout_.dim(); }
   void MaxOracle(int i, const double* w, const double* state,
                  OracleResult* result) const override;
+  void MaxOracleScaled(int i, const double* v, double scale,
+                       OracleResult* result) const override;
   void Decode(int i, const double* w, Corner* corner) const override;
   double Loss(int i, const Corner& y) const override;
   double Score(int i, const double* w, const Corner& y) const override;
@@ -83,6 +85,9 @@ class ChainProblem : public Problem {
   // parts of `w`, i.e. w += c·φ(x_i, y).
   void AddFeatures(int i, const int32_t* y, double c, double* w) const;
   double LossUnit(int i) const;
+  // The loss-augmented oracle at w = scale·v.
+  void Oracle(int i, const double* v, double scale, const double* state,
+              OracleResult* result) const;
 
   ChainLayout layout_;
   std::vector<ChainExample> examples_;

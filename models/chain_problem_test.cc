@@ -118,6 +118,15 @@ TEST_P(ChainProblemTest, OraclesMatchBruteForce) {
       OracleResult result;
       problem.MaxOracle(i, w.data(), nullptr, &result);
       EXPECT_NEAR(result.loss - result.score, best_augmented, 1e-9);
+      // The same oracle at w = scale·v, without forming w.
+      const double scale = 0.37;
+      std::vector<double> v = w;
+      for (double& x : v) x /= scale;
+      OracleResult scaled;
+      problem.MaxOracleScaled(i, v.data(), scale, &scaled);
+      EXPECT_NEAR(scaled.loss - scaled.score, best_augmented, 1e-9);
+      EXPECT_NEAR(scaled.score, problem.Score(i, w.data(), scaled.corner),
+                  1e-9);
       EXPECT_DOUBLE_EQ(result.loss, problem.Loss(i, result.corner));
       EXPECT_NEAR(result.score, problem.Score(i, w.data(), result.corner),
                   1e-9);

@@ -50,7 +50,9 @@ absl::Status Monitor::Record(PassRecord record, absl::Span<const double> w,
     if (record.has_primal()) {
       absl::StrAppendFormat(&line, "  primal %.8g", record.primal());
     }
-    absl::StrAppendFormat(&line, "  dual %.8g", record.dual());
+    if (record.has_dual()) {
+      absl::StrAppendFormat(&line, "  dual %.8g", record.dual());
+    }
     if (record.has_gap()) {
       absl::StrAppendFormat(&line, "  gap %.3e%s", record.gap(),
                             record.gap_exact() ? "" : " (est.)");

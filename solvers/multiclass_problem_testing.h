@@ -67,6 +67,12 @@ class MulticlassProblem : public Problem {
       for (int64_t j = 0; j < Dim(); ++j) result->state_dot += state[j] * w[j];
     }
   }
+  void MaxOracleScaled(int i, const double* v, double scale,
+                       OracleResult* result) const override {
+    std::vector<double> w(v, v + Dim());
+    for (double& x : w) x *= scale;
+    MaxOracle(i, w.data(), nullptr, result);
+  }
   void Decode(int i, const double* w, Corner* corner) const override {
     double best = -1e300;
     for (int y = 0; y < num_classes_; ++y) {

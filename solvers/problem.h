@@ -51,6 +51,11 @@ class Problem {
   // (computed from the same intermediate scores, hence nearly free).
   virtual void MaxOracle(int i, const double* w, const double* state,
                          OracleResult* result) const = 0;
+  // MaxOracle at w = scale·v (state-free), scores included: lets a solver
+  // keep w as a scale times a vector, so that shrinking w costs O(1)
+  // instead of O(Dim()) (SSG). scale > 0.
+  virtual void MaxOracleScaled(int i, const double* v, double scale,
+                               OracleResult* result) const = 0;
   // Prediction: a maximiser of ⟨w, φ(x_i, y)⟩.
   virtual void Decode(int i, const double* w, Corner* corner) const = 0;
   virtual double Loss(int i, const Corner& y) const = 0;

@@ -12,6 +12,13 @@
 #include "solvers/random.h"
 
 namespace chaintag {
+namespace {
+
+// Below this the scale of w = scale·v is folded into v, long before
+// v's entries could overflow.
+constexpr double kMinScale = 1e-9;
+
+}  // namespace
 
 absl::StatusOr<TrainingSummary> SsgSolver::Solve(const Problem& problem,
                                                  Monitor* monitor,
@@ -27,10 +34,29 @@ absl::StatusOr<TrainingSummary> SsgSolver::Solve(const Problem& problem,
   const bool averaging = config_.weighted_averaging();
   const int threads = std::max(1, config_.num_threads());
 
-  std::vector<double> w(dim, 0.0);
-  std::vector<double> average;
-  if (averaging) average.assign(dim, 0.0);
-  const std::vector<double>& point = averaging ? average : w;
+  // w = scale·v, so the shrink w ← (1−γ)w costs O(1). The weighted average
+  // 2/(M(M+1)) Σ_m m·w^(m) is kept the same way: with v_m = v_{m−1} + c_m ψ_m
+  // and S_m = Σ_{k≤m} k·s_k, Σ_m m·s_m·v_m = S_M·v_M − u_M where
+  // u_M = Σ_t c_t·S_{t−1}·ψ_t takes the same sparse updates as v.
+  std::vector<double> v(dim, 0.0);
+  double scale = 1;
+  std::vector<double> u;
+  if (averaging) u.assign(dim, 0.0);
+  double weight_sum = 0;  // S_m
+  std::vector<double> point;
+  auto form_point = [&](int64_t steps) -> const std::vector<double>& {
+    point.resize(dim);
+    if (!averaging || steps == 0) {
+      for (int64_t d = 0; d < dim; ++d) point[d] = scale * v[d];
+      return point;
+    }
+    const double m = static_cast<double>(steps);
+    const double normaliser = 2.0 / (m * (m + 1.0));
+    for (int64_t d = 0; d < dim; ++d) {
+      point[d] = normaliser * (weight_sum * v[d] - u[d]);
+    }
+    return point;
+  };
 
   SolverRandom random(config_.seed());
   std::vector<int> order;
@@ -59,17 +85,25 @@ absl::StatusOr<TrainingSummary> SsgSolver::Solve(const Problem& problem,
       const int i = config_.sampling() == SolverConfig::PERMUTATION
                         ? order[j]
                         : static_cast<int>(random.Uniform(n));
-      problem.MaxOracle(i, w.data(), nullptr, &oracle);
+      problem.MaxOracleScaled(i, v.data(), scale, &oracle);
       ++oracle_calls;
       const double gamma = 1.0 / (static_cast<double>(k) + 1.0);
-      const double keep = 1.0 - gamma;
-      for (int64_t d = 0; d < dim; ++d) w[d] *= keep;
-      problem.AddScaled(i, oracle.corner, gamma / lambda, w.data());
-      if (averaging) {
-        const double rho = 2.0 / (static_cast<double>(k) + 2.0);
-        for (int64_t d = 0; d < dim; ++d) {
-          average[d] = (1 - rho) * average[d] + rho * w[d];
-        }
+      double shrunk = scale * (1.0 - gamma);
+      // Only the first step shrinks w = 0 to nothing: restart the scale.
+      if (shrunk == 0) shrunk = 1;
+      const double c = gamma / (lambda * shrunk);
+      if (averaging && weight_sum > 0) {
+        problem.AddScaled(i, oracle.corner, c * weight_sum, u.data());
+      }
+      problem.AddScaled(i, oracle.corner, c, v.data());
+      scale = shrunk;
+      weight_sum += static_cast<double>(k + 1) * scale;
+      if (scale < kMinScale) {
+        // Fold the scale into v (O(dim), once in ~1/kMinScale steps); u is
+        // unchanged because S scales inversely.
+        for (int64_t d = 0; d < dim; ++d) v[d] *= scale;
+        weight_sum /= scale;
+        scale = 1;
       }
       ++k;
       if (max_seconds > 0 && (j & 63) == 0 && elapsed() >= max_seconds) {
@@ -84,6 +118,11 @@ absl::StatusOr<TrainingSummary> SsgSolver::Solve(const Problem& problem,
     record.set_solver("ssg");
     record.set_pass(pass);
     record.set_lambda(lambda);
+    const bool evaluate =
+        monitor != nullptr && monitor->WantsEvaluation(pass, final_pass);
+    if (pass % config_.gap_check() == 0 || final_pass || evaluate) {
+      form_point(k);
+    }
     if (pass % config_.gap_check() == 0 || final_pass) {
       primal = 0.5 * lambda * SquaredNorm(point.data(), dim) +
                AverageHingeLoss(problem, point.data(), threads);
@@ -102,7 +141,8 @@ absl::StatusOr<TrainingSummary> SsgSolver::Solve(const Problem& problem,
     if (final_pass) break;
   }
 
-  *w_out = averaging ? std::move(average) : std::move(w);
+  form_point(k);
+  *w_out = std::move(point);
   summary.set_oracle_calls(oracle_calls);
   summary.set_seconds(elapsed());
   if (have_primal) summary.set_primal(primal);

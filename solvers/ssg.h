@@ -11,12 +11,10 @@
 // oracle_calls) every gap_check passes and at the end; dual and gap are left
 // unset. The run stops on max_passes or max_seconds only.
 //
-// Cost: a step costs O(dim), not O(size of example). The shrink
-// w ← (1−γ)w could be made lazy by keeping w = s·v, but Problem::MaxOracle
-// needs w itself (L_i is not scaled along with w), so w has to be dense and
-// current at every oracle call; with w dense, the average is a dense update
-// too. A Problem operation taking the scale s would make both O(size of
-// example).
+// Cost: a step costs O(size of the example): w is kept as scale·v (the
+// oracle reads it through Problem::MaxOracleScaled), and the weighted
+// average through an accumulator that takes the same sparse updates. The
+// point is formed (O(dim)) only when the primal or an evaluation reads it.
 //
 // Thread-safety: see Solver.
 
