@@ -784,10 +784,7 @@ absl::StatusOr<TrainingSummary> BcfwRun::Solve(Monitor* monitor,
         oracle_calls_ += n_;
         have_gap = true;
       }
-      record.set_primal(last_gap.primal);
-      record.set_dual(last_gap.dual);
-      record.set_gap(last_gap.gap);
-      record.set_gap_exact(true);
+      SetCertificate(last_gap, &record);
     } else {
       const double norm = need_point   ? SquaredNorm(point.data(), dim_)
                           : averaging_ ? SquaredNormOfDifference(
@@ -835,9 +832,7 @@ absl::StatusOr<TrainingSummary> BcfwRun::Solve(Monitor* monitor,
   summary.set_oracle_calls(oracle_calls_);
   summary.set_seconds(elapsed());
   if (have_gap) {
-    summary.set_primal(last_gap.primal);
-    summary.set_dual(last_gap.dual);
-    summary.set_gap(last_gap.gap);
+    SetCertificate(last_gap, &summary);
   }
   summary.set_stop_reason(stop_reason);
   return summary;

@@ -91,25 +91,26 @@ absl::StatusOr<TrainingSummary> FwSolver::Solve(const Problem& problem,
   };
   evaluate();
 
+  // Every record carries the exact gap of the point the solver would return.
+  auto report = [&](int pass, bool final_pass) -> absl::Status {
+    if (monitor == nullptr) return absl::OkStatus();
+    PassRecord record;
+    record.set_solver("fw");
+    record.set_pass(pass);
+    record.set_lambda(lambda);
+    SetCertificate(gap, &record);
+    record.set_oracle_calls(oracle_calls);
+    record.set_effective_passes(static_cast<double>(oracle_calls) / n);
+    record.set_seconds(elapsed());
+    return monitor->Record(record, w, final_pass);
+  };
+
   int pass = 0;
   if (gap.gap <= config_.gap_tolerance()) {
     // Already optimal at w = 0: report it as pass 0, without a step.
     stop_reason = "gap_tolerance";
-    PassRecord record;
-    record.set_solver("fw");
-    record.set_pass(0);
-    record.set_lambda(lambda);
-    record.set_primal(gap.primal);
-    record.set_dual(gap.dual);
-    record.set_gap(gap.gap);
-    record.set_gap_exact(true);
-    record.set_oracle_calls(oracle_calls);
-    record.set_effective_passes(static_cast<double>(oracle_calls) / n);
-    record.set_seconds(elapsed());
-    if (monitor != nullptr) {
-      absl::Status status = monitor->Record(record, w, true);
-      if (!status.ok()) return status;
-    }
+    absl::Status status = report(0, true);
+    if (!status.ok()) return status;
   }
   while (stop_reason != "gap_tolerance" && pass < config_.max_passes()) {
     ++pass;
@@ -140,21 +141,8 @@ absl::StatusOr<TrainingSummary> FwSolver::Solve(const Problem& problem,
     }
     const bool final_pass =
         converged || out_of_time || pass == config_.max_passes();
-    PassRecord record;
-    record.set_solver("fw");
-    record.set_pass(pass);
-    record.set_lambda(lambda);
-    record.set_primal(gap.primal);
-    record.set_dual(gap.dual);
-    record.set_gap(gap.gap);
-    record.set_gap_exact(true);
-    record.set_oracle_calls(oracle_calls);
-    record.set_effective_passes(static_cast<double>(oracle_calls) / n);
-    record.set_seconds(elapsed());
-    if (monitor != nullptr) {
-      absl::Status status = monitor->Record(record, w, final_pass);
-      if (!status.ok()) return status;
-    }
+    absl::Status status = report(pass, final_pass);
+    if (!status.ok()) return status;
     if (final_pass) break;
   }
 
@@ -162,9 +150,7 @@ absl::StatusOr<TrainingSummary> FwSolver::Solve(const Problem& problem,
   summary.set_passes(pass);
   summary.set_oracle_calls(oracle_calls);
   summary.set_seconds(elapsed());
-  summary.set_primal(gap.primal);
-  summary.set_dual(gap.dual);
-  summary.set_gap(gap.gap);
+  SetCertificate(gap, &summary);
   summary.set_stop_reason(stop_reason);
   return summary;
 }

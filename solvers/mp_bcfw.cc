@@ -340,10 +340,7 @@ absl::StatusOr<TrainingSummary> MpBcfwSolver::Solve(
                                      threads);
         have_gap = true;
         oracle_calls += n;
-        record.set_primal(last_gap.primal);
-        record.set_dual(last_gap.dual);
-        record.set_gap(last_gap.gap);
-        record.set_gap_exact(true);
+        SetCertificate(last_gap, &record);
         converged = last_gap.gap <= config_.gap_tolerance();
       } else {
         record.set_dual(point_ell -
@@ -377,9 +374,7 @@ absl::StatusOr<TrainingSummary> MpBcfwSolver::Solve(
   summary.set_oracle_calls(oracle_calls);
   summary.set_seconds(elapsed());
   if (have_gap) {
-    summary.set_primal(last_gap.primal);
-    summary.set_dual(last_gap.dual);
-    summary.set_gap(last_gap.gap);
+    SetCertificate(last_gap, &summary);
   }
   summary.set_stop_reason(stop_reason);
   return summary;

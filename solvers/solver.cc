@@ -13,6 +13,19 @@ double ResolveLambda(const SolverConfig& config, int num_examples) {
   return num_examples > 0 ? 1.0 / num_examples : 1.0;
 }
 
+void SetCertificate(const DualityGap& gap, PassRecord* record) {
+  record->set_primal(gap.primal);
+  record->set_dual(gap.dual);
+  record->set_gap(gap.gap);
+  record->set_gap_exact(true);
+}
+
+void SetCertificate(const DualityGap& gap, TrainingSummary* summary) {
+  summary->set_primal(gap.primal);
+  summary->set_dual(gap.dual);
+  summary->set_gap(gap.gap);
+}
+
 absl::StatusOr<std::unique_ptr<Solver>> CreateSolver(
     const SolverConfig& config) {
   if (config.lambda() < 0) {

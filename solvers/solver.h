@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "solvers/duality_gap.h"
 #include "solvers/monitor.h"
 #include "solvers/problem.h"
 #include "solvers/solver_config.pb.h"
@@ -30,6 +31,11 @@ class Solver {
 
 // λ as the config resolves it for `num_examples` (0 means 1/n).
 double ResolveLambda(const SolverConfig& config, int num_examples);
+
+// Copies an exact duality gap (with its primal and dual) into a pass record,
+// marked exact, or into a run's summary.
+void SetCertificate(const DualityGap& gap, PassRecord* record);
+void SetCertificate(const DualityGap& gap, TrainingSummary* summary);
 
 absl::StatusOr<std::unique_ptr<Solver>> CreateSolver(
     const SolverConfig& config);
