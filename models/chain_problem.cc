@@ -105,16 +105,26 @@ double ChainProblem::LossUnit(int i) const {
 
 void ChainProblem::MaxOracle(int i, const double* w, const double* state,
                              OracleResult* result) const {
-  Oracle(i, w, 1.0, state, result);
+  Oracle(i, w, 1.0, state, nullptr, 0, nullptr, result);
+}
+
+void ChainProblem::ScoreCornersAndMaxOracle(int i, const double* w,
+                                            const double* state,
+                                            const Corner* const* corners,
+                                            int count, double* scores,
+                                            OracleResult* result) const {
+  Oracle(i, w, 1.0, state, corners, count, scores, result);
 }
 
 void ChainProblem::MaxOracleScaled(int i, const double* v, double scale,
                                    OracleResult* result) const {
-  Oracle(i, v, scale, nullptr, result);
+  Oracle(i, v, scale, nullptr, nullptr, 0, nullptr, result);
 }
 
 void ChainProblem::Oracle(int i, const double* w, double scale,
-                          const double* state, OracleResult* result) const {
+                          const double* state, const Corner* const* corners,
+                          int count, double* corner_scores,
+                          OracleResult* result) const {
   const ChainExample& example = examples_[i];
   const int T = example.features.size();
   const int L = layout_.num_labels;
@@ -140,6 +150,9 @@ void ChainProblem::Oracle(int i, const double* w, double scale,
     scores.end = scores.start + L;
   }
   const double gold_score = ScoreLabeling(scores, example.labels.data());
+  for (int k = 0; k < count; ++k) {
+    corner_scores[k] = gold_score - ScoreLabeling(scores, corners[k]->data());
+  }
 
   result->state_dot =
       state != nullptr ? StateDot(i, w, unary, gold_score, state) : 0;

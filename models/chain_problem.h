@@ -70,6 +70,10 @@ class ChainProblem : public Problem {
   void ScoreCorners(int i, const double* w, const double* state,
                     const Corner* const* corners, int count, double* scores,
                     double* state_dot) const override;
+  void ScoreCornersAndMaxOracle(int i, const double* w, const double* state,
+                                const Corner* const* corners, int count,
+                                double* scores,
+                                OracleResult* result) const override;
   double CornerDistanceSquared(int i, const Corner& a,
                                const Corner& b) const override;
   const Corner& GoldCorner(int i) const override { return examples_[i].labels; }
@@ -85,8 +89,10 @@ class ChainProblem : public Problem {
   // parts of `w`, i.e. w += c·φ(x_i, y).
   void AddFeatures(int i, const int32_t* y, double c, double* w) const;
   double LossUnit(int i) const;
-  // The loss-augmented oracle at w = scale·v.
+  // The loss-augmented oracle at w = scale·v; with `corners`, also their
+  // scores from the same unary pass.
   void Oracle(int i, const double* v, double scale, const double* state,
+              const Corner* const* corners, int count, double* corner_scores,
               OracleResult* result) const;
 
   ChainLayout layout_;

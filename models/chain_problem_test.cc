@@ -192,6 +192,17 @@ TEST_P(ChainProblemTest, BlockStateAlgebraMatchesDenseVectors) {
       EXPECT_NEAR(scores[1], Dot(w, other_psi), 1e-9);
       EXPECT_NEAR(scores[2], 0, 1e-12);
       EXPECT_NEAR(state_dot, Dot(v, w), 1e-9);
+      // The fused call gives the same scores and the same oracle.
+      double fused_scores[3];
+      OracleResult fused, separate;
+      problem.ScoreCornersAndMaxOracle(i, w.data(), state.data(), corners, 3,
+                                       fused_scores, &fused);
+      problem.MaxOracle(i, w.data(), state.data(), &separate);
+      for (int k = 0; k < 3; ++k) EXPECT_EQ(fused_scores[k], scores[k]);
+      EXPECT_EQ(fused.corner, separate.corner);
+      EXPECT_EQ(fused.loss, separate.loss);
+      EXPECT_EQ(fused.score, separate.score);
+      EXPECT_EQ(fused.state_dot, separate.state_dot);
       double corner_distance = 0;
       for (size_t j = 0; j < psi.size(); ++j) {
         corner_distance += (psi[j] - other_psi[j]) * (psi[j] - other_psi[j]);

@@ -479,8 +479,17 @@ void BcfwRun::Step(int i) {
   }
   scores_.resize(store.size());
   double state_dot = 0;
-  problem_.ScoreCorners(i, w_.data(), block_state, corner_pointers_.data(),
-                        store.size(), scores_.data(), &state_dot);
+  // Without a possible cache hit the oracle runs anyway: one shared pass.
+  const bool oracle_certain = !use_cache_ || block_gap_[i] == kInfinity;
+  if (oracle_certain) {
+    problem_.ScoreCornersAndMaxOracle(i, w_.data(), block_state,
+                                      corner_pointers_.data(), store.size(),
+                                      scores_.data(), &oracle_);
+    state_dot = oracle_.state_dot;
+  } else {
+    problem_.ScoreCorners(i, w_.data(), block_state, corner_pointers_.data(),
+                          store.size(), scores_.data(), &state_dot);
+  }
 
   // The FW corner: a cached corner when its gap passes the hit test
   // ĝ ≥ max(F·g_i, ν·G/n), else the oracle's.
@@ -504,7 +513,9 @@ void BcfwRun::Step(int i) {
     }
   }
   if (fw < 0) {
-    problem_.MaxOracle(i, w_.data(), block_state, &oracle_);
+    if (!oracle_certain) {
+      problem_.MaxOracle(i, w_.data(), block_state, &oracle_);
+    }
     ++oracle_calls_;
     fw_gap = (oracle_.state_dot - oracle_.score) / n_ - ell_block_[i] +
              oracle_.loss / n_;

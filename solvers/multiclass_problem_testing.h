@@ -135,6 +135,14 @@ class MulticlassProblem : public Problem {
       for (int64_t j = 0; j < Dim(); ++j) *state_dot += state[j] * w[j];
     }
   }
+  void ScoreCornersAndMaxOracle(int i, const double* w, const double* state,
+                                const Corner* const* corners, int count,
+                                double* scores,
+                                OracleResult* result) const override {
+    double state_dot = 0;
+    ScoreCorners(i, w, state, corners, count, scores, &state_dot);
+    MaxOracle(i, w, state, result);
+  }
   double CornerDistanceSquared(int i, const Corner& a,
                                const Corner& b) const override {
     const std::vector<double> pa = Psi(i, a[0]), pb = Psi(i, b[0]);

@@ -91,6 +91,14 @@ class Problem {
   virtual void ScoreCorners(int i, const double* w, const double* state,
                             const Corner* const* corners, int count,
                             double* scores, double* state_dot) const = 0;
+  // ScoreCorners and MaxOracle(i, w, state, result) in one call, sharing
+  // the work both need (for chains: one unary pass instead of two), for
+  // solvers that know they will call the oracle anyway.
+  virtual void ScoreCornersAndMaxOracle(int i, const double* w,
+                                        const double* state,
+                                        const Corner* const* corners, int count,
+                                        double* scores,
+                                        OracleResult* result) const = 0;
   // ‖ψ_i(a) − ψ_i(b)‖² (so ‖ψ_i(a)‖² with b the gold labeling).
   virtual double CornerDistanceSquared(int i, const Corner& a,
                                        const Corner& b) const = 0;
