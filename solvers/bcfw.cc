@@ -172,6 +172,9 @@ class BcfwRun {
   std::vector<const Corner*> corner_pointers_;
   std::vector<double> scores_;
   Move move_;
+  // Fully-corrective inner solve, reused so the step allocates nothing.
+  std::vector<int> inner_active_;
+  std::vector<double> inner_alpha_, inner_gradient_, inner_delta_;
 };
 
 void BcfwRun::Initialize() {
@@ -384,13 +387,19 @@ void BcfwRun::FullyCorrectiveMove(int i, int fw_entry,
                                   const std::vector<double>& scores,
                                   Move* move) {
   const CornerStore& store = corners_[i];
-  std::vector<int> active;
+  std::vector<int>& active = inner_active_;
+  active.clear();
   for (int k = 0; k < store.size(); ++k) {
     if (store.entry(k).alpha > 0 || k == fw_entry) active.push_back(k);
   }
   const int m = static_cast<int>(active.size());
   const double q = 1.0 / (lambda_ * n_ * n_);
-  std::vector<double> alpha(m), gradient(m), delta(m, 0.0);
+  std::vector<double>& alpha = inner_alpha_;
+  std::vector<double>& gradient = inner_gradient_;
+  std::vector<double>& delta = inner_delta_;
+  alpha.resize(m);
+  gradient.resize(m);
+  delta.assign(m, 0.0);
   for (int a = 0; a < m; ++a) {
     const StoredCorner& entry = store.entry(active[a]);
     alpha[a] = entry.alpha;

@@ -3,7 +3,8 @@
 //   bcfw             Lacoste-Julien et al. 2013 (Algorithm 4, line search),
 //                    with the options of Osokin et al. 2016: gap sampling,
 //                    pairwise / away / best steps over per-block active sets,
-//                    the gap-based cache;
+//                    the gap-based cache, and box constraints on w (App. H:
+//                    v = Aα kept on the boxed coordinates, w its truncation);
 //   active_set_bcfw  after adding the FW corner, the block's subproblem is
 //                    solved over its whole active set (fully corrective, the
 //                    GDMM appendix's block step on our sample-wise dual).
