@@ -104,19 +104,11 @@ TEST(FwTest, ResultDoesNotDependOnThreadCount) {
 }
 
 TEST(FwTest, StopsOnTheTimeBudget) {
-  const MulticlassProblem problem = RandomMulticlassProblem(20, 4, 3, 2);
   SolverConfig config;
+  config.set_name("fw");
   config.set_lambda(0.1);
   config.set_max_passes(1000);
-  config.set_max_seconds(1e-9);
-  config.set_gap_tolerance(0);
-  std::vector<double> w;
-  absl::StatusOr<TrainingSummary> summary =
-      FwSolver(config).Solve(problem, nullptr, &w);
-  ASSERT_TRUE(summary.ok()) << summary.status();
-  EXPECT_EQ(summary->stop_reason(), "max_seconds");
-  EXPECT_EQ(summary->passes(), 1);
-  EXPECT_EQ(w.size(), 12u);
+  ExpectStopsOnTheTimeBudget(config);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "solvers/solver_testing.h"
 
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -56,6 +57,24 @@ void ExpectExactGapsAreCertificates(const std::vector<PassRecord>& records) {
     EXPECT_NEAR(record.primal() - record.dual(), record.gap(), 1e-12)
         << "pass " << record.pass();
   }
+}
+
+TrainingSummary ExpectStopsOnTheTimeBudget(SolverConfig config) {
+  const MulticlassProblem problem = RandomMulticlassProblem(20, 4, 3, 2);
+  config.set_max_seconds(1e-9);
+  config.set_gap_tolerance(0);
+  absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(config);
+  EXPECT_TRUE(solver.ok()) << solver.status();
+  if (!solver.ok()) return TrainingSummary();
+  std::vector<double> w;
+  absl::StatusOr<TrainingSummary> summary =
+      (*solver)->Solve(problem, nullptr, &w);
+  EXPECT_TRUE(summary.ok()) << summary.status();
+  if (!summary.ok()) return TrainingSummary();
+  EXPECT_EQ(summary->stop_reason(), "max_seconds");
+  EXPECT_EQ(summary->passes(), 1);
+  EXPECT_EQ(w.size(), static_cast<size_t>(problem.Dim()));
+  return *summary;
 }
 
 }  // namespace chaintag

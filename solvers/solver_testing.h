@@ -34,6 +34,12 @@ double ReferencePrimal(const Problem& problem, double lambda);
 void ExpectOneExampleOptimum(double lambda, const std::vector<double>& w,
                              const TrainingSummary& summary);
 
+// Solves the 20-example RandomMulticlassProblem(20, 4, 3, 2) with `config`
+// and a 1e-9 s budget through CreateSolver, and checks that the run stops
+// after its first pass with reason "max_seconds" and a full-size w.
+// Returns the summary for solver-specific checks.
+TrainingSummary ExpectStopsOnTheTimeBudget(SolverConfig config);
+
 // Adds a test failure unless every record with an exact gap is a
 // certificate: gap ≥ −1e-12 and primal − dual = gap (to 1e-12). Records
 // without an exact gap are skipped.

@@ -155,19 +155,11 @@ TEST(SsgTest, SameSeedSameResultAndRejectsGapSampling) {
 }
 
 TEST(SsgTest, StopsOnTheTimeBudget) {
-  const MulticlassProblem problem = RandomMulticlassProblem(20, 4, 3, 2);
   SolverConfig config;
+  config.set_name("ssg");
   config.set_lambda(0.1);
   config.set_max_passes(1000);
-  config.set_max_seconds(1e-9);
-  config.set_gap_tolerance(0);
-  std::vector<double> w;
-  absl::StatusOr<TrainingSummary> summary =
-      SsgSolver(config).Solve(problem, nullptr, &w);
-  ASSERT_TRUE(summary.ok()) << summary.status();
-  EXPECT_EQ(summary->stop_reason(), "max_seconds");
-  EXPECT_EQ(summary->passes(), 1);
-  EXPECT_EQ(w.size(), 12u);
+  ExpectStopsOnTheTimeBudget(config);
 }
 
 }  // namespace
