@@ -69,6 +69,17 @@ std::vector<Variant> AllVariants() {
   return variants;
 }
 
+// The dual iterate's bookkeeping after a run: w = Σ_i w_i, α on the simplex,
+// v_i = Σ α ψ and ℓ_i = Σ α L/n.
+void ExpectExactBookkeeping(const BcfwInvariants& invariants,
+                            const std::string& label) {
+  EXPECT_LT(invariants.max_weight_error, 1e-9) << label;
+  EXPECT_LT(invariants.max_alpha_sum_error, 1e-12) << label;
+  EXPECT_GE(invariants.min_alpha, 0) << label;
+  EXPECT_LT(invariants.max_state_error, 1e-9) << label;
+  EXPECT_LT(invariants.max_ell_error, 1e-11) << label;
+}
+
 // One example x = 1, two classes, gold 0 (see bcfw_test.cc): P* = λ/4 for
 // λ ≤ 2, else 1 − 1/λ. With two classes the block dual is one-dimensional,
 // so an exact line search reaches the optimum in one step.
@@ -148,11 +159,7 @@ TEST(BcfwVariantsTest, AllCombinationsAgreeOnTheCertifiedOptimum) {
       SCOPED_TRACE(variant.Label());
       ExpectExactGapsAreCertificates(monitor.records());
     }
-    EXPECT_LT(invariants.max_weight_error, 1e-9) << variant.Label();
-    EXPECT_LT(invariants.max_alpha_sum_error, 1e-12) << variant.Label();
-    EXPECT_GE(invariants.min_alpha, 0) << variant.Label();
-    EXPECT_LT(invariants.max_state_error, 1e-9) << variant.Label();
-    EXPECT_LT(invariants.max_ell_error, 1e-11) << variant.Label();
+    ExpectExactBookkeeping(invariants, variant.Label());
   }
 }
 
@@ -178,11 +185,8 @@ TEST(BcfwVariantsTest, BookkeepingStaysExactOverThousandsOfSteps) {
       solver.set_invariants_output(&invariants);
       std::vector<double> w;
       ASSERT_TRUE(solver.Solve(problem, nullptr, &w).ok());
-      EXPECT_LT(invariants.max_weight_error, 1e-9) << step << " " << cache;
-      EXPECT_LT(invariants.max_alpha_sum_error, 1e-12);
-      EXPECT_GE(invariants.min_alpha, 0);
-      EXPECT_LT(invariants.max_state_error, 1e-9);
-      EXPECT_LT(invariants.max_ell_error, 1e-11);
+      ExpectExactBookkeeping(invariants,
+                             absl::StrCat("step ", step, " cache ", cache));
     }
   }
 }
