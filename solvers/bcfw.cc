@@ -23,7 +23,8 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // The sum of a block's α is renormalised when it drifts this far from one.
 constexpr double kAlphaSumTolerance = 1e-12;
 // Fully-corrective inner solve: stop when the best pairwise gap inside the
-// active set is below this fraction of the block's FW gap (or absolute 1e-15).
+// active set falls below this fraction of its value at the first inner step
+// (or below 1e-15), or after kMaxInnerIterations steps.
 constexpr double kInnerRelativeTolerance = 1e-6;
 constexpr int kMaxInnerIterations = 200;
 
