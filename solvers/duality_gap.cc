@@ -28,14 +28,25 @@ double AverageHingeLoss(const Problem& problem, const double* w,
   return n == 0 ? 0 : sum / n;
 }
 
-DualityGap ComputeDualityGap(const Problem& problem, const double* w,
-                             double ell, double lambda, int num_threads) {
+namespace {
+
+// The gap from the average hinge loss at w and the dual's ℓ.
+DualityGap AssembleGap(const Problem& problem, const double* w, double ell,
+                       double lambda, double average_hinge) {
   const double half_norm = 0.5 * lambda * SquaredNorm(w, problem.Dim());
   DualityGap result;
-  result.primal = half_norm + AverageHingeLoss(problem, w, num_threads);
+  result.primal = half_norm + average_hinge;
   result.dual = ell - half_norm;
   result.gap = result.primal - result.dual;
   return result;
+}
+
+}  // namespace
+
+DualityGap ComputeDualityGap(const Problem& problem, const double* w,
+                             double ell, double lambda, int num_threads) {
+  return AssembleGap(problem, w, ell, lambda,
+                     AverageHingeLoss(problem, w, num_threads));
 }
 
 DualityGap ComputeBlockGaps(const Problem& problem, const double* w, double ell,
@@ -56,12 +67,7 @@ DualityGap ComputeBlockGaps(const Problem& problem, const double* w, double ell,
   });
   double sum = 0;
   for (double h : hinge) sum += h;
-  const double half_norm = 0.5 * lambda * SquaredNorm(w, problem.Dim());
-  DualityGap result;
-  result.primal = half_norm + (n == 0 ? 0 : sum / n);
-  result.dual = ell - half_norm;
-  result.gap = result.primal - result.dual;
-  return result;
+  return AssembleGap(problem, w, ell, lambda, n == 0 ? 0 : sum / n);
 }
 
 }  // namespace chaintag
