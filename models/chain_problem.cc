@@ -197,15 +197,10 @@ double ChainProblem::Loss(int i, const Corner& y) const {
 }
 
 double ChainProblem::Score(int i, const double* w, const Corner& y) const {
-  const ChainExample& example = examples_[i];
-  const int T = example.features.size();
-  Scratch& scratch = ThreadScratch();
-  scratch.unary.resize(static_cast<size_t>(T) * layout_.num_labels);
-  ComputeUnaryScores(layout_, w, example.features, scratch.unary.data());
-  const ChainScores scores =
-      MakeChainScores(layout_, w, T, scratch.unary.data());
-  return ScoreLabeling(scores, example.labels.data()) -
-         ScoreLabeling(scores, y.data());
+  const Corner* corner = &y;
+  double score = 0;
+  ScoreCorners(i, w, nullptr, &corner, 1, &score, nullptr);
+  return score;
 }
 
 double ChainProblem::StateDot(int i, const double* w, const double* unary,
