@@ -28,22 +28,18 @@ constexpr double kAlphaSumTolerance = 1e-12;
 constexpr double kInnerRelativeTolerance = 1e-6;
 constexpr int kMaxInnerIterations = 200;
 
-// Weight of w^(K) in w̄ = w − average_scale·u, i.e. 2/(K(K+1)).
+// 2/(K(K+1)) = 1/Σ_{s≤K} s: normalises the weights s of the average.
 double AverageScale(int64_t steps) {
   if (steps == 0) return 0;
   const double k = static_cast<double>(steps);
   return 2.0 / (k * (k + 1.0));
 }
 
-// ‖w − scale·u‖² without forming the difference.
-double SquaredNormOfDifference(const double* w, double scale, const double* u,
-                               int64_t dim) {
-  double sum = 0;
-  for (int64_t j = 0; j < dim; ++j) {
-    const double x = w[j] - scale * u[j];
-    sum += x * x;
-  }
-  return sum;
+// Σ_{s=first}^{last} s, the weight of an iterate that held over those steps.
+double StepWeightSum(int64_t first, int64_t last) {
+  if (last < first) return 0;
+  return 0.5 * static_cast<double>(first + last) *
+         static_cast<double>(last - first + 1);
 }
 
 // A block move Δv_i = Σ_k c_k·ψ_i(y_k) + c_state·v_i with Σ c_k + c_state = 0
@@ -112,6 +108,9 @@ class BcfwRun {
                            const std::vector<double>& scores, Move* move);
   std::vector<double> CornerDots(int i, const Corner& corner) const;
   void SetBlockGap(int i, double gap);
+  // Adds block i's state, held since its last fold, to its weighted sum
+  // through step `through` (before the state changes, and before reads).
+  void FoldIntoAverage(int i, int64_t through);
   const std::vector<double>& ReturnedPoint();
   absl::Status InitializeBoxes();
   // λ·Σ_boxed (v_j − w_j)·w_j: the dual's box term (App. H) at the iterate
@@ -143,12 +142,18 @@ class BcfwRun {
   std::vector<double> ell_block_;
   std::vector<int64_t> state_offset_;
   std::vector<double> states_;
-  // Weighted average: u = Σ_s s(s−1)/2·Δw_s and its ℓ counterpart.
-  std::vector<double> average_accumulator_;
+  // Weighted average, per block (see bcfw.h): average_state_sums_ holds
+  // Σ_{s≤t_i} s·v_i^(s) in the state layout, with t_i = averaged_through_[i];
+  // ℓ̄ through the scalar u_ℓ = Σ_s s(s−1)/2·Δℓ_s.
+  std::vector<double> average_state_sums_;
+  std::vector<int64_t> averaged_through_;
   double ell_accumulator_ = 0;
   int64_t steps_ = 0;
   std::vector<double> average_;
   int64_t average_steps_ = -1;
+  std::vector<double> average_state_;  // scratch: one block's v̄_i
+  // v̄ on the boxed coordinates (before truncation), valid with average_.
+  std::vector<double> box_v_average_;
 
   // Box constraints: the boxed coordinates of w hold the truncation of
   // v = Aα, whose own values are kept in box_v_.
@@ -188,7 +193,10 @@ void BcfwRun::Initialize() {
   }
   states_.resize(state_offset_[n_]);
   for (int i = 0; i < n_; ++i) problem_.InitBlockState(i, state(i));
-  if (averaging_) average_accumulator_.assign(dim_, 0.0);
+  if (averaging_) {
+    average_state_sums_.assign(states_.size(), 0.0);
+    averaged_through_.assign(n_, 0);
+  }
   block_gap_.assign(n_, kInfinity);
   num_unvisited_ = n_;
   if (gap_sampling_) gap_tree_ = SumTree(n_);
@@ -234,12 +242,9 @@ absl::Status BcfwRun::InitializeBoxes() {
 }
 
 double BcfwRun::BoxTerm(bool averaged) const {
-  const double scale = averaged ? AverageScale(steps_) : 0;
   double sum = 0;
   for (size_t k = 0; k < box_index_.size(); ++k) {
-    const int64_t j = box_index_[k];
-    const double v =
-        box_v_[k] - (averaged ? scale * average_accumulator_[j] : 0.0);
+    const double v = averaged ? box_v_average_[k] : box_v_[k];
     const double w = std::clamp(v, box_lower_[k], box_upper_[k]);
     sum += (v - w) * w;
   }
@@ -333,13 +338,9 @@ void BcfwRun::ApplyMove(int i, const Move& move, const Corner& oracle_corner) {
     delta_ell += move.coefficients[k] * loss / n_;
   }
   if (averaging_) {
-    const double weight =
-        0.5 * static_cast<double>(step) * static_cast<double>(step - 1);
-    if (weight > 0) {
-      ApplyToVector(i, move, oracle_corner, weight,
-                    average_accumulator_.data());
-    }
-    ell_accumulator_ += weight * delta_ell;
+    FoldIntoAverage(i, step - 1);
+    ell_accumulator_ += 0.5 * static_cast<double>(step) *
+                        static_cast<double>(step - 1) * delta_ell;
   }
   ell_ += delta_ell;
   ell_block_[i] += delta_ell;
@@ -689,19 +690,44 @@ void BcfwRun::CheckInvariants(BcfwInvariants* invariants) const {
   }
 }
 
+void BcfwRun::FoldIntoAverage(int i, int64_t through) {
+  const double weight = StepWeightSum(averaged_through_[i] + 1, through);
+  averaged_through_[i] = through;
+  if (weight == 0) return;
+  const double* block_state = state(i);
+  double* sum = average_state_sums_.data() + state_offset_[i];
+  const int64_t size = state_offset_[i + 1] - state_offset_[i];
+  for (int64_t k = 0; k < size; ++k) sum[k] += weight * block_state[k];
+}
+
+// w̄ = Σ_i v̄_i/(λn): one update per block with its averaged state, the cost
+// of about one pass of BCFW updates, paid only when w̄ is read.
 const std::vector<double>& BcfwRun::ReturnedPoint() {
   if (!averaging_) return w_;
-  average_.resize(dim_);
   if (average_steps_ == steps_) return average_;  // already current
   average_steps_ = steps_;
+  average_.assign(dim_, 0.0);
+  box_v_average_.assign(box_index_.size(), 0.0);
+  if (steps_ == 0) {
+    average_ = w_;
+    return average_;
+  }
   const double scale = AverageScale(steps_);
-  const double* w = w_.data();
-  const double* u = average_accumulator_.data();
-  for (int64_t j = 0; j < dim_; ++j) average_[j] = w[j] - scale * u[j];
+  const double c = 1.0 / (lambda_ * n_);
+  for (int i = 0; i < n_; ++i) {
+    FoldIntoAverage(i, steps_);
+    const int64_t size = state_offset_[i + 1] - state_offset_[i];
+    const double* sum = average_state_sums_.data() + state_offset_[i];
+    average_state_.resize(size);
+    for (int64_t k = 0; k < size; ++k) average_state_[k] = scale * sum[k];
+    // w += −c·(ψ_i(gold) − v̄_i) = c·v̄_i, since ψ_i(gold) = 0.
+    problem_.AddCornerMinusState(i, problem_.GoldCorner(i),
+                                 average_state_.data(), -c, average_.data());
+  }
   for (size_t k = 0; k < box_index_.size(); ++k) {
-    const int64_t j = box_index_[k];
-    average_[j] =
-        std::clamp(box_v_[k] - scale * u[j], box_lower_[k], box_upper_[k]);
+    double& w = average_[box_index_[k]];
+    box_v_average_[k] = w;
+    w = std::clamp(w, box_lower_[k], box_upper_[k]);
   }
   return average_;
 }
@@ -791,13 +817,12 @@ absl::StatusOr<TrainingSummary> BcfwRun::Solve(Monitor* monitor,
         have_gap = true;
       }
     }
-    const double ell = ReturnedEll() - BoxTerm(averaging_);
-    // w̄ is formed (O(dim) writes) only when something reads it; the dual
-    // alone needs just ‖w̄‖², computed on the fly.
+    // w̄ is formed only when something reads it (the box term reads v̄).
     const bool need_point =
         check_gap || last_pass || has_boxes ||
         (monitor != nullptr && monitor->WantsEvaluation(pass, last_pass));
     const std::vector<double>& point = need_point ? ReturnedPoint() : no_point;
+    const double ell = ReturnedEll() - BoxTerm(averaging_);
     if (check_gap) {
       if (averaging_ || !refresh_block_gaps) {
         last_gap =
@@ -807,12 +832,12 @@ absl::StatusOr<TrainingSummary> BcfwRun::Solve(Monitor* monitor,
       }
       SetCertificate(last_gap, &record);
     } else {
-      const double norm = need_point   ? SquaredNorm(point.data(), dim_)
-                          : averaging_ ? SquaredNormOfDifference(
-                                             w_.data(), AverageScale(steps_),
-                                             average_accumulator_.data(), dim_)
-                                       : SquaredNorm(w_.data(), dim_);
-      record.set_dual(ell - 0.5 * lambda_ * norm);
+      // The dual at w̄ needs w̄: between reads, averaging logs none.
+      if (need_point || !averaging_) {
+        const double norm =
+            SquaredNorm(need_point ? point.data() : w_.data(), dim_);
+        record.set_dual(ell - 0.5 * lambda_ * norm);
+      }
       // The block-gap estimates are at the iterate, not at w̄.
       if (num_unvisited_ == 0 && !averaging_) {
         record.set_gap(estimate);

@@ -9,13 +9,15 @@
 //                    solved over its whole active set (fully corrective, the
 //                    GDMM appendix's block step on our sample-wise dual).
 //
-// Weighted average w̄ = 2/(K(K+1)) Σ_k k·w^(k) of BCFW-wavg costs
-// O(size of the block) per step, not O(dim): with w^(k) = w^(0) + Σ_{s≤k} Δ_s,
-//   Σ_{k≤K} k·w^(k) = K(K+1)/2 · w^(K) − Σ_{s≤K} s(s−1)/2 · Δ_s,
-// so the solver keeps u = Σ_s s(s−1)/2 · Δ_s (updated with the same sparse
-// step as w) and forms w̄ = w − 2u/(K(K+1)) only when it is read. ℓ̄ is
-// averaged the same way, so the gap at w̄ is exact. (The reference gapBCFW
-// code does not average; set weighted_averaging: false to match it.)
+// Weighted average w̄_K = Σ_{s≤K} s·w_s / Σ_{s≤K} s of BCFW-wavg costs
+// O(block state) per step, not O(size of the update of w): w is the sum of
+// the blocks' v_i/(λn), each block's state only changes when it is visited,
+// so the solver keeps per block Σ_s s·v_i^(s), adding the weight of the steps
+// a state held only when the block moves (or w̄ is read). w̄ = Σ_i v̄_i/(λn)
+// is formed — about one pass of updates of w — only when it is read (gap
+// checks, evaluations, the end). ℓ̄ is averaged alongside, so the gap at w̄ is
+// exact. (The reference gapBCFW code does not average; set
+// weighted_averaging: false to match it.)
 //
 // Where the paper and the reference code differ, the code's behaviour is the
 // default: the first gap-sampling pass sweeps the blocks in index order;

@@ -4,6 +4,7 @@
 #include "solvers/bcfw.h"
 
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -88,6 +89,75 @@ TEST(BcfwTest, RandomMulticlassIsCertified) {
       }
     }
     ExpectExactGapsAreCertificates(monitor.records());
+  }
+}
+
+// Records the w of every oracle call: BCFW without a cache calls the oracle
+// once per step, at the iterate before the step.
+class RecordingProblem : public MulticlassProblem {
+ public:
+  explicit RecordingProblem(MulticlassProblem base)
+      : MulticlassProblem(std::move(base)) {}
+
+  void MaxOracle(int i, const double* w, const double* state,
+                 OracleResult* result) const override {
+    iterates_.emplace_back(w, w + Dim());
+    MulticlassProblem::MaxOracle(i, w, state, result);
+  }
+  void ScoreCornersAndMaxOracle(int i, const double* w, const double* state,
+                                const Corner* const* corners, int count,
+                                double* scores,
+                                OracleResult* result) const override {
+    iterates_.emplace_back(w, w + Dim());
+    double state_dot = 0;
+    ScoreCorners(i, w, state, corners, count, scores, &state_dot);
+    MulticlassProblem::MaxOracle(i, w, state, result);
+  }
+  const std::vector<std::vector<double>>& iterates() const { return iterates_; }
+
+ private:
+  mutable std::vector<std::vector<double>> iterates_;
+};
+
+// The per-block lazy average equals the definition
+// w̄_K = Σ_{s≤K} s·w_s / Σ_{s≤K} s over every iterate w_s of a run.
+TEST(BcfwTest, WeightedAverageMatchesTheIterateRecursion) {
+  for (SolverConfig::Step step : {SolverConfig::FW, SolverConfig::PAIRWISE}) {
+    RecordingProblem problem(RandomMulticlassProblem(6, 4, 3, 5));
+    SolverConfig config;
+    config.set_lambda(0.05);
+    config.set_max_passes(9);
+    config.set_gap_check(1 << 30);
+    config.set_final_gap(false);
+    // No exact gap pass (its oracle calls would be recorded too).
+    config.set_gap_tolerance(0);
+    config.set_step(step);
+    config.set_sampling(step == SolverConfig::FW ? SolverConfig::UNIFORM
+                                                 : SolverConfig::GAP);
+    config.set_seed(11);
+    config.set_weighted_averaging(false);
+    std::vector<double> last;
+    Solve(problem, config, &last);
+    std::vector<std::vector<double>> iterates = problem.iterates();
+    ASSERT_EQ(iterates.size(), 9u * 6u);
+    // iterates[s] is w_s, the iterate before step s + 1; w_K is returned.
+    iterates.push_back(last);
+    std::vector<double> expected(problem.Dim(), 0.0);
+    double total = 0;
+    for (size_t s = 1; s < iterates.size(); ++s) {
+      for (int64_t j = 0; j < problem.Dim(); ++j) {
+        expected[j] += static_cast<double>(s) * iterates[s][j];
+      }
+      total += static_cast<double>(s);
+    }
+    config.set_weighted_averaging(true);
+    std::vector<double> average;
+    Solve(problem, config, &average);
+    ASSERT_EQ(average.size(), expected.size());
+    for (int64_t j = 0; j < problem.Dim(); ++j) {
+      EXPECT_NEAR(average[j], expected[j] / total, 1e-12)
+          << "step " << step << ", coordinate " << j;
+    }
   }
 }
 
