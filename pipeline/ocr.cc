@@ -128,8 +128,8 @@ absl::StatusOr<OcrSplit> ReadOcrSplit(const CorpusConfig& corpus,
   return split;
 }
 
-double LetterErrorPercent(const ChainProblem& problem, const double* w,
-                          int num_threads) {
+LetterErrors ComputeLetterErrors(const ChainProblem& problem, const double* w,
+                                 int num_threads) {
   const int n = problem.NumExamples();
   std::vector<int> wrong(n, 0);
   ParallelFor(n, num_threads, [&](int begin, int end) {
@@ -144,11 +144,26 @@ double LetterErrorPercent(const ChainProblem& problem, const double* w,
   });
   int64_t total_wrong = 0;
   int64_t total = 0;
+  double word_rate_sum = 0;
+  int words = 0;
   for (int i = 0; i < n; ++i) {
+    const int64_t length = static_cast<int64_t>(problem.GoldCorner(i).size());
     total_wrong += wrong[i];
-    total += static_cast<int64_t>(problem.GoldCorner(i).size());
+    total += length;
+    if (length > 0) {
+      word_rate_sum += static_cast<double>(wrong[i]) / length;
+      ++words;
+    }
   }
-  return total == 0 ? 0.0 : 100.0 * total_wrong / total;
+  LetterErrors errors;
+  if (total > 0) errors.letter_percent = 100.0 * total_wrong / total;
+  if (words > 0) errors.word_averaged_percent = 100.0 * word_rate_sum / words;
+  return errors;
+}
+
+double LetterErrorPercent(const ChainProblem& problem, const double* w,
+                          int num_threads) {
+  return ComputeLetterErrors(problem, w, num_threads).letter_percent;
 }
 
 }  // namespace chaintag

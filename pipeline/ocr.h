@@ -49,9 +49,21 @@ FeatureConfig OcrFeatureConfig();
 absl::StatusOr<OcrSplit> ReadOcrSplit(const CorpusConfig& corpus,
                                       const std::string& corpora_root);
 
-// Percentage of positions whose Viterbi label under `w` differs from the
-// gold label, over all examples of `problem` (0 when it has none).
-// Deterministic for any thread count.
+struct LetterErrors {
+  // Wrong letters over all letters, in percent: our headline figure.
+  double letter_percent = 0;
+  // The mean over words of each word's error rate (its normalised Hamming
+  // loss), in percent: what the BCFW and gapBCFW reference codes report as
+  // "test error". Short words weigh more than in letter_percent.
+  double word_averaged_percent = 0;
+};
+
+// Both error rates of the Viterbi labels under `w` on every example of
+// `problem` (0 when it has none). Deterministic for any thread count.
+LetterErrors ComputeLetterErrors(const ChainProblem& problem, const double* w,
+                                 int num_threads);
+
+// ComputeLetterErrors(...).letter_percent.
 double LetterErrorPercent(const ChainProblem& problem, const double* w,
                           int num_threads);
 

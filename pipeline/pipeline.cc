@@ -413,14 +413,19 @@ absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
   if (ocr) {
     const double* w = model->weights().data();
     result.train_letter_error = LetterErrorPercent(problem, w, threads);
-    result.test_letter_error =
-        LetterErrorPercent(*prepared->ocr_test, w, threads);
+    const LetterErrors test_errors =
+        ComputeLetterErrors(*prepared->ocr_test, w, threads);
+    result.test_letter_error = test_errors.letter_percent;
+    result.test_word_averaged_letter_error = test_errors.word_averaged_percent;
     result.test_report = absl::StrFormat(
         "letter error: train %.2f%% (%d words, %d letters), test %.2f%% (%d "
-        "words, %d letters)\n",
+        "words, %d letters)\n"
+        "test error averaged per word (as the BCFW reference code reports "
+        "it): %.2f%%\n",
         result.train_letter_error, result.num_train_sentences,
         prepared->ocr_train_letters, result.test_letter_error,
-        result.num_test_sentences, prepared->ocr_test_letters);
+        result.num_test_sentences, prepared->ocr_test_letters,
+        test_errors.word_averaged_percent);
     scores =
         absl::StrFormat(", train letter error %.2f%%, test %.2f%%",
                         result.train_letter_error, result.test_letter_error);

@@ -52,6 +52,8 @@ struct PipelineResult {
   // the saved model on the training and test words; -1 otherwise.
   double train_letter_error = -1;
   double test_letter_error = -1;
+  // The test error as the BCFW reference codes average it (per word).
+  double test_word_averaged_letter_error = -1;
   std::string model_path;
   std::string log_path;
 };
