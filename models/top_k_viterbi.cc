@@ -1,0 +1,131 @@
+#include "models/top_k_viterbi.h"
+
+#include <algorithm>
+#include <cstddef>
+
+namespace chaintag {
+namespace {
+
+// min(k, L^T) without overflow.
+int64_t NumBest(int k, int num_labels, int length) {
+  int64_t count = 1;
+  for (int t = 0; t < length && count < k; ++t) count *= num_labels;
+  return std::min<int64_t>(count, k);
+}
+
+}  // namespace
+
+// Ranking equal values by (label, rank) is what makes the output order the
+// documented reversed-lex order and keeps rank 0 identical to ViterbiDecoder.
+bool TopKViterbi::PopsLater(const Candidate& a, const Candidate& b) {
+  if (a.value != b.value) return a.value < b.value;
+  if (a.label != b.label) return a.label > b.label;
+  return a.rank > b.rank;
+}
+
+int TopKViterbi::Merge(const double* list_scores, const int32_t* list_counts,
+                       const double* offset, int offset_stride, int num_lists,
+                       int width, double* value, int32_t* label,
+                       int32_t* rank) {
+  heap_.clear();
+  for (int p = 0; p < num_lists; ++p) {
+    if (list_counts[p] == 0) continue;
+    heap_.push_back({list_scores[static_cast<int64_t>(p) * width] +
+                         offset[static_cast<int64_t>(p) * offset_stride],
+                     p, 0});
+  }
+  std::make_heap(heap_.begin(), heap_.end(), PopsLater);
+  int written = 0;
+  while (written < width && !heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end(), PopsLater);
+    const Candidate best = heap_.back();
+    heap_.pop_back();
+    value[written] = best.value;
+    label[written] = best.label;
+    rank[written] = best.rank;
+    ++written;
+    // Each list is sorted, so its next row is the only one of it that can be
+    // next overall; pushing just that keeps the heap at ≤ L entries.
+    const int32_t next = best.rank + 1;
+    if (next < list_counts[best.label]) {
+      const int64_t p = best.label;
+      heap_.push_back(
+          {list_scores[p * width + next] + offset[p * offset_stride],
+           best.label, next});
+      std::push_heap(heap_.begin(), heap_.end(), PopsLater);
+    }
+  }
+  return written;
+}
+
+int TopKViterbi::Decode(const ChainScores& scores, int k,
+                        std::vector<int32_t>* labelings,
+                        std::vector<double>* labeling_scores) {
+  const int T = scores.length;
+  const int L = scores.num_labels;
+  if (k <= 0 || (T > 0 && L <= 0)) {
+    labelings->clear();
+    labeling_scores->clear();
+    return 0;
+  }
+  if (T == 0) {
+    labelings->clear();
+    labeling_scores->assign(1, 0.0);
+    return 1;
+  }
+  const int K = static_cast<int>(NumBest(k, L, T));
+  const size_t cells = static_cast<size_t>(T) * L;
+  score_.resize(cells * K);
+  from_label_.resize(cells * K);
+  from_rank_.resize(cells * K);
+  count_.resize(cells);
+  heap_.reserve(L);
+
+  // Position 0: one partial labeling per label (the paper's ranks ≥ 1 are −∞
+  // there; counting valid rows instead never lets a −∞ row pose as a path).
+  for (int y = 0; y < L; ++y) {
+    score_[static_cast<size_t>(y) * K] = scores.start[y] + scores.unary[y];
+    count_[y] = 1;
+  }
+  for (int t = 1; t < T; ++t) {
+    const size_t previous = static_cast<size_t>(t - 1) * L;
+    const double* unary = scores.unary + static_cast<int64_t>(t) * L;
+    for (int y = 0; y < L; ++y) {
+      const size_t cell = static_cast<size_t>(t) * L + y;
+      double* value = &score_[cell * K];
+      const int n =
+          Merge(&score_[previous * K], &count_[previous], scores.transition + y,
+                L, L, K, value, &from_label_[cell * K], &from_rank_[cell * K]);
+      // Added after the merge, as ViterbiDecoder does, so rank 0 rounds
+      // exactly like its delta.
+      for (int r = 0; r < n; ++r) value[r] += unary[y];
+      count_[cell] = n;
+    }
+  }
+
+  final_score_.resize(K);
+  final_label_.resize(K);
+  final_rank_.resize(K);
+  const size_t last = static_cast<size_t>(T - 1) * L;
+  const int m =
+      Merge(&score_[last * K], &count_[last], scores.end, 1, L, K,
+            final_score_.data(), final_label_.data(), final_rank_.data());
+
+  labelings->resize(static_cast<size_t>(m) * T);
+  labeling_scores->assign(final_score_.begin(), final_score_.begin() + m);
+  for (int j = 0; j < m; ++j) {
+    int32_t* row = labelings->data() + static_cast<size_t>(j) * T;
+    int32_t label = final_label_[j];
+    int32_t rank = final_rank_[j];
+    for (int t = T - 1; t >= 0; --t) {
+      row[t] = label;
+      if (t == 0) break;
+      const size_t entry = (static_cast<size_t>(t) * L + label) * K + rank;
+      label = from_label_[entry];
+      rank = from_rank_[entry];
+    }
+  }
+  return m;
+}
+
+}  // namespace chaintag

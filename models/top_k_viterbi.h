@@ -1,0 +1,75 @@
+// Top-K max-sum decoding of a linear chain (Pillutla et al. 2018, Alg. 2):
+// the K highest-scoring labelings, which the ℓ2-smoothed oracle of
+// Casimir-SVRG projects onto the simplex (models/smoothing.h).
+//
+// Order and ties. Labelings come out by score, descending; among equal scores
+// the labeling whose reversed sequence (y_{T−1}, y_{T−2}, …, y_0) is
+// lexicographically smaller comes first. This is what the table gives when
+// every merge prefers the lower (previous label, previous rank) and the final
+// selection the lower (label, rank); it makes the first labeling exactly
+// ViterbiDecoder's (lowest previous label, lowest final label), bit for bit.
+// The order is exact for exactly representable scores (e.g. integers); with
+// general doubles, near-ties follow the table's own rounding.
+//
+// Thread-safety: TopKViterbi holds scratch buffers; use one per thread.
+
+#ifndef CHAINTAG_MODELS_TOP_K_VITERBI_H_
+#define CHAINTAG_MODELS_TOP_K_VITERBI_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "models/viterbi.h"
+
+namespace chaintag {
+
+class TopKViterbi {
+ public:
+  // Finds the m = min(k, L^T) best labelings, all distinct, and returns m.
+  // `labelings` becomes m rows of scores.length labels (row j is the j-th
+  // best) and `labeling_scores` their m scores, descending. A chain of length
+  // 0 has one (empty) labeling scoring 0. k ≤ 0 returns 0 with both outputs
+  // emptied.
+  //
+  // Time O(T·L·(L + K log L)) for K = min(k, L^T): each table cell merges the
+  // L sorted lists of the previous position with a heap of at most L
+  // entries. Memory O(T·L·K).
+  int Decode(const ChainScores& scores, int k, std::vector<int32_t>* labelings,
+             std::vector<double>* labeling_scores);
+
+ private:
+  // One head of a sorted list in the merge: the candidate score and where it
+  // comes from (label of the list, rank within it).
+  struct Candidate {
+    double value;
+    int32_t label;
+    int32_t rank;
+  };
+
+  // Heap order (std heaps pop the "largest"): the highest value pops first,
+  // then the lowest (label, rank).
+  static bool PopsLater(const Candidate& a, const Candidate& b);
+
+  // Pops up to `width` best candidates from lists whose heads are in heap_,
+  // writing them to value/label/rank; the row of list p at position `rank`
+  // has value list_scores[p * width + rank] + offset[p * offset_stride].
+  // Returns how many were written.
+  int Merge(const double* list_scores, const int32_t* list_counts,
+            const double* offset, int offset_stride, int num_lists, int width,
+            double* value, int32_t* label, int32_t* rank);
+
+  // Cell (t, y) holds up to K entries at [(t·L + y)·K, … + count).
+  std::vector<double> score_;
+  std::vector<int32_t> from_label_;
+  std::vector<int32_t> from_rank_;
+  std::vector<int32_t> count_;
+  std::vector<Candidate> heap_;
+  // Final selection: score, last label and its rank, per returned labeling.
+  std::vector<double> final_score_;
+  std::vector<int32_t> final_label_;
+  std::vector<int32_t> final_rank_;
+};
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_MODELS_TOP_K_VITERBI_H_
