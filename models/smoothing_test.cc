@@ -1,0 +1,370 @@
+#include "models/smoothing.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "models/viterbi.h"
+
+namespace chaintag {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// --- ℓ2 smoothing ---------------------------------------------------------
+
+// The classic projection onto the simplex (Held et al. 1974; Duchi et al.
+// 2008), written independently of the reference's cumulative-sum rule:
+// v = s/μ sorted descending, ρ = the largest j with v_j − (Σ_{i≤j} v_i − 1)/j
+// > 0, θ = (Σ_{i≤ρ} v_i − 1)/ρ, u = max(v − θ, 0). Finite inputs only.
+std::vector<double> ReferenceProjection(std::vector<double> scores, double mu) {
+  std::vector<double> v(scores.size());
+  for (size_t i = 0; i < v.size(); ++i) v[i] = scores[i] / mu;
+  std::vector<double> sorted = v;
+  std::sort(sorted.begin(), sorted.end(), std::greater<double>());
+  double sum = 0, theta = 0;
+  for (size_t j = 0; j < sorted.size(); ++j) {
+    sum += sorted[j];
+    const double candidate = (sum - 1) / (j + 1);
+    if (sorted[j] - candidate > 0) theta = candidate;
+  }
+  std::vector<double> u(v.size());
+  for (size_t i = 0; i < v.size(); ++i) u[i] = std::max(v[i] - theta, 0.0);
+  return u;
+}
+
+double L2Value(const std::vector<double>& scores, double mu) {
+  std::vector<double> weights(scores.size());
+  return ProjectScoresOntoSimplex(scores.data(), scores.size(), mu,
+                                  weights.data());
+}
+
+TEST(ProjectScoresOntoSimplexTest, MatchesSortBasedProjection) {
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<double> score(-3, 3);
+  std::uniform_real_distribution<double> log_mu(-3, 2);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const int k = 1 + trial % 9;
+    const double mu = std::pow(10.0, log_mu(rng));
+    std::vector<double> scores(k);
+    for (double& s : scores) s = score(rng);
+    if (trial % 5 == 0 && k > 2) scores[1] = scores[2];  // a tie inside
+    std::sort(scores.begin(), scores.end(), std::greater<double>());
+    std::vector<double> weights(k);
+    const double value =
+        ProjectScoresOntoSimplex(scores.data(), k, mu, weights.data());
+    const std::vector<double> expected = ReferenceProjection(scores, mu);
+    double sum = 0, inner = 0, norm = 0;
+    for (int j = 0; j < k; ++j) {
+      EXPECT_NEAR(weights[j], expected[j], 1e-9) << "trial " << trial;
+      EXPECT_GE(weights[j], 0.0);
+      sum += weights[j];
+      inner += weights[j] * scores[j];
+      norm += weights[j] * weights[j];
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-12) << "trial " << trial;
+    EXPECT_NEAR(value, inner - 0.5 * mu * norm, 1e-12);
+    // Sorted scores give sorted weights.
+    EXPECT_TRUE(
+        std::is_sorted(weights.begin(), weights.end(), std::greater<double>()));
+  }
+}
+
+TEST(ProjectScoresOntoSimplexTest, ValueIsTheMaximumOverTheSimplex) {
+  // No other point of the simplex does better than u (checked on random
+  // points and on the vertices).
+  std::mt19937 rng(22);
+  std::uniform_real_distribution<double> score(-2, 2);
+  std::exponential_distribution<double> mass(1.0);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int k = 2 + trial % 6;
+    const double mu = 0.1 + trial % 7 * 0.5;
+    std::vector<double> scores(k);
+    for (double& s : scores) s = score(rng);
+    std::sort(scores.begin(), scores.end(), std::greater<double>());
+    const double value = L2Value(scores, mu);
+    for (int probe = 0; probe < 50 + k; ++probe) {
+      std::vector<double> u(k, 0.0);
+      if (probe < k) {
+        u[probe] = 1;
+      } else {
+        for (double& x : u) x = mass(rng);
+        const double total = std::accumulate(u.begin(), u.end(), 0.0);
+        for (double& x : u) x /= total;
+      }
+      double objective = 0;
+      for (int j = 0; j < k; ++j) {
+        objective += u[j] * scores[j] - 0.5 * mu * u[j] * u[j];
+      }
+      EXPECT_LE(objective, value + 1e-12);
+    }
+  }
+}
+
+TEST(ProjectScoresOntoSimplexTest, MinusInfinityGetsWeightZero) {
+  const std::vector<double> scores = {2.0, 1.5, 1.4, -kInf, -kInf};
+  for (double mu : {1e-3, 0.3, 1.0, 10.0, 1e6}) {
+    std::vector<double> weights(5, -1.0);
+    const double value =
+        ProjectScoresOntoSimplex(scores.data(), 5, mu, weights.data());
+    EXPECT_EQ(weights[3], 0.0);
+    EXPECT_EQ(weights[4], 0.0);
+    const std::vector<double> expected =
+        ReferenceProjection({2.0, 1.5, 1.4}, mu);
+    for (int j = 0; j < 3; ++j) EXPECT_NEAR(weights[j], expected[j], 1e-12);
+    EXPECT_NEAR(weights[0] + weights[1] + weights[2], 1.0, 1e-12);
+    EXPECT_TRUE(std::isfinite(value));
+    EXPECT_NEAR(value, L2Value({2.0, 1.5, 1.4}, mu), 1e-12);
+  }
+  // Only one labeling exists: all its weight, its score minus μ/2.
+  const std::vector<double> lonely = {0.7, -kInf, -kInf};
+  std::vector<double> weights(3);
+  EXPECT_DOUBLE_EQ(
+      ProjectScoresOntoSimplex(lonely.data(), 3, 2.0, weights.data()),
+      0.7 - 1.0);
+  EXPECT_EQ(weights, (std::vector<double>{1.0, 0.0, 0.0}));
+}
+
+TEST(ProjectScoresOntoSimplexTest, GradientOfTheValueIsTheWeights) {
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<double> score(-2, 2);
+  const double h = 1e-6;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int k = 1 + trial % 7;
+    const double mu = 0.05 + (trial % 10) * 0.4;
+    std::vector<double> scores(k);
+    for (double& s : scores) s = score(rng);
+    std::sort(scores.begin(), scores.end(), std::greater<double>());
+    // Keep neighbours apart so ±h keeps the order.
+    bool separated = true;
+    for (int j = 1; j < k; ++j) separated &= scores[j - 1] - scores[j] > 1e-3;
+    if (!separated) continue;
+    std::vector<double> weights(k);
+    ProjectScoresOntoSimplex(scores.data(), k, mu, weights.data());
+    for (int j = 0; j < k; ++j) {
+      std::vector<double> plus = scores, minus = scores;
+      plus[j] += h;
+      minus[j] -= h;
+      const double derivative =
+          (L2Value(plus, mu) - L2Value(minus, mu)) / (2 * h);
+      EXPECT_NEAR(derivative, weights[j], 1e-6) << "trial " << trial;
+    }
+  }
+}
+
+TEST(ProjectScoresOntoSimplexTest, SmallMuGivesTheMaxAndOneHotWeights) {
+  const std::vector<double> scores = {1e3 + 0.25, 1e3, -5.0, -7.0};
+  for (double mu : {1e-6, 1e-9, 1e-12}) {
+    std::vector<double> weights(4);
+    EXPECT_EQ(ProjectScoresOntoSimplex(scores.data(), 4, mu, weights.data()),
+              scores[0] - 0.5 * mu);
+    EXPECT_EQ(weights, (std::vector<double>{1.0, 0.0, 0.0, 0.0}));
+  }
+  // Large μ spreads the weight evenly (u → 1/K).
+  std::vector<double> weights(4);
+  ProjectScoresOntoSimplex(scores.data(), 4, 1e9, weights.data());
+  for (double w : weights) EXPECT_NEAR(w, 0.25, 1e-5);
+}
+
+// --- entropy smoothing ----------------------------------------------------
+
+struct RandomChain {
+  int length, num_labels;
+  std::vector<double> unary, transition, start, end;
+  ChainScores scores() const {
+    return {length,       num_labels, unary.data(), transition.data(),
+            start.data(), end.data()};
+  }
+};
+
+RandomChain MakeChain(int T, int L, double scale, std::mt19937* rng) {
+  std::uniform_real_distribution<double> real(-scale, scale);
+  RandomChain chain{T, L, {}, {}, {}, {}};
+  for (int i = 0; i < T * L; ++i) chain.unary.push_back(real(*rng));
+  for (int i = 0; i < L * L; ++i) chain.transition.push_back(real(*rng));
+  for (int i = 0; i < L; ++i) chain.start.push_back(real(*rng));
+  for (int i = 0; i < L; ++i) chain.end.push_back(real(*rng));
+  return chain;
+}
+
+size_t MarginalsSize(int T, int L) {
+  return static_cast<size_t>(T) * L + L * L + 2 * L;
+}
+
+// μ·log Z and the expected features by enumerating all L^T labelings.
+double BruteForce(const ChainScores& scores, double mu,
+                  std::vector<double>* marginals) {
+  const int T = scores.length, L = scores.num_labels;
+  std::vector<std::vector<int32_t>> all;
+  std::vector<double> log_weights;
+  std::vector<int32_t> y(T, 0);
+  while (true) {
+    all.push_back(y);
+    log_weights.push_back(ScoreLabeling(scores, y.data()) / mu);
+    int t = T - 1;
+    while (t >= 0 && y[t] == L - 1) y[t--] = 0;
+    if (t < 0) break;
+    ++y[t];
+  }
+  const double top = *std::max_element(log_weights.begin(), log_weights.end());
+  double z = 0;
+  for (double w : log_weights) z += std::exp(w - top);
+  const double log_z = top + std::log(z);
+  marginals->assign(MarginalsSize(T, L), 0.0);
+  double* node = marginals->data();
+  double* pair = node + T * L;
+  double* start = pair + L * L;
+  double* end = start + L;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const double p = std::exp(log_weights[i] - log_z);
+    const std::vector<int32_t>& labels = all[i];
+    for (int t = 0; t < T; ++t) {
+      node[t * L + labels[t]] += p;
+      if (t > 0) pair[labels[t - 1] * L + labels[t]] += p;
+    }
+    start[labels[0]] += p;
+    end[labels[T - 1]] += p;
+  }
+  return mu * log_z;
+}
+
+TEST(ForwardBackwardTest, MatchesBruteForceOnRandomTinyChains) {
+  std::mt19937 rng(31);
+  ForwardBackward fb;  // Reused across sizes on purpose.
+  for (int trial = 0; trial < 300; ++trial) {
+    const int T = 1 + trial % 5, L = 1 + (trial / 5) % 4;
+    const double mu = std::vector<double>{0.1, 0.5, 1.0, 3.0}[trial % 4];
+    const RandomChain chain = MakeChain(T, L, 2.0, &rng);
+    std::vector<double> expected;
+    const double expected_value = BruteForce(chain.scores(), mu, &expected);
+    std::vector<double> marginals(MarginalsSize(T, L), -7.0);
+    EXPECT_NEAR(fb.Compute(chain.scores(), mu, marginals.data()),
+                expected_value, 1e-10);
+    EXPECT_NEAR(fb.Compute(chain.scores(), mu, nullptr), expected_value, 1e-10);
+    for (size_t i = 0; i < expected.size(); ++i) {
+      EXPECT_NEAR(marginals[i], expected[i], 1e-10)
+          << "trial " << trial << " entry " << i;
+    }
+  }
+}
+
+TEST(ForwardBackwardTest, GradientOfTheValueIsTheMarginals) {
+  std::mt19937 rng(32);
+  ForwardBackward fb;
+  const double h = 1e-5;
+  for (int trial = 0; trial < 40; ++trial) {
+    const int T = 1 + trial % 5, L = 1 + (trial / 5) % 4;
+    const double mu = 0.3 + (trial % 3);
+    RandomChain chain = MakeChain(T, L, 1.5, &rng);
+    std::vector<double> marginals(MarginalsSize(T, L));
+    fb.Compute(chain.scores(), mu, marginals.data());
+    // Perturb each score array in turn; its block of marginals is the
+    // derivative.
+    const std::vector<std::pair<std::vector<double>*, size_t>> blocks = {
+        {&chain.unary, 0},
+        {&chain.transition, static_cast<size_t>(T) * L},
+        {&chain.start, static_cast<size_t>(T) * L + L * L},
+        {&chain.end, static_cast<size_t>(T) * L + L * L + L}};
+    for (const auto& [values, offset] : blocks) {
+      for (size_t i = 0; i < values->size(); ++i) {
+        const double saved = (*values)[i];
+        (*values)[i] = saved + h;
+        const double plus = fb.Compute(chain.scores(), mu, nullptr);
+        (*values)[i] = saved - h;
+        const double minus = fb.Compute(chain.scores(), mu, nullptr);
+        (*values)[i] = saved;
+        EXPECT_NEAR((plus - minus) / (2 * h), marginals[offset + i], 1e-7)
+            << "trial " << trial << " entry " << offset + i;
+      }
+    }
+  }
+}
+
+TEST(ForwardBackwardTest, SmallMuRecoversTheViterbiScore) {
+  std::mt19937 rng(33);
+  ForwardBackward fb;
+  ViterbiDecoder viterbi;
+  for (int trial = 0; trial < 100; ++trial) {
+    const int T = 1 + trial % 5, L = 1 + (trial / 5) % 4;
+    const RandomChain chain = MakeChain(T, L, 2.0, &rng);
+    std::vector<int32_t> best(T);
+    const double max_score = viterbi.Decode(chain.scores(), best.data());
+    std::vector<double> marginals(MarginalsSize(T, L));
+    const double value = fb.Compute(chain.scores(), 1e-6, marginals.data());
+    // μ log Z ∈ [max, max + μ·T·log L].
+    EXPECT_NEAR(value, max_score, 1e-5);
+    EXPECT_GE(value, max_score - 1e-9);
+    for (double m : marginals) EXPECT_TRUE(std::isfinite(m));
+  }
+}
+
+TEST(ForwardBackwardTest, LongChainWithTinyMuStaysFiniteAndNormalised) {
+  std::mt19937 rng(34);
+  const int T = 1000, L = 10;
+  const RandomChain chain = MakeChain(T, L, 100.0, &rng);
+  ForwardBackward fb;
+  ViterbiDecoder viterbi;
+  std::vector<int32_t> best(T);
+  const double max_score = viterbi.Decode(chain.scores(), best.data());
+  for (double mu : {1e-3, 1.0, 1e3}) {
+    std::vector<double> marginals(MarginalsSize(T, L));
+    const double value = fb.Compute(chain.scores(), mu, marginals.data());
+    ASSERT_TRUE(std::isfinite(value)) << "mu " << mu;
+    EXPECT_GE(value, max_score - 1e-6);
+    EXPECT_LE(value, max_score + mu * T * std::log(L) + 1e-6);
+    for (double m : marginals) {
+      ASSERT_TRUE(std::isfinite(m)) << "mu " << mu;
+      EXPECT_GE(m, 0.0);
+    }
+    for (int t = 0; t < T; ++t) {
+      double sum = 0;
+      for (int y = 0; y < L; ++y) sum += marginals[t * L + y];
+      EXPECT_NEAR(sum, 1.0, 1e-9) << "mu " << mu << " t " << t;
+    }
+    const double* pair = marginals.data() + T * L;
+    EXPECT_NEAR(std::accumulate(pair, pair + L * L, 0.0), T - 1, 1e-6);
+    const double* start = pair + L * L;
+    EXPECT_NEAR(std::accumulate(start, start + L, 0.0), 1.0, 1e-9);
+    EXPECT_NEAR(std::accumulate(start + L, start + 2 * L, 0.0), 1.0, 1e-9);
+    if (mu == 1e-3) {
+      // Scores ~100 apart per position: the posterior sits on the Viterbi
+      // labeling.
+      for (int t = 0; t < T; ++t) {
+        EXPECT_GT(marginals[t * L + best[t]], 0.5) << "t " << t;
+      }
+    }
+  }
+}
+
+TEST(ForwardBackwardTest, EmptyChainScoresZero) {
+  const RandomChain chain{0, 2, {}, {1, 2, 3, 4}, {1, 1}, {2, 2}};
+  ForwardBackward fb;
+  std::vector<double> marginals(MarginalsSize(0, 2), -1.0);
+  EXPECT_EQ(fb.Compute(chain.scores(), 0.5, marginals.data()), 0.0);
+  EXPECT_EQ(marginals, std::vector<double>(8, 0.0));
+}
+
+TEST(ForwardBackwardTest, MinusInfinityScoresAreExcluded) {
+  // Forbidding label 1 at position 1 must equal brute force over the rest.
+  std::mt19937 rng(35);
+  RandomChain chain = MakeChain(3, 3, 1.0, &rng);
+  chain.unary[1 * 3 + 1] = -kInf;
+  chain.transition[0 * 3 + 2] = -kInf;
+  ForwardBackward fb;
+  std::vector<double> marginals(MarginalsSize(3, 3));
+  const double value = fb.Compute(chain.scores(), 0.7, marginals.data());
+  std::vector<double> expected;
+  EXPECT_NEAR(value, BruteForce(chain.scores(), 0.7, &expected), 1e-10);
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_NEAR(marginals[i], expected[i], 1e-10) << "entry " << i;
+  }
+  EXPECT_EQ(marginals[1 * 3 + 1], 0.0);
+}
+
+}  // namespace
+}  // namespace chaintag
