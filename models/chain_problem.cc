@@ -6,6 +6,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "models/smoothing.h"
+#include "models/top_k_viterbi.h"
 #include "models/viterbi.h"
 
 namespace chaintag {
@@ -17,6 +19,11 @@ struct Scratch {
   std::vector<double> scaled_tail;  // transitions and biases times a scale
   std::vector<double> difference;
   ViterbiDecoder decoder;
+  TopKViterbi top_k;
+  ForwardBackward forward_backward;
+  std::vector<int32_t> labelings;
+  std::vector<double> labeling_scores;
+  std::vector<double> weights;
 };
 
 Scratch& ThreadScratch() {
@@ -178,6 +185,70 @@ void ChainProblem::Oracle(int i, const double* w, double scale,
   result->score = gold_score - ScoreLabeling(scores, result->corner.data());
 }
 
+double ChainProblem::SmoothedOracle(int i, const double* w,
+                                    const Smoothing& smoothing,
+                                    double* state) const {
+  const ChainExample& example = examples_[i];
+  const int T = example.features.size();
+  const int L = layout_.num_labels;
+  Scratch& scratch = ThreadScratch();
+  scratch.unary.resize(static_cast<size_t>(T) * L);
+  double* unary = scratch.unary.data();
+  ComputeUnaryScores(layout_, w, example.features, unary);
+  const ChainScores scores = MakeChainScores(layout_, w, T, unary);
+  const double gold_score = ScoreLabeling(scores, example.labels.data());
+  // h(y) = L(y) + ⟨w, φ(y)⟩ − ⟨w, φ(y_i)⟩: augmented scores minus gold's.
+  const double unit = LossUnit(i);
+  for (int t = 0; t < T; ++t) {
+    double* row = unary + static_cast<int64_t>(t) * L;
+    for (int y = 0; y < L; ++y) row[y] += unit;
+    row[example.labels[t]] -= unit;
+  }
+  const int64_t size = BlockStateSize(i);
+  switch (smoothing.kind) {
+    case Smoothing::Kind::kEntropy:
+      return scratch.forward_backward.Compute(scores, smoothing.mu, state) -
+             gold_score;
+    case Smoothing::Kind::kTopKL2: {
+      const int count =
+          scratch.top_k.Decode(scores, smoothing.top_k, &scratch.labelings,
+                               &scratch.labeling_scores);
+      scratch.weights.resize(count);
+      const double value =
+          ProjectScoresOntoSimplex(scratch.labeling_scores.data(), count,
+                                   smoothing.mu, scratch.weights.data());
+      std::fill(state, state + size, 0.0);
+      for (int k = 0; k < count; ++k) {
+        if (scratch.weights[k] > 0) {
+          AddLabelingToState(i, scratch.labelings.data() + k * T,
+                             scratch.weights[k], state);
+        }
+      }
+      return value - gold_score;
+    }
+    case Smoothing::Kind::kNone:
+    default: {
+      scratch.labelings.resize(T);
+      const double best =
+          scratch.decoder.Decode(scores, scratch.labelings.data());
+      std::fill(state, state + size, 0.0);
+      AddLabelingToState(i, scratch.labelings.data(), 1.0, state);
+      return best - gold_score;
+    }
+  }
+}
+
+void ChainProblem::TouchedRanges(int i,
+                                 std::vector<CoordinateRange>* ranges) const {
+  const FeatureSequence& f = examples_[i].features;
+  const int64_t L = layout_.num_labels;
+  for (int32_t k = 0; k < f.offsets[f.size()]; ++k) {
+    ranges->push_back({static_cast<int64_t>(f.buckets[k]) * L, L});
+  }
+  ranges->push_back({layout_.transition_offset(),
+                     layout_.dim() - layout_.transition_offset()});
+}
+
 void ChainProblem::Decode(int i, const double* w, Corner* corner) const {
   const ChainExample& example = examples_[i];
   const int T = example.features.size();
@@ -275,6 +346,11 @@ void ChainProblem::MixCorner(int i, const Corner& y, double gamma,
 
 void ChainProblem::AddCornerToState(int i, const Corner& y, double c,
                                     double* state) const {
+  AddLabelingToState(i, y.data(), c, state);
+}
+
+void ChainProblem::AddLabelingToState(int i, const int32_t* y, double c,
+                                      double* state) const {
   const int T = examples_[i].features.size();
   const int L = layout_.num_labels;
   const int64_t TL = static_cast<int64_t>(T) * L;

@@ -77,6 +77,15 @@ class ChainProblem : public Problem {
   double CornerDistanceSquared(int i, const Corner& a,
                                const Corner& b) const override;
   const Corner& GoldCorner(int i) const override { return examples_[i].labels; }
+  // kTopKL2 through top-K Viterbi and the simplex projection, kEntropy
+  // through forward–backward; both on the loss-augmented scores. The state
+  // is the distribution's expected label marginals.
+  double SmoothedOracle(int i, const double* w, const Smoothing& smoothing,
+                        double* state) const override;
+  // The emission rows of the sentence's feature buckets (one per feature
+  // occurrence), then the transitions and biases.
+  void TouchedRanges(int i,
+                     std::vector<CoordinateRange>* ranges) const override;
 
  private:
   // ‖d‖² for a difference d of two block states (state layout), through the
@@ -89,6 +98,9 @@ class ChainProblem : public Problem {
   // parts of `w`, i.e. w += c·φ(x_i, y).
   void AddFeatures(int i, const int32_t* y, double c, double* w) const;
   double LossUnit(int i) const;
+  // AddCornerToState for a labeling stored in a plain array.
+  void AddLabelingToState(int i, const int32_t* y, double c,
+                          double* state) const;
   // The loss-augmented oracle at w = scale·v; with `corners`, also their
   // scores from the same unary pass.
   void Oracle(int i, const double* v, double scale, const double* state,

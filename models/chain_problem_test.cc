@@ -1,5 +1,6 @@
 #include "models/chain_problem.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -226,6 +227,135 @@ TEST_P(ChainProblemTest, BlockStateAlgebraMatchesDenseVectors) {
           v[j] = (1 - gamma) * v[j] + gamma * psi[j] +
                  0.25 * gamma * (other_psi[j] - psi[j]);
         }
+      }
+    }
+  }
+}
+
+// The smoothed oracles against their definitions over all labelings:
+// values, gradients (dense, from the returned state), μ → 0 and the touched
+// coordinates.
+TEST_P(ChainProblemTest, SmoothedOraclesMatchBruteForce) {
+  const bool normalize = GetParam();
+  std::mt19937 rng(5);
+  for (int L = 1; L <= 3; ++L) {
+    const ChainLayout layout{L, kBuckets};
+    std::vector<ChainExample> examples = RandomExamples(6, L, &rng, 4);
+    ChainProblem problem(layout, examples, normalize);
+    std::normal_distribution<double> normal(0, 1);
+    std::vector<double> w(layout.dim());
+    for (double& x : w) x = normal(rng);
+    for (int i = 0; i < problem.NumExamples(); ++i) {
+      const ChainExample& example = examples[i];
+      const int T = example.labels.size();
+      // h(y) = L(y) − ⟨w, ψ(y)⟩ and −ψ(y) for every labeling.
+      std::vector<double> h;
+      std::vector<std::vector<double>> minus_psi;
+      ForAllLabelings(T, L, [&](const std::vector<int32_t>& y) {
+        std::vector<double> psi = DensePsi(layout, example, y);
+        h.push_back(problem.Loss(i, y) - Dot(w, psi));
+        for (double& x : psi) x = -x;
+        minus_psi.push_back(psi);
+      });
+      const int count = static_cast<int>(h.size());
+      std::vector<int> order(count);
+      for (int k = 0; k < count; ++k) order[k] = k;
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int a, int b) { return h[a] > h[b]; });
+      for (const double mu : {0.3, 2.0}) {
+        for (const int top_k : {1, 2, 5}) {
+          // The expected value and distribution q over labelings.
+          std::vector<double> q(count, 0.0);
+          double expected_l2 = 0;
+          {
+            const int k = std::min(top_k, count);
+            double prefix = 0, tau = 0;
+            for (int j = 0; j < k; ++j) {
+              prefix += h[order[j]] / mu;
+              const double candidate = (prefix - 1) / (j + 1);
+              if (h[order[j]] / mu - candidate > 0) tau = candidate;
+            }
+            double norm = 0;
+            for (int j = 0; j < k; ++j) {
+              q[order[j]] = std::max(0.0, h[order[j]] / mu - tau);
+              expected_l2 += q[order[j]] * h[order[j]];
+              norm += q[order[j]] * q[order[j]];
+            }
+            expected_l2 -= 0.5 * mu * norm;
+          }
+          std::vector<double> entropy_q(count);
+          double z = 0;
+          for (int k = 0; k < count; ++k) {
+            entropy_q[k] = std::exp((h[k] - h[order[0]]) / mu);
+            z += entropy_q[k];
+          }
+          for (double& p : entropy_q) p /= z;
+          const double expected_entropy = h[order[0]] + mu * std::log(z);
+
+          for (const Smoothing::Kind kind :
+               {Smoothing::Kind::kTopKL2, Smoothing::Kind::kEntropy}) {
+            SCOPED_TRACE(testing::Message()
+                         << "L " << L << " example " << i << " μ " << mu
+                         << " K " << top_k << " kind "
+                         << static_cast<int>(kind));
+            const Smoothing smoothing{kind, mu, top_k};
+            std::vector<double> state(problem.BlockStateSize(i));
+            const double value =
+                problem.SmoothedOracle(i, w.data(), smoothing, state.data());
+            const bool l2 = kind == Smoothing::Kind::kTopKL2;
+            EXPECT_NEAR(value, l2 ? expected_l2 : expected_entropy, 1e-9);
+            // ∇f = −E_q ψ, applied as AddCornerMinusState(gold, state, 1).
+            std::vector<double> gradient(layout.dim(), 0.0);
+            problem.AddCornerMinusState(i, example.labels, state.data(), 1.0,
+                                        gradient.data());
+            std::vector<double> expected(layout.dim(), 0.0);
+            for (int k = 0; k < count; ++k) {
+              const double weight = l2 ? q[k] : entropy_q[k];
+              for (size_t j = 0; j < expected.size(); ++j) {
+                expected[j] += weight * minus_psi[k][j];
+              }
+            }
+            for (size_t j = 0; j < expected.size(); ++j) {
+              EXPECT_NEAR(gradient[j], expected[j], 1e-9) << "coordinate " << j;
+            }
+          }
+        }
+      }
+      // μ → 0 recovers the max oracle, and kNone is the max oracle.
+      OracleResult result;
+      problem.MaxOracle(i, w.data(), nullptr, &result);
+      std::vector<double> state(problem.BlockStateSize(i));
+      for (const Smoothing& smoothing :
+           {Smoothing{Smoothing::Kind::kNone, 0, 1},
+            Smoothing{Smoothing::Kind::kTopKL2, 1e-9, 5},
+            Smoothing{Smoothing::Kind::kEntropy, 1e-9, 1}}) {
+        EXPECT_NEAR(
+            problem.SmoothedOracle(i, w.data(), smoothing, state.data()),
+            result.loss - result.score, 1e-7);
+      }
+      // Coordinates outside the touched ranges change nothing.
+      std::vector<CoordinateRange> ranges;
+      problem.TouchedRanges(i, &ranges);
+      std::vector<bool> touched(layout.dim(), false);
+      for (const CoordinateRange& range : ranges) {
+        for (int64_t j = range.begin; j < range.begin + range.length; ++j) {
+          touched[j] = true;
+        }
+      }
+      std::vector<double> moved = w;
+      for (int64_t j = 0; j < layout.dim(); ++j) {
+        if (!touched[j]) moved[j] += 10 * normal(rng);
+      }
+      const Smoothing entropy{Smoothing::Kind::kEntropy, 0.5, 1};
+      std::vector<double> moved_state(problem.BlockStateSize(i));
+      EXPECT_DOUBLE_EQ(
+          problem.SmoothedOracle(i, moved.data(), entropy, moved_state.data()),
+          problem.SmoothedOracle(i, w.data(), entropy, state.data()));
+      std::vector<double> gradient(layout.dim(), 0.0);
+      problem.AddCornerMinusState(i, example.labels, state.data(), 1.0,
+                                  gradient.data());
+      for (int64_t j = 0; j < layout.dim(); ++j) {
+        if (!touched[j]) EXPECT_EQ(gradient[j], 0.0) << "coordinate " << j;
       }
     }
   }

@@ -12,6 +12,7 @@
 #define CHAINTAG_SOLVERS_MULTICLASS_PROBLEM_TESTING_H_
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -152,6 +153,74 @@ class MulticlassProblem : public Problem {
     return sum;
   }
   const Corner& GoldCorner(int i) const override { return gold_[i]; }
+
+  // By definition, over all classes: h(y) = L(y) − ⟨w, ψ_i(y)⟩, classes
+  // ranked by h with ties to the lower id; ℓ2 weights from a sort-based
+  // projection onto the simplex.
+  double SmoothedOracle(int i, const double* w, const Smoothing& smoothing,
+                        double* state) const override {
+    std::vector<double> h(num_classes_);
+    for (int y = 0; y < num_classes_; ++y) {
+      h[y] = Loss(i, {y}) - Dot(Psi(i, y), w);
+    }
+    std::vector<int> order(num_classes_);
+    for (int y = 0; y < num_classes_; ++y) order[y] = y;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return h[a] > h[b]; });
+    std::vector<double> q(num_classes_, 0.0);
+    double value = 0;
+    if (smoothing.kind == Smoothing::Kind::kNone) {
+      q[order[0]] = 1;
+      value = h[order[0]];
+    } else if (smoothing.kind == Smoothing::Kind::kTopKL2) {
+      const int k = std::min(smoothing.top_k, num_classes_);
+      // Projection of h/μ onto the simplex: u_j = max(0, s_j − τ) with τ
+      // from the largest prefix whose members stay positive; s is shifted
+      // so that its top is 0 (the projection does not move), which keeps
+      // tiny μ exact.
+      const double top = h[order[0]];
+      auto s = [&](int j) { return (h[order[j]] - top) / smoothing.mu; };
+      double prefix = 0, tau = 0;
+      for (int j = 0; j < k; ++j) {
+        prefix += s(j);
+        const double candidate = (prefix - 1) / (j + 1);
+        if (s(j) - candidate > 0) tau = candidate;
+      }
+      double norm = 0;
+      for (int j = 0; j < k; ++j) {
+        const double u = std::max(0.0, s(j) - tau);
+        q[order[j]] = u;
+        value += u * h[order[j]];
+        norm += u * u;
+      }
+      value -= 0.5 * smoothing.mu * norm;
+    } else {
+      const double top = h[order[0]];
+      double z = 0;
+      for (int y = 0; y < num_classes_; ++y) {
+        q[y] = std::exp((h[y] - top) / smoothing.mu);
+        z += q[y];
+      }
+      for (double& p : q) p /= z;
+      value = top + smoothing.mu * std::log(z);
+    }
+    std::fill(state, state + Dim(), 0.0);
+    for (int y = 0; y < num_classes_; ++y) {
+      if (q[y] != 0) AddCornerToState(i, {y}, q[y], state);
+    }
+    return value;
+  }
+  // Every class row at the example's non-zero inputs.
+  void TouchedRanges(int i,
+                     std::vector<CoordinateRange>* ranges) const override {
+    for (int y = 0; y < num_classes_; ++y) {
+      for (int j = 0; j < features_; ++j) {
+        if (inputs_[i][j] != 0) {
+          ranges->push_back({static_cast<int64_t>(y) * features_ + j, 1});
+        }
+      }
+    }
+  }
 
  private:
   std::vector<std::vector<double>> inputs_;

@@ -31,6 +31,26 @@ namespace chaintag {
 // A labeling of one block; its meaning is the problem's.
 using Corner = std::vector<int32_t>;
 
+// How a smoothed oracle replaces the max over labelings (Pillutla et al.
+// 2018): with h(y) = L_i(y) − ⟨w, ψ_i(y)⟩,
+//   kNone     f_i = max_y h(y)
+//   kTopKL2   f_i = max_{u ∈ simplex} Σ_k u_k h(y_k) − μ/2‖u‖² over the
+//             top_k labelings y_k of h (the −μ/2‖u‖² term included, which
+//             the reference code leaves out of its reported value)
+//   kEntropy  f_i = μ·log Σ_y exp(h(y)/μ)
+struct Smoothing {
+  enum class Kind { kNone, kTopKL2, kEntropy };
+  Kind kind = Kind::kNone;
+  double mu = 0;  // > 0 unless kNone
+  int top_k = 5;  // kTopKL2
+};
+
+// Coordinates [begin, begin + length) of w.
+struct CoordinateRange {
+  int64_t begin = 0;
+  int64_t length = 0;
+};
+
 struct OracleResult {
   Corner corner;
   double loss = 0;   // L_i(corner)
@@ -104,6 +124,20 @@ class Problem {
                                        const Corner& b) const = 0;
   // The gold labeling y_i (ψ_i(y_i) = 0, L_i(y_i) = 0 for Hamming losses).
   virtual const Corner& GoldCorner(int i) const = 0;
+
+  // Smoothed oracle: returns f_{i,μ}(w) (see Smoothing) and writes to
+  // `state` (BlockStateSize(i) doubles) the block state of the distribution
+  // q the smoothing puts on labelings, so that ∇f_{i,μ}(w) = −E_q ψ_i(y).
+  // AddCornerMinusState(i, GoldCorner(i), state, c, w) then does
+  // w += c·∇f_{i,μ}(w).
+  virtual double SmoothedOracle(int i, const double* w,
+                                const Smoothing& smoothing,
+                                double* state) const = 0;
+  // The coordinates block i's oracles read and its updates write, as
+  // ranges (which may repeat), so that a solver can bring exactly those up
+  // to date before a step (lazy updates). Appends to `ranges`.
+  virtual void TouchedRanges(int i,
+                             std::vector<CoordinateRange>* ranges) const = 0;
 };
 
 }  // namespace chaintag

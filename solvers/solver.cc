@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "solvers/bcfw.h"
+#include "solvers/casimir_svrg.h"
 #include "solvers/fw.h"
 #include "solvers/mp_bcfw.h"
 #include "solvers/ssg.h"
@@ -59,9 +60,13 @@ absl::StatusOr<std::unique_ptr<Solver>> CreateSolver(
   if (config.name() == "mp_bcfw") {
     return std::unique_ptr<Solver>(new MpBcfwSolver(config));
   }
+  if (config.name() == "svrg" || config.name() == "casimir_svrg") {
+    return std::unique_ptr<Solver>(new CasimirSvrgSolver(config));
+  }
   return absl::InvalidArgumentError(
       absl::StrCat("unknown solver \"", config.name(),
-                   "\" (known: bcfw, active_set_bcfw, fw, ssg, mp_bcfw)"));
+                   "\" (known: bcfw, active_set_bcfw, fw, ssg, mp_bcfw, svrg, "
+                   "casimir_svrg)"));
 }
 
 }  // namespace chaintag

@@ -175,6 +175,17 @@ class TimedProblem : public Problem {
     return base_.CornerDistanceSquared(i, a, b);
   }
   const Corner& GoldCorner(int i) const override { return base_.GoldCorner(i); }
+  double SmoothedOracle(int i, const double* w, const Smoothing& smoothing,
+                        double* state) const override {
+    const auto start = std::chrono::steady_clock::now();
+    const double value = base_.SmoothedOracle(i, w, smoothing, state);
+    ClockOracle(start);
+    return value;
+  }
+  void TouchedRanges(int i,
+                     std::vector<CoordinateRange>* ranges) const override {
+    base_.TouchedRanges(i, ranges);
+  }
 
  private:
   static double SecondsSince(std::chrono::steady_clock::time_point start) {

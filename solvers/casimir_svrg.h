@@ -1,0 +1,50 @@
+// SVRG and Casimir-SVRG for the smoothed structured SVM (Pillutla et al.
+// 2018, Alg. 3–4), both epochs of SvrgEpoch:
+//
+//   svrg          epochs on λ/2‖w‖² + 1/n Σ f_{i,μ_k}(w), each starting from
+//                 the previous epoch's output (the average of its iterates);
+//   casimir_svrg  the Catalyst outer loop: epoch k minimises the same plus
+//                 κ/2‖w − z_{k−1}‖² from a warm start, then
+//                 α_k² = (1 − α_k)α_{k−1}² + qα_k (q = λ/(λ+κ), α_0 = √q),
+//                 β_k = α_{k−1}(1 − α_{k−1})/(α_{k−1}² + α_k),
+//                 z_k = w_k + β_k(w_k − w_{k−1}).
+//
+// svrg is casimir_svrg with κ = 0 (then α_k = 1, β_k = 0 and z_k = w_k), and
+// is run as such. Variants and defaults (SolverConfig): CASIMIR_CONST takes
+// κ from Prop. 29 and a constant μ; CASIMIR_ADAPT takes κ = λ and
+// μ_k = μ·c^k, c = √(1 − √q'/2), where the reference code computes
+// q' = κ/(κ+λ) and the paper's Cor. 18 says λ/(λ+κ) (decay_q picks; they
+// agree at κ = λ). η = 1/(L + λ + κ) from `smoothness` L, or
+// `learning_rate`.
+//
+// Each epoch logs the true (non-smooth) primal of its output, which costs
+// one max-oracle pass that is not counted as training (effective passes
+// count the 2n smoothed oracle calls of each epoch). There is no dual: the
+// runs certify nothing, and the summary says so by leaving the gap unset.
+//
+// Thread-safety: see Solver.
+
+#ifndef CHAINTAG_SOLVERS_CASIMIR_SVRG_H_
+#define CHAINTAG_SOLVERS_CASIMIR_SVRG_H_
+
+#include <vector>
+
+#include "solvers/solver.h"
+
+namespace chaintag {
+
+class CasimirSvrgSolver : public Solver {
+ public:
+  explicit CasimirSvrgSolver(const SolverConfig& config) : config_(config) {}
+
+  absl::StatusOr<TrainingSummary> Solve(const Problem& problem,
+                                        Monitor* monitor,
+                                        std::vector<double>* w) override;
+
+ private:
+  SolverConfig config_;
+};
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_SOLVERS_CASIMIR_SVRG_H_

@@ -1,0 +1,134 @@
+#include "solvers/svrg.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "solvers/parallel.h"
+
+namespace chaintag {
+
+SvrgEpoch::SvrgEpoch(const Problem& problem)
+    : problem_(problem), n_(problem.NumExamples()), dim_(problem.Dim()) {
+  state_offset_.resize(n_ + 1);
+  state_offset_[0] = 0;
+  for (int i = 0; i < n_; ++i) {
+    state_offset_[i + 1] = state_offset_[i] + problem_.BlockStateSize(i);
+  }
+}
+
+void SvrgEpoch::FullGradient(const SvrgEpochSettings& settings,
+                             const double* snapshot) {
+  snapshot_states_.resize(state_offset_[n_]);
+  ParallelFor(n_, std::max(1, settings.num_threads), [&](int begin, int end) {
+    for (int i = begin; i < end; ++i) {
+      problem_.SmoothedOracle(i, snapshot, settings.smoothing,
+                              snapshot_states_.data() + state_offset_[i]);
+    }
+  });
+  // Summed in index order, so the result does not depend on the threads.
+  full_gradient_.assign(dim_, 0.0);
+  for (int i = 0; i < n_; ++i) {
+    problem_.AddCornerMinusState(i, problem_.GoldCorner(i),
+                                 snapshot_states_.data() + state_offset_[i],
+                                 1.0 / n_, full_gradient_.data());
+  }
+}
+
+void SvrgEpoch::CatchUp(int64_t j, int32_t step) {
+  const int32_t from = last_step_[j];
+  const int32_t skipped = step - from;
+  const double fixed_point = FixedPoint(j);
+  const double deviation = w_[j] - fixed_point;
+  // w_{from} itself, then w_{from+1} … w_{step−1}; w_{step} stays current.
+  double added = from >= 1 ? w_[j] : 0.0;
+  added += (skipped - 1) * fixed_point + deviation * partial_sums_[skipped - 1];
+  sum_[j] += added;
+  w_[j] = fixed_point + powers_[skipped] * deviation;
+  last_step_[j] = step;
+}
+
+int64_t SvrgEpoch::Run(const SvrgEpochSettings& settings,
+                       const std::vector<double>& start, const double* center,
+                       SolverRandom* random, std::vector<double>* average,
+                       std::vector<double>* last) {
+  const double eta = settings.learning_rate;
+  const double strength = settings.lambda + settings.kappa;
+  center_ = settings.kappa > 0 ? center : nullptr;
+  kappa_center_scale_ = settings.kappa;
+  inverse_strength_ = 1.0 / strength;
+  decay_ = 1.0 - eta * strength;
+  // a^m and Σ_{k=1}^{m} a^k for every gap m an epoch can skip, by the same
+  // repeated multiplication the dense steps perform.
+  powers_.resize(n_ + 1);
+  partial_sums_.resize(n_ + 1);
+  powers_[0] = 1;
+  partial_sums_[0] = 0;
+  for (int m = 1; m <= n_; ++m) {
+    powers_[m] = powers_[m - 1] * decay_;
+    partial_sums_[m] = partial_sums_[m - 1] + powers_[m];
+  }
+
+  FullGradient(settings, start.data());
+  w_ = start;
+  sum_.assign(dim_, 0.0);
+  if (settings.lazy_updates) last_step_.assign(dim_, 0);
+  const double step_constant = 1.0 - decay_;  // (1 − a), times c_j
+
+  for (int32_t t = 0; t < n_; ++t) {
+    const int i = static_cast<int>(random->Uniform(n_));
+    if (settings.lazy_updates) {
+      ranges_.clear();
+      problem_.TouchedRanges(i, &ranges_);
+      for (const CoordinateRange& range : ranges_) {
+        for (int64_t j = range.begin; j < range.begin + range.length; ++j) {
+          if (last_step_[j] < t) CatchUp(j, t);
+        }
+      }
+    }
+    step_state_.resize(state_offset_[i + 1] - state_offset_[i]);
+    problem_.SmoothedOracle(i, w_.data(), settings.smoothing,
+                            step_state_.data());
+    // The dense part of the step at w_t, on the coordinates it must reach
+    // now (lazy) or on all of them.
+    if (settings.lazy_updates) {
+      for (const CoordinateRange& range : ranges_) {
+        for (int64_t j = range.begin; j < range.begin + range.length; ++j) {
+          if (last_step_[j] != t) continue;  // a repeated range
+          if (t >= 1) sum_[j] += w_[j];
+          w_[j] = decay_ * w_[j] + step_constant * FixedPoint(j);
+          last_step_[j] = t + 1;
+        }
+      }
+    } else {
+      for (int64_t j = 0; j < dim_; ++j) {
+        if (t >= 1) sum_[j] += w_[j];
+        w_[j] = decay_ * w_[j] + step_constant * FixedPoint(j);
+      }
+    }
+    // −η(∇f_i(w_t) − ∇f_i(w̃)) = η(v(s_w) − v(s_w̃)) = η·v(s_w − s_w̃ + s_gold)
+    // (the state map is affine), one sparse update.
+    const double* snapshot_state = snapshot_states_.data() + state_offset_[i];
+    for (size_t k = 0; k < step_state_.size(); ++k) {
+      step_state_[k] -= snapshot_state[k];
+    }
+    const Corner& gold = problem_.GoldCorner(i);
+    problem_.AddCornerToState(i, gold, 1.0, step_state_.data());
+    problem_.AddCornerMinusState(i, gold, step_state_.data(), -eta, w_.data());
+  }
+
+  // Every coordinate up to w_n, which joins the sum.
+  for (int64_t j = 0; j < dim_; ++j) {
+    if (settings.lazy_updates && last_step_[j] < n_) CatchUp(j, n_);
+    sum_[j] += w_[j];
+  }
+  if (average != nullptr) {
+    average->resize(dim_);
+    const double inverse = 1.0 / n_;
+    for (int64_t j = 0; j < dim_; ++j) (*average)[j] = sum_[j] * inverse;
+  }
+  if (last != nullptr) *last = w_;
+  return 2 * static_cast<int64_t>(n_);
+}
+
+}  // namespace chaintag
