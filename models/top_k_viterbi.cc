@@ -15,44 +15,32 @@ int64_t NumBest(int k, int num_labels, int length) {
 
 }  // namespace
 
-// Ranking equal values by (label, rank) is what makes the output order the
-// documented reversed-lex order and keeps rank 0 identical to ViterbiDecoder.
-bool TopKViterbi::PopsLater(const Candidate& a, const Candidate& b) {
-  if (a.value != b.value) return a.value < b.value;
-  if (a.label != b.label) return a.label > b.label;
-  return a.rank > b.rank;
-}
-
 int TopKViterbi::Merge(const double* list_scores, const int32_t* list_counts,
                        const double* offset, int offset_stride, int num_lists,
                        int width, double* value, int32_t* label,
                        int32_t* rank) {
-  heap_.clear();
-  for (int p = 0; p < num_lists; ++p) {
-    if (list_counts[p] == 0) continue;
-    heap_.push_back({list_scores[static_cast<int64_t>(p) * width] +
-                         offset[static_cast<int64_t>(p) * offset_stride],
-                     p, 0});
-  }
-  std::make_heap(heap_.begin(), heap_.end(), PopsLater);
+  // Insertion into the sorted best-so-far: candidates arrive in increasing
+  // (label, rank), so an equal value lands after the ones already there, and
+  // a list stops at its first row that cannot enter (its later rows are no
+  // better). With K ≪ L most lists cost one comparison.
   int written = 0;
-  while (written < width && !heap_.empty()) {
-    std::pop_heap(heap_.begin(), heap_.end(), PopsLater);
-    const Candidate best = heap_.back();
-    heap_.pop_back();
-    value[written] = best.value;
-    label[written] = best.label;
-    rank[written] = best.rank;
-    ++written;
-    // Each list is sorted, so its next row is the only one of it that can be
-    // next overall; pushing just that keeps the heap at ≤ L entries.
-    const int32_t next = best.rank + 1;
-    if (next < list_counts[best.label]) {
-      const int64_t p = best.label;
-      heap_.push_back(
-          {list_scores[p * width + next] + offset[p * offset_stride],
-           best.label, next});
-      std::push_heap(heap_.begin(), heap_.end(), PopsLater);
+  for (int p = 0; p < num_lists; ++p) {
+    const double shift = offset[static_cast<int64_t>(p) * offset_stride];
+    const double* list = list_scores + static_cast<int64_t>(p) * width;
+    for (int32_t r = 0; r < list_counts[p]; ++r) {
+      const double candidate = list[r] + shift;
+      if (written == width && !(candidate > value[width - 1])) break;
+      int position = written < width ? written : width - 1;
+      while (position > 0 && candidate > value[position - 1]) {
+        value[position] = value[position - 1];
+        label[position] = label[position - 1];
+        rank[position] = rank[position - 1];
+        --position;
+      }
+      value[position] = candidate;
+      label[position] = p;
+      rank[position] = r;
+      if (written < width) ++written;
     }
   }
   return written;
@@ -79,7 +67,6 @@ int TopKViterbi::Decode(const ChainScores& scores, int k,
   from_label_.resize(cells * K);
   from_rank_.resize(cells * K);
   count_.resize(cells);
-  heap_.reserve(L);
 
   // Position 0: one partial labeling per label (the paper's ranks ≥ 1 are −∞
   // there; counting valid rows instead never lets a −∞ row pose as a path).

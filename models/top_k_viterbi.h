@@ -31,27 +31,18 @@ class TopKViterbi {
   // 0 has one (empty) labeling scoring 0. k ≤ 0 returns 0 with both outputs
   // emptied.
   //
-  // Time O(T·L·(L + K log L)) for K = min(k, L^T): each table cell merges the
-  // L sorted lists of the previous position with a heap of at most L
-  // entries. Memory O(T·L·K).
+  // Time O(T·L·(L + K²)) for K = min(k, L^T), O(T·L·(L + K)) in the usual
+  // case: each table cell merges the L sorted lists of the previous position
+  // by insertion into its K best, and a list stops at its first row that
+  // cannot enter. Memory O(T·L·K).
   int Decode(const ChainScores& scores, int k, std::vector<int32_t>* labelings,
              std::vector<double>* labeling_scores);
 
  private:
-  // One head of a sorted list in the merge: the candidate score and where it
-  // comes from (label of the list, rank within it).
-  struct Candidate {
-    double value;
-    int32_t label;
-    int32_t rank;
-  };
-
-  // Heap order (std heaps pop the "largest"): the highest value pops first,
-  // then the lowest (label, rank).
-  static bool PopsLater(const Candidate& a, const Candidate& b);
-
-  // Pops up to `width` best candidates from lists whose heads are in heap_,
-  // writing them to value/label/rank; the row of list p at position `rank`
+  // Writes the up to `width` best rows of `num_lists` sorted lists to
+  // value/label/rank, best first, equal values in increasing (list, rank):
+  // that order makes the output the documented reversed-lex order and keeps
+  // rank 0 identical to ViterbiDecoder. The row of list p at position `rank`
   // has value list_scores[p * width + rank] + offset[p * offset_stride].
   // Returns how many were written.
   int Merge(const double* list_scores, const int32_t* list_counts,
@@ -63,7 +54,6 @@ class TopKViterbi {
   std::vector<int32_t> from_label_;
   std::vector<int32_t> from_rank_;
   std::vector<int32_t> count_;
-  std::vector<Candidate> heap_;
   // Final selection: score, last label and its rank, per returned labeling.
   std::vector<double> final_score_;
   std::vector<int32_t> final_label_;

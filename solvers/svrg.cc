@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "solvers/parallel.h"
 
 namespace chaintag {
@@ -69,7 +71,10 @@ int64_t SvrgEpoch::Run(const SvrgEpochSettings& settings,
     partial_sums_[m] = partial_sums_[m - 1] + powers_[m];
   }
 
+  const absl::Time begin = absl::Now();
   FullGradient(settings, start.data());
+  const absl::Time steps_begin = absl::Now();
+  full_gradient_seconds_ = absl::ToDoubleSeconds(steps_begin - begin);
   w_ = start;
   sum_.assign(dim_, 0.0);
   if (settings.lazy_updates) last_step_.assign(dim_, 0);
@@ -117,6 +122,7 @@ int64_t SvrgEpoch::Run(const SvrgEpochSettings& settings,
     problem_.AddCornerMinusState(i, gold, step_state_.data(), -eta, w_.data());
   }
 
+  steps_seconds_ = absl::ToDoubleSeconds(absl::Now() - steps_begin);
   // Every coordinate up to w_n, which joins the sum.
   for (int64_t j = 0; j < dim_; ++j) {
     if (settings.lazy_updates && last_step_[j] < n_) CatchUp(j, n_);

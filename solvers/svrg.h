@@ -59,6 +59,11 @@ class SvrgEpoch {
               SolverRandom* random, std::vector<double>* average,
               std::vector<double>* last);
 
+  // Wall-clock seconds of the last Run's full-gradient pass and of its n
+  // steps (catch-ups included), for logs and benchmarks.
+  double full_gradient_seconds() const { return full_gradient_seconds_; }
+  double steps_seconds() const { return steps_seconds_; }
+
  private:
   // ḡ and the snapshot block states at w̃ = start.
   void FullGradient(const SvrgEpochSettings& settings, const double* snapshot);
@@ -90,6 +95,9 @@ class SvrgEpoch {
   double decay_ = 0;                  // a = 1 − η(λ + κ)
   std::vector<double> powers_;        // a^m, m = 0…n
   std::vector<double> partial_sums_;  // Σ_{k=1}^{m} a^k
+
+  double full_gradient_seconds_ = 0;
+  double steps_seconds_ = 0;
 
   // Per-step scratch.
   std::vector<CoordinateRange> ranges_;

@@ -30,7 +30,9 @@
 #include "pipeline/pipeline.h"
 #include "solvers/duality_gap.h"
 #include "solvers/problem.h"
+#include "solvers/random.h"
 #include "solvers/solver.h"
+#include "solvers/svrg.h"
 #include "tools/bench_corpus.h"
 
 namespace chaintag {
@@ -304,6 +306,80 @@ void BM_SolverPass(benchmark::State& state) {
 }
 BENCHMARK(BM_SolverPass)
     ->DenseRange(0, sizeof(kVariants) / sizeof(kVariants[0]) - 1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+
+// Seconds of one step of the preset's solver (BCFW with weighted
+// averaging): its third pass from a cold start over n.
+double BcfwStepSeconds() {
+  static const double seconds = [] {
+    const Problem& problem = *BenchCorpus()->problem;
+    std::unique_ptr<Solver> solver =
+        *CreateSolver(VariantConfig(kVariants[0], 4));
+    Monitor monitor;
+    monitor.set_progress_stream(nullptr);
+    std::vector<double> w;
+    if (!solver->Solve(problem, &monitor, &w).ok()) return 0.0;
+    const std::vector<PassRecord>& records = monitor.records();
+    return (records[2].seconds() - records[1].seconds()) /
+           problem.NumExamples();
+  }();
+  return seconds;
+}
+
+struct SmoothedVariant {
+  const char* label;
+  Smoothing::Kind smoothing;
+  bool proximal;  // casimir_svrg's κ(w − z) term, κ = λ
+};
+
+constexpr SmoothedVariant kSmoothedVariants[] = {
+    {"svrg_l2_top5", Smoothing::Kind::kTopKL2, false},
+    {"svrg_entropy", Smoothing::Kind::kEntropy, false},
+    {"casimir_svrg_l2_top5", Smoothing::Kind::kTopKL2, true},
+    {"svrg_no_smoothing", Smoothing::Kind::kNone, false},
+};
+
+// The n steps of an SVRG epoch (lazy updates; the full-gradient pass is not
+// timed), from the output of one warm-up epoch, per step and against a
+// BCFW step: the "within 3×".
+void BM_SvrgStep(benchmark::State& state) {
+  if (BenchCorpus() == nullptr) {
+    state.SkipWithError("corpus not found (set CHAINTAG_CORPORA)");
+    return;
+  }
+  const SmoothedVariant& variant = kSmoothedVariants[state.range(0)];
+  state.SetLabel(variant.label);
+  const Problem& problem = *BenchCorpus()->problem;
+  const int n = problem.NumExamples();
+  SvrgEpochSettings settings;
+  settings.lambda =
+      ResolveLambda(BenchCorpus()->config.solver(), problem.NumExamples());
+  settings.kappa = variant.proximal ? settings.lambda : 0;
+  settings.learning_rate = 0.02;
+  settings.smoothing.kind = variant.smoothing;
+  settings.smoothing.mu = 1;
+  settings.smoothing.top_k = 5;
+  settings.num_threads = 1;
+  SvrgEpoch epoch(problem);
+  SolverRandom random(1);
+  const std::vector<double> zero(problem.Dim(), 0.0);
+  std::vector<double> start;
+  epoch.Run(settings, zero, zero.data(), &random, &start, nullptr);
+  std::vector<double> output;
+  for (auto _ : state) {
+    epoch.Run(settings, start, zero.data(), &random, &output, nullptr);
+    state.SetIterationTime(epoch.steps_seconds());
+  }
+  const double step = epoch.steps_seconds() / n;
+  state.counters["step_us"] = step * 1e6;
+  state.counters["vs_bcfw_step"] = step / BcfwStepSeconds();
+  state.counters["full_gradient_s"] = epoch.full_gradient_seconds();
+}
+BENCHMARK(BM_SvrgStep)
+    ->DenseRange(0,
+                 sizeof(kSmoothedVariants) / sizeof(kSmoothedVariants[0]) - 1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);

@@ -61,6 +61,25 @@ ABSL_FLAG(std::string, weighted_averaging, "",
           "Override: true | false (return the weighted average w-bar).");
 ABSL_FLAG(std::string, line_search, "",
           "Override: true | false (exact line search on block steps).");
+ABSL_FLAG(std::string, smoothing, "",
+          "Override (svrg, casimir_svrg): none | l2_top_k | entropy.");
+ABSL_FLAG(double, smoothing_mu, -1, "Override: smoothing μ (first epoch).");
+ABSL_FLAG(int, top_k, 0, "Override: labelings of the ℓ2 smoothing.");
+ABSL_FLAG(std::string, smoothing_schedule, "",
+          "Override: constant | linear | exponential.");
+ABSL_FLAG(double, lr, -1,
+          "Override: SVRG learning rate η (0 = 1/(L + λ + κ) from "
+          "--smoothness).");
+ABSL_FLAG(double, smoothness, -1, "Override: smoothness constant L.");
+ABSL_FLAG(double, kappa, -1,
+          "Override: casimir_svrg κ (0 = the variant's rule).");
+ABSL_FLAG(std::string, casimir_variant, "", "Override: const | adapt.");
+ABSL_FLAG(std::string, warm_start, "",
+          "Override: prox_center | prev_iterate | extrapolation.");
+ABSL_FLAG(std::string, decay_q, "",
+          "Override: reference_code (q = κ/(κ+λ)) | paper (q = λ/(λ+κ)).");
+ABSL_FLAG(std::string, lazy_updates, "",
+          "Override: true | false (O(dim) textbook SVRG steps).");
 ABSL_FLAG(int, threads, 0, "Override: threads for batch passes.");
 ABSL_FLAG(int64_t, num_buckets, 0, "Override: feature hash buckets.");
 ABSL_FLAG(std::string, train_scheme, "",
@@ -111,6 +130,74 @@ absl::Status ParseEnumFlag(
                                                  ", got '", value, "'"));
 }
 
+// The overrides of SolverConfig's svrg / casimir_svrg options.
+absl::Status ApplySmoothedSolverOverrides(SolverConfig* solver) {
+  std::optional<SolverConfig::SmoothingKind> smoothing;
+  absl::Status status = ParseEnumFlag<SolverConfig::SmoothingKind>(
+      "smoothing", absl::GetFlag(FLAGS_smoothing),
+      {{"none", SolverConfig::NO_SMOOTHING},
+       {"l2_top_k", SolverConfig::L2_TOP_K},
+       {"entropy", SolverConfig::ENTROPY}},
+      &smoothing);
+  if (!status.ok()) return status;
+  if (smoothing.has_value()) solver->set_smoothing(*smoothing);
+  std::optional<SolverConfig::SmoothingSchedule> schedule;
+  status = ParseEnumFlag<SolverConfig::SmoothingSchedule>(
+      "smoothing_schedule", absl::GetFlag(FLAGS_smoothing_schedule),
+      {{"constant", SolverConfig::CONSTANT_SMOOTHING},
+       {"linear", SolverConfig::LINEAR_DECAY},
+       {"exponential", SolverConfig::EXPONENTIAL_DECAY}},
+      &schedule);
+  if (!status.ok()) return status;
+  if (schedule.has_value()) solver->set_smoothing_schedule(*schedule);
+  std::optional<SolverConfig::CasimirVariant> variant;
+  status = ParseEnumFlag<SolverConfig::CasimirVariant>(
+      "casimir_variant", absl::GetFlag(FLAGS_casimir_variant),
+      {{"const", SolverConfig::CASIMIR_CONST},
+       {"adapt", SolverConfig::CASIMIR_ADAPT}},
+      &variant);
+  if (!status.ok()) return status;
+  if (variant.has_value()) solver->set_casimir_variant(*variant);
+  std::optional<SolverConfig::WarmStart> warm_start;
+  status = ParseEnumFlag<SolverConfig::WarmStart>(
+      "warm_start", absl::GetFlag(FLAGS_warm_start),
+      {{"prox_center", SolverConfig::PROX_CENTER},
+       {"prev_iterate", SolverConfig::PREV_ITERATE},
+       {"extrapolation", SolverConfig::EXTRAPOLATION}},
+      &warm_start);
+  if (!status.ok()) return status;
+  if (warm_start.has_value()) solver->set_warm_start(*warm_start);
+  std::optional<SolverConfig::DecayQ> decay_q;
+  status = ParseEnumFlag<SolverConfig::DecayQ>(
+      "decay_q", absl::GetFlag(FLAGS_decay_q),
+      {{"reference_code", SolverConfig::Q_REFERENCE_CODE},
+       {"paper", SolverConfig::Q_PAPER}},
+      &decay_q);
+  if (!status.ok()) return status;
+  if (decay_q.has_value()) solver->set_decay_q(*decay_q);
+  std::optional<bool> lazy;
+  status =
+      ParseBoolFlag("lazy_updates", absl::GetFlag(FLAGS_lazy_updates), &lazy);
+  if (!status.ok()) return status;
+  if (lazy.has_value()) solver->set_lazy_updates(*lazy);
+  if (absl::GetFlag(FLAGS_smoothing_mu) >= 0) {
+    solver->set_smoothing_mu(absl::GetFlag(FLAGS_smoothing_mu));
+  }
+  if (absl::GetFlag(FLAGS_top_k) > 0) {
+    solver->set_top_k(absl::GetFlag(FLAGS_top_k));
+  }
+  if (absl::GetFlag(FLAGS_lr) >= 0) {
+    solver->set_learning_rate(absl::GetFlag(FLAGS_lr));
+  }
+  if (absl::GetFlag(FLAGS_smoothness) >= 0) {
+    solver->set_smoothness(absl::GetFlag(FLAGS_smoothness));
+  }
+  if (absl::GetFlag(FLAGS_kappa) >= 0) {
+    solver->set_kappa(absl::GetFlag(FLAGS_kappa));
+  }
+  return absl::OkStatus();
+}
+
 // The overrides of SolverConfig's Frank-Wolfe family options.
 absl::Status ApplySolverOptionOverrides(SolverConfig* solver) {
   std::optional<SolverConfig::Sampling> sampling;
@@ -142,6 +229,9 @@ absl::Status ApplySolverOptionOverrides(SolverConfig* solver) {
       &rule);
   if (!status.ok()) return status;
   if (rule.has_value()) solver->set_mp_rule(*rule);
+
+  status = ApplySmoothedSolverOverrides(solver);
+  if (!status.ok()) return status;
 
   std::optional<bool> flag;
   status = ParseBoolFlag("cache", absl::GetFlag(FLAGS_cache), &flag);
