@@ -29,25 +29,33 @@ void SvrgEpoch::FullGradient(const SvrgEpochSettings& settings,
     }
   });
   // Summed in index order, so the result does not depend on the threads.
-  full_gradient_.assign(dim_, 0.0);
+  fixed_point_.assign(dim_, 0.0);
   for (int i = 0; i < n_; ++i) {
     problem_.AddCornerMinusState(i, problem_.GoldCorner(i),
                                  snapshot_states_.data() + state_offset_[i],
-                                 1.0 / n_, full_gradient_.data());
+                                 1.0 / n_, fixed_point_.data());
   }
 }
 
-void SvrgEpoch::CatchUp(int64_t j, int32_t step) {
-  const int32_t from = last_step_[j];
+void SvrgEpoch::CatchUp(int64_t begin, int64_t length, int32_t step) {
+  const int32_t from = last_step_[begin];
   const int32_t skipped = step - from;
-  const double fixed_point = FixedPoint(j);
-  const double deviation = w_[j] - fixed_point;
-  // w_{from} itself, then w_{from+1} … w_{step−1}; w_{step} stays current.
-  double added = from >= 1 ? w_[j] : 0.0;
-  added += (skipped - 1) * fixed_point + deviation * partial_sums_[skipped - 1];
-  sum_[j] += added;
-  w_[j] = fixed_point + powers_[skipped] * deviation;
-  last_step_[j] = step;
+  // w_{from} itself (unless it is w_0), then w_{from+1} … w_{step−1};
+  // w_{step} stays current.
+  const double own = from >= 1 ? 1.0 : 0.0;
+  const double repeats = skipped - 1;
+  const double partial = partial_sums_[skipped - 1];
+  const double power = powers_[skipped];
+  double* w = w_.data() + begin;
+  double* sum = sum_.data() + begin;
+  const double* fixed_point = fixed_point_.data() + begin;
+  int32_t* last = last_step_.data() + begin;
+  for (int64_t k = 0; k < length; ++k) {
+    const double deviation = w[k] - fixed_point[k];
+    sum[k] += own * w[k] + repeats * fixed_point[k] + deviation * partial;
+    w[k] = fixed_point[k] + power * deviation;
+    last[k] = step;
+  }
 }
 
 int64_t SvrgEpoch::Run(const SvrgEpochSettings& settings,
@@ -56,9 +64,6 @@ int64_t SvrgEpoch::Run(const SvrgEpochSettings& settings,
                        std::vector<double>* last) {
   const double eta = settings.learning_rate;
   const double strength = settings.lambda + settings.kappa;
-  center_ = settings.kappa > 0 ? center : nullptr;
-  kappa_center_scale_ = settings.kappa;
-  inverse_strength_ = 1.0 / strength;
   decay_ = 1.0 - eta * strength;
   // a^m and Σ_{k=1}^{m} a^k for every gap m an epoch can skip, by the same
   // repeated multiplication the dense steps perform.
@@ -73,6 +78,13 @@ int64_t SvrgEpoch::Run(const SvrgEpochSettings& settings,
 
   const absl::Time begin = absl::Now();
   FullGradient(settings, start.data());
+  // ḡ becomes c_j = (κ z_j − ḡ_j)/(λ + κ) in place.
+  const bool proximal = settings.kappa > 0 && center != nullptr;
+  for (int64_t j = 0; j < dim_; ++j) {
+    fixed_point_[j] =
+        ((proximal ? settings.kappa * center[j] : 0.0) - fixed_point_[j]) /
+        strength;
+  }
   const absl::Time steps_begin = absl::Now();
   full_gradient_seconds_ = absl::ToDoubleSeconds(steps_begin - begin);
   w_ = start;
@@ -86,29 +98,25 @@ int64_t SvrgEpoch::Run(const SvrgEpochSettings& settings,
       ranges_.clear();
       problem_.TouchedRanges(i, &ranges_);
       for (const CoordinateRange& range : ranges_) {
-        for (int64_t j = range.begin; j < range.begin + range.length; ++j) {
-          if (last_step_[j] < t) CatchUp(j, t);
-        }
+        if (last_step_[range.begin] < t) CatchUp(range.begin, range.length, t);
       }
     }
     step_state_.resize(state_offset_[i + 1] - state_offset_[i]);
     problem_.SmoothedOracle(i, w_.data(), settings.smoothing,
                             step_state_.data());
     // The dense part of the step at w_t, on the coordinates it must reach
-    // now (lazy) or on all of them.
+    // now (lazy: a catch-up by one step) or on all of them.
     if (settings.lazy_updates) {
       for (const CoordinateRange& range : ranges_) {
-        for (int64_t j = range.begin; j < range.begin + range.length; ++j) {
-          if (last_step_[j] != t) continue;  // a repeated range
-          if (t >= 1) sum_[j] += w_[j];
-          w_[j] = decay_ * w_[j] + step_constant * FixedPoint(j);
-          last_step_[j] = t + 1;
+        // A repeated range has already moved on.
+        if (last_step_[range.begin] == t) {
+          CatchUp(range.begin, range.length, t + 1);
         }
       }
     } else {
       for (int64_t j = 0; j < dim_; ++j) {
         if (t >= 1) sum_[j] += w_[j];
-        w_[j] = decay_ * w_[j] + step_constant * FixedPoint(j);
+        w_[j] = decay_ * w_[j] + step_constant * fixed_point_[j];
       }
     }
     // −η(∇f_i(w_t) − ∇f_i(w̃)) = η(v(s_w) − v(s_w̃)) = η·v(s_w − s_w̃ + s_gold)
@@ -125,7 +133,7 @@ int64_t SvrgEpoch::Run(const SvrgEpochSettings& settings,
   steps_seconds_ = absl::ToDoubleSeconds(absl::Now() - steps_begin);
   // Every coordinate up to w_n, which joins the sum.
   for (int64_t j = 0; j < dim_; ++j) {
-    if (settings.lazy_updates && last_step_[j] < n_) CatchUp(j, n_);
+    if (settings.lazy_updates && last_step_[j] < n_) CatchUp(j, 1, n_);
     sum_[j] += w_[j];
   }
   if (average != nullptr) {

@@ -17,7 +17,9 @@
 // touches just follows that map, so the epoch keeps, per coordinate, the
 // step it was last brought up to date and the running sum of its iterates,
 // and applies m skipped steps in closed form (a^m and a geometric sum) when
-// a step reads the coordinate (Problem::TouchedRanges) or the epoch ends. A
+// a step reads the coordinate (Problem::TouchedRanges) or the epoch ends.
+// The ranges are taken as parts of a fixed partition (rows, for chains):
+// the coordinates of a range share their last update, checked once. A
 // step then costs O(size of the example), not O(dim). The snapshot
 // gradients ∇f_{i,μ}(w̃) are kept as block states from the full-gradient
 // pass, so a step calls one smoothed oracle, not two.
@@ -65,17 +67,13 @@ class SvrgEpoch {
   double steps_seconds() const { return steps_seconds_; }
 
  private:
-  // ḡ and the snapshot block states at w̃ = start.
+  // ḡ (into fixed_point_) and the snapshot block states at w̃ = start.
   void FullGradient(const SvrgEpochSettings& settings, const double* snapshot);
-  // Brings coordinate j from step last_step_[j] to `step` along the dense
-  // map. Invariant: w_[j] = w_{last}, sum_[j] = Σ_{s=1}^{last−1} w_s (the
-  // average is over w_1 … w_n, so w_0 never joins it).
-  void CatchUp(int64_t j, int32_t step);
-  double FixedPoint(int64_t j) const {
-    return (kappa_center_scale_ * (center_ ? center_[j] : 0.0) -
-            full_gradient_[j]) *
-           inverse_strength_;
-  }
+  // Brings coordinates [begin, begin + length), all last brought up to date
+  // at the same step, to `step` along the dense map. Invariant:
+  // w_[j] = w_{last}, sum_[j] = Σ_{s=1}^{last−1} w_s (the average is over
+  // w_1 … w_n, so w_0 never joins it).
+  void CatchUp(int64_t begin, int64_t length, int32_t step);
 
   const Problem& problem_;
   const int n_;
@@ -83,15 +81,13 @@ class SvrgEpoch {
 
   std::vector<int64_t> state_offset_;
   std::vector<double> snapshot_states_;
-  std::vector<double> full_gradient_;
   std::vector<double> w_;
   std::vector<double> sum_;
   std::vector<int32_t> last_step_;
 
-  // Per-epoch constants of the dense map.
-  const double* center_ = nullptr;
-  double kappa_center_scale_ = 0;     // κ
-  double inverse_strength_ = 0;       // 1/(λ + κ)
+  // Per-epoch constants of the dense map: the fixed points c_j (ḡ until
+  // the full-gradient pass is done), and a.
+  std::vector<double> fixed_point_;
   double decay_ = 0;                  // a = 1 − η(λ + κ)
   std::vector<double> powers_;        // a^m, m = 0…n
   std::vector<double> partial_sums_;  // Σ_{k=1}^{m} a^k
