@@ -318,6 +318,10 @@ std::vector<AggregatePoint> AggregateOverSeeds(
           if (!r.has_eval_score()) continue;
           value = r.eval_score();
           break;
+        case YValue::kPrimal:
+          if (!r.has_primal()) continue;
+          value = r.primal();
+          break;
       }
       const double xv =
           x == XValue::kEffectivePasses ? r.effective_passes() : r.seconds();
@@ -448,31 +452,45 @@ Figures MakeFigures(const std::vector<RunLogs>& runs,
   options.x_label = "seconds";
   figures.gap_vs_seconds = RenderSvgPlot(gap_series(XValue::kSeconds), options);
 
-  std::vector<PlotSeries> eval;
-  std::string metric;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    PlotSeries s;
-    s.label = runs[i].label;
-    s.color = static_cast<int>(i);
-    for (const AggregatePoint& p : AggregateOverSeeds(
-             runs[i].records, XValue::kEffectivePasses, YValue::kEvalScore)) {
-      s.points.push_back({p.x_median, p.y_median, p.y_min, p.y_max});
+  // One median line per run of `y` against effective passes.
+  auto value_series = [&](YValue y) {
+    std::vector<PlotSeries> series;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      PlotSeries s;
+      s.label = runs[i].label;
+      s.color = static_cast<int>(i);
+      for (const AggregatePoint& p :
+           AggregateOverSeeds(runs[i].records, XValue::kEffectivePasses, y)) {
+        s.points.push_back({p.x_median, p.y_median, p.y_min, p.y_max});
+      }
+      if (!s.points.empty()) series.push_back(std::move(s));
     }
-    for (const auto& records : runs[i].records) {
+    return series;
+  };
+  std::string metric;
+  for (const RunLogs& run : runs) {
+    for (const auto& records : run.records) {
       for (const PassRecord& r : records) {
         if (metric.empty() && r.has_eval_score()) metric = r.eval_metric();
       }
     }
-    if (!s.points.empty()) eval.push_back(std::move(s));
   }
+  PlotOptions value_options;
+  value_options.log_y = false;
+  value_options.x_label = "effective passes (oracle calls / n)";
+  const std::vector<PlotSeries> eval = value_series(YValue::kEvalScore);
   if (!eval.empty()) {
-    PlotOptions eval_options;
-    eval_options.log_y = false;
-    eval_options.title = absl::StrCat("Held-out score vs passes", suffix);
-    eval_options.x_label = "effective passes (oracle calls / n)";
-    eval_options.y_label = absl::StrCat(metric.empty() ? "eval score" : metric,
-                                        " (median over seeds, min–max band)");
-    figures.eval_vs_passes = RenderSvgPlot(eval, eval_options);
+    value_options.title = absl::StrCat("Held-out score vs passes", suffix);
+    value_options.y_label = absl::StrCat(metric.empty() ? "eval score" : metric,
+                                         " (median over seeds, min–max band)");
+    figures.eval_vs_passes = RenderSvgPlot(eval, value_options);
+  }
+  const std::vector<PlotSeries> primal = value_series(YValue::kPrimal);
+  if (!primal.empty()) {
+    value_options.title = absl::StrCat("Training objective vs passes", suffix);
+    value_options.y_label =
+        "primal λ/2‖w‖² + hinge (median over seeds, min–max band)";
+    figures.primal_vs_passes = RenderSvgPlot(primal, value_options);
   }
   return figures;
 }

@@ -65,6 +65,7 @@ enum class YValue {
   kExactGap,      // records with gap_exact
   kEstimatedGap,  // records with a gap that is not exact
   kEvalScore,     // records with eval_score
+  kPrimal,        // records with a primal value
 };
 
 // One pass index across seeds: medians and ranges of the seeds that have
@@ -128,11 +129,14 @@ struct RunLogs {
 
 // The figures: gap against effective passes and against seconds (exact
 // gaps solid with a min–max band, estimates dashed), and the eval score
-// against effective passes (empty string when no run has eval scores).
+// against effective passes (empty string when no run has eval scores),
+// and the training objective (the true primal) against effective passes,
+// which solvers without a dual (svrg, casimir_svrg, ssg) are compared by.
 struct Figures {
   std::string gap_vs_passes;
   std::string gap_vs_seconds;
   std::string eval_vs_passes;
+  std::string primal_vs_passes;
 };
 Figures MakeFigures(const std::vector<RunLogs>& runs, const std::string& title);
 

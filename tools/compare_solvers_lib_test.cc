@@ -251,6 +251,12 @@ TEST(ReportsTest, FiguresTsvAndTable) {
             std::string::npos);
   EXPECT_NE(figures.gap_vs_seconds.find(">seconds<"), std::string::npos);
   EXPECT_TRUE(figures.eval_vs_passes.empty());
+  // Exact records carry a primal (1 + gap here): one line per run.
+  EXPECT_NE(figures.primal_vs_passes.find("Training objective"),
+            std::string::npos);
+  EXPECT_NE(figures.primal_vs_passes.find(">uniform<"), std::string::npos);
+  RunLogs estimates_only{"estimates", {1}, {{Record(1, 1, 1, 0.5, false)}}};
+  EXPECT_TRUE(MakeFigures({estimates_only}, "").primal_vs_passes.empty());
 
   const std::string tsv = SummaryTsv({a, b});
   EXPECT_EQ(tsv.rfind("label\tseed\t", 0), 0u);

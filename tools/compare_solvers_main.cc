@@ -10,7 +10,8 @@
 //
 // A run spec is solver_name[:field=value,...] over SolverConfig's fields
 // (label=... names it). Writes <label>.seed<k>.{model,log.jsonl},
-// gap_vs_passes.svg, gap_vs_seconds.svg, eval_vs_passes.svg (when scored)
+// gap_vs_passes.svg, gap_vs_seconds.svg, eval_vs_passes.svg (when scored),
+// primal_vs_passes.svg (the training objective, for solvers without a dual)
 // and summary.tsv into --out, and a summary table to stdout.
 
 #include <cstdint>
@@ -231,6 +232,9 @@ int Run() {
       {"summary.tsv", SummaryTsv(runs)}};
   if (!figures.eval_vs_passes.empty()) {
     outputs.emplace_back("eval_vs_passes.svg", figures.eval_vs_passes);
+  }
+  if (!figures.primal_vs_passes.empty()) {
+    outputs.emplace_back("primal_vs_passes.svg", figures.primal_vs_passes);
   }
   for (const auto& [name, text] : outputs) {
     absl::Status status = WriteFile(ResolvePath(out_dir, name), text);
