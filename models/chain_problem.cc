@@ -110,6 +110,17 @@ double ChainProblem::LossUnit(int i) const {
   return normalize_loss_ ? 1.0 / examples_[i].labels.size() : 1.0;
 }
 
+void ChainProblem::AddLossToUnary(int i, double sign, double* unary) const {
+  const std::vector<int32_t>& gold = examples_[i].labels;
+  const int L = layout_.num_labels;
+  const double unit = sign * LossUnit(i);
+  for (size_t t = 0; t < gold.size(); ++t) {
+    double* row = unary + static_cast<int64_t>(t) * L;
+    for (int y = 0; y < L; ++y) row[y] += unit;
+    row[gold[t]] -= unit;
+  }
+}
+
 void ChainProblem::MaxOracle(int i, const double* w, const double* state,
                              OracleResult* result) const {
   Oracle(i, w, 1.0, state, nullptr, 0, nullptr, result);
@@ -164,24 +175,15 @@ void ChainProblem::Oracle(int i, const double* w, double scale,
   result->state_dot =
       state != nullptr ? StateDot(i, w, unary, gold_score, state) : 0;
 
-  // Loss augmentation: +unit on every wrong label, then plain Viterbi; the
-  // scores of the winner are recomputed without it.
-  const double unit = LossUnit(i);
-  for (int t = 0; t < T; ++t) {
-    double* row = unary + static_cast<int64_t>(t) * L;
-    for (int y = 0; y < L; ++y) row[y] += unit;
-    row[example.labels[t]] -= unit;
-  }
+  // Loss augmentation, then plain Viterbi; the scores of the winner are
+  // recomputed without it.
+  AddLossToUnary(i, 1.0, unary);
   result->corner.resize(T);
   scratch.decoder.Decode(scores, result->corner.data());
+  AddLossToUnary(i, -1.0, unary);
   int wrong = 0;
-  for (int t = 0; t < T; ++t) {
-    double* row = unary + static_cast<int64_t>(t) * L;
-    for (int y = 0; y < L; ++y) row[y] -= unit;
-    row[example.labels[t]] += unit;
-    wrong += result->corner[t] != example.labels[t];
-  }
-  result->loss = wrong * unit;
+  for (int t = 0; t < T; ++t) wrong += result->corner[t] != example.labels[t];
+  result->loss = wrong * LossUnit(i);
   result->score = gold_score - ScoreLabeling(scores, result->corner.data());
 }
 
@@ -198,12 +200,7 @@ double ChainProblem::SmoothedOracle(int i, const double* w,
   const ChainScores scores = MakeChainScores(layout_, w, T, unary);
   const double gold_score = ScoreLabeling(scores, example.labels.data());
   // h(y) = L(y) + ⟨w, φ(y)⟩ − ⟨w, φ(y_i)⟩: augmented scores minus gold's.
-  const double unit = LossUnit(i);
-  for (int t = 0; t < T; ++t) {
-    double* row = unary + static_cast<int64_t>(t) * L;
-    for (int y = 0; y < L; ++y) row[y] += unit;
-    row[example.labels[t]] -= unit;
-  }
+  AddLossToUnary(i, 1.0, unary);
   const int64_t size = BlockStateSize(i);
   switch (smoothing.kind) {
     case Smoothing::Kind::kEntropy:

@@ -98,6 +98,9 @@ class ChainProblem : public Problem {
   // parts of `w`, i.e. w += c·φ(x_i, y).
   void AddFeatures(int i, const int32_t* y, double c, double* w) const;
   double LossUnit(int i) const;
+  // unary[t][y] += sign·L_i's unit on every label y ≠ y_t: loss
+  // augmentation (sign +1) and its removal (−1).
+  void AddLossToUnary(int i, double sign, double* unary) const;
   // AddCornerToState for a labeling stored in a plain array.
   void AddLabelingToState(int i, const int32_t* y, double c,
                           double* state) const;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "models/chain_scores_testing.h"
 #include "models/viterbi.h"
 
 namespace chaintag {
@@ -173,23 +174,9 @@ TEST(ProjectScoresOntoSimplexTest, SmallMuGivesTheMaxAndOneHotWeights) {
 
 // --- entropy smoothing ----------------------------------------------------
 
-struct RandomChain {
-  int length, num_labels;
-  std::vector<double> unary, transition, start, end;
-  ChainScores scores() const {
-    return {length,       num_labels, unary.data(), transition.data(),
-            start.data(), end.data()};
-  }
-};
-
 RandomChain MakeChain(int T, int L, double scale, std::mt19937* rng) {
   std::uniform_real_distribution<double> real(-scale, scale);
-  RandomChain chain{T, L, {}, {}, {}, {}};
-  for (int i = 0; i < T * L; ++i) chain.unary.push_back(real(*rng));
-  for (int i = 0; i < L * L; ++i) chain.transition.push_back(real(*rng));
-  for (int i = 0; i < L; ++i) chain.start.push_back(real(*rng));
-  for (int i = 0; i < L; ++i) chain.end.push_back(real(*rng));
-  return chain;
+  return MakeRandomChain(T, L, [&] { return real(*rng); });
 }
 
 size_t MarginalsSize(int T, int L) {

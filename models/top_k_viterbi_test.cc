@@ -5,32 +5,11 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "models/chain_scores_testing.h"
 #include "models/viterbi.h"
 
 namespace chaintag {
 namespace {
-
-struct RandomChain {
-  int length, num_labels;
-  std::vector<double> unary, transition, start, end;
-  ChainScores scores() const {
-    return {length,       num_labels, unary.data(), transition.data(),
-            start.data(), end.data()};
-  }
-};
-
-// Integer scores in {-1, 0, 1} make many exact ties.
-RandomChain MakeChain(int T, int L, std::mt19937* rng, bool integer_scores) {
-  std::uniform_real_distribution<double> real(-2, 2);
-  std::uniform_int_distribution<int> small(-1, 1);
-  auto draw = [&] { return integer_scores ? small(*rng) : real(*rng); };
-  RandomChain chain{T, L, {}, {}, {}, {}};
-  for (int i = 0; i < T * L; ++i) chain.unary.push_back(draw());
-  for (int i = 0; i < L * L; ++i) chain.transition.push_back(draw());
-  for (int i = 0; i < L; ++i) chain.start.push_back(draw());
-  for (int i = 0; i < L; ++i) chain.end.push_back(draw());
-  return chain;
-}
 
 struct Scored {
   double score;

@@ -4,30 +4,10 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "models/chain_scores_testing.h"
 
 namespace chaintag {
 namespace {
-
-struct RandomChain {
-  int length, num_labels;
-  std::vector<double> unary, transition, start, end;
-  ChainScores scores() const {
-    return {length,       num_labels, unary.data(), transition.data(),
-            start.data(), end.data()};
-  }
-};
-
-RandomChain MakeChain(int T, int L, std::mt19937* rng, bool integer_scores) {
-  std::uniform_real_distribution<double> real(-2, 2);
-  std::uniform_int_distribution<int> small(-1, 1);
-  auto draw = [&] { return integer_scores ? small(*rng) : real(*rng); };
-  RandomChain chain{T, L, {}, {}, {}, {}};
-  for (int k = 0; k < T * L; ++k) chain.unary.push_back(draw());
-  for (int k = 0; k < L * L; ++k) chain.transition.push_back(draw());
-  for (int k = 0; k < L; ++k) chain.start.push_back(draw());
-  for (int k = 0; k < L; ++k) chain.end.push_back(draw());
-  return chain;
-}
 
 // Every labeling in lexicographic order (label of position 0 most
 // significant); returns the best score.
