@@ -385,10 +385,11 @@ RunFinal FinalOf(const std::vector<PassRecord>& records) {
     final.passes = r.pass();
     final.effective_passes = r.effective_passes();
     final.seconds = r.seconds();
+    // Solvers without a dual log a primal alone (every epoch or check).
+    if (r.has_primal()) final.primal = r.primal();
     if (r.has_gap() && r.gap_exact()) {
       final.gap = r.gap();
       final.gap_exact = true;
-      if (r.has_primal()) final.primal = r.primal();
       if (r.has_dual()) final.dual = r.dual();
     } else if (r.has_gap() && !final.gap_exact) {
       final.gap = r.gap();  // an estimate until an exact gap arrives
@@ -520,17 +521,18 @@ std::string SummaryTsv(const std::vector<RunLogs>& runs) {
 std::string SummaryTable(const std::vector<RunLogs>& runs, double target_gap) {
   const std::string target = absl::StrFormat("%g", target_gap);
   std::vector<std::vector<std::string>> rows = {
-      {"run", "seeds", "eff.passes", "seconds", "final gap", "eval",
+      {"run", "seeds", "eff.passes", "seconds", "primal", "final gap", "eval",
        absl::StrCat("passes to gap≤", target), "ratio",
        absl::StrCat("seconds to gap≤", target), "ratio"}};
   std::optional<double> base_passes, base_seconds;
   for (size_t i = 0; i < runs.size(); ++i) {
     const RunLogs& run = runs[i];
-    std::vector<double> passes, seconds, gaps, evals;
+    std::vector<double> passes, seconds, primals, gaps, evals;
     for (const auto& records : run.records) {
       const RunFinal f = FinalOf(records);
       passes.push_back(f.effective_passes);
       seconds.push_back(f.seconds);
+      if (f.primal) primals.push_back(*f.primal);
       if (f.gap) gaps.push_back(*f.gap);
       if (f.eval_score) evals.push_back(*f.eval_score);
     }
@@ -549,6 +551,7 @@ std::string SummaryTable(const std::vector<RunLogs>& runs, double target_gap) {
         {run.label, absl::StrCat(run.records.size()),
          passes.empty() ? "—" : Format(Median(passes)),
          seconds.empty() ? "—" : Format(Median(seconds)),
+         primals.empty() ? "—" : absl::StrFormat("%.6g", Median(primals)),
          gaps.empty() ? "—" : absl::StrFormat("%.3e", Median(gaps)),
          evals.empty() ? "—" : Format(Median(evals)),
          absl::StrCat(FormatOptional(crossing.median_effective_passes, "—"),

@@ -257,6 +257,15 @@ TEST(ReportsTest, FiguresTsvAndTable) {
   EXPECT_NE(figures.primal_vs_passes.find(">uniform<"), std::string::npos);
   RunLogs estimates_only{"estimates", {1}, {{Record(1, 1, 1, 0.5, false)}}};
   EXPECT_TRUE(MakeFigures({estimates_only}, "").primal_vs_passes.empty());
+  // A solver without a dual logs a primal alone; it reaches the summaries.
+  PassRecord no_dual;
+  no_dual.set_solver("svrg");
+  no_dual.set_pass(1);
+  no_dual.set_effective_passes(2);
+  no_dual.set_primal(0.625);
+  RunLogs svrg{"svrg", {1}, {{no_dual}}};
+  EXPECT_NE(SummaryTable({svrg}, 1e-3).find("0.625"), std::string::npos);
+  EXPECT_NE(SummaryTsv({svrg}).find("\t0.625\t"), std::string::npos);
 
   const std::string tsv = SummaryTsv({a, b});
   EXPECT_EQ(tsv.rfind("label\tseed\t", 0), 0u);

@@ -197,10 +197,14 @@ int Run() {
           std::fprintf(stderr, "\n");
           return Fail(result.status(), 1);
         }
-        std::fprintf(stderr, " %d passes, %.1fs, gap %.3e (%s)\n",
-                     result->summary.passes(), result->summary.seconds(),
-                     result->summary.gap(),
-                     result->summary.stop_reason().c_str());
+        const TrainingSummary& summary = result->summary;
+        const std::string certificate =
+            summary.has_gap()
+                ? absl::StrFormat("gap %.3e", summary.gap())
+                : absl::StrFormat("primal %.6g, no gap", summary.primal());
+        std::fprintf(stderr, " %d passes, %.1fs, %s (%s)\n", summary.passes(),
+                     summary.seconds(), certificate.c_str(),
+                     summary.stop_reason().c_str());
       }
       absl::StatusOr<std::vector<PassRecord>> records = ReadPassLog(log_path);
       if (!records.ok()) return Fail(records.status(), 1);
