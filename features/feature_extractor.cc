@@ -74,8 +74,34 @@ void AppendShortShape(absl::string_view s, std::string* out) {
   }
 }
 
+// Spans (start, length) of the k-code-point substrings of
+// text[begin, end), appended to `out`; the whole range when it is shorter.
+void AppendNgramSpans(const std::string& text, size_t begin, size_t end, int k,
+                      std::vector<std::pair<uint32_t, int32_t>>* out) {
+  // Start of the code point that begins each n-gram, then of the one after
+  // the n-gram: a sliding window over code point starts.
+  size_t first = begin;  // start of the n-gram
+  size_t last = begin;   // end of the n-gram
+  int n = 0;
+  while (last < end && n < k) {
+    ++last;
+    while (last < end && IsContinuationByte(text[last])) ++last;
+    ++n;
+  }
+  out->emplace_back(static_cast<uint32_t>(first),
+                    static_cast<int32_t>(last - first));
+  while (last < end) {
+    ++first;
+    while (IsContinuationByte(text[first])) ++first;
+    ++last;
+    while (last < end && IsContinuationByte(text[last])) ++last;
+    out->emplace_back(static_cast<uint32_t>(first),
+                      static_cast<int32_t>(last - first));
+  }
+}
+
 // Appends the transformed value to out; false when a boolean transform is
-// false (the feature is dropped).
+// false (the feature is dropped). Not for NGRAMS (multi-valued).
 bool AppendTransformed(absl::string_view s, TemplatePart::Transform transform,
                        int k, const RE2* pattern, std::string* out) {
   switch (transform) {
@@ -158,12 +184,21 @@ std::string Where(const Sentence& sentence) {
 // seen, then reused.
 struct FeatureExtractor::Scratch {
   std::string text;  // transformed values of the non-IDENTITY columns
-  // Per (column, t) at column * T + t: start in `text` and length (-1 when
-  // a boolean transform dropped it); unused for IDENTITY columns.
+  // Every value of every (column, t), column-major: start in `text` and
+  // length (IDENTITY values are read from the sentence instead).
   std::vector<std::pair<uint32_t, int32_t>> spans;
-  // Per (column, t): the value; data() == nullptr when dropped.
+  // The values of (column, t) are views[first[column * T + t]] up to
+  // views[first[column * T + t + 1]]: none when a boolean transform
+  // dropped it, several for NGRAMS.
+  std::vector<uint32_t> first;
   std::vector<absl::string_view> views;
-  std::string key;  // hash input
+  std::string key;      // hash input
+  std::string lowered;  // a value lowercased before its transform
+  // For EmitCombinations: the values of each part in turn, where each
+  // part's start, and the combination being hashed.
+  std::vector<absl::string_view> part_values;
+  std::vector<int> part_begin;
+  std::vector<int> choice;
 };
 
 std::string FeatureExtractor::TemplateName(int j) const {
@@ -221,9 +256,15 @@ absl::StatusOr<FeatureExtractor> FeatureExtractor::Create(
       Column column;
       column.attribute = part.attribute();
       column.transform = part.transform();
+      column.lowercase = part.lowercase();
       std::string pattern;
+      if (part.span() < 1) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(part_where, ": span must be >= 1, got ", part.span()));
+      }
       if (column.transform == TemplatePart::PREFIX ||
-          column.transform == TemplatePart::SUFFIX) {
+          column.transform == TemplatePart::SUFFIX ||
+          column.transform == TemplatePart::NGRAMS) {
         if (part.k() <= 0) {
           return absl::InvalidArgumentError(absl::StrCat(
               part_where, ": ", TemplatePart::Transform_Name(column.transform),
@@ -238,6 +279,7 @@ absl::StatusOr<FeatureExtractor> FeatureExtractor::Create(
         const Column& other = fx.columns_[c];
         if (other.attribute == column.attribute &&
             other.transform == column.transform && other.k == column.k &&
+            other.lowercase == column.lowercase &&
             column_patterns[c] == pattern) {
           break;
         }
@@ -258,9 +300,11 @@ absl::StatusOr<FeatureExtractor> FeatureExtractor::Create(
         fx.columns_.push_back(column);
         column_patterns.push_back(pattern);
       }
-      fx.parts_.push_back(Part{part.offset(), c});
+      fx.parts_.push_back(Part{part.offset(), c, part.span()});
       compiled.max_attribute =
           std::max(compiled.max_attribute, column.attribute);
+      compiled.multi |=
+          part.span() > 1 || column.transform == TemplatePart::NGRAMS;
     }
     compiled.parts_end = static_cast<int>(fx.parts_.size());
     fx.max_parts_ = std::max(fx.max_parts_, tmpl.parts_size());
@@ -298,41 +342,59 @@ absl::Status FeatureExtractor::ForEachHash(const Sentence& sentence,
   const int num_columns = static_cast<int>(columns_.size());
   const size_t num_values = static_cast<size_t>(num_columns) * T;
   scratch.text.clear();
-  scratch.spans.resize(num_values);
-  scratch.views.resize(num_values);
+  scratch.spans.clear();
+  scratch.first.resize(num_values + 1);
   // Two passes because `text` may reallocate while it is being filled.
   for (int c = 0; c < num_columns; ++c) {
     const Column& column = columns_[c];
-    if (column.transform == TemplatePart::IDENTITY) continue;
     for (int t = 0; t < T; ++t) {
+      scratch.first[static_cast<size_t>(c) * T + t] =
+          static_cast<uint32_t>(scratch.spans.size());
+      if (column.transform == TemplatePart::IDENTITY && !column.lowercase) {
+        scratch.spans.emplace_back(0, 0);  // read from the sentence
+        continue;
+      }
+      absl::string_view value = sentence.attribute(t, column.attribute);
+      if (column.lowercase) {
+        scratch.lowered.clear();
+        AppendTransformed(value, TemplatePart::LOWERCASE, 0, nullptr,
+                          &scratch.lowered);
+        value = scratch.lowered;
+      }
       const size_t begin = scratch.text.size();
-      const bool kept = AppendTransformed(
-          sentence.attribute(t, column.attribute), column.transform, column.k,
-          column.pattern, &scratch.text);
-      scratch.spans[static_cast<size_t>(c) * T + t] = {
-          static_cast<uint32_t>(begin),
-          kept ? static_cast<int32_t>(scratch.text.size() - begin) : -1};
+      if (column.transform == TemplatePart::NGRAMS) {
+        scratch.text.push_back('<');
+        scratch.text.append(value.data(), value.size());
+        scratch.text.push_back('>');
+        AppendNgramSpans(scratch.text, begin, scratch.text.size(), column.k,
+                         &scratch.spans);
+      } else if (AppendTransformed(value, column.transform, column.k,
+                                   column.pattern, &scratch.text)) {
+        scratch.spans.emplace_back(
+            static_cast<uint32_t>(begin),
+            static_cast<int32_t>(scratch.text.size() - begin));
+      }
     }
   }
+  scratch.first[num_values] = static_cast<uint32_t>(scratch.spans.size());
+  scratch.views.resize(scratch.spans.size());
   for (int c = 0; c < num_columns; ++c) {
     const Column& column = columns_[c];
-    absl::string_view* views = &scratch.views[static_cast<size_t>(c) * T];
-    const auto* spans = &scratch.spans[static_cast<size_t>(c) * T];
     for (int t = 0; t < T; ++t) {
-      if (column.transform == TemplatePart::IDENTITY) {
-        views[t] = sentence.attribute(t, column.attribute);
-      } else if (spans[t].second < 0) {
-        views[t] = absl::string_view();
-      } else {
-        views[t] = absl::string_view(scratch.text.data() + spans[t].first,
-                                     spans[t].second);
+      const size_t ct = static_cast<size_t>(c) * T + t;
+      for (uint32_t i = scratch.first[ct]; i < scratch.first[ct + 1]; ++i) {
+        scratch.views[i] =
+            column.transform == TemplatePart::IDENTITY && !column.lowercase
+                ? absl::string_view(sentence.attribute(t, column.attribute))
+                : absl::string_view(
+                      scratch.text.data() + scratch.spans[i].first,
+                      scratch.spans[i].second);
       }
     }
   }
 
   const absl::string_view bos = config_->bos();
   const absl::string_view eos = config_->eos();
-  const uint64_t seed = config_->hash_seed();
   // Sized once for the longest possible key, so the hot loop writes with
   // plain memcpy and never grows it.
   size_t max_value = std::max(bos.size(), eos.size());
@@ -342,8 +404,13 @@ absl::Status FeatureExtractor::ForEachHash(const Sentence& sentence,
   const size_t max_key = 4 + static_cast<size_t>(max_parts_) * (max_value + 1);
   if (scratch.key.size() < max_key) scratch.key.resize(max_key);
   char* const key = &scratch.key[0];
+  const uint64_t seed = config_->hash_seed();
   for (int t = 0; t < T; ++t) {
     for (const Template& tmpl : templates_) {
+      if (tmpl.multi) {
+        EmitCombinations(tmpl, t, T, &scratch, emit);
+        continue;
+      }
       key[0] = static_cast<char>(tmpl.id & 0xFF);
       key[1] = static_cast<char>((tmpl.id >> 8) & 0xFF);
       key[2] = static_cast<char>((tmpl.id >> 16) & 0xFF);
@@ -359,11 +426,12 @@ absl::Status FeatureExtractor::ForEachHash(const Sentence& sentence,
         } else if (pos >= T) {
           value = eos;
         } else {
-          value = scratch.views[static_cast<size_t>(part.column) * T + pos];
-          if (value.data() == nullptr) {
+          const size_t ct = static_cast<size_t>(part.column) * T + pos;
+          if (scratch.first[ct] == scratch.first[ct + 1]) {
             dropped = true;
             break;
           }
+          value = scratch.views[scratch.first[ct]];
         }
         std::memcpy(key + size, value.data(), value.size());
         size += value.size();
@@ -375,6 +443,65 @@ absl::Status FeatureExtractor::ForEachHash(const Sentence& sentence,
     end_position();
   }
   return absl::OkStatus();
+}
+
+template <typename Emit>
+void FeatureExtractor::EmitCombinations(const Template& tmpl, int t, int T,
+                                        Scratch* scratch, Emit& emit) const {
+  const absl::string_view bos = config_->bos();
+  const absl::string_view eos = config_->eos();
+  std::vector<absl::string_view>& values = scratch->part_values;
+  std::vector<int>& begin = scratch->part_begin;
+  values.clear();
+  begin.clear();
+  for (int p = tmpl.parts_begin; p < tmpl.parts_end; ++p) {
+    const Part& part = parts_[p];
+    begin.push_back(static_cast<int>(values.size()));
+    bool before = false, after = false;
+    for (int64_t pos = int64_t{t} + part.offset;
+         pos < int64_t{t} + part.offset + part.span; ++pos) {
+      if (pos < 0) {
+        if (!before) values.push_back(bos);
+        before = true;
+      } else if (pos >= T) {
+        if (!after) values.push_back(eos);
+        after = true;
+      } else {
+        const size_t ct = static_cast<size_t>(part.column) * T + pos;
+        for (uint32_t i = scratch->first[ct]; i < scratch->first[ct + 1]; ++i) {
+          values.push_back(scratch->views[i]);
+        }
+      }
+    }
+    if (static_cast<int>(values.size()) == begin.back()) return;  // dropped
+  }
+  const int num_parts = tmpl.parts_end - tmpl.parts_begin;
+  begin.push_back(static_cast<int>(values.size()));
+  std::vector<int>& choice = scratch->choice;
+  choice.assign(begin.begin(), begin.end() - 1);
+  char* const key = &scratch->key[0];
+  const uint64_t seed = config_->hash_seed();
+  key[0] = static_cast<char>(tmpl.id & 0xFF);
+  key[1] = static_cast<char>((tmpl.id >> 8) & 0xFF);
+  key[2] = static_cast<char>((tmpl.id >> 16) & 0xFF);
+  key[3] = static_cast<char>((tmpl.id >> 24) & 0xFF);
+  while (true) {
+    size_t size = 4;
+    for (int p = 0; p < num_parts; ++p) {
+      const absl::string_view value = values[choice[p]];
+      std::memcpy(key + size, value.data(), value.size());
+      size += value.size();
+      key[size++] = kPartSeparator;
+    }
+    emit(XXH3_64bits_withSeed(key, size, seed), tmpl.value);
+    // Next combination, the last part fastest.
+    int p = num_parts - 1;
+    while (p >= 0 && ++choice[p] == begin[p + 1]) {
+      choice[p] = begin[p];
+      --p;
+    }
+    if (p < 0) return;
+  }
 }
 
 absl::Status FeatureExtractor::Extract(const Sentence& sentence,

@@ -37,8 +37,8 @@ constexpr uint32_t kBiasTemplateId = 0xFFFFFFFFu;
 class FeatureExtractor {
  public:
   // Validates the config: num_buckets in [1, 2^32], attribute >= 0, k > 0
-  // for PREFIX / SUFFIX, MATCHES patterns compile, values finite. Errors
-  // name the template.
+  // for PREFIX / SUFFIX / NGRAMS, span >= 1, MATCHES patterns compile,
+  // values finite. Errors name the template.
   static absl::StatusOr<FeatureExtractor> Create(const FeatureConfig& config);
 
   FeatureExtractor(FeatureExtractor&&) = default;
@@ -78,11 +78,13 @@ class FeatureExtractor {
     int attribute = 0;
     TemplatePart::Transform transform = TemplatePart::IDENTITY;
     int k = 0;
+    bool lowercase = false;        // applied before the transform
     const RE2* pattern = nullptr;  // for MATCHES; owned by patterns_
   };
   struct Part {
     int offset = 0;
     int column = 0;
+    int span = 1;
   };
   struct Template {
     uint32_t id = 0;  // index in the config, or kBiasTemplateId
@@ -90,6 +92,9 @@ class FeatureExtractor {
     int parts_begin = 0;  // into parts_
     int parts_end = 0;
     int max_attribute = -1;
+    // Some part has several values (NGRAMS, span > 1): the features are the
+    // combinations of the parts' values.
+    bool multi = false;
   };
   struct Scratch;
 
@@ -104,6 +109,13 @@ class FeatureExtractor {
   template <typename Emit, typename EndPosition>
   absl::Status ForEachHash(const Sentence& sentence, Emit&& emit,
                            EndPosition&& end_position) const;
+
+  // Hashes every combination of the values of `tmpl`'s parts at position t
+  // (a template with a multi-valued part); `scratch` holds the column
+  // values of the sentence.
+  template <typename Emit>
+  void EmitCombinations(const Template& tmpl, int t, int T, Scratch* scratch,
+                        Emit& emit) const;
 
   // Held by pointer so that references to it (config()) survive moves.
   std::unique_ptr<FeatureConfig> config_;

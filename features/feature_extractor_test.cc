@@ -525,5 +525,151 @@ TEST(FeatureExtractorTest, ConcurrentExtractMatchesSerial) {
   }
 }
 
+TEST(FeatureExtractorTest, NgramsGiveEverySubstringOfThePaddedValue) {
+  FeatureExtractor fx = MakeExtractor(R"pb(
+    templates { parts { attribute: 0 transform: NGRAMS k: 3 } }
+    templates { parts { attribute: 0 transform: NGRAMS k: 5 } }
+    bias: false
+  )pb");
+  const Hashes h = GetHashes(fx, MakeSentence({{"Japan"}, {"a"}}));
+  EXPECT_THAT(At(h, 0),
+              ElementsAre(RefHash(0, {"<Ja"}), RefHash(0, {"Jap"}),
+                          RefHash(0, {"apa"}), RefHash(0, {"pan"}),
+                          RefHash(0, {"an>"}), RefHash(1, {"<Japa"}),
+                          RefHash(1, {"Japan"}), RefHash(1, {"apan>"})));
+  // Shorter than k: the whole padded value, once.
+  EXPECT_THAT(At(h, 1), ElementsAre(RefHash(0, {"<a>"}), RefHash(1, {"<a>"})));
+}
+
+TEST(FeatureExtractorTest, NgramsCountCharactersNotBytes) {
+  FeatureExtractor fx = MakeExtractor(R"pb(
+    templates { parts { attribute: 0 transform: NGRAMS k: 2 } }
+    bias: false
+  )pb");
+  // é is two bytes: never split.
+  const Hashes h = GetHashes(fx, MakeSentence({{"\xC3\xA9t\xC3\xA9"}}));
+  EXPECT_THAT(
+      At(h, 0),
+      ElementsAre(RefHash(0, {"<\xC3\xA9"}), RefHash(0, {"\xC3\xA9t"}),
+                  RefHash(0, {"t\xC3\xA9"}), RefHash(0, {"\xC3\xA9>"})));
+}
+
+TEST(FeatureExtractorTest, RepeatedNgramsAddUp) {
+  FeatureExtractor fx = MakeExtractor(R"pb(
+    templates { parts { attribute: 0 transform: NGRAMS k: 3 } }
+    bias: false
+    num_buckets: 4294967296
+  )pb");
+  FeatureSequence seq;
+  ASSERT_TRUE(fx.Extract(MakeSentence({{"banana"}}), &seq).ok());
+  // <ba ban ana nan ana na>: "ana" twice.
+  ASSERT_EQ(seq.buckets.size(), 5u);
+  const uint32_t ana = fx.Bucket(RefHash(0, {"ana"}));
+  for (size_t i = 0; i < seq.buckets.size(); ++i) {
+    EXPECT_EQ(seq.values[i], seq.buckets[i] == ana ? 2.0f : 1.0f);
+  }
+}
+
+TEST(FeatureExtractorTest, SpanIsABagOfNeighbours) {
+  FeatureExtractor fx = MakeExtractor(R"pb(
+    templates {
+      name: "lw[1..3]"
+      parts { offset: 1 attribute: 0 span: 3 transform: LOWERCASE }
+    }
+    templates {
+      name: "w[-2..-1]"
+      parts { offset: -2 attribute: 0 span: 2 }
+    }
+    bias: false
+  )pb");
+  const Hashes h =
+      GetHashes(fx, MakeSentence({{"A"}, {"B"}, {"C"}, {"D"}, {"E"}}));
+  // The positions do not enter the hash; outside positions give the
+  // marker once however many there are.
+  EXPECT_THAT(At(h, 0),
+              ElementsAre(RefHash(0, {"b"}), RefHash(0, {"c"}),
+                          RefHash(0, {"d"}), RefHash(1, {"__BOS__"})));
+  EXPECT_THAT(At(h, 1), ElementsAre(RefHash(0, {"c"}), RefHash(0, {"d"}),
+                                    RefHash(0, {"e"}), RefHash(1, {"__BOS__"}),
+                                    RefHash(1, {"A"})));
+  EXPECT_THAT(At(h, 3), ElementsAre(RefHash(0, {"e"}), RefHash(0, {"__EOS__"}),
+                                    RefHash(1, {"B"}), RefHash(1, {"C"})));
+  EXPECT_THAT(At(h, 4), ElementsAre(RefHash(0, {"__EOS__"}), RefHash(1, {"C"}),
+                                    RefHash(1, {"D"})));
+  // span 1 is the plain template: the marker as is.
+  const Hashes one =
+      GetHashes(MakeExtractor(R"pb(
+                  templates { parts { offset: 1 attribute: 0 span: 1 } }
+                  bias: false
+                )pb"),
+                MakeSentence({{"x"}}));
+  EXPECT_THAT(At(one, 0), ElementsAre(RefHash(0, {"__EOS__"})));
+}
+
+TEST(FeatureExtractorTest, MultiValuedPartsCombineWithTheOthers) {
+  FeatureExtractor fx = MakeExtractor(R"pb(
+    templates {
+      name: "ngram2[0]|w[-1..1]"
+      parts { attribute: 0 transform: NGRAMS k: 2 }
+      parts { offset: -1 attribute: 1 span: 3 }
+    }
+    templates {
+      name: "cap[0]|w[1..2]"
+      parts { attribute: 0 transform: IS_CAPITALIZED }
+      parts { offset: 1 attribute: 1 span: 2 }
+    }
+    bias: false
+  )pb");
+  const Hashes h = GetHashes(fx, MakeSentence({{"Ab", "X"}, {"c", "Y"}}));
+  // Every combination, the last part fastest.
+  EXPECT_THAT(
+      At(h, 0),
+      ElementsAre(RefHash(0, {"<A", "__BOS__"}), RefHash(0, {"<A", "X"}),
+                  RefHash(0, {"<A", "Y"}), RefHash(0, {"Ab", "__BOS__"}),
+                  RefHash(0, {"Ab", "X"}), RefHash(0, {"Ab", "Y"}),
+                  RefHash(0, {"b>", "__BOS__"}), RefHash(0, {"b>", "X"}),
+                  RefHash(0, {"b>", "Y"}), RefHash(1, {"1", "Y"}),
+                  RefHash(1, {"1", "__EOS__"})));
+  // A false boolean part ("c" is not capitalised) drops every combination.
+  EXPECT_THAT(
+      At(h, 1),
+      ElementsAre(RefHash(0, {"<c", "X"}), RefHash(0, {"<c", "Y"}),
+                  RefHash(0, {"<c", "__EOS__"}), RefHash(0, {"c>", "X"}),
+                  RefHash(0, {"c>", "Y"}), RefHash(0, {"c>", "__EOS__"})));
+}
+
+TEST(FeatureExtractorTest, LowercaseBeforeTheTransform) {
+  FeatureExtractor fx = MakeExtractor(R"pb(
+    templates { parts { attribute: 0 transform: SUFFIX k: 3 lowercase: true } }
+    templates { parts { attribute: 0 transform: SUFFIX k: 3 } }
+    templates { parts { attribute: 0 lowercase: true } }
+    templates { parts { attribute: 0 transform: NGRAMS k: 4 lowercase: true } }
+    templates { parts { attribute: 0 transform: ALL_CAPS lowercase: true } }
+    bias: false
+  )pb");
+  const Hashes h = GetHashes(fx, MakeSentence({{"GERMANY"}, {"Germany"}}));
+  EXPECT_THAT(At(h, 0),
+              ElementsAre(RefHash(0, {"any"}), RefHash(1, {"ANY"}),
+                          RefHash(2, {"germany"}), RefHash(3, {"<ger"}),
+                          RefHash(3, {"germ"}), RefHash(3, {"erma"}),
+                          RefHash(3, {"rman"}), RefHash(3, {"many"}),
+                          RefHash(3, {"any>"})));
+  EXPECT_EQ(At(h, 1)[0], At(h, 0)[0]);
+  EXPECT_EQ(At(h, 1)[2], At(h, 0)[2]);
+}
+
+TEST(FeatureExtractorTest, CreateRejectsBadMultiValuedParts) {
+  auto error = [](const std::string& text) {
+    return FeatureExtractor::Create(ParseConfig(text)).status();
+  };
+  EXPECT_THAT(
+      error("templates { name: \"g\" parts { transform: NGRAMS } }").message(),
+      HasSubstr("k > 0"));
+  absl::Status span = error("templates { name: \"s\" parts { span: 0 } }");
+  EXPECT_EQ(span.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(span.message(), HasSubstr("'s'"));
+  EXPECT_THAT(span.message(), HasSubstr("span must be >= 1"));
+}
+
 }  // namespace
 }  // namespace chaintag
