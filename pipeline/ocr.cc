@@ -50,10 +50,11 @@ absl::StatusOr<OcrSplit> ReadOcrSplit(const CorpusConfig& corpus,
   if (corpus.ocr().empty()) {
     return absl::InvalidArgumentError("config: corpus.ocr is not set");
   }
-  if (!corpus.train().empty() || !corpus.test().empty()) {
+  if (!corpus.train().empty() || !corpus.test().empty() ||
+      !corpus.dev().empty()) {
     return absl::InvalidArgumentError(
-        "config: corpus.ocr cannot be combined with corpus.train or "
-        "corpus.test (OCR splits are folds: train_folds, test_folds)");
+        "config: corpus.ocr cannot be combined with corpus.train, corpus.dev "
+        "or corpus.test (OCR splits are folds: train_folds, test_folds)");
   }
   if (corpus.train_folds().empty()) {
     return absl::InvalidArgumentError(

@@ -199,13 +199,18 @@ absl::Status PrepareConllCorpus(const PipelineOptions& options,
       static_cast<int>(prepared.train.size()) > corpus.max_train_sentences()) {
     prepared.train.resize(corpus.max_train_sentences());
   }
-  if (!corpus.test().empty()) {
-    ConllFormat test_format = prepared.format;
-    test_format.set_allow_missing_label(false);
+  // Held-out splits: the training file's layout, gold tags required.
+  ConllFormat held_out_format = prepared.format;
+  held_out_format.set_allow_missing_label(false);
+  for (const auto& [path, split] :
+       {std::pair<const std::string*, std::vector<Sentence>*>{&corpus.dev(),
+                                                              &prepared.dev},
+        {&corpus.test(), &prepared.test}}) {
+    if (path->empty()) continue;
     absl::StatusOr<std::vector<Sentence>> read = ReadConllFile(
-        ResolvePath(options.corpora_root, corpus.test()), test_format);
+        ResolvePath(options.corpora_root, *path), held_out_format);
     if (!read.ok()) return read.status();
-    prepared.test = std::move(*read);
+    *split = std::move(*read);
   }
 
   // Labels in the training scheme, in order of first appearance.
@@ -285,6 +290,7 @@ absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
   PipelineConfig& config = prepared->config;
   const bool ocr = config.corpus().has_ocr();
   const ConllFormat& format = prepared->format;
+  const std::vector<Sentence>& dev = prepared->dev;
   const std::vector<Sentence>& test = prepared->test;
   const LabelSet& labels = prepared->labels;
   const ChainProblem& problem = *prepared->problem;
@@ -308,11 +314,17 @@ absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
     say(absl::StrFormat("features: %d pixels + constant per letter, dim %d",
                         layout.num_buckets - 1, layout.dim()));
   } else {
+    result.num_dev_sentences = static_cast<int>(dev.size());
     result.num_test_sentences = static_cast<int>(test.size());
     say(absl::StrFormat(
-        "corpus: %d training sentences, %d test sentences, %d labels (%s)",
-        result.num_train_sentences, result.num_test_sentences, labels.size(),
-        TagSchemeName(train_scheme)));
+        "corpus: %d training sentences, %s%d test sentences, %d labels (%s; "
+        "input and output in %s)",
+        result.num_train_sentences,
+        dev.empty()
+            ? ""
+            : absl::StrFormat("%d dev sentences, ", result.num_dev_sentences),
+        result.num_test_sentences, labels.size(), TagSchemeName(train_scheme),
+        TagSchemeName(input_scheme)));
     say(absl::StrFormat(
         "features: %d distinct attributes in %d buckets (%d used), collision "
         "rate %.2f%%, dim %d",
@@ -354,11 +366,15 @@ absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
             return LetterErrorPercent(*ocr_test, w.data(), threads);
           });
     }
-  } else if (!test.empty()) {
+  } else if (!dev.empty() || !test.empty()) {
+    // Dev, when there is one, is what choices (λ, passes) are made on; the
+    // test split is then scored only at the end.
+    const bool on_dev = !dev.empty();
+    const std::vector<Sentence>& held_out = on_dev ? dev : test;
     const FeatureExtractor& extractor = *prepared->extractor;
     monitor.SetEvaluator(
-        raw ? "test_accuracy" : "test_F1", eval_every,
-        [&](absl::Span<const double> w) -> absl::StatusOr<double> {
+        absl::StrCat(on_dev ? "dev_" : "test_", raw ? "accuracy" : "F1"),
+        eval_every, [&](absl::Span<const double> w) -> absl::StatusOr<double> {
           double accuracy = 0;
           absl::StatusOr<double> f1 = ScoreTagger(
               [&](const Sentence& s, TagScratch* scratch,
@@ -370,7 +386,7 @@ absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
                                      scratch->labels);
                 return absl::OkStatus();
               },
-              test, raw, threads, nullptr, &accuracy);
+              held_out, raw, threads, nullptr, &accuracy);
           if (!f1.ok()) return f1.status();
           return raw ? accuracy : *f1;
         });
@@ -429,18 +445,48 @@ absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
     scores =
         absl::StrFormat(", train letter error %.2f%%, test %.2f%%",
                         result.train_letter_error, result.test_letter_error);
-  } else if (!test.empty()) {
-    std::vector<std::vector<std::string>> predictions;
-    absl::StatusOr<double> f1 =
-        EvaluateModel(*model, test, threads, &result.test_report,
-                      &result.test_accuracy, &predictions);
-    if (!f1.ok()) return f1.status();
-    result.test_f1 = *f1;
-    if (!config.predictions_path().empty()) {
-      absl::Status written = WritePredictions(
-          ResolvePath(options.output_dir, config.predictions_path()), test,
-          predictions);
-      if (!written.ok()) return written;
+  } else {
+    // Each split's conlleval header, for the progress stream (the test
+    // report is the caller's to print).
+    auto headline = [](const std::string& report) {
+      const size_t first = report.find('\n');
+      const size_t second = first == std::string::npos
+                                ? std::string::npos
+                                : report.find('\n', first + 1);
+      return report.substr(0, second);
+    };
+    if (!dev.empty()) {
+      absl::StatusOr<double> f1 = EvaluateModel(
+          *model, dev, threads, &result.dev_report, &result.dev_accuracy);
+      if (!f1.ok()) return f1.status();
+      result.dev_f1 = *f1;
+      say(absl::StrCat("dev (", config.corpus().dev(), "):\n",
+                       headline(result.dev_report)));
+      scores =
+          raw ? absl::StrFormat(", dev accuracy %.2f%%", result.dev_accuracy)
+              : absl::StrFormat(", dev F1 %.2f", result.dev_f1);
+    }
+    if (!test.empty()) {
+      std::vector<std::vector<std::string>> predictions;
+      absl::StatusOr<double> f1 =
+          EvaluateModel(*model, test, threads, &result.test_report,
+                        &result.test_accuracy, &predictions);
+      if (!f1.ok()) return f1.status();
+      result.test_f1 = *f1;
+      if (!dev.empty()) {
+        say(absl::StrCat("test (", config.corpus().test(), "):\n",
+                         headline(result.test_report)));
+      }
+      absl::StrAppend(
+          &scores,
+          raw ? absl::StrFormat(", test accuracy %.2f%%", result.test_accuracy)
+              : absl::StrFormat(", test F1 %.2f", result.test_f1));
+      if (!config.predictions_path().empty()) {
+        absl::Status written = WritePredictions(
+            ResolvePath(options.output_dir, config.predictions_path()), test,
+            predictions);
+        if (!written.ok()) return written;
+      }
     }
   }
   // Solvers without a dual (ssg) certify nothing: say so rather than print

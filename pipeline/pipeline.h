@@ -1,8 +1,12 @@
 // The train-evaluate-save run: reads the corpus a PipelineConfig names,
 // extracts hashed features, trains a chain model with the configured solver
-// (progress per pass), scores the test split exactly as conlleval does, and
-// writes the model file. OCR corpora (corpus.ocr) go through pipeline/ocr.h
-// instead: pixel features, folds as splits, letter error as the score.
+// (progress per pass, scored on the dev split when there is one, else on the
+// test split), scores the dev and test splits exactly as conlleval does, and
+// writes the model file. Predictions are converted back to the corpus's own
+// tag scheme (e.g. IOB1 for CoNLL-2003) before they are scored or written,
+// so conlleval on the written predictions prints the reported figures. OCR
+// corpora (corpus.ocr) go through pipeline/ocr.h instead: pixel features, folds
+// as splits, letter error as the score.
 //
 // Thread-safety: RunPipeline may be called from one thread at a time per
 // output path; it uses solver.num_threads worker threads.
@@ -43,11 +47,16 @@ struct PipelineResult {
   TrainingSummary summary;
   FeatureStats feature_stats;
   int num_train_sentences = 0;
+  int num_dev_sentences = 0;
   int num_test_sentences = 0;
   // conlleval's report for the test split, and its FB1 and accuracy.
   std::string test_report;
   double test_f1 = 0;
   double test_accuracy = 0;
+  // The same for the dev split (corpus.dev); empty and 0 without one.
+  std::string dev_report;
+  double dev_f1 = 0;
+  double dev_accuracy = 0;
   // OCR runs: letter error in percent (Viterbi labels ≠ gold letters) of
   // the saved model on the training and test words; -1 otherwise.
   double train_letter_error = -1;
@@ -65,6 +74,7 @@ struct PreparedCorpus {
   ConllFormat format;     // resolved column layout of the training file
   int num_columns = 0;    // fields of a labelled token line
   std::vector<Sentence> train;
+  std::vector<Sentence> dev;  // empty without corpus.dev
   std::vector<Sentence> test;
   LabelSet labels;  // in the training scheme
   std::unique_ptr<FeatureExtractor> extractor;

@@ -1,0 +1,250 @@
+// The CoNLL pipeline on a small synthetic IOB1 corpus written by the test
+// (so it runs without the corpora): -DOCSTART- lines, a dev split that the
+// per-pass evaluation scores, training in IOB2 or IOBES with predictions
+// written back in IOB1, and errors that name the file and line.
+
+#include "pipeline/pipeline.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "corpora/conlleval.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace chaintag {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string TmpDir() { return std::getenv("TEST_TMPDIR"); }
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// `word POS chunk NER` lines in IOB1, a -DOCSTART- document break every 10
+// sentences. Four sentence kinds (19 tokens, 8 entities) cycle so every
+// split has all of them; "John Mary met ." holds two adjacent PER entities,
+// which IOB1 writes "I-PER B-PER".
+std::string SyntheticCorpus(int num_sentences, int seed) {
+  const std::vector<std::string> people = {"John", "Mary", "Peter", "Anna",
+                                           "Paul"};
+  const std::vector<std::string> places = {"Paris", "Rome", "Berlin", "Oslo"};
+  const std::vector<std::string> firms = {"Acme", "Globex", "Initech"};
+  uint32_t state = static_cast<uint32_t>(seed) * 2654435761u + 1;
+  auto pick = [&state](const std::vector<std::string>& words) {
+    state = state * 1664525u + 1013904223u;
+    return words[(state >> 16) % words.size()];
+  };
+  std::string out;
+  for (int i = 0; i < num_sentences; ++i) {
+    if (i % 10 == 0) out += "-DOCSTART- -X- -X- O\n\n";
+    switch (i % 4) {
+      case 0:
+        absl::StrAppend(&out, pick(people), " NNP I-NP I-PER\n",
+                        "visited VBD I-VP O\n", pick(places),
+                        " NNP I-NP I-LOC\n");
+        break;
+      case 1:
+        absl::StrAppend(&out, pick(firms), " NNP I-NP I-ORG\n",
+                        "Corp NNP I-NP I-ORG\n", "hired VBD I-VP O\n",
+                        pick(people), " NNP I-NP I-PER\n");
+        break;
+      case 2:
+        absl::StrAppend(&out, "In IN I-PP O\n", pick(places),
+                        " NNP I-NP I-LOC\n", ", , O O\n", pick(firms),
+                        " NNP I-NP I-ORG\n", "grew VBD I-VP O\n");
+        break;
+      case 3:
+        absl::StrAppend(&out, pick(people), " NNP I-NP I-PER\n", pick(people),
+                        " NNP B-NP B-PER\n", "met VBD I-VP O\n");
+        break;
+    }
+    out += ". . O O\n\n";
+  }
+  return out;
+}
+
+void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+}
+
+PipelineConfig SmallConfig() {
+  PipelineConfig config;
+  config.set_name("synthetic_ner");
+  CorpusConfig* corpus = config.mutable_corpus();
+  corpus->set_train("train.txt");
+  corpus->set_dev("dev.txt");
+  corpus->set_test("test.txt");
+  corpus->mutable_format()->add_attribute_columns(0);
+  corpus->mutable_format()->add_attribute_columns(1);
+  corpus->mutable_format()->add_attribute_columns(2);
+  corpus->mutable_format()->set_label_column(3);
+  corpus->mutable_format()->set_tag_scheme(IOB1);
+  FeatureConfig* features = config.mutable_features();
+  features->set_num_buckets(4096);
+  for (int offset : {-1, 0, 1}) {
+    TemplatePart* part = features->add_templates()->add_parts();
+    part->set_offset(offset);
+    part->set_attribute(0);
+  }
+  config.mutable_model()->set_train_scheme(IOB2);
+  config.mutable_model()->set_normalize_loss(false);
+  SolverConfig* solver = config.mutable_solver();
+  solver->set_name("bcfw");
+  solver->set_lambda(0.01);
+  solver->set_max_passes(6);
+  solver->set_gap_check(3);
+  solver->set_num_threads(2);
+  config.set_eval_every(2);
+  config.set_predictions_path("synthetic.pred");
+  return config;
+}
+
+class PipelineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    WriteFile(TmpDir() + "/train.txt", SyntheticCorpus(200, 1));
+    WriteFile(TmpDir() + "/dev.txt", SyntheticCorpus(40, 2));
+    WriteFile(TmpDir() + "/test.txt", SyntheticCorpus(48, 3));
+    options_.corpora_root = TmpDir();
+    options_.output_dir = TmpDir();
+    options_.progress = nullptr;
+  }
+
+  PipelineOptions options_;
+};
+
+// conlleval's report on the lines of a written predictions file.
+std::string ScoreFile(const std::string& path) {
+  ConllevalScorer scorer;
+  for (absl::string_view line : absl::StrSplit(ReadFile(path), '\n')) {
+    EXPECT_TRUE(scorer.AddLine(line).ok()) << line;
+  }
+  scorer.Finish();
+  return scorer.Report();
+}
+
+TEST_F(PipelineTest, DocStartLinesAreNotSentences) {
+  absl::StatusOr<PreparedCorpus> prepared =
+      PrepareCorpus(SmallConfig(), options_);
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  EXPECT_EQ(prepared->train.size(), 200u);
+  EXPECT_EQ(prepared->dev.size(), 40u);
+  EXPECT_EQ(prepared->test.size(), 48u);
+  for (const Sentence& s : prepared->train) {
+    EXPECT_NE(s.attribute(0, 0), "-DOCSTART-");
+  }
+  // Labels in the training scheme (IOB2): every chunk starts with B-.
+  EXPECT_NE(prepared->labels.Find("B-PER"), -1);
+  EXPECT_NE(prepared->labels.Find("B-ORG"), -1);
+  EXPECT_NE(prepared->labels.Find("I-ORG"), -1);
+  EXPECT_EQ(prepared->labels.Find("I-PER"), -1);  // one-token names only
+}
+
+class PipelineSchemeTest : public PipelineTest,
+                           public ::testing::WithParamInterface<TagScheme> {};
+
+TEST_P(PipelineSchemeTest, ScoresDevPerPassAndWritesIob1Predictions) {
+  PipelineConfig config = SmallConfig();
+  config.mutable_model()->set_train_scheme(GetParam());
+  absl::StatusOr<PipelineResult> result = RunPipeline(config, options_);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->num_train_sentences, 200);
+  EXPECT_EQ(result->num_dev_sentences, 40);
+  EXPECT_EQ(result->num_test_sentences, 48);
+  // The corpus is easy: anything less means labels or schemes went wrong.
+  EXPECT_GT(result->dev_f1, 95.0);
+  EXPECT_GT(result->test_f1, 95.0);
+  EXPECT_THAT(result->dev_report,
+              HasSubstr("processed 190 tokens with 80 phrases"));
+  EXPECT_THAT(result->test_report,
+              HasSubstr("processed 228 tokens with 96 phrases"));
+
+  // The per-pass evaluation scores dev, not test.
+  const std::string log = ReadFile(result->log_path);
+  EXPECT_THAT(log, HasSubstr("dev_F1"));
+  EXPECT_THAT(log, Not(HasSubstr("test_F1")));
+
+  // The predictions file is the test file's lines with an IOB1 tag
+  // appended, and conlleval on it prints exactly the reported figures.
+  const std::string path = TmpDir() + "/synthetic.pred";
+  EXPECT_EQ(ScoreFile(path), result->test_report);
+  std::vector<std::string> lines = absl::StrSplit(ReadFile(path), '\n');
+  std::string previous = "O";
+  int b_tags = 0;
+  for (const std::string& line : lines) {
+    if (line.empty()) {
+      previous = "O";
+      continue;
+    }
+    std::vector<std::string> fields = absl::StrSplit(line, ' ');
+    ASSERT_EQ(fields.size(), 5u) << line;
+    const std::string& tag = fields[4];
+    ASSERT_TRUE(tag == "O" || tag[0] == 'I' || tag[0] == 'B') << line;
+    ASSERT_NE(tag[0], 'E') << line;
+    ASSERT_NE(tag[0], 'S') << line;
+    if (tag[0] == 'B') {
+      // IOB1: B- only right after a chunk of the same type.
+      ASSERT_EQ(previous.substr(1), tag.substr(1)) << line;
+      ++b_tags;
+    }
+    previous = tag;
+  }
+  EXPECT_GT(b_tags, 0);  // the adjacent PER entities
+}
+
+INSTANTIATE_TEST_SUITE_P(TrainSchemes, PipelineSchemeTest,
+                         ::testing::Values(IOB2, IOBES, IOB1),
+                         [](const ::testing::TestParamInfo<TagScheme>& info) {
+                           return TagScheme_Name(info.param);
+                         });
+
+TEST_F(PipelineTest, WithoutDevThePerPassEvaluationScoresTest) {
+  PipelineConfig config = SmallConfig();
+  config.mutable_corpus()->clear_dev();
+  absl::StatusOr<PipelineResult> result = RunPipeline(config, options_);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->num_dev_sentences, 0);
+  EXPECT_EQ(result->dev_f1, 0);
+  EXPECT_EQ(result->dev_report, "");
+  EXPECT_GT(result->test_f1, 95.0);
+  EXPECT_THAT(ReadFile(result->log_path), HasSubstr("test_F1"));
+}
+
+TEST_F(PipelineTest, BadDevLineNamesTheFileAndLine) {
+  std::string dev = SyntheticCorpus(3, 2);
+  // Line 1 is -DOCSTART-, 2 blank, 3-5 the first sentence's tokens.
+  dev.insert(dev.find("visited"), "oops NN\n");
+  WriteFile(TmpDir() + "/bad_dev.txt", dev);
+  PipelineConfig config = SmallConfig();
+  config.mutable_corpus()->set_dev("bad_dev.txt");
+  absl::StatusOr<PreparedCorpus> prepared = PrepareCorpus(config, options_);
+  ASSERT_FALSE(prepared.ok());
+  EXPECT_EQ(prepared.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(prepared.status().message(),
+              HasSubstr(TmpDir() + "/bad_dev.txt:4:"));
+  EXPECT_THAT(prepared.status().message(), HasSubstr("expected 4 fields"));
+}
+
+TEST_F(PipelineTest, MissingDevFileIsNamed) {
+  PipelineConfig config = SmallConfig();
+  config.mutable_corpus()->set_dev("no_such_dev.txt");
+  absl::StatusOr<PreparedCorpus> prepared = PrepareCorpus(config, options_);
+  ASSERT_FALSE(prepared.ok());
+  EXPECT_THAT(prepared.status().message(), HasSubstr("no_such_dev.txt"));
+}
+
+}  // namespace
+}  // namespace chaintag
