@@ -184,14 +184,19 @@ std::string Where(const Sentence& sentence) {
 // seen, then reused.
 struct FeatureExtractor::Scratch {
   std::string text;  // transformed values of the non-IDENTITY columns
-  // Every value of every (column, t), column-major: start in `text` and
-  // length (IDENTITY values are read from the sentence instead).
+  // Per (column, t) at column * T + t: start in `text` and length (-1 when
+  // a boolean transform dropped it); unused for IDENTITY and NGRAMS
+  // columns.
   std::vector<std::pair<uint32_t, int32_t>> spans;
-  // The values of (column, t) are views[first[column * T + t]] up to
-  // views[first[column * T + t + 1]]: none when a boolean transform
-  // dropped it, several for NGRAMS.
-  std::vector<uint32_t> first;
+  // Per (column, t): the value; data() == nullptr when dropped, and for
+  // NGRAMS columns, whose values are below.
   std::vector<absl::string_view> views;
+  // NGRAMS columns: the n-grams of (column, t) are ngram_views[i] for i in
+  // [ngram_first[column * T + t], ngram_first[column * T + t + 1]), at
+  // ngram_spans[i] in `text`.
+  std::vector<std::pair<uint32_t, int32_t>> ngram_spans;
+  std::vector<uint32_t> ngram_first;
+  std::vector<absl::string_view> ngram_views;
   std::string key;      // hash input
   std::string lowered;  // a value lowercased before its transform
   // For EmitCombinations: the values of each part in turn, where each
@@ -342,18 +347,19 @@ absl::Status FeatureExtractor::ForEachHash(const Sentence& sentence,
   const int num_columns = static_cast<int>(columns_.size());
   const size_t num_values = static_cast<size_t>(num_columns) * T;
   scratch.text.clear();
-  scratch.spans.clear();
-  scratch.first.resize(num_values + 1);
+  scratch.spans.resize(num_values);
+  scratch.views.resize(num_values);
+  scratch.ngram_spans.clear();
+  scratch.ngram_first.assign(num_values + 1, 0);
   // Two passes because `text` may reallocate while it is being filled.
   for (int c = 0; c < num_columns; ++c) {
     const Column& column = columns_[c];
+    if (column.transform == TemplatePart::IDENTITY && !column.lowercase) {
+      continue;
+    }
+    const bool ngrams = column.transform == TemplatePart::NGRAMS;
     for (int t = 0; t < T; ++t) {
-      scratch.first[static_cast<size_t>(c) * T + t] =
-          static_cast<uint32_t>(scratch.spans.size());
-      if (column.transform == TemplatePart::IDENTITY && !column.lowercase) {
-        scratch.spans.emplace_back(0, 0);  // read from the sentence
-        continue;
-      }
+      const size_t ct = static_cast<size_t>(c) * T + t;
       absl::string_view value = sentence.attribute(t, column.attribute);
       if (column.lowercase) {
         scratch.lowered.clear();
@@ -362,35 +368,46 @@ absl::Status FeatureExtractor::ForEachHash(const Sentence& sentence,
         value = scratch.lowered;
       }
       const size_t begin = scratch.text.size();
-      if (column.transform == TemplatePart::NGRAMS) {
+      if (ngrams) {
+        scratch.ngram_first[ct] =
+            static_cast<uint32_t>(scratch.ngram_spans.size());
         scratch.text.push_back('<');
         scratch.text.append(value.data(), value.size());
         scratch.text.push_back('>');
         AppendNgramSpans(scratch.text, begin, scratch.text.size(), column.k,
-                         &scratch.spans);
-      } else if (AppendTransformed(value, column.transform, column.k,
-                                   column.pattern, &scratch.text)) {
-        scratch.spans.emplace_back(
-            static_cast<uint32_t>(begin),
-            static_cast<int32_t>(scratch.text.size() - begin));
+                         &scratch.ngram_spans);
+        scratch.ngram_first[ct + 1] =
+            static_cast<uint32_t>(scratch.ngram_spans.size());
+        continue;
+      }
+      const bool kept = AppendTransformed(value, column.transform, column.k,
+                                          column.pattern, &scratch.text);
+      scratch.spans[ct] = {
+          static_cast<uint32_t>(begin),
+          kept ? static_cast<int32_t>(scratch.text.size() - begin) : -1};
+    }
+  }
+  for (int c = 0; c < num_columns; ++c) {
+    const Column& column = columns_[c];
+    absl::string_view* views = &scratch.views[static_cast<size_t>(c) * T];
+    const auto* spans = &scratch.spans[static_cast<size_t>(c) * T];
+    for (int t = 0; t < T; ++t) {
+      if (column.transform == TemplatePart::IDENTITY && !column.lowercase) {
+        views[t] = sentence.attribute(t, column.attribute);
+      } else if (column.transform == TemplatePart::NGRAMS ||
+                 spans[t].second < 0) {
+        views[t] = absl::string_view();
+      } else {
+        views[t] = absl::string_view(scratch.text.data() + spans[t].first,
+                                     spans[t].second);
       }
     }
   }
-  scratch.first[num_values] = static_cast<uint32_t>(scratch.spans.size());
-  scratch.views.resize(scratch.spans.size());
-  for (int c = 0; c < num_columns; ++c) {
-    const Column& column = columns_[c];
-    for (int t = 0; t < T; ++t) {
-      const size_t ct = static_cast<size_t>(c) * T + t;
-      for (uint32_t i = scratch.first[ct]; i < scratch.first[ct + 1]; ++i) {
-        scratch.views[i] =
-            column.transform == TemplatePart::IDENTITY && !column.lowercase
-                ? absl::string_view(sentence.attribute(t, column.attribute))
-                : absl::string_view(
-                      scratch.text.data() + scratch.spans[i].first,
-                      scratch.spans[i].second);
-      }
-    }
+  scratch.ngram_views.resize(scratch.ngram_spans.size());
+  for (size_t i = 0; i < scratch.ngram_spans.size(); ++i) {
+    scratch.ngram_views[i] =
+        absl::string_view(scratch.text.data() + scratch.ngram_spans[i].first,
+                          scratch.ngram_spans[i].second);
   }
 
   const absl::string_view bos = config_->bos();
@@ -400,6 +417,9 @@ absl::Status FeatureExtractor::ForEachHash(const Sentence& sentence,
   size_t max_value = std::max(bos.size(), eos.size());
   for (const absl::string_view& v : scratch.views) {
     max_value = std::max(max_value, v.size());
+  }
+  for (const auto& span : scratch.ngram_spans) {
+    max_value = std::max(max_value, static_cast<size_t>(span.second));
   }
   const size_t max_key = 4 + static_cast<size_t>(max_parts_) * (max_value + 1);
   if (scratch.key.size() < max_key) scratch.key.resize(max_key);
@@ -426,12 +446,11 @@ absl::Status FeatureExtractor::ForEachHash(const Sentence& sentence,
         } else if (pos >= T) {
           value = eos;
         } else {
-          const size_t ct = static_cast<size_t>(part.column) * T + pos;
-          if (scratch.first[ct] == scratch.first[ct + 1]) {
+          value = scratch.views[static_cast<size_t>(part.column) * T + pos];
+          if (value.data() == nullptr) {
             dropped = true;
             break;
           }
-          value = scratch.views[scratch.first[ct]];
         }
         std::memcpy(key + size, value.data(), value.size());
         size += value.size();
@@ -466,11 +485,16 @@ void FeatureExtractor::EmitCombinations(const Template& tmpl, int t, int T,
       } else if (pos >= T) {
         if (!after) values.push_back(eos);
         after = true;
-      } else {
+      } else if (columns_[part.column].transform == TemplatePart::NGRAMS) {
         const size_t ct = static_cast<size_t>(part.column) * T + pos;
-        for (uint32_t i = scratch->first[ct]; i < scratch->first[ct + 1]; ++i) {
-          values.push_back(scratch->views[i]);
+        for (uint32_t i = scratch->ngram_first[ct];
+             i < scratch->ngram_first[ct + 1]; ++i) {
+          values.push_back(scratch->ngram_views[i]);
         }
+      } else {
+        const absl::string_view value =
+            scratch->views[static_cast<size_t>(part.column) * T + pos];
+        if (value.data() != nullptr) values.push_back(value);
       }
     }
     if (static_cast<int>(values.size()) == begin.back()) return;  // dropped
