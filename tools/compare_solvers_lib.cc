@@ -488,6 +488,9 @@ Figures MakeFigures(const std::vector<RunLogs>& runs,
   }
   const std::vector<PlotSeries> primal = value_series(YValue::kPrimal);
   if (!primal.empty()) {
+    // Log scale: objectives of different solvers span decades (SSG at a
+    // tiny λ starts hundreds of times above the others).
+    value_options.log_y = true;
     value_options.title = absl::StrCat("Training objective vs passes", suffix);
     value_options.y_label =
         "primal λ/2‖w‖² + hinge (median over seeds, min–max band)";
