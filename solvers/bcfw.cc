@@ -186,11 +186,7 @@ class BcfwRun {
 void BcfwRun::Initialize() {
   w_.assign(dim_, 0.0);
   ell_block_.assign(n_, 0.0);
-  state_offset_.resize(n_ + 1);
-  state_offset_[0] = 0;
-  for (int i = 0; i < n_; ++i) {
-    state_offset_[i + 1] = state_offset_[i] + problem_.BlockStateSize(i);
-  }
+  state_offset_ = BlockStateOffsets(problem_);
   states_.resize(state_offset_[n_]);
   for (int i = 0; i < n_; ++i) problem_.InitBlockState(i, state(i));
   if (averaging_) {

@@ -68,10 +68,7 @@ absl::StatusOr<TrainingSummary> MpBcfwSolver::Solve(
   std::vector<double> w(dim, 0.0);
   double ell = 0;
   std::vector<double> ell_block(n, 0.0);
-  std::vector<int64_t> state_offset(n + 1, 0);
-  for (int i = 0; i < n; ++i) {
-    state_offset[i + 1] = state_offset[i] + problem.BlockStateSize(i);
-  }
+  const std::vector<int64_t> state_offset = BlockStateOffsets(problem);
   std::vector<double> states(state_offset[n]);
   for (int i = 0; i < n; ++i) {
     problem.InitBlockState(i, states.data() + state_offset[i]);

@@ -140,6 +140,17 @@ class Problem {
                              std::vector<CoordinateRange>* ranges) const = 0;
 };
 
+// Where each block's state starts in one array holding all of them:
+// offsets[i] for block i, offsets[n] the total size.
+inline std::vector<int64_t> BlockStateOffsets(const Problem& problem) {
+  const int n = problem.NumExamples();
+  std::vector<int64_t> offsets(n + 1, 0);
+  for (int i = 0; i < n; ++i) {
+    offsets[i + 1] = offsets[i] + problem.BlockStateSize(i);
+  }
+  return offsets;
+}
+
 }  // namespace chaintag
 
 #endif  // CHAINTAG_SOLVERS_PROBLEM_H_

@@ -11,13 +11,10 @@
 namespace chaintag {
 
 SvrgEpoch::SvrgEpoch(const Problem& problem)
-    : problem_(problem), n_(problem.NumExamples()), dim_(problem.Dim()) {
-  state_offset_.resize(n_ + 1);
-  state_offset_[0] = 0;
-  for (int i = 0; i < n_; ++i) {
-    state_offset_[i + 1] = state_offset_[i] + problem_.BlockStateSize(i);
-  }
-}
+    : problem_(problem),
+      n_(problem.NumExamples()),
+      dim_(problem.Dim()),
+      state_offset_(BlockStateOffsets(problem)) {}
 
 void SvrgEpoch::FullGradient(const SvrgEpochSettings& settings,
                              const double* snapshot) {
@@ -64,7 +61,7 @@ int64_t SvrgEpoch::Run(const SvrgEpochSettings& settings,
                        std::vector<double>* last) {
   const double eta = settings.learning_rate;
   const double strength = settings.lambda + settings.kappa;
-  decay_ = 1.0 - eta * strength;
+  const double decay = 1.0 - eta * strength;  // a
   // a^m and Σ_{k=1}^{m} a^k for every gap m an epoch can skip, by the same
   // repeated multiplication the dense steps perform.
   powers_.resize(n_ + 1);
@@ -72,7 +69,7 @@ int64_t SvrgEpoch::Run(const SvrgEpochSettings& settings,
   powers_[0] = 1;
   partial_sums_[0] = 0;
   for (int m = 1; m <= n_; ++m) {
-    powers_[m] = powers_[m - 1] * decay_;
+    powers_[m] = powers_[m - 1] * decay;
     partial_sums_[m] = partial_sums_[m - 1] + powers_[m];
   }
 
@@ -90,7 +87,7 @@ int64_t SvrgEpoch::Run(const SvrgEpochSettings& settings,
   w_ = start;
   sum_.assign(dim_, 0.0);
   if (settings.lazy_updates) last_step_.assign(dim_, 0);
-  const double step_constant = 1.0 - decay_;  // (1 − a), times c_j
+  const double step_constant = 1.0 - decay;  // (1 − a), times c_j
 
   for (int32_t t = 0; t < n_; ++t) {
     const int i = static_cast<int>(random->Uniform(n_));
@@ -116,7 +113,7 @@ int64_t SvrgEpoch::Run(const SvrgEpochSettings& settings,
     } else {
       for (int64_t j = 0; j < dim_; ++j) {
         if (t >= 1) sum_[j] += w_[j];
-        w_[j] = decay_ * w_[j] + step_constant * fixed_point_[j];
+        w_[j] = decay * w_[j] + step_constant * fixed_point_[j];
       }
     }
     // −η(∇f_i(w_t) − ∇f_i(w̃)) = η(v(s_w) − v(s_w̃)) = η·v(s_w − s_w̃ + s_gold)

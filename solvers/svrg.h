@@ -78,17 +78,16 @@ class SvrgEpoch {
   const Problem& problem_;
   const int n_;
   const int64_t dim_;
-
-  std::vector<int64_t> state_offset_;
+  const std::vector<int64_t> state_offset_;
   std::vector<double> snapshot_states_;
   std::vector<double> w_;
   std::vector<double> sum_;
   std::vector<int32_t> last_step_;
 
-  // Per-epoch constants of the dense map: the fixed points c_j (ḡ until
-  // the full-gradient pass is done), and a.
+  // Per-epoch constants of the dense map w ← a·w + (1 − a)·c with
+  // a = 1 − η(λ + κ): the fixed points c_j (ḡ until the full-gradient pass
+  // is done), and powers of a.
   std::vector<double> fixed_point_;
-  double decay_ = 0;                  // a = 1 − η(λ + κ)
   std::vector<double> powers_;        // a^m, m = 0…n
   std::vector<double> partial_sums_;  // Σ_{k=1}^{m} a^k
 
