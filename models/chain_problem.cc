@@ -31,6 +31,16 @@ Scratch& ThreadScratch() {
   return scratch;
 }
 
+// The chain scores of a sentence under w, its unary table in `unary`.
+ChainScores SentenceScores(const ChainLayout& layout, const double* w,
+                           const FeatureSequence& features,
+                           std::vector<double>* unary) {
+  const int T = features.size();
+  unary->resize(static_cast<size_t>(T) * layout.num_labels);
+  ComputeUnaryScores(layout, w, features, unary->data());
+  return MakeChainScores(layout, w, T, unary->data());
+}
+
 // ⟨x_a, x_b⟩ of two positions' sorted, duplicate-free sparse features.
 double SparseDot(const FeatureSequence& f, int a, int b) {
   int32_t p = f.offsets[a], p_end = f.offsets[a + 1];
@@ -147,10 +157,9 @@ void ChainProblem::Oracle(int i, const double* w, double scale,
   const int T = example.features.size();
   const int L = layout_.num_labels;
   Scratch& scratch = ThreadScratch();
-  scratch.unary.resize(static_cast<size_t>(T) * L);
+  ChainScores scores =
+      SentenceScores(layout_, w, example.features, &scratch.unary);
   double* unary = scratch.unary.data();
-  ComputeUnaryScores(layout_, w, example.features, unary);
-  ChainScores scores = MakeChainScores(layout_, w, T, unary);
   if (scale != 1.0) {
     // Scale the (small) unary table and a copy of the transition and bias
     // weights; the emission rows are never touched.
@@ -192,15 +201,12 @@ double ChainProblem::SmoothedOracle(int i, const double* w,
                                     double* state) const {
   const ChainExample& example = examples_[i];
   const int T = example.features.size();
-  const int L = layout_.num_labels;
   Scratch& scratch = ThreadScratch();
-  scratch.unary.resize(static_cast<size_t>(T) * L);
-  double* unary = scratch.unary.data();
-  ComputeUnaryScores(layout_, w, example.features, unary);
-  const ChainScores scores = MakeChainScores(layout_, w, T, unary);
+  const ChainScores scores =
+      SentenceScores(layout_, w, example.features, &scratch.unary);
   const double gold_score = ScoreLabeling(scores, example.labels.data());
   // h(y) = L(y) + ⟨w, φ(y)⟩ − ⟨w, φ(y_i)⟩: augmented scores minus gold's.
-  AddLossToUnary(i, 1.0, unary);
+  AddLossToUnary(i, 1.0, scratch.unary.data());
   const int64_t size = BlockStateSize(i);
   switch (smoothing.kind) {
     case Smoothing::Kind::kEntropy:
@@ -250,11 +256,10 @@ void ChainProblem::Decode(int i, const double* w, Corner* corner) const {
   const ChainExample& example = examples_[i];
   const int T = example.features.size();
   Scratch& scratch = ThreadScratch();
-  scratch.unary.resize(static_cast<size_t>(T) * layout_.num_labels);
-  ComputeUnaryScores(layout_, w, example.features, scratch.unary.data());
   corner->resize(T);
-  scratch.decoder.Decode(MakeChainScores(layout_, w, T, scratch.unary.data()),
-                         corner->data());
+  scratch.decoder.Decode(
+      SentenceScores(layout_, w, example.features, &scratch.unary),
+      corner->data());
 }
 
 double ChainProblem::Loss(int i, const Corner& y) const {
@@ -288,12 +293,10 @@ void ChainProblem::ScoreCorners(int i, const double* w, const double* state,
                                 const Corner* const* corners, int count,
                                 double* scores, double* state_dot) const {
   const ChainExample& example = examples_[i];
-  const int T = example.features.size();
   Scratch& scratch = ThreadScratch();
-  scratch.unary.resize(static_cast<size_t>(T) * layout_.num_labels);
-  double* unary = scratch.unary.data();
-  ComputeUnaryScores(layout_, w, example.features, unary);
-  const ChainScores chain = MakeChainScores(layout_, w, T, unary);
+  const ChainScores chain =
+      SentenceScores(layout_, w, example.features, &scratch.unary);
+  const double* unary = scratch.unary.data();
   const double gold_score = ScoreLabeling(chain, example.labels.data());
   for (int k = 0; k < count; ++k) {
     scores[k] = gold_score - ScoreLabeling(chain, corners[k]->data());
