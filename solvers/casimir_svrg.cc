@@ -170,19 +170,17 @@ absl::StatusOr<TrainingSummary> CasimirSvrgSolver::Solve(
     alpha = next_alpha;
     if (extrapolate) std::swap(older_center, center);
     center.resize(dim);
+    bool finite = true;
     for (int64_t j = 0; j < dim; ++j) {
+      finite = finite && std::isfinite(output[j]);
       center[j] = output[j] + beta * (output[j] - previous[j]);
     }
     std::swap(previous, output);  // w_k
-
-    for (double x : previous) {
-      if (!std::isfinite(x)) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            name, ": the iterate diverged in epoch ", k, " (learning rate ",
-            learning_rate, " too large for μ = ", settings.smoothing.mu,
-            "); lower learning_rate or raise "
-            "smoothness"));
-      }
+    if (!finite) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          name, ": the iterate diverged in epoch ", k, " (learning rate ",
+          learning_rate, " too large for μ = ", settings.smoothing.mu,
+          "); lower learning_rate or raise smoothness"));
     }
     const bool out_of_time =
         config_.max_seconds() > 0 && elapsed() >= config_.max_seconds();

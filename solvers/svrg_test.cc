@@ -265,6 +265,18 @@ TEST(SvrgSolverTest, CasimirWithoutKappaIsSvrgAndRunsRepeat) {
   ExpectNear(casimir, svrg, 1e-6);
 }
 
+TEST(SvrgSolverTest, ADivergingIterateIsAnError) {
+  const MulticlassProblem problem = RandomMulticlassProblem(20, 4, 3, 2);
+  SolverConfig config = SvrgConfig("svrg");
+  config.set_learning_rate(100);  // a = 1 − ηλ = −9: every step grows w
+  std::vector<double> w;
+  absl::StatusOr<TrainingSummary> summary =
+      CreateSolver(config).value()->Solve(problem, nullptr, &w);
+  ASSERT_FALSE(summary.ok());
+  EXPECT_NE(summary.status().message().find("diverged"), std::string::npos)
+      << summary.status();
+}
+
 TEST(SvrgSolverTest, RejectsBadConfigs) {
   const MulticlassProblem problem = RandomMulticlassProblem(5, 2, 2, 1);
   std::vector<double> w;
