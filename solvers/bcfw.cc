@@ -11,8 +11,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "solvers/bcfw_run.h"
 #include "solvers/corner_store.h"
 #include "solvers/duality_gap.h"
+#include "solvers/parallel.h"
 #include "solvers/random.h"
 #include "solvers/sum_tree.h"
 
@@ -42,24 +44,6 @@ double StepWeightSum(int64_t first, int64_t last) {
          static_cast<double>(last - first + 1);
 }
 
-// A block move Δv_i = Σ_k c_k·ψ_i(y_k) + c_state·v_i with Σ c_k + c_state = 0
-// (so α stays on the simplex). FW: c_s = γ, c_state = −γ. Pairwise:
-// c_s = γ, c_a = −γ. Away: c_a = −γ, c_state = γ. Fully corrective: c_k = Δα_k.
-struct Move {
-  std::vector<int> entries;  // store indices, or −1 for the oracle corner
-  std::vector<double> coefficients;
-  double state_coefficient = 0;
-  void Clear() {
-    entries.clear();
-    coefficients.clear();
-    state_coefficient = 0;
-  }
-  void Add(int entry, double c) {
-    entries.push_back(entry);
-    coefficients.push_back(c);
-  }
-};
-
 // Dual improvement of a step γ along a direction with linear coefficient
 // `slope` (the direction's gap) and curvature λ‖Δw‖² per unit γ².
 double Improvement(double gamma, double slope, double curvature) {
@@ -71,117 +55,23 @@ double LineSearch(double slope, double curvature, double gamma_max) {
   return std::clamp(slope / curvature, 0.0, gamma_max);
 }
 
-class BcfwRun {
- public:
-  BcfwRun(const SolverConfig& config, const Problem& problem)
-      : config_(config),
-        problem_(problem),
-        n_(problem.NumExamples()),
-        dim_(problem.Dim()),
-        lambda_(ResolveLambda(config, n_)),
-        averaging_(config.weighted_averaging()),
-        fully_corrective_(config.name() == "active_set_bcfw"),
-        step_(fully_corrective_ ? SolverConfig::FW : config.step()),
-        track_alpha_(fully_corrective_ || step_ != SolverConfig::FW),
-        use_cache_(config.cache()),
-        keep_corners_(track_alpha_ || use_cache_),
-        gap_sampling_(config.sampling() == SolverConfig::GAP),
-        random_(config.seed()) {}
+}  // namespace
 
-  absl::StatusOr<TrainingSummary> Solve(Monitor* monitor,
-                                        std::vector<double>* w_out);
-  void set_invariants_output(BcfwInvariants* invariants) {
-    invariants_ = invariants;
-  }
-  // Call before Solve hands w over.
-  void CheckInvariants(BcfwInvariants* invariants) const;
-
- private:
-  void Initialize();
-  int NextBlock(int j, const std::vector<int>& order);
-  void Step(int i);
-  // Applies x += scale/(λn)·Δv of `move` (before the block state changes).
-  void ApplyToVector(int i, const Move& move, const Corner& oracle_corner,
-                     double scale, double* x) const;
-  void ApplyMove(int i, const Move& move, const Corner& oracle_corner);
-  void FullyCorrectiveMove(int i, int fw_entry,
-                           const std::vector<double>& scores, Move* move);
-  std::vector<double> CornerDots(int i, const Corner& corner) const;
-  void SetBlockGap(int i, double gap);
-  // Adds block i's state, held since its last fold, to its weighted sum
-  // through step `through` (before the state changes, and before reads).
-  void FoldIntoAverage(int i, int64_t through);
-  const std::vector<double>& ReturnedPoint();
-  absl::Status InitializeBoxes();
-  // λ·Σ_boxed (v_j − w_j)·w_j: the dual's box term (App. H) at the iterate
-  // or at the average; 0 without boxes.
-  double BoxTerm(bool averaged) const;
-  double ReturnedEll() const {
-    return averaging_ ? ell_ - AverageScale(steps_) * ell_accumulator_ : ell_;
-  }
-  double* state(int i) { return states_.data() + state_offset_[i]; }
-
-  const SolverConfig& config_;
-  const Problem& problem_;
-  const int n_;
-  const int64_t dim_;
-  const double lambda_;
-  const bool averaging_;
-  const bool fully_corrective_;
-  const SolverConfig::Step step_;
-  const bool track_alpha_;  // α per corner is authoritative (active sets)
-  const bool use_cache_;
-  const bool keep_corners_;
-  const bool gap_sampling_;
-  SolverRandom random_;
-  BcfwInvariants* invariants_ = nullptr;
-
-  // Dual iterate: w = Σ_i w_i, ℓ = Σ_i ℓ_i, block states v_i (w_i = v_i/(λn)).
-  std::vector<double> w_;
-  double ell_ = 0;
-  std::vector<double> ell_block_;
-  std::vector<int64_t> state_offset_;
-  std::vector<double> states_;
-  // Weighted average, per block (see bcfw.h): average_state_sums_ holds
-  // Σ_{s≤t_i} s·v_i^(s) in the state layout, with t_i = averaged_through_[i];
-  // ℓ̄ through the scalar u_ℓ = Σ_s s(s−1)/2·Δℓ_s.
-  std::vector<double> average_state_sums_;
-  std::vector<int64_t> averaged_through_;
-  double ell_accumulator_ = 0;
-  int64_t steps_ = 0;
-  std::vector<double> average_;
-  int64_t average_steps_ = -1;
-  std::vector<double> average_state_;  // scratch: one block's v̄_i
-  // v̄ on the boxed coordinates (before truncation), valid with average_.
-  std::vector<double> box_v_average_;
-
-  // Box constraints: the boxed coordinates of w hold the truncation of
-  // v = Aα, whose own values are kept in box_v_.
-  std::vector<int64_t> box_index_;
-  std::vector<double> box_lower_, box_upper_, box_v_;
-
-  std::vector<CornerStore> corners_;
-  // Stale block-gap estimates g_i (+∞ until the block's first oracle call),
-  // refreshed by oracle calls and exact passes, never by cache hits.
-  std::vector<double> block_gap_;
-  int num_unvisited_ = 0;
-  int next_unvisited_ = 0;
-  SumTree gap_tree_{0};
-  double cache_global_gap_ = 1;  // G of the hit test: last exact gap
-
-  int64_t oracle_calls_ = 0;
-  int64_t pass_draws_ = 0;
-  int64_t pass_hits_ = 0;
-
-  // Per-step scratch.
-  OracleResult oracle_;
-  std::vector<const Corner*> corner_pointers_;
-  std::vector<double> scores_;
-  Move move_;
-  // Fully-corrective inner solve, reused so the step allocates nothing.
-  std::vector<int> inner_active_;
-  std::vector<double> inner_alpha_, inner_gradient_, inner_delta_;
-};
+BcfwRun::BcfwRun(const SolverConfig& config, const Problem& problem)
+    : config_(config),
+      problem_(problem),
+      n_(problem.NumExamples()),
+      dim_(problem.Dim()),
+      lambda_(ResolveLambda(config, n_)),
+      averaging_(config.weighted_averaging()),
+      fully_corrective_(config.name() == "active_set_bcfw"),
+      step_(fully_corrective_ ? SolverConfig::FW : config.step()),
+      track_alpha_(fully_corrective_ || step_ != SolverConfig::FW),
+      use_cache_(config.cache()),
+      keep_corners_(track_alpha_ || use_cache_),
+      gap_sampling_(config.sampling() == SolverConfig::GAP),
+      refresh_block_gaps_(gap_sampling_ || use_cache_),
+      random_(config.seed()) {}
 
 void BcfwRun::Initialize() {
   w_.assign(dim_, 0.0);
@@ -206,6 +96,112 @@ void BcfwRun::Initialize() {
                       fully_corrective_ ? &dots : nullptr);
     }
   }
+}
+
+void BcfwRun::InitializeAtCorners(double lambda,
+                                  const std::vector<Corner>& corners,
+                                  const std::vector<double>& block_gaps) {
+  lambda_ = lambda;
+  Initialize();
+  ell_ = 0;
+  const double c = 1.0 / (lambda_ * n_);
+  for (int i = 0; i < n_; ++i) {
+    const Corner& corner = corners[i];
+    const double loss = problem_.Loss(i, corner);
+    problem_.MixCorner(i, corner, 1.0, state(i));
+    ell_block_[i] = loss / n_;
+    ell_ += ell_block_[i];
+    problem_.AddScaled(i, corner, c, w_.data());
+    if (keep_corners_ && corner != problem_.GoldCorner(i)) {
+      // The gold labeling stays in the store with α = 0, as the reference
+      // code's path initialisation keeps it.
+      CornerStore& store = corners_[i];
+      store.entry(0).alpha = 0;
+      std::vector<double> dots;
+      if (fully_corrective_) dots = CornerDots(i, corner);
+      store.Add(corner, loss, 1.0, fully_corrective_ ? &dots : nullptr);
+    }
+    SetBlockGap(i, block_gaps[i]);
+  }
+  cache_global_gap_ = GapEstimate();
+  refresh_block_gaps_ = true;
+}
+
+double BcfwRun::ReturnedEll() const {
+  return averaging_ ? ell_ - AverageScale(steps_) * ell_accumulator_ : ell_;
+}
+
+double BcfwRun::GapEstimate() const {
+  double sum = 0;
+  for (double g : block_gap_) sum += g;
+  return sum;
+}
+
+void BcfwRun::BlockDeltas(std::vector<double>* deltas) {
+  if (state_dots_steps_ != steps_ ||
+      static_cast<int>(state_dots_.size()) != n_) {
+    // ⟨v_i, w⟩ from one unary pass per block (no stored corners asked).
+    state_dots_.resize(n_);
+    ParallelFor(n_, std::max(1, config_.num_threads()),
+                [&](int begin, int end) {
+                  for (int i = begin; i < end; ++i) {
+                    problem_.ScoreCorners(i, w_.data(), state(i), nullptr, 0,
+                                          nullptr, &state_dots_[i]);
+                  }
+                });
+    oracle_calls_ += n_;
+    state_dots_steps_ = steps_;
+  }
+  deltas->resize(n_);
+  // Δ_i = ℓ_i − λ⟨w_i, w⟩ with w_i = v_i/(λn).
+  for (int i = 0; i < n_; ++i) {
+    (*deltas)[i] = ell_block_[i] - state_dots_[i] / n_;
+  }
+}
+
+void BcfwRun::ScaleLambda(double rho, const std::vector<double>& deltas,
+                          bool gaps_exact) {
+  lambda_ *= rho;
+  ell_ *= rho;
+  for (int i = 0; i < n_; ++i) {
+    const Corner& gold = problem_.GoldCorner(i);
+    // v_i ← ρv_i + (1−ρ)ψ_i(y_i): α moves to the gold labeling, so that
+    // w_i = v_i/(λn) is unchanged and w with it.
+    problem_.MixCorner(i, gold, 1.0 - rho, state(i));
+    ell_block_[i] *= rho;
+    if (keep_corners_) {
+      CornerStore& store = corners_[i];
+      int gold_entry = store.Find(gold);
+      if (gold_entry < 0) {
+        std::vector<double> dots;
+        if (fully_corrective_) dots = CornerDots(i, gold);
+        gold_entry = store.Add(gold, problem_.Loss(i, gold), 0.0,
+                               fully_corrective_ ? &dots : nullptr);
+      }
+      double others = 0;
+      for (int k = 0; k < store.size(); ++k) {
+        if (k == gold_entry) continue;
+        store.entry(k).alpha *= rho;
+        others += store.entry(k).alpha;
+      }
+      store.entry(gold_entry).alpha = std::max(0.0, 1.0 - others);
+    }
+    if (block_gap_[i] != kInfinity) {
+      const double delta = gaps_exact ? deltas[i] : std::max(deltas[i], 0.0);
+      SetBlockGap(i, block_gap_[i] + (1.0 - rho) * delta);
+    }
+  }
+  cache_global_gap_ = gaps_exact ? GapEstimate() : 0;
+  // The average restarts at the new λ: w̄ of the old one is not a dual
+  // point of the new problem.
+  if (averaging_) {
+    std::fill(average_state_sums_.begin(), average_state_sums_.end(), 0.0);
+    std::fill(averaged_through_.begin(), averaged_through_.end(), 0);
+    ell_accumulator_ = 0;
+    steps_ = 0;
+    average_steps_ = -1;
+  }
+  state_dots_steps_ = -1;
 }
 
 absl::Status BcfwRun::InitializeBoxes() {
@@ -293,7 +289,7 @@ int BcfwRun::NextBlock(int j, const std::vector<int>& order) {
   }
 }
 
-void BcfwRun::ApplyToVector(int i, const Move& move,
+void BcfwRun::ApplyToVector(int i, const BcfwMove& move,
                             const Corner& oracle_corner, double scale,
                             double* x) const {
   const double c = scale / (lambda_ * n_);
@@ -314,7 +310,8 @@ void BcfwRun::ApplyToVector(int i, const Move& move,
   }
 }
 
-void BcfwRun::ApplyMove(int i, const Move& move, const Corner& oracle_corner) {
+void BcfwRun::ApplyMove(int i, const BcfwMove& move,
+                        const Corner& oracle_corner) {
   const int64_t step = ++steps_;  // s, 1-based
   // The step moves v; boxed coordinates of w are re-truncated around it.
   for (size_t k = 0; k < box_index_.size(); ++k) {
@@ -383,7 +380,7 @@ void BcfwRun::ApplyMove(int i, const Move& move, const Corner& oracle_corner) {
 // every gradient by t·(Q_ak − Q_bk) — O(|active set|) per inner step.
 void BcfwRun::FullyCorrectiveMove(int i, int fw_entry,
                                   const std::vector<double>& scores,
-                                  Move* move) {
+                                  BcfwMove* move) {
   const CornerStore& store = corners_[i];
   std::vector<int>& active = inner_active_;
   active.clear();
@@ -728,8 +725,7 @@ const std::vector<double>& BcfwRun::ReturnedPoint() {
   return average_;
 }
 
-absl::StatusOr<TrainingSummary> BcfwRun::Solve(Monitor* monitor,
-                                               std::vector<double>* w_out) {
+absl::Status BcfwRun::Validate() {
   const std::string& name = config_.name();
   if (n_ <= 0)
     return absl::InvalidArgumentError(name + ": no training examples");
@@ -744,11 +740,30 @@ absl::StatusOr<TrainingSummary> BcfwRun::Solve(Monitor* monitor,
         absl::StrCat(name, ": max_cache_size must be at least 2, got ",
                      config_.max_cache_size()));
   }
-  const int threads = std::max(1, config_.num_threads());
-  const bool refresh_block_gaps = gap_sampling_ || use_cache_;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<TrainingSummary> BcfwRun::Solve(Monitor* monitor,
+                                               std::vector<double>* w_out) {
+  absl::Status valid = Validate();
+  if (!valid.ok()) return valid;
   Initialize();
   absl::Status boxes = InitializeBoxes();
   if (!boxes.ok()) return boxes;
+  absl::StatusOr<TrainingSummary> summary = Run(monitor);
+  if (!summary.ok()) return summary;
+  if (invariants_ != nullptr) CheckInvariants(invariants_);
+  // Hand over the buffer instead of copying: at this size a copy is the
+  // run's peak memory. The last pass has already formed w̄.
+  if (averaging_) ReturnedPoint();
+  *w_out = averaging_ ? std::move(average_) : std::move(w_);
+  return summary;
+}
+
+absl::StatusOr<TrainingSummary> BcfwRun::Run(Monitor* monitor) {
+  const std::string& name = config_.name();
+  const int threads = std::max(1, config_.num_threads());
+  const bool refresh_block_gaps = refresh_block_gaps_;
   const bool has_boxes = !box_index_.empty();
   const std::vector<double> no_point;
   std::vector<int> order;
@@ -787,9 +802,10 @@ absl::StatusOr<TrainingSummary> BcfwRun::Solve(Monitor* monitor,
     // check at once (estimates are stale, so 80% of the tolerance).
     const bool estimate_converged = refresh_block_gaps && num_unvisited_ == 0 &&
                                     estimate <= 0.8 * config_.gap_tolerance();
+    const bool confirm = config_.exact_gap_when_converged();
     const bool check_gap = pass % config_.gap_check() == 0 ||
                            (last_pass && config_.final_gap()) ||
-                           estimate_converged;
+                           (estimate_converged && confirm);
     PassRecord record;
     record.set_solver(name);
     record.set_pass(pass);
@@ -800,7 +816,8 @@ absl::StatusOr<TrainingSummary> BcfwRun::Solve(Monitor* monitor,
       const DualityGap at_iterate = ComputeBlockGaps(
           problem_, w_.data(), ell_ - BoxTerm(false), ell_block_.data(),
           states_.data(), state_offset_.data(), lambda_, threads,
-          &exact_block_gaps);
+          &exact_block_gaps, &state_dots_);
+      state_dots_steps_ = steps_;
       oracle_calls_ += n_;
       double sum = 0;
       for (int i = 0; i < n_; ++i) {
@@ -848,9 +865,14 @@ absl::StatusOr<TrainingSummary> BcfwRun::Solve(Monitor* monitor,
       for (const CornerStore& store : corners_) active += store.NumActive();
       record.set_mean_active_set_size(static_cast<double>(active) / n_);
     }
-    const bool converged = check_gap && last_gap.gap <= config_.gap_tolerance();
+    // The heuristic stop trusts the stale estimates (no exact pass).
+    const bool estimate_stop = estimate_converged && !confirm;
+    const bool converged =
+        (check_gap && last_gap.gap <= config_.gap_tolerance()) || estimate_stop;
     if (converged) {
-      stop_reason = "gap_tolerance";
+      stop_reason = check_gap && last_gap.gap <= config_.gap_tolerance()
+                        ? "gap_tolerance"
+                        : "gap_estimate";
     } else if (out_of_time) {
       stop_reason = "max_seconds";
     }
@@ -866,11 +888,6 @@ absl::StatusOr<TrainingSummary> BcfwRun::Solve(Monitor* monitor,
     if (final_pass) break;
   }
 
-  if (invariants_ != nullptr) CheckInvariants(invariants_);
-  // Hand over the buffer instead of copying: at this size a copy is the
-  // run's peak memory. The last pass has already formed w̄.
-  if (averaging_) ReturnedPoint();
-  *w_out = averaging_ ? std::move(average_) : std::move(w_);
   summary.set_oracle_calls(oracle_calls_);
   summary.set_seconds(elapsed());
   if (have_gap) {
@@ -879,8 +896,6 @@ absl::StatusOr<TrainingSummary> BcfwRun::Solve(Monitor* monitor,
   summary.set_stop_reason(stop_reason);
   return summary;
 }
-
-}  // namespace
 
 absl::StatusOr<TrainingSummary> BcfwSolver::Solve(const Problem& problem,
                                                   Monitor* monitor,

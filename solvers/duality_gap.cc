@@ -52,10 +52,12 @@ DualityGap ComputeDualityGap(const Problem& problem, const double* w,
 DualityGap ComputeBlockGaps(const Problem& problem, const double* w, double ell,
                             const double* ell_block, const double* states,
                             const int64_t* state_offset, double lambda,
-                            int num_threads, std::vector<double>* block_gaps) {
+                            int num_threads, std::vector<double>* block_gaps,
+                            std::vector<double>* state_dots) {
   const int n = problem.NumExamples();
   std::vector<double> hinge(n);
   block_gaps->resize(n);
+  if (state_dots != nullptr) state_dots->resize(n);
   ParallelFor(n, num_threads, [&](int begin, int end) {
     OracleResult result;
     for (int i = begin; i < end; ++i) {
@@ -63,6 +65,7 @@ DualityGap ComputeBlockGaps(const Problem& problem, const double* w, double ell,
       hinge[i] = result.loss - result.score;
       (*block_gaps)[i] = (result.state_dot - result.score) / n - ell_block[i] +
                          result.loss / n;
+      if (state_dots != nullptr) (*state_dots)[i] = result.state_dot;
     }
   });
   double sum = 0;

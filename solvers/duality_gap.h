@@ -34,11 +34,13 @@ DualityGap ComputeDualityGap(const Problem& problem, const double* w,
 // The gap at a block-coordinate iterate (w, ℓ) whose blocks have states v_i
 // (state i at states + state_offset[i]) and loss terms ℓ_i, plus each block's
 // own gap g_i = λ⟨w_i − w_s, w⟩ − ℓ_i + ℓ_s at w (unclipped; Σ g_i = gap
-// when w = Σ w_i). One oracle call per block, as ComputeDualityGap.
+// when w = Σ w_i), and, when `state_dots` is non-null, each ⟨v_i, w⟩. One
+// oracle call per block, as ComputeDualityGap.
 DualityGap ComputeBlockGaps(const Problem& problem, const double* w, double ell,
                             const double* ell_block, const double* states,
                             const int64_t* state_offset, double lambda,
-                            int num_threads, std::vector<double>* block_gaps);
+                            int num_threads, std::vector<double>* block_gaps,
+                            std::vector<double>* state_dots = nullptr);
 
 }  // namespace chaintag
 
