@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 
 namespace chaintag {
 namespace {
+
+constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
 
 // min(k, L^T) without overflow.
 int64_t NumBest(int k, int num_labels, int length) {
@@ -22,13 +25,16 @@ int TopKViterbi::Merge(const double* list_scores, const int32_t* list_counts,
   // Insertion into the sorted best-so-far: candidates arrive in increasing
   // (label, rank), so an equal value lands after the ones already there, and
   // a list stops at its first row that cannot enter (its later rows are no
-  // better). With K ≪ L most lists cost one comparison.
+  // better). With K ≪ L most lists cost one comparison. A −∞ row is a
+  // forbidden path, not a labeling: it never enters, and nor do the rows
+  // after it.
   int written = 0;
   for (int p = 0; p < num_lists; ++p) {
     const double shift = offset[static_cast<int64_t>(p) * offset_stride];
     const double* list = list_scores + static_cast<int64_t>(p) * width;
     for (int32_t r = 0; r < list_counts[p]; ++r) {
       const double candidate = list[r] + shift;
+      if (candidate == kMinusInfinity) break;
       if (written == width && !(candidate > value[width - 1])) break;
       int position = written < width ? written : width - 1;
       while (position > 0 && candidate > value[position - 1]) {
@@ -69,10 +75,12 @@ int TopKViterbi::Decode(const ChainScores& scores, int k,
   count_.resize(cells);
 
   // Position 0: one partial labeling per label (the paper's ranks ≥ 1 are −∞
-  // there; counting valid rows instead never lets a −∞ row pose as a path).
+  // there; counting valid rows instead never lets a −∞ row pose as a path),
+  // none where its score is −∞ (a forbidden start).
   for (int y = 0; y < L; ++y) {
-    score_[static_cast<size_t>(y) * K] = scores.start[y] + scores.unary[y];
-    count_[y] = 1;
+    const double value = scores.start[y] + scores.unary[y];
+    score_[static_cast<size_t>(y) * K] = value;
+    count_[y] = value == kMinusInfinity ? 0 : 1;
   }
   for (int t = 1; t < T; ++t) {
     const size_t previous = static_cast<size_t>(t - 1) * L;
@@ -80,12 +88,13 @@ int TopKViterbi::Decode(const ChainScores& scores, int k,
     for (int y = 0; y < L; ++y) {
       const size_t cell = static_cast<size_t>(t) * L + y;
       double* value = &score_[cell * K];
-      const int n =
+      int n =
           Merge(&score_[previous * K], &count_[previous], scores.transition + y,
                 L, L, K, value, &from_label_[cell * K], &from_rank_[cell * K]);
       // Added after the merge, as ViterbiDecoder does, so rank 0 rounds
-      // exactly like its delta.
+      // exactly like its delta. Rows that become −∞ (a −∞ unary) are dropped.
       for (int r = 0; r < n; ++r) value[r] += unary[y];
+      while (n > 0 && value[n - 1] == kMinusInfinity) --n;
       count_[cell] = n;
     }
   }

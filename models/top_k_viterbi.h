@@ -25,11 +25,16 @@ namespace chaintag {
 
 class TopKViterbi {
  public:
-  // Finds the m = min(k, L^T) best labelings, all distinct, and returns m.
-  // `labelings` becomes m rows of scores.length labels (row j is the j-th
-  // best) and `labeling_scores` their m scores, descending. A chain of length
-  // 0 has one (empty) labeling scoring 0. k ≤ 0 returns 0 with both outputs
-  // emptied.
+  // Finds the m = min(k, N) best labelings, all distinct, and returns m,
+  // where N is the number of labelings whose score is not −∞ (N = L^T when
+  // every score is finite). A −∞ score marks a forbidden start, transition,
+  // end or label (models/transition_constraints.h writes them): a labeling
+  // that uses one is never returned, so fewer than k labelings come back when
+  // k > N, and none when every labeling is forbidden. `labelings` becomes m
+  // rows of scores.length labels (row j is the j-th best) and
+  // `labeling_scores` their m scores, descending. A chain of length 0 has one
+  // (empty) labeling scoring 0. k ≤ 0 returns 0 with both outputs emptied.
+  // Scores must not be +∞ or NaN.
   //
   // Time O(T·L·(L + K²)) for K = min(k, L^T), O(T·L·(L + K)) in the usual
   // case: each table cell merges the L sorted lists of the previous position

@@ -1,6 +1,7 @@
 #include "models/top_k_viterbi.h"
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -176,6 +177,74 @@ TEST(TopKViterbiTest, NonPositiveKReturnsNothing) {
   EXPECT_TRUE(labelings.empty());
   EXPECT_TRUE(scores.empty());
   EXPECT_EQ(decoder.Decode(chain.scores(), -2, &labelings, &scores), 0);
+}
+
+// A labeling scoring −∞ (a forbidden start, transition or end, as the
+// tag-scheme constraints write them) is never returned: with K above the
+// number of finite labelings, exactly those come back, in brute-force order.
+TEST(TopKViterbiTest, NeverReturnsMinusInfinityLabelings) {
+  constexpr double kMinusInf = -std::numeric_limits<double>::infinity();
+  std::mt19937 rng(17);
+  TopKViterbi decoder;
+  std::bernoulli_distribution forbid(0.4);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int T = 1 + trial % 5, L = 1 + (trial / 5) % 4;
+    RandomChain chain = MakeChain(T, L, &rng, /*integer_scores=*/trial % 2);
+    for (double& s : chain.transition) {
+      if (forbid(rng)) s = kMinusInf;
+    }
+    for (double& s : chain.start) {
+      if (forbid(rng)) s = kMinusInf;
+    }
+    for (double& s : chain.end) {
+      if (forbid(rng)) s = kMinusInf;
+    }
+    std::vector<Scored> finite;
+    for (Scored& s : AllLabelingsSorted(chain.scores())) {
+      if (s.score != kMinusInf) finite.push_back(std::move(s));
+    }
+    int total = 1;
+    for (int t = 0; t < T; ++t) total *= L;
+    for (int k : {1, 2, 3, static_cast<int>(finite.size()),
+                  static_cast<int>(finite.size()) + 1, total, total + 4}) {
+      std::vector<int32_t> labelings;
+      std::vector<double> scores;
+      const int m = decoder.Decode(chain.scores(), k, &labelings, &scores);
+      const int expected_m = std::min<int>(k, static_cast<int>(finite.size()));
+      ASSERT_EQ(m, expected_m) << "trial " << trial << " k=" << k;
+      ASSERT_EQ(labelings.size(), static_cast<size_t>(m) * T);
+      ASSERT_EQ(scores.size(), static_cast<size_t>(m));
+      for (int j = 0; j < m; ++j) {
+        const std::vector<int32_t> row(labelings.begin() + j * T,
+                                       labelings.begin() + (j + 1) * T);
+        EXPECT_EQ(row, finite[j].labels) << "trial " << trial << " rank " << j;
+        EXPECT_NEAR(scores[j], finite[j].score, 1e-12);
+      }
+    }
+  }
+}
+
+TEST(TopKViterbiTest, NoFiniteLabelingReturnsNothing) {
+  constexpr double kMinusInf = -std::numeric_limits<double>::infinity();
+  // Label 0 may not start, label 1 may not end, 0 -> 1 and 1 -> 0 are
+  // forbidden: no labeling of length 1 or 2 is finite.
+  const RandomChain chain{2,
+                          2,
+                          {1, 2, 3, 4},
+                          {0, kMinusInf, kMinusInf, 0},
+                          {kMinusInf, 0},
+                          {0, kMinusInf}};
+  TopKViterbi decoder;
+  std::vector<int32_t> labelings = {5};
+  std::vector<double> scores = {5.0};
+  EXPECT_EQ(decoder.Decode(chain.scores(), 3, &labelings, &scores), 0);
+  EXPECT_TRUE(labelings.empty());
+  EXPECT_TRUE(scores.empty());
+  RandomChain single = chain;
+  single.length = 1;
+  EXPECT_EQ(decoder.Decode(single.scores(), 3, &labelings, &scores), 0);
+  EXPECT_TRUE(labelings.empty());
+  EXPECT_TRUE(scores.empty());
 }
 
 TEST(TopKViterbiTest, LongChainRowsAreDistinctSortedAndScoredRight) {
