@@ -202,6 +202,7 @@ void BcfwRun::ScaleLambda(double rho, const std::vector<double>& deltas,
     average_steps_ = -1;
   }
   state_dots_steps_ = -1;
+  exact_gaps_steps_ = -1;
 }
 
 absl::Status BcfwRun::InitializeBoxes() {
@@ -818,6 +819,7 @@ absl::StatusOr<TrainingSummary> BcfwRun::Run(Monitor* monitor) {
           states_.data(), state_offset_.data(), lambda_, threads,
           &exact_block_gaps, &state_dots_);
       state_dots_steps_ = steps_;
+      exact_gaps_steps_ = steps_;
       oracle_calls_ += n_;
       double sum = 0;
       for (int i = 0; i < n_; ++i) {

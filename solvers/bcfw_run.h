@@ -81,6 +81,14 @@ class BcfwRun {
   void Reseed(uint64_t seed) { random_ = SolverRandom(seed); }
 
   double lambda() const { return lambda_; }
+  // ℓ = Σ_i ℓ_i of the iterate: its dual is ℓ − λ/2‖w‖².
+  double ell() const { return ell_; }
+  // Keep and refresh block-gap estimates even without gap sampling or a
+  // cache (a path reads them between solves).
+  void set_refresh_block_gaps() { refresh_block_gaps_ = true; }
+  // Whether the estimates are the exact block gaps at the current w (an
+  // exact gap pass ran and no step followed).
+  bool block_gaps_exact() const { return exact_gaps_steps_ == steps_; }
   const std::vector<double>& block_gaps() const { return block_gap_; }
   double GapEstimate() const;
   int64_t oracle_calls() const { return oracle_calls_; }
@@ -170,6 +178,7 @@ class BcfwRun {
   // since (state_dots_steps_ == steps_).
   std::vector<double> state_dots_;
   int64_t state_dots_steps_ = -1;
+  int64_t exact_gaps_steps_ = -1;  // steps_ at the last exact gap pass
   int64_t pass_draws_ = 0;
   int64_t pass_hits_ = 0;
 
