@@ -5,8 +5,10 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <utility>
 
@@ -99,7 +101,8 @@ ChainModel::ChainModel(ModelFile header, LabelSet labels,
       labels_(std::move(labels)),
       extractor_(std::move(extractor)),
       layout_(layout),
-      weights_(std::move(weights)) {}
+      weights_(std::move(weights)),
+      constraints_(labels_.names(), header_.train_scheme()) {}
 
 absl::StatusOr<ChainModel> ChainModel::Create(ModelFile header,
                                               std::vector<double> weights) {
@@ -237,6 +240,80 @@ absl::Status PredictWithWeights(const FeatureExtractor& extractor,
       MakeChainScores(layout, weights, T, scratch->unary.data()),
       labels->data());
   return absl::OkStatus();
+}
+
+absl::Status PredictNBestWithWeights(const FeatureExtractor& extractor,
+                                     const ChainLayout& layout,
+                                     const double* weights,
+                                     const TransitionConstraints& constraints,
+                                     const Sentence& sentence,
+                                     const DecodeOptions& options,
+                                     TagScratch* scratch, Decoded* decoded) {
+  decoded->labelings.clear();
+  decoded->scores.clear();
+  decoded->margin.reset();
+  if (options.nbest < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("nbest must be at least 1, got ", options.nbest));
+  }
+  absl::Status status = extractor.Extract(sentence, &scratch->features);
+  if (!status.ok()) return status;
+  const int T = scratch->features.size();
+  scratch->unary.resize(static_cast<size_t>(T) * layout.num_labels);
+  ComputeUnaryScores(layout, weights, scratch->features, scratch->unary.data());
+  ChainScores scores =
+      MakeChainScores(layout, weights, T, scratch->unary.data());
+  if (options.constrained) {
+    absl::StatusOr<ChainScores> constrained =
+        constraints.Apply(scores, &scratch->constrained);
+    if (!constrained.ok()) return constrained.status();
+    scores = *constrained;
+  }
+  if (options.nbest == 1) {
+    decoded->labelings.resize(1);
+    decoded->labelings[0].resize(T);
+    decoded->scores.push_back(
+        scratch->decoder.Decode(scores, decoded->labelings[0].data()));
+  } else {
+    const int m =
+        scratch->top_k.Decode(scores, options.nbest, &scratch->top_k_labelings,
+                              &scratch->top_k_scores);
+    decoded->labelings.resize(m);
+    for (int j = 0; j < m; ++j) {
+      const auto row =
+          scratch->top_k_labelings.begin() + static_cast<ptrdiff_t>(j) * T;
+      decoded->labelings[j].assign(row, row + T);
+    }
+    decoded->scores.assign(scratch->top_k_scores.begin(),
+                           scratch->top_k_scores.end());
+  }
+  // Only −∞ scores (forbidden everywhere) leave nothing to return.
+  if (decoded->scores.empty() ||
+      decoded->scores[0] == -std::numeric_limits<double>::infinity()) {
+    decoded->labelings.clear();
+    decoded->scores.clear();
+    return absl::FailedPreconditionError(absl::StrCat(
+        "no labeling of this ", T, "-token sentence has a finite score",
+        options.constrained
+            ? absl::StrCat(" under the ", TagSchemeName(constraints.scheme()),
+                           " constraints over the model's labels")
+            : ""));
+  }
+  if (options.nbest >= 2) {
+    decoded->margin = decoded->scores.size() >= 2
+                          ? decoded->scores[0] - decoded->scores[1]
+                          : std::numeric_limits<double>::infinity();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ChainModel::PredictNBest(const Sentence& sentence,
+                                      const DecodeOptions& options,
+                                      TagScratch* scratch,
+                                      Decoded* decoded) const {
+  return PredictNBestWithWeights(extractor_, layout_, weights_.data(),
+                                 constraints_, sentence, options, scratch,
+                                 decoded);
 }
 
 absl::Status ChainModel::Predict(const Sentence& sentence, TagScratch* scratch,

@@ -10,6 +10,7 @@
 #define CHAINTAG_MODELS_CHAIN_MODEL_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@
 #include "features/feature_sequence.h"
 #include "models/chain_layout.h"
 #include "models/model_file.pb.h"
+#include "models/top_k_viterbi.h"
+#include "models/transition_constraints.h"
 #include "models/viterbi.h"
 
 namespace chaintag {
@@ -35,6 +38,37 @@ struct TagScratch {
   std::vector<int32_t> labels;
   std::vector<std::string> names;
   ViterbiDecoder decoder;
+  // For PredictNBest: the n-best table and its flat output, and the
+  // constrained copies of the start/transition/end scores.
+  TopKViterbi top_k;
+  std::vector<int32_t> top_k_labelings;
+  std::vector<double> top_k_scores;
+  ConstrainedScoresBuffer constrained;
+};
+
+// How PredictNBest decodes.
+struct DecodeOptions {
+  // Only labelings valid in the model's training scheme (starts, transitions
+  // and ends; models/transition_constraints.h). No effect for NONE.
+  bool constrained = false;
+  // How many of the best labelings to return (≥ 1). Costs O(T·L·(L + n))
+  // time and O(T·L·n) memory for n ≥ 2; n = 1 is plain Viterbi.
+  int nbest = 1;
+};
+
+// The result of PredictNBest, best first. Reuse one across sentences to
+// keep its buffers.
+struct Decoded {
+  // Label ids (training scheme), one row per labeling, all distinct. Fewer
+  // than nbest when fewer labelings exist (L^T of them, or the valid ones).
+  std::vector<std::vector<int32_t>> labelings;
+  // Their scores ⟨w, φ(x, y)⟩, descending (ties as in TopKViterbi); a
+  // valid labeling scores the same constrained or not.
+  std::vector<double> scores;
+  // scores[0] − scores[1] (≥ 0) when nbest ≥ 2 and two labelings exist;
+  // +∞ when nbest ≥ 2 but only one labeling exists (an empty sentence, or
+  // constraints that leave one); absent when nbest = 1 (not computed).
+  std::optional<double> margin;
 };
 
 class ChainModel {
@@ -54,10 +88,24 @@ class ChainModel {
   const FeatureExtractor& extractor() const { return extractor_; }
   const ChainLayout& layout() const { return layout_; }
   const std::vector<double>& weights() const { return weights_; }
+  // The training scheme's constraints over labels() (outside tag "O").
+  const TransitionConstraints& constraints() const { return constraints_; }
 
   // Predicted label ids (training scheme) for a sentence.
   absl::Status Predict(const Sentence& sentence, TagScratch* scratch,
                        std::vector<int32_t>* labels) const;
+  // The nbest best labelings (training scheme) of a sentence, their scores
+  // and the margin, optionally constrained to the training scheme's valid
+  // transitions. Unconstrained with nbest = 1 it gives exactly Predict's
+  // labeling; its first labeling is always the one Viterbi decoding of the
+  // same (constrained or not) scores gives. Fails (and clears `decoded`)
+  // when nbest < 1, when feature extraction fails, or when no labeling of
+  // the sentence is valid (possible only for label sets missing the labels
+  // a scheme needs, e.g. IOBES without O and S-*: an odd-length sentence
+  // over {B-X, E-X} has none); there is no silent unconstrained fallback.
+  absl::Status PredictNBest(const Sentence& sentence,
+                            const DecodeOptions& options, TagScratch* scratch,
+                            Decoded* decoded) const;
   // Predicted tags in the output scheme.
   absl::Status Tag(const Sentence& sentence, TagScratch* scratch,
                    std::vector<std::string>* tags) const;
@@ -74,6 +122,7 @@ class ChainModel {
   FeatureExtractor extractor_;
   ChainLayout layout_;
   std::vector<double> weights_;
+  TransitionConstraints constraints_;
 };
 
 // Label ids to their names, re-encoded from scheme `from` to `to`.
@@ -88,6 +137,16 @@ absl::Status PredictWithWeights(const FeatureExtractor& extractor,
                                 const double* weights, const Sentence& sentence,
                                 TagScratch* scratch,
                                 std::vector<int32_t>* labels);
+
+// PredictNBest with weights other than the model's own; `constraints`
+// (over layout.num_labels labels) is used only when options.constrained.
+absl::Status PredictNBestWithWeights(const FeatureExtractor& extractor,
+                                     const ChainLayout& layout,
+                                     const double* weights,
+                                     const TransitionConstraints& constraints,
+                                     const Sentence& sentence,
+                                     const DecodeOptions& options,
+                                     TagScratch* scratch, Decoded* decoded);
 
 }  // namespace chaintag
 

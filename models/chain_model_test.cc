@@ -1,12 +1,19 @@
 #include "models/chain_model.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <string>
+#include <vector>
 
+#include "corpora/tag_scheme.h"
 #include "gtest/gtest.h"
+#include "models/chain_layout.h"
+#include "models/viterbi.h"
 
 namespace chaintag {
 namespace {
@@ -28,11 +35,11 @@ void WriteAll(const std::string& path, const std::string& bytes) {
 }
 
 // A small IOBES model over word identity features with random weights.
-ChainModel MakeModel() {
+ChainModel MakeModel(const std::vector<std::string>& labels = {
+                         "O", "B-NP", "E-NP", "S-NP"}) {
   ModelFile header;
-  for (const char* label : {"O", "B-NP", "E-NP", "S-NP"}) {
-    header.add_labels(label);
-  }
+  for (const std::string& label : labels) header.add_labels(label);
+  const int L = static_cast<int>(labels.size());
   FeatureConfig* features = header.mutable_features();
   features->set_num_buckets(64);
   FeatureTemplate* word = features->add_templates();
@@ -40,14 +47,14 @@ ChainModel MakeModel() {
   word->add_parts()->set_attribute(0);
   header.set_train_scheme(IOBES);
   header.set_output_scheme(IOB2);
-  const ChainLayout layout{4, 64};
+  const ChainLayout layout{L, 64};
   std::vector<double> weights(layout.dim());
   std::mt19937 rng(1);
   std::normal_distribution<double> normal(0, 1);
   for (double& w : weights) w = normal(rng);
   // Leave some emission rows zero so the sparse storage is exercised.
   for (int b = 0; b < 64; b += 3) {
-    for (int y = 0; y < 4; ++y) weights[b * 4 + y] = 0;
+    for (int y = 0; y < L; ++y) weights[b * L + y] = 0;
   }
   absl::StatusOr<ChainModel> model = ChainModel::Create(header, weights);
   EXPECT_TRUE(model.ok()) << model.status();
@@ -136,6 +143,208 @@ TEST(ChainModelTest, TagsInTheOutputScheme) {
       EXPECT_EQ(tags[t], "B-NP");
     }
   }
+}
+
+Sentence MakeSentence(const std::vector<std::string>& words) {
+  Sentence sentence;
+  sentence.num_attributes = 1;
+  sentence.attributes = words;
+  return sentence;
+}
+
+// `length` (≤ 10) distinct words: a repeated word would give permuted
+// labelings equal scores that differ only by rounding, and the brute-force
+// order would then depend on summation order.
+Sentence RandomSentence(int length, std::mt19937* rng) {
+  std::vector<std::string> words = {"the", "big", "dog", "barks", "a",
+                                    "cat", "sat", "on",  "mat",   "."};
+  std::shuffle(words.begin(), words.end(), *rng);
+  words.resize(length);
+  return MakeSentence(words);
+}
+
+struct Scored {
+  double score;
+  std::vector<int32_t> labels;
+};
+
+// Every labeling of the sentence under the model's weights, or only those
+// that ConvertTags leaves unchanged in the training scheme (the valid ones),
+// in TopKViterbi's order (score descending, then reversed sequence
+// ascending).
+std::vector<Scored> BruteForce(const ChainModel& model,
+                               const Sentence& sentence, bool valid_only) {
+  FeatureSequence features;
+  EXPECT_TRUE(model.extractor().Extract(sentence, &features).ok());
+  const int T = features.size();
+  const int L = model.labels().size();
+  std::vector<double> unary(static_cast<size_t>(T) * L);
+  ComputeUnaryScores(model.layout(), model.weights().data(), features,
+                     unary.data());
+  const ChainScores scores =
+      MakeChainScores(model.layout(), model.weights().data(), T, unary.data());
+  std::vector<Scored> all;
+  std::vector<int32_t> y(T, 0);
+  while (true) {
+    std::vector<std::string> tags;
+    for (int32_t label : y) tags.push_back(model.labels().Name(label));
+    const TagScheme scheme = model.header().train_scheme();
+    if (!valid_only || ConvertTags(tags, scheme, scheme) == tags) {
+      all.push_back({ScoreLabeling(scores, y.data()), y});
+    }
+    int t = T - 1;
+    while (t >= 0 && y[t] == L - 1) y[t--] = 0;
+    if (t < 0) break;
+    ++y[t];
+  }
+  std::sort(all.begin(), all.end(), [](const Scored& a, const Scored& b) {
+    if (a.score != b.score) return a.score > b.score;
+    return std::lexicographical_compare(a.labels.rbegin(), a.labels.rend(),
+                                        b.labels.rbegin(), b.labels.rend());
+  });
+  return all;
+}
+
+TEST(ChainModelTest, PredictNBestUnconstrainedFirstIsPredict) {
+  ChainModel model = MakeModel();
+  std::mt19937 rng(3);
+  TagScratch scratch;
+  Decoded decoded;  // reused on purpose
+  for (int trial = 0; trial < 50; ++trial) {
+    const Sentence sentence = RandomSentence(1 + trial % 9, &rng);
+    std::vector<int32_t> predicted;
+    ASSERT_TRUE(model.Predict(sentence, &scratch, &predicted).ok());
+    DecodeOptions options;
+    ASSERT_TRUE(model.PredictNBest(sentence, options, &scratch, &decoded).ok());
+    ASSERT_EQ(decoded.labelings.size(), 1u);
+    EXPECT_EQ(decoded.labelings[0], predicted);
+    EXPECT_FALSE(decoded.margin.has_value());
+    const double one_best = decoded.scores[0];
+    options.nbest = 3;
+    ASSERT_TRUE(model.PredictNBest(sentence, options, &scratch, &decoded).ok());
+    ASSERT_EQ(decoded.labelings.size(), 3u);
+    EXPECT_EQ(decoded.labelings[0], predicted);
+    EXPECT_EQ(decoded.scores[0], one_best);  // bit for bit
+    ASSERT_TRUE(decoded.margin.has_value());
+    EXPECT_EQ(*decoded.margin, decoded.scores[0] - decoded.scores[1]);
+    EXPECT_GE(*decoded.margin, 0);
+    // The same with the weights passed explicitly.
+    Decoded again;
+    ASSERT_TRUE(PredictNBestWithWeights(
+                    model.extractor(), model.layout(), model.weights().data(),
+                    model.constraints(), sentence, options, &scratch, &again)
+                    .ok());
+    EXPECT_EQ(again.labelings, decoded.labelings);
+    EXPECT_EQ(again.scores, decoded.scores);
+  }
+}
+
+TEST(ChainModelTest, PredictNBestMatchesBruteForce) {
+  ChainModel model = MakeModel();
+  ASSERT_EQ(model.header().train_scheme(), IOBES);
+  std::mt19937 rng(4);
+  TagScratch scratch;
+  Decoded decoded;
+  int constraint_mattered = 0;
+  for (int trial = 0; trial < 30; ++trial) {
+    const Sentence sentence = RandomSentence(1 + trial % 5, &rng);
+    for (bool constrained : {false, true}) {
+      const std::vector<Scored> expected =
+          BruteForce(model, sentence, /*valid_only=*/constrained);
+      const int n = static_cast<int>(expected.size());
+      for (int nbest : {1, 2, 5, n, n + 10}) {
+        DecodeOptions options;
+        options.constrained = constrained;
+        options.nbest = nbest;
+        ASSERT_TRUE(
+            model.PredictNBest(sentence, options, &scratch, &decoded).ok());
+        const int m = std::min(nbest, n);
+        ASSERT_EQ(decoded.labelings.size(), static_cast<size_t>(m))
+            << "trial " << trial << " constrained " << constrained;
+        ASSERT_EQ(decoded.scores.size(), static_cast<size_t>(m));
+        // Words can share a hash bucket (or an all-zero row), so labelings
+        // may tie up to rounding: rank j must hold a distinct labeling from
+        // the expected list whose score is the j-th best score.
+        std::vector<std::vector<int32_t>> seen;
+        for (int j = 0; j < m; ++j) {
+          EXPECT_NEAR(decoded.scores[j], expected[j].score, 1e-9);
+          auto match = std::find_if(expected.begin(), expected.end(),
+                                    [&](const Scored& e) {
+                                      return e.labels == decoded.labelings[j];
+                                    });
+          ASSERT_NE(match, expected.end())
+              << "trial " << trial << " rank " << j << " not expected";
+          EXPECT_NEAR(match->score, expected[j].score, 1e-9)
+              << "trial " << trial << " rank " << j;
+          seen.push_back(decoded.labelings[j]);
+        }
+        std::sort(seen.begin(), seen.end());
+        EXPECT_EQ(std::adjacent_find(seen.begin(), seen.end()), seen.end());
+        if (nbest >= 2) {
+          ASSERT_TRUE(decoded.margin.has_value());
+          EXPECT_EQ(*decoded.margin,
+                    n >= 2 ? decoded.scores[0] - decoded.scores[1]
+                           : std::numeric_limits<double>::infinity());
+        }
+      }
+    }
+    // Count sentences whose unconstrained best is invalid.
+    std::vector<int32_t> predicted;
+    ASSERT_TRUE(model.Predict(sentence, &scratch, &predicted).ok());
+    constraint_mattered +=
+        !model.constraints().IsValid(predicted.data(), predicted.size());
+  }
+  // Otherwise the constrained half of this test would prove little.
+  EXPECT_GT(constraint_mattered, 0);
+}
+
+TEST(ChainModelTest, PredictNBestEdgeCasesAndErrors) {
+  ChainModel model = MakeModel();
+  TagScratch scratch;
+  Decoded decoded;
+  DecodeOptions options;
+  options.nbest = 0;
+  EXPECT_EQ(
+      model.PredictNBest(MakeSentence({"dog"}), options, &scratch, &decoded)
+          .code(),
+      absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(decoded.labelings.empty());
+
+  // An empty sentence has one (empty) labeling: the margin is +inf.
+  options.nbest = 2;
+  ASSERT_TRUE(
+      model.PredictNBest(MakeSentence({}), options, &scratch, &decoded).ok());
+  ASSERT_EQ(decoded.labelings.size(), 1u);
+  EXPECT_TRUE(decoded.labelings[0].empty());
+  EXPECT_EQ(decoded.scores, std::vector<double>{0.0});
+  EXPECT_EQ(decoded.margin, std::numeric_limits<double>::infinity());
+
+  // IOBES over {B-NP, E-NP}: only even lengths have a valid labeling.
+  ChainModel pairs = MakeModel({"B-NP", "E-NP"});
+  options.constrained = true;
+  absl::Status status =
+      pairs.PredictNBest(MakeSentence({"the"}), options, &scratch, &decoded);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
+  EXPECT_TRUE(decoded.labelings.empty());
+  EXPECT_TRUE(decoded.scores.empty());
+  options.nbest = 1;
+  EXPECT_FALSE(
+      pairs.PredictNBest(MakeSentence({"the"}), options, &scratch, &decoded)
+          .ok());
+  options.nbest = 4;
+  ASSERT_TRUE(pairs
+                  .PredictNBest(MakeSentence({"the", "dog"}), options, &scratch,
+                                &decoded)
+                  .ok());
+  ASSERT_EQ(decoded.labelings.size(), 1u);
+  EXPECT_EQ(decoded.labelings[0], (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(decoded.margin, std::numeric_limits<double>::infinity());
+  // Unconstrained, every labeling is there.
+  options.constrained = false;
+  ASSERT_TRUE(
+      pairs.PredictNBest(MakeSentence({"the"}), options, &scratch, &decoded)
+          .ok());
+  EXPECT_EQ(decoded.labelings.size(), 2u);
 }
 
 TEST(ChainModelTest, CreateChecksSizes) {
