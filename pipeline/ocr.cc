@@ -1,6 +1,7 @@
 #include "pipeline/ocr.h"
 
 #include <algorithm>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -65,16 +66,23 @@ absl::StatusOr<OcrSplit> ReadOcrSplit(const CorpusConfig& corpus,
   if (!status.ok()) return status;
   status = CheckFolds(corpus.test_folds(), "test_folds");
   if (!status.ok()) return status;
-  // 0 = not selected, 1 = train, 2 = test.
+  status = CheckFolds(corpus.dev_folds(), "dev_folds");
+  if (!status.ok()) return status;
+  // 0 = not selected, 1 = train, 2 = test, 3 = dev.
   std::vector<int> role(kOcrNumFolds, 0);
   for (int fold : corpus.train_folds()) role[fold] = 1;
-  for (int fold : corpus.test_folds()) {
-    if (role[fold] == 1) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("config: fold ", fold,
-                       " is in both corpus.train_folds and corpus.test_folds"));
+  for (const auto& [folds, field, value] :
+       {std::tuple{&corpus.test_folds(), "test_folds", 2},
+        std::tuple{&corpus.dev_folds(), "dev_folds", 3}}) {
+    for (int fold : *folds) {
+      if (role[fold] != 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("config: fold ", fold, " is in corpus.", field,
+                         " and in another of train_folds, test_folds, "
+                         "dev_folds"));
+      }
+      role[fold] = value;
     }
-    role[fold] = 2;
   }
 
   OcrSplit split;
@@ -94,8 +102,10 @@ absl::StatusOr<OcrSplit> ReadOcrSplit(const CorpusConfig& corpus,
     ChainExample example = ToExample(word);
     if (role[word.fold] == 1) {
       split.train.push_back(std::move(example));
-    } else {
+    } else if (role[word.fold] == 2) {
       split.test.push_back(std::move(example));
+    } else {
+      split.dev.push_back(std::move(example));
     }
   }
   for (int fold = 0; fold < kOcrNumFolds; ++fold) {
@@ -113,13 +123,15 @@ absl::StatusOr<OcrSplit> ReadOcrSplit(const CorpusConfig& corpus,
     split.train_letters += e.features.size();
   for (const ChainExample& e : split.test)
     split.test_letters += e.features.size();
+  for (const ChainExample& e : split.dev)
+    split.dev_letters += e.features.size();
 
   for (int y = 0; y < kOcrNumLabels; ++y) {
     split.labels.Add(std::string(1, static_cast<char>('a' + y)));
   }
   split.layout = ChainLayout{kOcrNumLabels, kPixelBuckets};
   for (const std::vector<ChainExample>* examples :
-       {&split.train, &split.test}) {
+       {&split.train, &split.test, &split.dev}) {
     status = ChainProblem::Validate(split.layout, *examples);
     if (!status.ok()) {
       return absl::InvalidArgumentError(

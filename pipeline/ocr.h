@@ -31,8 +31,10 @@ struct OcrSplit {
   ChainLayout layout;
   std::vector<ChainExample> train;
   std::vector<ChainExample> test;
+  std::vector<ChainExample> dev;  // corpus.dev_folds
   int64_t train_letters = 0;
   int64_t test_letters = 0;
+  int64_t dev_letters = 0;
 };
 
 // The feature config an OCR model records: no templates, no hashed bias,
@@ -41,11 +43,11 @@ struct OcrSplit {
 FeatureConfig OcrFeatureConfig();
 
 // Reads corpus.ocr (resolved against `corpora_root`) and splits it by
-// corpus.train_folds / corpus.test_folds; corpus.max_train_sentences > 0
-// keeps the first N training words. Errors name the file (and line, from
-// the reader) or the offending config field: train/test set together with
-// ocr, no training folds, folds outside 0..9 or in both lists, a selected
-// fold without words.
+// corpus.train_folds / corpus.test_folds / corpus.dev_folds;
+// corpus.max_train_sentences > 0 keeps the first N training words. Errors name
+// the file (and line, from the reader) or the offending config field:
+// train/test set together with ocr, no training folds, folds outside 0..9 or in
+// both lists, a selected fold without words.
 absl::StatusOr<OcrSplit> ReadOcrSplit(const CorpusConfig& corpus,
                                       const std::string& corpora_root);
 

@@ -1,5 +1,6 @@
 #include "pipeline/pipeline.h"
 
+#include <cmath>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -18,8 +19,10 @@
 #include "google/protobuf/text_format.h"
 #include "models/chain_problem.h"
 #include "pipeline/ocr.h"
+#include "solvers/duality_gap.h"
 #include "solvers/monitor.h"
 #include "solvers/parallel.h"
+#include "solvers/regularization_path.h"
 #include "solvers/solver.h"
 
 namespace chaintag {
@@ -177,6 +180,9 @@ absl::Status PrepareOcrCorpus(const PipelineOptions& options,
       split->layout, std::move(split->train), normalize);
   prepared->ocr_test = std::make_unique<ChainProblem>(
       split->layout, std::move(split->test), normalize);
+  prepared->ocr_dev_letters = split->dev_letters;
+  prepared->ocr_dev = std::make_unique<ChainProblem>(
+      split->layout, std::move(split->dev), normalize);
   return absl::OkStatus();
 }
 
@@ -198,6 +204,32 @@ absl::Status PrepareConllCorpus(const PipelineOptions& options,
   if (corpus.max_train_sentences() > 0 &&
       static_cast<int>(prepared.train.size()) > corpus.max_train_sentences()) {
     prepared.train.resize(corpus.max_train_sentences());
+  }
+  if (corpus.dev_fraction() != 0) {
+    if (!(corpus.dev_fraction() > 0 && corpus.dev_fraction() < 1)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("config: corpus.dev_fraction must be in (0, 1), got ",
+                       corpus.dev_fraction()));
+    }
+    if (!corpus.dev().empty()) {
+      return absl::InvalidArgumentError(
+          "config: corpus.dev and corpus.dev_fraction are exclusive");
+    }
+    // The last sentences, as the issue's protocol asks: no shuffling, so
+    // the split is the same on every machine.
+    const size_t held_out = static_cast<size_t>(
+        std::ceil(corpus.dev_fraction() * prepared.train.size()));
+    if (held_out == 0 || held_out >= prepared.train.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("config: corpus.dev_fraction ", corpus.dev_fraction(),
+                       " of ", prepared.train.size(),
+                       " training sentences leaves no dev or no "
+                       "training sentences"));
+    }
+    const size_t keep = prepared.train.size() - held_out;
+    prepared.dev.assign(std::make_move_iterator(prepared.train.begin() + keep),
+                        std::make_move_iterator(prepared.train.end()));
+    prepared.train.resize(keep);
   }
   // Held-out splits: the training file's layout, gold tags required.
   ConllFormat held_out_format = prepared.format;
@@ -273,6 +305,112 @@ absl::StatusOr<PreparedCorpus> PrepareCorpus(const PipelineConfig& config,
   if (!status.ok()) return status;
   return prepared;
 }
+
+HeldOutScorer MakeHeldOutScorer(const PreparedCorpus& prepared, bool dev_only) {
+  HeldOutScorer scorer;
+  const PipelineConfig& config = prepared.config;
+  const int threads = std::max(1, config.solver().num_threads());
+  if (config.corpus().has_ocr()) {
+    const bool on_dev =
+        prepared.ocr_dev != nullptr && prepared.ocr_dev->NumExamples() > 0;
+    const ChainProblem* held_out =
+        on_dev ? prepared.ocr_dev.get() : prepared.ocr_test.get();
+    if ((dev_only && !on_dev) || held_out == nullptr ||
+        held_out->NumExamples() == 0) {
+      return scorer;
+    }
+    scorer.name = on_dev ? "dev_letter_error" : "test_letter_error";
+    scorer.lower_is_better = true;
+    scorer.score = [held_out,
+                    threads](const double* w) -> absl::StatusOr<double> {
+      return LetterErrorPercent(*held_out, w, threads);
+    };
+    return scorer;
+  }
+  // Dev, when there is one, is what choices (λ, passes) are made on; the
+  // test split is then scored only at the end.
+  const bool on_dev = !prepared.dev.empty();
+  if ((dev_only && !on_dev) || (!on_dev && prepared.test.empty())) {
+    return scorer;
+  }
+  const std::vector<Sentence>* held_out =
+      on_dev ? &prepared.dev : &prepared.test;
+  const bool raw = prepared.format.tag_scheme() == NONE;
+  scorer.name =
+      absl::StrCat(on_dev ? "dev_" : "test_", raw ? "accuracy" : "F1");
+  const FeatureExtractor* extractor = prepared.extractor.get();
+  const ChainLayout layout = prepared.problem->layout();
+  const LabelSet* labels = &prepared.labels;
+  const TagScheme train_scheme = config.model().train_scheme();
+  const TagScheme input_scheme = prepared.format.tag_scheme();
+  scorer.score = [=](const double* w) -> absl::StatusOr<double> {
+    double accuracy = 0;
+    absl::StatusOr<double> f1 = ScoreTagger(
+        [&](const Sentence& s, TagScratch* scratch,
+            std::vector<std::string>* tags) {
+          absl::Status status = PredictWithWeights(*extractor, layout, w, s,
+                                                   scratch, &scratch->labels);
+          if (!status.ok()) return status;
+          *tags = LabelsToTags(*labels, train_scheme, input_scheme,
+                               scratch->labels);
+          return absl::OkStatus();
+        },
+        *held_out, raw, threads, nullptr, &accuracy);
+    if (!f1.ok()) return f1.status();
+    return raw ? accuracy : *f1;
+  };
+  return scorer;
+}
+
+namespace {
+
+// `lambda: "path"`: the regularization path scored on dev; the best
+// breakpoint's λ goes into `solver_config` and its weights into `weights`.
+absl::StatusOr<TrainingSummary> TrainOnPath(
+    const ChainProblem& problem, const PreparedCorpus& prepared,
+    const std::function<void(const std::string&)>& say,
+    SolverConfig* solver_config, std::vector<double>* weights,
+    LambdaPath* path) {
+  const HeldOutScorer scorer = MakeHeldOutScorer(prepared, true);
+  say(absl::StrFormat(
+      "training: regularization path (%s, epsilon %g), solver %s, "
+      "choosing lambda on %s",
+      RegularizationPathConfig::Mode_Name(solver_config->path().mode()),
+      solver_config->path().epsilon(), solver_config->name(),
+      scorer.score ? scorer.name : "(no dev split)"));
+  absl::StatusOr<LambdaPath> chosen =
+      ChooseLambdaOnPath(problem, *solver_config, scorer, say);
+  if (!chosen.ok()) return chosen.status();
+  *path = *std::move(chosen);
+  say(FormatPathTable(*path));
+  const PathPoint& best = path->points[path->best];
+  const PathPoint& last = path->points.back();
+  solver_config->set_lambda(best.lambda);
+  *weights = std::move(path->best_weights);
+  path->best_weights.clear();
+  TrainingSummary summary;
+  summary.set_solver(absl::StrCat(solver_config->name(), " (path)"));
+  summary.set_lambda(best.lambda);
+  summary.set_num_examples(problem.NumExamples());
+  summary.set_dim(problem.Dim());
+  summary.set_passes(static_cast<int>(std::ceil(last.cumulative_passes)));
+  summary.set_oracle_calls(static_cast<int64_t>(
+      std::llround(last.cumulative_passes * problem.NumExamples())));
+  summary.set_seconds(last.seconds);
+  summary.set_stop_reason(absl::StrFormat(
+      "regularization path: %d breakpoints, chosen J = %d by %s %.2f",
+      static_cast<int>(path->points.size()), best.index, path->score_name,
+      path->scores[path->best]));
+  if (best.gap_exact) {
+    summary.set_gap(best.gap);
+    const double norm = SquaredNorm(weights->data(), problem.Dim());
+    summary.set_dual(best.ell - 0.5 * best.lambda * norm);
+    summary.set_primal(summary.dual() + best.gap);
+  }
+  return summary;
+}
+
+}  // namespace
 
 absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
                                            const PipelineOptions& options) {
@@ -356,44 +494,35 @@ absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
   const bool raw = input_scheme == NONE;
   const int eval_every =
       config.eval_every() > 0 ? config.eval_every() : 1 << 30;
-  if (ocr) {
-    const ChainProblem* ocr_test = prepared->ocr_test.get();
-    if (ocr_test->NumExamples() > 0) {
-      monitor.SetEvaluator(
-          "test_letter_error", eval_every,
-          [ocr_test,
-           threads](absl::Span<const double> w) -> absl::StatusOr<double> {
-            return LetterErrorPercent(*ocr_test, w.data(), threads);
-          });
-    }
-  } else if (!dev.empty() || !test.empty()) {
-    // Dev, when there is one, is what choices (λ, passes) are made on; the
-    // test split is then scored only at the end.
-    const bool on_dev = !dev.empty();
-    const std::vector<Sentence>& held_out = on_dev ? dev : test;
-    const FeatureExtractor& extractor = *prepared->extractor;
-    monitor.SetEvaluator(
-        absl::StrCat(on_dev ? "dev_" : "test_", raw ? "accuracy" : "F1"),
-        eval_every, [&](absl::Span<const double> w) -> absl::StatusOr<double> {
-          double accuracy = 0;
-          absl::StatusOr<double> f1 = ScoreTagger(
-              [&](const Sentence& s, TagScratch* scratch,
-                  std::vector<std::string>* tags) {
-                absl::Status status = PredictWithWeights(
-                    extractor, layout, w.data(), s, scratch, &scratch->labels);
-                if (!status.ok()) return status;
-                *tags = LabelsToTags(labels, train_scheme, input_scheme,
-                                     scratch->labels);
-                return absl::OkStatus();
-              },
-              held_out, raw, threads, nullptr, &accuracy);
-          if (!f1.ok()) return f1.status();
-          return raw ? accuracy : *f1;
-        });
+  const HeldOutScorer scorer = MakeHeldOutScorer(*prepared, false);
+  if (scorer.score) {
+    monitor.SetEvaluator(scorer.name, eval_every,
+                         [&scorer](absl::Span<const double> w) {
+                           return scorer.score(w.data());
+                         });
   }
   std::vector<double> weights;
-  absl::StatusOr<TrainingSummary> summary =
-      (*solver)->Solve(problem, &monitor, &weights);
+  absl::StatusOr<TrainingSummary> summary;
+  if (config.lambda() == "path") {
+    absl::StatusOr<TrainingSummary> chosen = TrainOnPath(
+        problem, *prepared, say, &solver_config, &weights, &result.path);
+    if (!chosen.ok()) return chosen.status();
+    summary = *chosen;
+    *config.mutable_solver() = solver_config;
+    // The log holds the path's breakpoints instead of pass records.
+    std::ofstream log(result.log_path, std::ios::trunc);
+    log << PathToJson(result.path);
+    if (!log) {
+      return absl::InternalError(
+          absl::StrCat("cannot write the path log ", result.log_path));
+    }
+  } else if (!config.lambda().empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("config: lambda must be empty or \"path\", got \"",
+                     config.lambda(), "\" (a fixed λ goes in solver.lambda)"));
+  } else {
+    summary = (*solver)->Solve(problem, &monitor, &weights);
+  }
   if (!summary.ok()) return summary.status();
   result.summary = *summary;
 

@@ -28,6 +28,7 @@
 #include "features/feature_stats.h"
 #include "models/chain_model.h"
 #include "models/chain_problem.h"
+#include "pipeline/lambda_path.h"
 #include "pipeline/paths.h"
 #include "pipeline/pipeline_config.pb.h"
 #include "solvers/solver_config.pb.h"
@@ -65,6 +66,8 @@ struct PipelineResult {
   double test_word_averaged_letter_error = -1;
   std::string model_path;
   std::string log_path;
+  // With `lambda: "path"`: the breakpoints, their dev scores and the choice.
+  LambdaPath path;
 };
 
 // A corpus read, labelled and turned into a chain problem: everything a
@@ -84,13 +87,21 @@ struct PreparedCorpus {
   // and letter error; `train`, `test`, `extractor` and `feature_stats` are
   // then empty.
   std::unique_ptr<ChainProblem> ocr_test;
-  std::string ocr_path;  // resolved
+  std::unique_ptr<ChainProblem> ocr_dev;  // corpus.dev_folds
+  std::string ocr_path;                   // resolved
   int64_t ocr_train_letters = 0;
   int64_t ocr_test_letters = 0;
+  int64_t ocr_dev_letters = 0;
 };
 
 absl::StatusOr<PreparedCorpus> PrepareCorpus(const PipelineConfig& config,
                                              const PipelineOptions& options);
+
+// Scores weights on the dev split (F1, or token accuracy for untyped tags;
+// letter error for OCR), or, when there is none and `dev_only` is false, on
+// the test split; an empty scorer when neither exists. `prepared` must
+// outlive it.
+HeldOutScorer MakeHeldOutScorer(const PreparedCorpus& prepared, bool dev_only);
 
 absl::StatusOr<PipelineConfig> ReadPipelineConfig(const std::string& path);
 

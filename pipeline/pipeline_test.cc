@@ -248,3 +248,77 @@ TEST_F(PipelineTest, MissingDevFileIsNamed) {
 
 }  // namespace
 }  // namespace chaintag
+
+namespace chaintag {
+namespace {
+
+TEST_F(PipelineTest, DevFractionHoldsOutTheLastTrainingSentences) {
+  PipelineConfig config = SmallConfig();
+  config.mutable_corpus()->clear_dev();
+  config.mutable_corpus()->set_dev_fraction(0.1);
+  absl::StatusOr<PreparedCorpus> prepared = PrepareCorpus(config, options_);
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  ASSERT_EQ(prepared->train.size(), 180u);
+  ASSERT_EQ(prepared->dev.size(), 20u);
+  EXPECT_EQ(prepared->problem->NumExamples(), 180);
+  // The held-out sentences are the file's last ones, in order.
+  absl::StatusOr<PreparedCorpus> whole = PrepareCorpus(SmallConfig(), options_);
+  ASSERT_TRUE(whole.ok());
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_EQ(prepared->dev[i].first_line, whole->train[180 + i].first_line);
+  }
+
+  config.mutable_corpus()->set_dev("dev.txt");
+  EXPECT_THAT(PrepareCorpus(config, options_).status().message(),
+              HasSubstr("exclusive"));
+  config.mutable_corpus()->clear_dev();
+  config.mutable_corpus()->set_dev_fraction(1.5);
+  EXPECT_THAT(PrepareCorpus(config, options_).status().message(),
+              HasSubstr("dev_fraction"));
+}
+
+TEST_F(PipelineTest, LambdaPathChoosesTheBestDevBreakpoint) {
+  PipelineConfig config = SmallConfig();
+  config.set_lambda("path");
+  SolverConfig* solver = config.mutable_solver();
+  solver->set_step(SolverConfig::PAIRWISE);
+  solver->set_sampling(SolverConfig::GAP);
+  solver->set_max_passes(200);
+  solver->mutable_path()->set_epsilon(0.5);
+  solver->mutable_path()->set_lambda_min(1e-3);
+  absl::StatusOr<PipelineResult> result = RunPipeline(config, options_);
+  ASSERT_TRUE(result.ok()) << result.status();
+  const LambdaPath& path = result->path;
+  ASSERT_GE(path.points.size(), 3u);
+  ASSERT_EQ(path.scores.size(), path.points.size());
+  ASSERT_GE(path.best, 0);
+  EXPECT_EQ(path.score_name, "dev_F1");
+  // The chosen breakpoint has the best dev F1, the first among equals.
+  for (size_t j = 0; j < path.scores.size(); ++j) {
+    if (static_cast<int>(j) < path.best) {
+      EXPECT_LT(path.scores[j], path.scores[path.best]);
+    } else {
+      EXPECT_LE(path.scores[j], path.scores[path.best]);
+    }
+  }
+  // The saved model is that breakpoint's: same λ, same dev F1.
+  EXPECT_DOUBLE_EQ(result->summary.lambda(), path.points[path.best].lambda);
+  EXPECT_NEAR(result->dev_f1, path.scores[path.best], 1e-9);
+  absl::StatusOr<ChainModel> model = ChainModel::Load(result->model_path);
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_DOUBLE_EQ(model->header().solver().lambda(),
+                   path.points[path.best].lambda);
+  // The log is the path's JSON.
+  EXPECT_THAT(ReadFile(result->log_path), HasSubstr("\"cumulative_passes\""));
+
+  config.set_lambda("0.1");
+  EXPECT_THAT(RunPipeline(config, options_).status().message(),
+              HasSubstr("lambda must be empty or \"path\""));
+  config.set_lambda("path");
+  config.mutable_corpus()->clear_dev();
+  EXPECT_THAT(RunPipeline(config, options_).status().message(),
+              HasSubstr("needs a dev split"));
+}
+
+}  // namespace
+}  // namespace chaintag

@@ -1,0 +1,60 @@
+// Choosing λ on dev data with the regularization path
+// (solvers/regularization_path.h): every breakpoint's solution is scored on
+// the held-out split as soon as it is final, and the best one's weights are
+// kept (on ties the larger λ, the first met). Also the path's table and
+// JSON, which `train` with `lambda: "path"` and `//tools:regpath` print.
+//
+// Thread-safety: ChooseLambdaOnPath runs on the calling thread (scorers and
+// the solver use their own worker threads).
+
+#ifndef CHAINTAG_PIPELINE_LAMBDA_PATH_H_
+#define CHAINTAG_PIPELINE_LAMBDA_PATH_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "solvers/problem.h"
+#include "solvers/regularization_path.h"
+#include "solvers/solver_config.pb.h"
+
+namespace chaintag {
+
+// Scores weights on a held-out split.
+struct HeldOutScorer {
+  std::string name;  // e.g. "dev_F1", "dev_letter_error"
+  bool lower_is_better = false;
+  // Empty when there is nothing to score on.
+  std::function<absl::StatusOr<double>(const double* w)> score;
+};
+
+struct LambdaPath {
+  std::string score_name;
+  bool lower_is_better = false;
+  std::vector<PathPoint> points;
+  std::vector<double> scores;  // one per point
+  int best = -1;               // index into points
+  std::vector<double> best_weights;
+};
+
+// Runs the path with `config` (config.path) and scores every breakpoint with
+// `scorer`; `say` (may be empty) gets one progress line per breakpoint.
+absl::StatusOr<LambdaPath> ChooseLambdaOnPath(
+    const Problem& problem, const SolverConfig& config,
+    const HeldOutScorer& scorer,
+    const std::function<void(const std::string&)>& say);
+
+// One row per breakpoint: J, λ, segment end, gap (exact or estimate),
+// inner passes, cumulative passes, seconds, score; the chosen row marked.
+std::string FormatPathTable(const LambdaPath& path);
+
+// {"score_name":…, "best":…, "points":[{"index":…, "lambda":…, …}]}.
+std::string PathToJson(const LambdaPath& path);
+// The points of a path or grid run, as a JSON array.
+std::string PointsToJson(const std::vector<PathPoint>& points,
+                         const std::vector<double>* scores);
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_PIPELINE_LAMBDA_PATH_H_
