@@ -105,8 +105,8 @@ absl::StatusOr<std::vector<PathPoint>> RunRegularizationPath(
   const int64_t dim = problem.Dim();
   const int threads = std::max(1, config.num_threads());
   const absl::Time start = absl::Now();
-  BcfwRun run(inner, problem);
-  absl::Status valid = run.Validate();
+  auto run_owner = std::make_unique<BcfwRun>(inner, problem);
+  absl::Status valid = run_owner->Validate();
   if (!valid.ok()) return valid;
 
   // λ∞ (Algorithm 6): the max-loss labelings ỹ_i (the oracle at w = 0),
@@ -165,16 +165,30 @@ absl::StatusOr<std::vector<PathPoint>> RunRegularizationPath(
   for (int i = 0; i < n; ++i) {
     block_gaps[i] = (theta[i] + tilde_score[i]) / (n * lambda_infinity);
   }
-  run.InitializeAtCorners(lambda_infinity, max_loss, block_gaps);
-  run.set_refresh_block_gaps();
-
   PathPoint point;
   point.index = 0;
-  point.lambda = lambda_infinity;
-  point.gap = run.GapEstimate();
-  point.gap_exact = false;  // an upper bound
-  point.ell = run.ell();
-  point.stop_reason = "initialization";
+  if (path.lambda_max() > 0 && path.lambda_max() < lambda_infinity) {
+    // A cold solve at λ_max, then the same induction.
+    inner.set_lambda(path.lambda_max());
+    run_owner = std::make_unique<BcfwRun>(inner, problem);
+    BcfwRun& run = *run_owner;
+    run.Initialize();
+    run.set_refresh_block_gaps();
+    absl::StatusOr<TrainingSummary> summary = run.Run(nullptr);
+    if (!summary.ok()) return summary.status();
+    point.lambda = run.lambda();
+    FillFromSolve(*summary, run, &point);
+  } else {
+    BcfwRun& run = *run_owner;
+    run.InitializeAtCorners(lambda_infinity, max_loss, block_gaps);
+    run.set_refresh_block_gaps();
+    point.lambda = lambda_infinity;
+    point.gap = run.GapEstimate();
+    point.gap_exact = false;  // an upper bound
+    point.ell = run.ell();
+    point.stop_reason = "initialization";
+  }
+  BcfwRun& run = *run_owner;
   std::vector<double> deltas;
   for (int j = 0;; ++j) {
     // Induction (Algorithm 7, with the reference code's test: the paper

@@ -109,6 +109,20 @@ TEST(RegularizationPathTest, EpsilonApproximatePathIsCertifiedOnSegments) {
   }
 }
 
+TEST(RegularizationPathTest, PathFromLambdaMaxIsCertifiedOnSegments) {
+  const MulticlassProblem problem = RandomMulticlassProblem(25, 4, 3, 7);
+  SolverConfig config =
+      PathConfig("bcfw", SolverConfig::PAIRWISE, false,
+                 RegularizationPathConfig::EPSILON_APPROXIMATE);
+  config.mutable_path()->set_lambda_max(0.5);
+  const std::vector<Stored> stored = RunAndStore(problem, config);
+  ASSERT_FALSE(stored.empty());
+  EXPECT_DOUBLE_EQ(stored[0].point.lambda, 0.5);
+  EXPECT_TRUE(stored[0].point.gap_exact);
+  EXPECT_LE(stored[0].point.gap, 0.9 * 0.05 + 1e-12);
+  ExpectCertifiedSegments(problem, stored, 0.05);
+}
+
 TEST(RegularizationPathTest, WarmStartTurnsExactGapsIntoExactGaps) {
   // After an exact gap pass at λ, g_i + (1 − ρ)Δ_i must be the exact block
   // gap at ρλ with the same w and the rescaled dual.

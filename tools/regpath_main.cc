@@ -45,6 +45,8 @@ ABSL_FLAG(double, lambda_min, 0,
           "Override: smallest λ (default: 2^grid_low with --grid, else the "
           "config's).");
 ABSL_FLAG(int, max_passes, 0, "Override: passes per inner solve.");
+ABSL_FLAG(double, lambda_max, 0,
+          "Start the path here (cold solve) instead of at λ∞ (0 = λ∞).");
 ABSL_FLAG(std::string, solver, "", "Override: solver name (bcfw family).");
 ABSL_FLAG(std::string, step, "", "Override: fw|pairwise|away|best.");
 ABSL_FLAG(std::string, sampling, "", "Override: uniform|permutation|gap.");
@@ -88,6 +90,9 @@ absl::Status ApplyOverrides(PipelineConfig* config) {
   } else if (absl::GetFlag(FLAGS_grid)) {
     // The path covers what the grid covers.
     path->set_lambda_min(std::ldexp(1.0, absl::GetFlag(FLAGS_grid_low)));
+  }
+  if (absl::GetFlag(FLAGS_lambda_max) > 0) {
+    path->set_lambda_max(absl::GetFlag(FLAGS_lambda_max));
   }
   if (absl::GetFlag(FLAGS_max_passes) > 0) {
     solver->set_max_passes(absl::GetFlag(FLAGS_max_passes));
