@@ -1,17 +1,35 @@
-// tag: reads CoNLL columns from stdin (the gold column may be present or
-// absent) and writes the same lines with the predicted tag appended, one
-// sentence at a time (constant memory; flushed per sentence, so it works
-// in a pipe).
+// tag: two modes, both streaming one sentence at a time (constant memory;
+// flushed per sentence, so it works in a pipe).
+//
+// --model: reads CoNLL columns from stdin (the gold column may be present or
+// absent) and writes the same lines with the predicted tag appended.
 //
 //   bazel run //tools:tag -- --model=chunker.model < test.txt > tagged.txt
 //
 // -DOCSTART- lines are passed through; when the tagged lines carry a gold
 // column, the outside tag is appended to them too, so that the output has
 // one field count throughout, as conlleval requires.
+//
+// --pipeline: reads raw UTF-8 text, one sentence per line (or, with
+// --paragraphs, paragraphs separated by blank lines, split into sentences),
+// tokenizes it Penn-Treebank style (corpora/tokenizer.h) and runs a bundle
+// (pipeline/bundle.h), e.g. the one //pipeline:english_bundle writes:
+//
+//   echo "Rockwell International Corp. said it signed a tentative agreement." \
+//     | bazel run //tools:tag -- --pipeline=english_bundle --format=bracketed
+//
+// Output formats (pipeline/tag_output.h): conll (token and one column per
+// stage), bracketed (the chunk stage's chunks) and json (one object per
+// sentence: tokens, byte offsets into the line or paragraph, each stage's
+// tags, score and margin, chunk spans). Decoding: --constrained (valid tag
+// scheme transitions only; default on), --nbest=K (the last stage's K best
+// labelings), --margins (every stage's best minus second-best score).
+// Lines without tokens print nothing.
 
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,11 +39,34 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "corpora/conll_reader.h"
+#include "corpora/tokenizer.h"
 #include "models/chain_model.h"
+#include "pipeline/bundle.h"
 #include "pipeline/paths.h"
+#include "pipeline/tag_output.h"
 
 ABSL_FLAG(std::string, model, "", "Model file written by train.");
 ABSL_FLAG(std::string, input, "", "Read this file instead of stdin.");
+ABSL_FLAG(std::string, pipeline, "",
+          "Bundle directory (or its bundle.textproto): tag raw text instead "
+          "of CoNLL columns.");
+ABSL_FLAG(std::string, format, "conll",
+          "--pipeline output: conll | bracketed | json.");
+ABSL_FLAG(bool, paragraphs, false,
+          "--pipeline input: paragraphs separated by blank lines, split into "
+          "sentences (default: one sentence per line).");
+ABSL_FLAG(bool, constrained, true,
+          "--pipeline: decode only labelings valid in each model's tag "
+          "scheme (false: plain Viterbi).");
+ABSL_FLAG(int, nbest, 1,
+          "--pipeline: print the last stage's K best labelings (conll: K "
+          "columns; bracketed: K scored lines; json: nbest with scores).");
+ABSL_FLAG(bool, margins, false,
+          "--pipeline: every stage's margin between its best and second-best "
+          "labeling (json).");
+ABSL_FLAG(std::string, bracket_stage, "",
+          "--pipeline --format=bracketed: the stage whose chunks to show "
+          "(default: the \"chunk\" column, else the last chunking stage).");
 
 namespace chaintag {
 namespace {
@@ -37,9 +78,181 @@ int CountFields(const std::string& line) {
           .size());
 }
 
+// Tags raw text with a bundle: see the top of this file.
+class TextTagger {
+ public:
+  TextTagger(const Bundle* bundle, const Tokenizer* tokenizer,
+             OutputFormat format, int bracket_stage, BundleOptions options)
+      : bundle_(bundle),
+        tokenizer_(tokenizer),
+        format_(format),
+        bracket_stage_(bracket_stage),
+        options_(options),
+        stages_(OutputStages(*bundle)) {}
+
+  // Tags one sentence's tokens and writes it out (flushed).
+  absl::Status Emit(const std::vector<Token>& tokens, int64_t line) {
+    if (tokens.empty()) return absl::OkStatus();
+    sentence_.tokens.clear();
+    sentence_.offsets.clear();
+    for (const Token& token : tokens) {
+      sentence_.tokens.push_back(token.text);
+      sentence_.offsets.emplace_back(token.begin, token.end);
+    }
+    sentence_.line = line;
+    absl::Status status =
+        bundle_->Tag(sentence_.tokens, options_, &scratch_, &sentence_.outputs);
+    if (!status.ok()) return status;
+    out_.clear();
+    switch (format_) {
+      case OutputFormat::kConll:
+        AppendConll(sentence_, options_.nbest, &out_);
+        break;
+      case OutputFormat::kBracketed:
+        AppendBracketed(sentence_, bracket_stage_, &out_);
+        break;
+      case OutputFormat::kJson:
+        status = AppendJson(stages_, sentence_, &out_);
+        if (!status.ok()) return status;
+        break;
+    }
+    std::fwrite(out_.data(), 1, out_.size(), stdout);
+    std::fflush(stdout);
+    return absl::OkStatus();
+  }
+
+  absl::Status Line(absl::string_view text, int64_t line) {
+    return Emit(tokenizer_->Tokenize(text), line);
+  }
+
+  absl::Status Paragraph(absl::string_view text, int64_t first_line) {
+    for (const std::vector<Token>& tokens : tokenizer_->SplitSentences(text)) {
+      absl::Status status = Emit(tokens, first_line);
+      if (!status.ok()) return status;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const Bundle* bundle_;
+  const Tokenizer* tokenizer_;
+  const OutputFormat format_;
+  const int bracket_stage_;
+  const BundleOptions options_;
+  const std::vector<OutputStage> stages_;
+  BundleScratch scratch_;
+  TaggedSentence sentence_;
+  std::string out_;
+};
+
+int RunBundle() {
+  const std::string path = ResolveUserPath(absl::GetFlag(FLAGS_pipeline));
+  absl::StatusOr<OutputFormat> format =
+      ParseOutputFormat(absl::GetFlag(FLAGS_format));
+  if (!format.ok()) {
+    std::fprintf(stderr, "tag: --format: %s\n",
+                 std::string(format.status().message()).c_str());
+    return 2;
+  }
+  BundleOptions options;
+  options.constrained = absl::GetFlag(FLAGS_constrained);
+  options.nbest = absl::GetFlag(FLAGS_nbest);
+  options.margins = absl::GetFlag(FLAGS_margins);
+  if (options.nbest < 1) {
+    std::fprintf(stderr, "tag: --nbest must be at least 1\n");
+    return 2;
+  }
+  absl::StatusOr<Bundle> bundle = Bundle::Load(path);
+  if (!bundle.ok()) {
+    std::fprintf(stderr, "tag: %s\n", bundle.status().ToString().c_str());
+    return 1;
+  }
+  int bracket_stage = -1;
+  if (*format == OutputFormat::kBracketed) {
+    absl::StatusOr<int> stage =
+        BracketStage(OutputStages(*bundle), absl::GetFlag(FLAGS_bracket_stage));
+    if (!stage.ok()) {
+      std::fprintf(stderr, "tag: %s: %s\n", path.c_str(),
+                   std::string(stage.status().message()).c_str());
+      return 2;
+    }
+    bracket_stage = *stage;
+  }
+  absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::Create();
+  if (!tokenizer.ok()) {
+    std::fprintf(stderr, "tag: %s\n", tokenizer.status().ToString().c_str());
+    return 1;
+  }
+  std::ifstream file;
+  std::istream* input = &std::cin;
+  std::string source = "stdin";
+  if (!absl::GetFlag(FLAGS_input).empty()) {
+    source = ResolveUserPath(absl::GetFlag(FLAGS_input));
+    file.open(source, std::ios::binary);
+    if (!file) {
+      std::fprintf(stderr, "tag: %s: cannot open\n", source.c_str());
+      return 1;
+    }
+    input = &file;
+  }
+  std::ios::sync_with_stdio(false);
+  TextTagger tagger(&*bundle, tokenizer->get(), *format, bracket_stage,
+                    options);
+  const bool paragraphs = absl::GetFlag(FLAGS_paragraphs);
+  std::string line;
+  std::string paragraph;
+  int64_t line_number = 0;
+  int64_t paragraph_line = 0;
+  auto fail = [&source](int64_t at, const absl::Status& status) {
+    std::fprintf(stderr, "tag: %s:%lld: %s\n", source.c_str(),
+                 static_cast<long long>(at),
+                 std::string(status.message()).c_str());
+    return 1;
+  };
+  while (std::getline(*input, line)) {
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!paragraphs) {
+      absl::Status status = tagger.Line(line, line_number);
+      if (!status.ok()) return fail(line_number, status);
+      continue;
+    }
+    if (line.find_first_not_of(" \t") == std::string::npos) {
+      absl::Status status = tagger.Paragraph(paragraph, paragraph_line);
+      if (!status.ok()) return fail(paragraph_line, status);
+      paragraph.clear();
+      continue;
+    }
+    if (paragraph.empty()) {
+      paragraph_line = line_number;
+    } else {
+      paragraph.push_back('\n');
+    }
+    paragraph.append(line);
+  }
+  if (paragraphs && !paragraph.empty()) {
+    absl::Status status = tagger.Paragraph(paragraph, paragraph_line);
+    if (!status.ok()) return fail(paragraph_line, status);
+  }
+  if (input->bad()) {
+    std::fprintf(stderr, "tag: %s: read error\n", source.c_str());
+    return 1;
+  }
+  return 0;
+}
+
 int Run() {
+  if (!absl::GetFlag(FLAGS_pipeline).empty()) {
+    if (!absl::GetFlag(FLAGS_model).empty()) {
+      std::fprintf(stderr, "tag: give --model or --pipeline, not both\n");
+      return 2;
+    }
+    return RunBundle();
+  }
   if (absl::GetFlag(FLAGS_model).empty()) {
-    std::fprintf(stderr, "tag: --model=<file> is required\n");
+    std::fprintf(stderr,
+                 "tag: --model=<file> (CoNLL columns) or --pipeline=<bundle> "
+                 "(raw text) is required\n");
     return 2;
   }
   absl::StatusOr<ChainModel> model =
@@ -132,7 +345,9 @@ int Run() {
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
-      "Tags CoNLL columns from stdin: tag --model=<file> < in > out");
+      "Tags CoNLL columns from stdin: tag --model=<file> < in > out\n"
+      "or raw text: tag --pipeline=<bundle> [--format=conll|bracketed|json] "
+      "< text > out");
   absl::ParseCommandLine(argc, argv);
   return chaintag::Run();
 }
