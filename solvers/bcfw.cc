@@ -79,6 +79,7 @@ void BcfwRun::Initialize() {
   state_offset_ = BlockStateOffsets(problem_);
   states_.resize(state_offset_[n_]);
   for (int i = 0; i < n_; ++i) problem_.InitBlockState(i, state(i));
+  visit_state_dots_.assign(n_, 0.0);
   if (averaging_) {
     average_state_sums_.assign(states_.size(), 0.0);
     averaged_through_.assign(n_, 0);
@@ -137,9 +138,10 @@ double BcfwRun::GapEstimate() const {
   return sum;
 }
 
-void BcfwRun::BlockDeltas(std::vector<double>* deltas) {
-  if (state_dots_steps_ != steps_ ||
-      static_cast<int>(state_dots_.size()) != n_) {
+double BcfwRun::BlockDeltas(std::vector<double>* deltas, bool allow_stale) {
+  const bool fresh =
+      state_dots_steps_ == steps_ && static_cast<int>(state_dots_.size()) == n_;
+  if (!fresh && !allow_stale) {
     // ⟨v_i, w⟩ from one unary pass per block (no stored corners asked).
     state_dots_.resize(n_);
     ParallelFor(n_, std::max(1, config_.num_threads()),
@@ -152,11 +154,15 @@ void BcfwRun::BlockDeltas(std::vector<double>* deltas) {
     oracle_calls_ += n_;
     state_dots_steps_ = steps_;
   }
+  const bool stale = !fresh && allow_stale;
+  const std::vector<double>& dots = stale ? visit_state_dots_ : state_dots_;
   deltas->resize(n_);
   // Δ_i = ℓ_i − λ⟨w_i, w⟩ with w_i = v_i/(λn).
   for (int i = 0; i < n_; ++i) {
-    (*deltas)[i] = ell_block_[i] - state_dots_[i] / n_;
+    (*deltas)[i] = ell_block_[i] - dots[i] / n_;
   }
+  // ΣΔ_i = ℓ − λ⟨Σ w_i, w⟩ = ℓ − λ‖w‖², exact even when the Δ_i are stale.
+  return ell_ - lambda_ * SquaredNorm(w_.data(), dim_);
 }
 
 void BcfwRun::ScaleLambda(double rho, const std::vector<double>& deltas,
@@ -456,6 +462,7 @@ void BcfwRun::Step(int i) {
     const double gap = (oracle_.state_dot - oracle_.score) / n_ -
                        ell_block_[i] + oracle_.loss / n_;
     SetBlockGap(i, gap);
+    visit_state_dots_[i] = oracle_.state_dot;
     double gamma;
     if (config_.line_search()) {
       const double curvature =
@@ -495,6 +502,7 @@ void BcfwRun::Step(int i) {
     problem_.ScoreCorners(i, w_.data(), block_state, corner_pointers_.data(),
                           store.size(), scores_.data(), &state_dot);
   }
+  visit_state_dots_[i] = state_dot;
 
   // The FW corner: a cached corner when its gap passes the hit test
   // ĝ ≥ max(F·g_i, ν·G/n), else the oracle's.

@@ -67,10 +67,13 @@ class BcfwRun {
                                         std::vector<double>* w_out);
 
   // Δ_i = ℓ_i − λ⟨w_i, w⟩ at the current iterate (Osokin et al. 2016,
-  // eq. 11: the rate at which block i's gap grows as λ shrinks). Free after
-  // a run that ended on an exact gap pass; otherwise one scoring pass
-  // (counted as n oracle calls).
-  void BlockDeltas(std::vector<double>* deltas);
+  // eq. 11: the rate at which block i's gap grows as λ shrinks); returns
+  // ΣΔ_i = ℓ − λ‖w‖², always exact. The Δ_i are free after a run that
+  // ended on an exact gap pass; otherwise they cost one scoring pass
+  // (counted as n oracle calls), or, with `allow_stale`, they use each
+  // block's ⟨v_i, w⟩ from its last visit, like the stale gap estimates
+  // (the heuristic path).
+  double BlockDeltas(std::vector<double>* deltas, bool allow_stale);
   // The warm start "keep_primal" to λ ← ρλ, 0 < ρ ≤ 1: w and every w_i are
   // kept, α moves towards the gold labelings (α(y ≠ y_i) ← ρα), so ℓ_i ←
   // ρℓ_i, and each gap estimate grows by (1 − ρ)Δ_i (Δ_i clipped at 0
@@ -179,6 +182,8 @@ class BcfwRun {
   std::vector<double> state_dots_;
   int64_t state_dots_steps_ = -1;
   int64_t exact_gaps_steps_ = -1;  // steps_ at the last exact gap pass
+  // ⟨v_i, w⟩ at block i's last visit (before its step).
+  std::vector<double> visit_state_dots_;
   int64_t pass_draws_ = 0;
   int64_t pass_hits_ = 0;
 

@@ -193,9 +193,7 @@ absl::StatusOr<std::vector<PathPoint>> RunRegularizationPath(
   for (int j = 0;; ++j) {
     // Induction (Algorithm 7, with the reference code's test: the paper
     // prints it inverted).
-    run.BlockDeltas(&deltas);
-    double delta_sum = 0;
-    for (double d : deltas) delta_sum += d;
+    const double delta_sum = run.BlockDeltas(&deltas, /*allow_stale=*/!exact);
     const double tau = epsilon - run.GapEstimate();
     double rho = 0;
     bool last = false;
@@ -265,7 +263,7 @@ absl::StatusOr<std::vector<PathPoint>> RunGridSearch(
       run->Initialize();
       run->set_refresh_block_gaps();
     } else {
-      run->BlockDeltas(&deltas);
+      run->BlockDeltas(&deltas, /*allow_stale=*/false);
       run->ScaleLambda(lambda / run->lambda(), deltas, run->block_gaps_exact());
       run->Reseed(inner.seed());
     }

@@ -148,7 +148,10 @@ TEST(RegularizationPathTest, WarmStartTurnsExactGapsIntoExactGaps) {
     ASSERT_TRUE(run.Run(nullptr).ok());
     ASSERT_TRUE(run.block_gaps_exact());
     std::vector<double> deltas;
-    run.BlockDeltas(&deltas);
+    const double delta_sum = run.BlockDeltas(&deltas, false);
+    double sum = 0;
+    for (double d : deltas) sum += d;
+    EXPECT_NEAR(delta_sum, sum, 1e-12);
     const std::vector<double> w_before = run.ReturnedPoint();
     const double rho = 0.37;
     run.ScaleLambda(rho, deltas, /*gaps_exact=*/true);
