@@ -34,26 +34,18 @@ void SvrgEpoch::FullGradient(const SvrgEpochSettings& settings,
   }
 }
 
-void SvrgEpoch::CatchUp(int64_t begin, int64_t length, int32_t step) {
-  const int32_t from = last_step_[begin];
-  const int32_t skipped = step - from;
-  // w_{from} itself (unless it is w_0), then w_{from+1} … w_{step−1};
-  // w_{step} stays current.
-  const double own = from >= 1 ? 1.0 : 0.0;
-  const double repeats = skipped - 1;
-  const double partial = partial_sums_[skipped - 1];
-  const double power = powers_[skipped];
-  double* w = w_.data() + begin;
-  double* sum = sum_.data() + begin;
-  const double* fixed_point = fixed_point_.data() + begin;
-  int32_t* last = last_step_.data() + begin;
-  for (int64_t k = 0; k < length; ++k) {
-    const double deviation = w[k] - fixed_point[k];
-    sum[k] += own * w[k] + repeats * fixed_point[k] + deviation * partial;
-    w[k] = fixed_point[k] + power * deviation;
-    last[k] = step;
-  }
+namespace {
+
+// How many ranges ahead the catch-up sweep prefetches.
+constexpr size_t kPrefetchAhead = 12;
+
+template <typename T>
+void PrefetchRange(const T* first, int64_t length) {
+  __builtin_prefetch(first, 1);
+  __builtin_prefetch(first + length - 1, 1);
 }
+
+}  // namespace
 
 int64_t SvrgEpoch::Run(const SvrgEpochSettings& settings,
                        const std::vector<double>& start, const double* center,
@@ -62,15 +54,19 @@ int64_t SvrgEpoch::Run(const SvrgEpochSettings& settings,
   const double eta = settings.learning_rate;
   const double strength = settings.lambda + settings.kappa;
   const double decay = 1.0 - eta * strength;  // a
-  // a^m and Σ_{k=1}^{m} a^k for every gap m an epoch can skip, by the same
-  // repeated multiplication the dense steps perform.
-  powers_.resize(n_ + 1);
-  partial_sums_.resize(n_ + 1);
-  powers_[0] = 1;
-  partial_sums_[0] = 0;
-  for (int m = 1; m <= n_; ++m) {
-    powers_[m] = powers_[m - 1] * decay;
-    partial_sums_[m] = partial_sums_[m - 1] + powers_[m];
+  const bool lazy = settings.lazy_updates && decay != 0;
+  if (lazy) {
+    // a^m and 1 − a^m for every gap m an epoch can skip, by the same
+    // repeated multiplication the dense steps perform.
+    powers_.resize(n_ + 1);
+    one_minus_powers_.resize(n_ + 1);
+    powers_[0] = 1;
+    one_minus_powers_[0] = 0;
+    for (int m = 1; m <= n_; ++m) {
+      powers_[m] = powers_[m - 1] * decay;
+      one_minus_powers_[m] =
+          one_minus_powers_[m - 1] + powers_[m - 1] * (eta * strength);
+    }
   }
 
   const absl::Time begin = absl::Now();
@@ -84,37 +80,40 @@ int64_t SvrgEpoch::Run(const SvrgEpochSettings& settings,
   }
   const absl::Time steps_begin = absl::Now();
   full_gradient_seconds_ = absl::ToDoubleSeconds(steps_begin - begin);
-  w_ = start;
-  sum_.assign(dim_, 0.0);
-  if (settings.lazy_updates) last_step_.assign(dim_, 0);
-  const double step_constant = 1.0 - decay;  // (1 − a), times c_j
+  w_.assign(start.begin(), start.end());
+  if (lazy) {
+    LazySteps(settings, random);
+  } else {
+    DenseSteps(settings, random);
+  }
+  const absl::Time finish_begin = absl::Now();
+  steps_seconds_ = absl::ToDoubleSeconds(finish_begin - steps_begin);
+  if (lazy) {
+    LazyFinish(settings, start.data(), average, last != nullptr);
+  } else if (average != nullptr) {
+    average->resize(dim_);
+    const double inverse = 1.0 / n_;
+    for (int64_t j = 0; j < dim_; ++j) (*average)[j] = sum_[j] * inverse;
+  }
+  if (last != nullptr) last->assign(w_.begin(), w_.end());
+  finish_seconds_ = absl::ToDoubleSeconds(absl::Now() - finish_begin);
+  return 2 * static_cast<int64_t>(n_);
+}
 
+void SvrgEpoch::DenseSteps(const SvrgEpochSettings& settings,
+                           SolverRandom* random) {
+  const double eta = settings.learning_rate;
+  const double decay = 1.0 - eta * (settings.lambda + settings.kappa);
+  const double step_constant = 1.0 - decay;  // (1 − a), times c_j
+  sum_.assign(dim_, 0.0);
   for (int32_t t = 0; t < n_; ++t) {
     const int i = static_cast<int>(random->Uniform(n_));
-    if (settings.lazy_updates) {
-      ranges_.clear();
-      problem_.TouchedRanges(i, &ranges_);
-      for (const CoordinateRange& range : ranges_) {
-        if (last_step_[range.begin] < t) CatchUp(range.begin, range.length, t);
-      }
-    }
     step_state_.resize(state_offset_[i + 1] - state_offset_[i]);
     problem_.SmoothedOracle(i, w_.data(), settings.smoothing,
                             step_state_.data());
-    // The dense part of the step at w_t, on the coordinates it must reach
-    // now (lazy: a catch-up by one step) or on all of them.
-    if (settings.lazy_updates) {
-      for (const CoordinateRange& range : ranges_) {
-        // A repeated range has already moved on.
-        if (last_step_[range.begin] == t) {
-          CatchUp(range.begin, range.length, t + 1);
-        }
-      }
-    } else {
-      for (int64_t j = 0; j < dim_; ++j) {
-        if (t >= 1) sum_[j] += w_[j];
-        w_[j] = decay * w_[j] + step_constant * fixed_point_[j];
-      }
+    for (int64_t j = 0; j < dim_; ++j) {
+      if (t >= 1) sum_[j] += w_[j];
+      w_[j] = decay * w_[j] + step_constant * fixed_point_[j];
     }
     // −η(∇f_i(w_t) − ∇f_i(w̃)) = η(v(s_w) − v(s_w̃)) = η·v(s_w − s_w̃ + s_gold)
     // (the state map is affine), one sparse update.
@@ -126,20 +125,116 @@ int64_t SvrgEpoch::Run(const SvrgEpochSettings& settings,
     problem_.AddCornerToState(i, gold, 1.0, step_state_.data());
     problem_.AddCornerMinusState(i, gold, step_state_.data(), -eta, w_.data());
   }
+  for (int64_t j = 0; j < dim_; ++j) sum_[j] += w_[j];
+}
 
-  steps_seconds_ = absl::ToDoubleSeconds(absl::Now() - steps_begin);
-  // Every coordinate up to w_n, which joins the sum.
+void SvrgEpoch::LazySteps(const SvrgEpochSettings& settings,
+                          SolverRandom* random) {
+  const double eta = settings.learning_rate;
+  const double decay = 1.0 - eta * (settings.lambda + settings.kappa);
+  const double folded_rate = -eta / decay;  // the sparse part of u
+  last_step_.assign(dim_, 0);
+  weighted_states_.resize(state_offset_[n_]);
+  sampled_.assign(n_, 0);
+  double* w = w_.data();
+  const double* fixed_point = fixed_point_.data();
+  int32_t* last_step = last_step_.data();
+  // ω_t = Σ_{k=0}^{n−1−t} a^k, from t = n − 1 down.
+  step_weights_.resize(n_);
+  double weight = 0;
+  for (int32_t t = n_ - 1; t >= 0; --t) {
+    weight += powers_[n_ - 1 - t];
+    step_weights_[t] = weight;
+  }
+
+  for (int32_t t = 0; t < n_; ++t) {
+    const int i = static_cast<int>(random->Uniform(n_));
+    ranges_.clear();
+    problem_.TouchedRanges(i, &ranges_);
+    // Bring the ranges to w_t; a repeated range is already there.
+    const CoordinateRange* ranges = ranges_.data();
+    const size_t count = ranges_.size();
+    for (size_t r = 0; r < count; ++r) {
+      if (r + kPrefetchAhead < count) {
+        const CoordinateRange& ahead = ranges[r + kPrefetchAhead];
+        PrefetchRange(w + ahead.begin, ahead.length);
+        PrefetchRange(fixed_point + ahead.begin, ahead.length);
+        PrefetchRange(last_step + ahead.begin, ahead.length);
+      }
+      const int64_t begin = ranges[r].begin;
+      const int32_t skipped = t - last_step[begin];
+      if (skipped == 0) continue;
+      const double power = powers_[skipped];
+      const double rest = one_minus_powers_[skipped];
+      const int64_t end = begin + ranges[r].length;
+      for (int64_t j = begin; j < end; ++j) {
+        w[j] = power * w[j] + rest * fixed_point[j];
+        last_step[j] = t;
+      }
+    }
+    const int64_t size = state_offset_[i + 1] - state_offset_[i];
+    step_state_.resize(size);
+    problem_.SmoothedOracle(i, w, settings.smoothing, step_state_.data());
+    // s_t − s̃_i, into the block's weighted sum, then the sparse part of the
+    // step η·v(s_t − s̃_i + s_gold) (the state map is affine) folded into u.
+    const double* snapshot_state = snapshot_states_.data() + state_offset_[i];
+    double* block_sum = weighted_states_.data() + state_offset_[i];
+    const double omega = step_weights_[t];
+    if (sampled_[i]) {
+      for (int64_t k = 0; k < size; ++k) {
+        step_state_[k] -= snapshot_state[k];
+        block_sum[k] += omega * step_state_[k];
+      }
+    } else {
+      sampled_[i] = 1;
+      for (int64_t k = 0; k < size; ++k) {
+        step_state_[k] -= snapshot_state[k];
+        block_sum[k] = omega * step_state_[k];
+      }
+    }
+    const Corner& gold = problem_.GoldCorner(i);
+    problem_.AddCornerToState(i, gold, 1.0, step_state_.data());
+    problem_.AddCornerMinusState(i, gold, step_state_.data(), folded_rate, w);
+  }
+}
+
+void SvrgEpoch::LazyFinish(const SvrgEpochSettings& settings,
+                           const double* start, std::vector<double>* average,
+                           bool finish_w) {
+  double* w = w_.data();
+  double* fixed_point = fixed_point_.data();
+  const int32_t* last_step = last_step_.data();
+  if (finish_w) {
+    for (int64_t j = 0; j < dim_; ++j) {
+      const int32_t skipped = n_ - last_step[j];
+      w[j] =
+          powers_[skipped] * w[j] + one_minus_powers_[skipped] * fixed_point[j];
+    }
+  }
+  if (average == nullptr) return;
+  // n·w̄ = P·w_0 + (n − P)·c − η·v(Σ_i sums_i), P = Σ_{k=1}^{n} a^k, formed
+  // in place of c (this epoch's last use of it).
+  double p = 0, n_minus_p = 0;
+  for (int k = 1; k <= n_; ++k) {
+    p += powers_[k];
+    n_minus_p += one_minus_powers_[k];
+  }
+  const double inverse = 1.0 / n_;
+  const double start_weight = p * inverse;
+  const double fixed_point_weight = n_minus_p * inverse;
   for (int64_t j = 0; j < dim_; ++j) {
-    if (settings.lazy_updates && last_step_[j] < n_) CatchUp(j, 1, n_);
-    sum_[j] += w_[j];
+    fixed_point[j] =
+        start_weight * start[j] + fixed_point_weight * fixed_point[j];
   }
-  if (average != nullptr) {
-    average->resize(dim_);
-    const double inverse = 1.0 / n_;
-    for (int64_t j = 0; j < dim_; ++j) (*average)[j] = sum_[j] * inverse;
+  const double rate = -settings.learning_rate * inverse;
+  for (int i = 0; i < n_; ++i) {
+    if (!sampled_[i]) continue;
+    double* block_sum = weighted_states_.data() + state_offset_[i];
+    const Corner& gold = problem_.GoldCorner(i);
+    problem_.AddCornerToState(i, gold, 1.0, block_sum);
+    problem_.AddCornerMinusState(i, gold, block_sum, rate, fixed_point);
   }
-  if (last != nullptr) *last = w_;
-  return 2 * static_cast<int64_t>(n_);
+  average->assign(fixed_point_.begin(), fixed_point_.end());
 }
 
 }  // namespace chaintag

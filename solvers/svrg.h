@@ -15,14 +15,27 @@
 // map on every coordinate, w_j ← a·w_j + (1 − a)·c_j with a = 1 − η(λ + κ)
 // and the fixed point c_j = (κ z_j − ḡ_j)/(λ + κ). A coordinate no example
 // touches just follows that map, so the epoch keeps, per coordinate, the
-// step it was last brought up to date and the running sum of its iterates,
-// and applies m skipped steps in closed form (a^m and a geometric sum) when
-// a step reads the coordinate (Problem::TouchedRanges) or the epoch ends.
-// The ranges are taken as parts of a fixed partition (rows, for chains):
-// the coordinates of a range share their last update, checked once. A
-// step then costs O(size of the example), not O(dim). The snapshot
-// gradients ∇f_{i,μ}(w̃) are kept as block states from the full-gradient
-// pass, so a step calls one smoothed oracle, not two.
+// step L it was last brought up to date and a value u_j from which
+// w_s = a^{s−L}·u_j + (1 − a^{s−L})·c_j for every later step s up to the
+// next touch, and applies the skipped steps in closed form (tabulated
+// powers) when a step reads the coordinate (Problem::TouchedRanges) or the
+// epoch ends. The ranges are taken as parts of a fixed partition (rows, for
+// chains): the coordinates of a range share their last update, checked
+// once. A step brings its ranges to w_t in one sweep, calls the oracle, and
+// folds the sparse gradient into u: u = w_t − (η/a)·(∇f_i(w_t) − ∇f_i(w̃)),
+// so that the map's next application completes the step (a ≠ 0; at a = 0
+// the epoch runs dense). A step then costs O(size of the example), not
+// O(dim).
+//
+// The average of w_1 … w_n is not summed lazily: unrolling the recursion,
+//   Σ_{s=1}^{n} w_s = P·w_0 + (n − P)·c + Σ_t ω_t·δ_t,
+// with P = Σ_{k=1}^{n} a^k, δ_t the sparse part of step t and
+// ω_t = Σ_{k=0}^{n−1−t} a^k, and δ_t is linear in the block state
+// difference s_t − s̃_i, so the epoch sums ω_t·(s_t − s̃_i) per block in
+// block-state space (O(state size) a step) and maps each sampled block's
+// sum into w-space once, at the end. The snapshot gradients ∇f_{i,μ}(w̃)
+// are kept as block states from the full-gradient pass, so a step calls
+// one smoothed oracle, not two.
 //
 // Thread-safety: one SvrgEpoch per thread; the full-gradient pass uses
 // `num_threads`.
@@ -61,38 +74,56 @@ class SvrgEpoch {
               SolverRandom* random, std::vector<double>* average,
               std::vector<double>* last);
 
-  // Wall-clock seconds of the last Run's full-gradient pass and of its n
-  // steps (catch-ups included), for logs and benchmarks.
+  // Wall-clock seconds of the last Run's full-gradient pass, of its n steps
+  // (catch-ups included), and of forming its outputs (the lazy path's
+  // average from the block sums, the last iterate), for logs and
+  // benchmarks.
   double full_gradient_seconds() const { return full_gradient_seconds_; }
   double steps_seconds() const { return steps_seconds_; }
+  double finish_seconds() const { return finish_seconds_; }
 
  private:
   // ḡ (into fixed_point_) and the snapshot block states at w̃ = start.
   void FullGradient(const SvrgEpochSettings& settings, const double* snapshot);
-  // Brings coordinates [begin, begin + length), all last brought up to date
-  // at the same step, to `step` along the dense map. Invariant:
-  // w_[j] = w_{last}, sum_[j] = Σ_{s=1}^{last−1} w_s (the average is over
-  // w_1 … w_n, so w_0 never joins it).
-  void CatchUp(int64_t begin, int64_t length, int32_t step);
+  // The textbook steps, every coordinate every step (lazy_updates = false,
+  // or a = 0): the reference the lazy steps must match.
+  void DenseSteps(const SvrgEpochSettings& settings, SolverRandom* random);
+  // The lazy steps (see the top comment), leaving w_ as u.
+  void LazySteps(const SvrgEpochSettings& settings, SolverRandom* random);
+  // After LazySteps: the average of w_1 … w_n from the block sums (when
+  // `average` is non-null), and w_ brought to w_n when `finish_w` is set.
+  void LazyFinish(const SvrgEpochSettings& settings, const double* start,
+                  std::vector<double>* average, bool finish_w);
 
   const Problem& problem_;
   const int n_;
   const int64_t dim_;
   const std::vector<int64_t> state_offset_;
   std::vector<double> snapshot_states_;
+  // The iterate: w_t itself on the dense path; u (see the top comment) on
+  // the lazy one, with last_step_ the step L each coordinate stands at.
   std::vector<double> w_;
-  std::vector<double> sum_;
   std::vector<int32_t> last_step_;
+  // Dense path: Σ_{s=1}^{t} w_s.
+  std::vector<double> sum_;
+  // Lazy path: per block, Σ_t ω_t·(s_t − s̃_i) over the steps that drew it
+  // (block-state layout), valid where sampled_[i]; ω_t by step.
+  std::vector<double> weighted_states_;
+  std::vector<char> sampled_;
+  std::vector<double> step_weights_;
 
   // Per-epoch constants of the dense map w ← a·w + (1 − a)·c with
   // a = 1 − η(λ + κ): the fixed points c_j (ḡ until the full-gradient pass
-  // is done), and powers of a.
+  // is done; the lazy path forms the average in their place at the end),
+  // and for m = 0…n: a^m and 1 − a^m (summed as Σ_{k<m} a^k(1−a), accurate
+  // when a is close to 1).
   std::vector<double> fixed_point_;
-  std::vector<double> powers_;        // a^m, m = 0…n
-  std::vector<double> partial_sums_;  // Σ_{k=1}^{m} a^k
+  std::vector<double> powers_;
+  std::vector<double> one_minus_powers_;
 
   double full_gradient_seconds_ = 0;
   double steps_seconds_ = 0;
+  double finish_seconds_ = 0;
 
   // Per-step scratch.
   std::vector<CoordinateRange> ranges_;

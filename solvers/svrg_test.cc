@@ -128,6 +128,65 @@ TEST(SvrgEpochTest, LazyAndDenseStepsMatchTheTextbookEpoch) {
   }
 }
 
+// The lazy epoch forms the average from per-block sums of the steps' state
+// differences (and only brings w up to w_n when asked for the last
+// iterate): asked for the average alone it must give the same one, also
+// with a tiny λ (fixed points c = −ḡ/λ far larger than w, a close to 1),
+// against the dense path on the same draws; and a = 0 (η = 1/(λ + κ)),
+// where u cannot carry the sparse step, falls back to dense steps.
+TEST(SvrgEpochTest, LazyAverageAloneAndExtremeDecaysMatchTheDensePath) {
+  const MulticlassProblem problem = SparseMulticlassProblem(40, 20, 3, 6);
+  const int64_t dim = problem.Dim();
+  std::vector<double> start(dim), center(dim);
+  std::mt19937 engine(5);
+  std::normal_distribution<double> normal;
+  for (int64_t j = 0; j < dim; ++j) {
+    start[j] = normal(engine);
+    center[j] = normal(engine);
+  }
+  struct Case {
+    double lambda, kappa, learning_rate, tolerance;
+  };
+  for (const Case& c : {Case{1e-6, 0.0, 0.5, 1e-9}, Case{1e-6, 1e-6, 0.5, 1e-9},
+                        Case{0.05, 0.2, 4.0, 1e-10}}) {
+    for (Smoothing::Kind kind :
+         {Smoothing::Kind::kNone, Smoothing::Kind::kTopKL2,
+          Smoothing::Kind::kEntropy}) {
+      SCOPED_TRACE(testing::Message()
+                   << "λ " << c.lambda << ", κ " << c.kappa << ", η "
+                   << c.learning_rate << ", smoothing "
+                   << static_cast<int>(kind));
+      SvrgEpochSettings settings;
+      settings.lambda = c.lambda;
+      settings.kappa = c.kappa;
+      settings.learning_rate = c.learning_rate;
+      settings.smoothing.kind = kind;
+      settings.smoothing.mu = 0.5;
+      settings.smoothing.top_k = 2;
+      std::vector<double> expected, expected_last, average, last;
+      settings.lazy_updates = false;
+      SvrgEpoch dense(problem);
+      SolverRandom dense_random(23);
+      dense.Run(settings, start, center.data(), &dense_random, &expected,
+                &expected_last);
+      settings.lazy_updates = true;
+      SvrgEpoch lazy(problem);
+      SolverRandom random(23);
+      // Twice on one epoch object: nothing may leak from one epoch into the
+      // next.
+      for (int repeat = 0; repeat < 2; ++repeat) {
+        SolverRandom same(23);
+        lazy.Run(settings, start, center.data(), &same, &average, nullptr);
+        double largest = 0;
+        for (double x : expected) largest = std::max(largest, std::abs(x));
+        ExpectNear(average, expected, c.tolerance * std::max(1.0, largest));
+      }
+      lazy.Run(settings, start, center.data(), &random, nullptr, &last);
+      ExpectNear(last, expected_last, c.tolerance * 10);
+    }
+  }
+}
+
 SolverConfig SvrgConfig(const char* name) {
   SolverConfig config;
   config.set_name(name);
