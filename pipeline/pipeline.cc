@@ -128,6 +128,19 @@ absl::StatusOr<PipelineConfig> ReadPipelineConfig(const std::string& path) {
   return config;
 }
 
+absl::StatusOr<PipelineConfig> ReadUserPipelineConfig(const std::string& path) {
+  absl::StatusOr<PipelineConfig> config =
+      ReadPipelineConfig(ResolveUserPath(path));
+  if (absl::IsNotFound(config.status()) && ResolveUserPath(path) != path) {
+    config = ReadPipelineConfig(path);
+  }
+  return config;
+}
+
+std::string CorporaRootFromFlag(const std::string& flag) {
+  return flag.empty() ? DefaultCorporaRoot() : ResolveUserPath(flag);
+}
+
 PipelineConfig ResolvePipelineConfig(const PipelineConfig& config) {
   PipelineConfig resolved = config;
   const std::string name = config.name().empty() ? "model" : config.name();

@@ -105,6 +105,14 @@ HeldOutScorer MakeHeldOutScorer(const PreparedCorpus& prepared, bool dev_only);
 
 absl::StatusOr<PipelineConfig> ReadPipelineConfig(const std::string& path);
 
+// A config path as a user typed it: looked up from the caller's directory
+// first, then as given (the //pipeline presets pass a runfiles path).
+absl::StatusOr<PipelineConfig> ReadUserPipelineConfig(const std::string& path);
+
+// The corpora root from a --corpora flag's value: empty = the default
+// ($CHAINTAG_CORPORA, else ../shared/corpora beside the workspace).
+std::string CorporaRootFromFlag(const std::string& flag);
+
 // Fills defaults that depend on other fields (output names, train scheme)
 // so that the model file records exactly what ran.
 PipelineConfig ResolvePipelineConfig(const PipelineConfig& config);

@@ -120,17 +120,6 @@ absl::Status WriteFile(const std::string& path, const std::string& text) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<PipelineConfig> LoadConfig(const std::string& path) {
-  // As in train: a user path from the caller's directory, else as given
-  // (inside the runfiles).
-  absl::StatusOr<PipelineConfig> config =
-      ReadPipelineConfig(ResolveUserPath(path));
-  if (absl::IsNotFound(config.status()) && ResolveUserPath(path) != path) {
-    config = ReadPipelineConfig(path);
-  }
-  return config;
-}
-
 int Fail(const absl::Status& status, int code) {
   std::fprintf(stderr, "compare_solvers: %s\n", status.ToString().c_str());
   return code;
@@ -149,7 +138,8 @@ int Run() {
   absl::StatusOr<std::vector<uint64_t>> seeds =
       ParseSeeds(absl::GetFlag(FLAGS_seeds));
   if (!seeds.ok()) return Fail(seeds.status(), 2);
-  absl::StatusOr<PipelineConfig> base = LoadConfig(absl::GetFlag(FLAGS_config));
+  absl::StatusOr<PipelineConfig> base =
+      ReadUserPipelineConfig(absl::GetFlag(FLAGS_config));
   if (!base.ok()) return Fail(base.status(), 1);
   ApplyCommonOverrides(&*base);
 
@@ -163,9 +153,7 @@ int Run() {
   }
 
   PipelineOptions options;
-  options.corpora_root = absl::GetFlag(FLAGS_corpora).empty()
-                             ? DefaultCorporaRoot()
-                             : ResolveUserPath(absl::GetFlag(FLAGS_corpora));
+  options.corpora_root = CorporaRootFromFlag(absl::GetFlag(FLAGS_corpora));
   options.output_dir = out_dir;
   options.progress = absl::GetFlag(FLAGS_verbose) ? stderr : nullptr;
 

@@ -200,12 +200,7 @@ int Run() {
     std::fprintf(stderr, "regpath: --config=<file.textproto> is required\n");
     return 2;
   }
-  absl::StatusOr<PipelineConfig> config =
-      ReadPipelineConfig(ResolveUserPath(config_path));
-  if (absl::IsNotFound(config.status()) &&
-      ResolveUserPath(config_path) != config_path) {
-    config = ReadPipelineConfig(config_path);
-  }
+  absl::StatusOr<PipelineConfig> config = ReadUserPipelineConfig(config_path);
   if (!config.ok()) {
     std::fprintf(stderr, "regpath: %s\n", config.status().ToString().c_str());
     return 1;
@@ -223,9 +218,7 @@ int Run() {
     config->set_log_path(absl::StrCat(name, ".regpath.log.json"));
   }
   PipelineOptions options;
-  options.corpora_root = absl::GetFlag(FLAGS_corpora).empty()
-                             ? DefaultCorporaRoot()
-                             : ResolveUserPath(absl::GetFlag(FLAGS_corpora));
+  options.corpora_root = CorporaRootFromFlag(absl::GetFlag(FLAGS_corpora));
   options.output_dir = CallerDirectory();
   absl::StatusOr<PipelineResult> result = RunPipeline(*config, options);
   if (!result.ok()) {

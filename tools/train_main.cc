@@ -348,14 +348,7 @@ int Run() {
     std::fprintf(stderr, "train: --config=<file.textproto> is required\n");
     return 2;
   }
-  // Like any user path, the config is looked up from the caller's
-  // directory; the //pipeline presets pass a path inside their runfiles.
-  absl::StatusOr<PipelineConfig> config =
-      ReadPipelineConfig(ResolveUserPath(config_path));
-  if (absl::IsNotFound(config.status()) &&
-      ResolveUserPath(config_path) != config_path) {
-    config = ReadPipelineConfig(config_path);
-  }
+  absl::StatusOr<PipelineConfig> config = ReadUserPipelineConfig(config_path);
   if (!config.ok()) {
     std::fprintf(stderr, "train: %s\n", config.status().ToString().c_str());
     return 1;
@@ -366,9 +359,7 @@ int Run() {
     return 2;
   }
   PipelineOptions options;
-  options.corpora_root = absl::GetFlag(FLAGS_corpora).empty()
-                             ? DefaultCorporaRoot()
-                             : ResolveUserPath(absl::GetFlag(FLAGS_corpora));
+  options.corpora_root = CorporaRootFromFlag(absl::GetFlag(FLAGS_corpora));
   options.output_dir = CallerDirectory();
   if (absl::GetFlag(FLAGS_quiet)) options.progress = nullptr;
   absl::StatusOr<PipelineResult> result = RunPipeline(*config, options);
