@@ -1,8 +1,9 @@
 // Bundles on tiny models trained by the test on a synthetic `word POS chunk`
 // corpus (so it runs without the corpora): a POS stage reading words, a
 // chunk stage reading words and POS, loading from a directory or a manifest
-// file, tagging through both stages, n-best and margins, and the errors a
-// broken bundle gives (each naming the manifest or the model file).
+// file, tagging through both stages, n-best and margins, the errors a
+// broken bundle gives (each naming the manifest or the model file), and
+// scoring a stage on predicted and on gold inputs (bundle_eval.h).
 
 #include "pipeline/bundle.h"
 
@@ -13,9 +14,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "corpora/conll_reader.h"
 #include "corpora/tag_scheme.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "pipeline/bundle_eval.h"
 #include "pipeline/pipeline.h"
 
 namespace chaintag {
@@ -352,6 +355,39 @@ TEST_F(BundleTest, ReencodesChunkColumnsForLaterStages) {
   }
   ASSERT_TRUE(asis->stage_model(2).Tag(sentence, &tag_scratch, &tags).ok());
   EXPECT_EQ(tags, b[2].tags);
+}
+
+TEST_F(BundleTest, ScoresStagesOnPredictedAndGoldInputs) {
+  absl::StatusOr<Bundle> bundle = Bundle::Load(Dir());
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  const std::string path = TmpDir() + "/bundle_train.txt";
+  ConllFormat words_and_chunks;
+  words_and_chunks.add_attribute_columns(0);
+  words_and_chunks.set_label_column(2);
+  absl::StatusOr<std::vector<Sentence>> sentences =
+      ReadConllFile(path, words_and_chunks);
+  ASSERT_TRUE(sentences.ok()) << sentences.status();
+  absl::StatusOr<StageScore> predicted =
+      ScoreBundleStage(*bundle, 1, *sentences, {});
+  ASSERT_TRUE(predicted.ok()) << predicted.status();
+  EXPECT_EQ(predicted->tokens, 120 * 6);
+  EXPECT_DOUBLE_EQ(predicted->f1, 100);  // the training sentences
+  EXPECT_THAT(predicted->report, HasSubstr("processed 720 tokens"));
+
+  absl::StatusOr<std::vector<Sentence>> gold =
+      ReadConllFile(path, bundle->stage_model(1).header().input_format());
+  ASSERT_TRUE(gold.ok()) << gold.status();
+  for (bool constrained : {true, false}) {
+    absl::StatusOr<StageScore> score =
+        ScoreModel(bundle->stage_model(1), *gold, constrained);
+    ASSERT_TRUE(score.ok()) << score.status();
+    EXPECT_DOUBLE_EQ(score->f1, 100);
+    EXPECT_DOUBLE_EQ(score->accuracy, 100);
+  }
+  // Sentences without gold tags cannot be scored, nor missing stages.
+  (*sentences)[0].tags.clear();
+  EXPECT_FALSE(ScoreBundleStage(*bundle, 1, *sentences, {}).ok());
+  EXPECT_FALSE(ScoreBundleStage(*bundle, 2, *sentences, {}).ok());
 }
 
 }  // namespace
