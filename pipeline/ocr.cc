@@ -76,10 +76,11 @@ absl::StatusOr<OcrSplit> ReadOcrSplit(const CorpusConfig& corpus,
         std::tuple{&corpus.dev_folds(), "dev_folds", 3}}) {
     for (int fold : *folds) {
       if (role[fold] != 0) {
+        static constexpr const char* kRoleField[] = {"", "train_folds",
+                                                     "test_folds", "dev_folds"};
         return absl::InvalidArgumentError(
-            absl::StrCat("config: fold ", fold, " is in corpus.", field,
-                         " and in another of train_folds, test_folds, "
-                         "dev_folds"));
+            absl::StrCat("config: fold ", fold, " is in both corpus.",
+                         kRoleField[role[fold]], " and corpus.", field));
       }
       role[fold] = value;
     }
