@@ -117,9 +117,7 @@ int Run() {
     return 1;
   }
   PipelineOptions options;
-  options.corpora_root = absl::GetFlag(FLAGS_corpora).empty()
-                             ? DefaultCorporaRoot()
-                             : ResolveUserPath(absl::GetFlag(FLAGS_corpora));
+  options.corpora_root = CorporaRootFromFlag(absl::GetFlag(FLAGS_corpora));
   options.output_dir = CallerDirectory();
   if (absl::GetFlag(FLAGS_quiet)) options.progress = nullptr;
 
