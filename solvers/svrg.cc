@@ -8,7 +8,34 @@
 #include "absl/time/time.h"
 #include "solvers/parallel.h"
 
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
 namespace chaintag {
+namespace {
+
+constexpr size_t kHugePage = size_t{1} << 21;
+
+}  // namespace
+
+void* AllocateHugePageHinted(size_t bytes) {
+  if (bytes < kHugePage) return ::operator new(bytes);
+  const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+  void* p = ::operator new(rounded, std::align_val_t(kHugePage));
+#ifdef __linux__
+  madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+  return p;
+}
+
+void DeallocateHugePageHinted(void* p, size_t bytes) {
+  if (bytes < kHugePage) {
+    ::operator delete(p);
+  } else {
+    ::operator delete(p, std::align_val_t(kHugePage));
+  }
+}
 
 SvrgEpoch::SvrgEpoch(const Problem& problem)
     : problem_(problem),
@@ -213,7 +240,7 @@ void SvrgEpoch::LazyFinish(const SvrgEpochSettings& settings,
   }
   if (average == nullptr) return;
   // n·w̄ = P·w_0 + (n − P)·c − η·v(Σ_i sums_i), P = Σ_{k=1}^{n} a^k, formed
-  // in place of c (this epoch's last use of it).
+  // in place of c (this epoch's last use of it), whose pages are huge.
   double p = 0, n_minus_p = 0;
   for (int k = 1; k <= n_; ++k) {
     p += powers_[k];

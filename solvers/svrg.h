@@ -43,13 +43,47 @@
 #ifndef CHAINTAG_SOLVERS_SVRG_H_
 #define CHAINTAG_SOLVERS_SVRG_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <new>
 #include <vector>
 
 #include "solvers/problem.h"
 #include "solvers/random.h"
 
 namespace chaintag {
+
+// std::allocator, except that blocks of 2 MiB or more are 2 MiB-aligned and
+// marked for transparent huge pages (Linux madvise; a hint, ignored where
+// unsupported): the lazy steps touch rows at random in arrays of hundreds of
+// megabytes, and with 4 KiB pages nearly every such row is a TLB miss.
+void* AllocateHugePageHinted(size_t bytes);
+void DeallocateHugePageHinted(void* p, size_t bytes);
+
+template <typename T>
+struct HugePageAllocator {
+  using value_type = T;
+  HugePageAllocator() = default;
+  template <typename U>
+  HugePageAllocator(const HugePageAllocator<U>&) {}  // NOLINT
+  T* allocate(size_t n) {
+    return static_cast<T*>(AllocateHugePageHinted(n * sizeof(T)));
+  }
+  void deallocate(T* p, size_t n) {
+    DeallocateHugePageHinted(p, n * sizeof(T));
+  }
+  template <typename U>
+  bool operator==(const HugePageAllocator<U>&) const {
+    return true;
+  }
+  template <typename U>
+  bool operator!=(const HugePageAllocator<U>&) const {
+    return false;
+  }
+};
+
+template <typename T>
+using HugePageVector = std::vector<T, HugePageAllocator<T>>;
 
 struct SvrgEpochSettings {
   double lambda = 0;
@@ -102,8 +136,8 @@ class SvrgEpoch {
   std::vector<double> snapshot_states_;
   // The iterate: w_t itself on the dense path; u (see the top comment) on
   // the lazy one, with last_step_ the step L each coordinate stands at.
-  std::vector<double> w_;
-  std::vector<int32_t> last_step_;
+  HugePageVector<double> w_;
+  HugePageVector<int32_t> last_step_;
   // Dense path: Σ_{s=1}^{t} w_s.
   std::vector<double> sum_;
   // Lazy path: per block, Σ_t ω_t·(s_t − s̃_i) over the steps that drew it
@@ -117,7 +151,7 @@ class SvrgEpoch {
   // is done; the lazy path forms the average in their place at the end),
   // and for m = 0…n: a^m and 1 − a^m (summed as Σ_{k<m} a^k(1−a), accurate
   // when a is close to 1).
-  std::vector<double> fixed_point_;
+  HugePageVector<double> fixed_point_;
   std::vector<double> powers_;
   std::vector<double> one_minus_powers_;
 
