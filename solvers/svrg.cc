@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <vector>
 
 #include "absl/time/clock.h"
@@ -37,11 +38,34 @@ void DeallocateHugePageHinted(void* p, size_t bytes) {
   }
 }
 
+namespace {
+
+// The largest g that divides Dim() and the start and length of every range
+// any block touches: the ranges are then unions of aligned slots of g
+// coordinates (rows of the label count, for chains).
+int64_t RangeGranularity(const Problem& problem) {
+  int64_t g = problem.Dim();
+  std::vector<CoordinateRange> ranges;
+  for (int i = 0; i < problem.NumExamples() && g > 1; ++i) {
+    ranges.clear();
+    problem.TouchedRanges(i, &ranges);
+    for (const CoordinateRange& range : ranges) {
+      if (range.begin % g != 0 || range.length % g != 0) {
+        g = std::gcd(g, std::gcd(range.begin, range.length));
+      }
+    }
+  }
+  return std::max<int64_t>(g, 1);
+}
+
+}  // namespace
+
 SvrgEpoch::SvrgEpoch(const Problem& problem)
     : problem_(problem),
       n_(problem.NumExamples()),
       dim_(problem.Dim()),
-      state_offset_(BlockStateOffsets(problem)) {}
+      state_offset_(BlockStateOffsets(problem)),
+      granularity_(RangeGranularity(problem)) {}
 
 void SvrgEpoch::FullGradient(const SvrgEpochSettings& settings,
                              const double* snapshot) {
@@ -160,7 +184,7 @@ void SvrgEpoch::LazySteps(const SvrgEpochSettings& settings,
   const double eta = settings.learning_rate;
   const double decay = 1.0 - eta * (settings.lambda + settings.kappa);
   const double folded_rate = -eta / decay;  // the sparse part of u
-  last_step_.assign(dim_, 0);
+  last_step_.assign(dim_ / granularity_, 0);
   weighted_states_.resize(state_offset_[n_]);
   sampled_.assign(n_, 0);
   double* w = w_.data();
@@ -186,18 +210,19 @@ void SvrgEpoch::LazySteps(const SvrgEpochSettings& settings,
         const CoordinateRange& ahead = ranges[r + kPrefetchAhead];
         PrefetchRange(w + ahead.begin, ahead.length);
         PrefetchRange(fixed_point + ahead.begin, ahead.length);
-        PrefetchRange(last_step + ahead.begin, ahead.length);
+        __builtin_prefetch(last_step + ahead.begin / granularity_, 1);
       }
       const int64_t begin = ranges[r].begin;
-      const int32_t skipped = t - last_step[begin];
+      int32_t* slot = last_step + begin / granularity_;
+      const int32_t skipped = t - *slot;
       if (skipped == 0) continue;
       const double power = powers_[skipped];
       const double rest = one_minus_powers_[skipped];
       const int64_t end = begin + ranges[r].length;
       for (int64_t j = begin; j < end; ++j) {
         w[j] = power * w[j] + rest * fixed_point[j];
-        last_step[j] = t;
       }
+      std::fill(slot, slot + ranges[r].length / granularity_, t);
     }
     const int64_t size = state_offset_[i + 1] - state_offset_[i];
     step_state_.resize(size);
@@ -232,10 +257,15 @@ void SvrgEpoch::LazyFinish(const SvrgEpochSettings& settings,
   double* fixed_point = fixed_point_.data();
   const int32_t* last_step = last_step_.data();
   if (finish_w) {
-    for (int64_t j = 0; j < dim_; ++j) {
-      const int32_t skipped = n_ - last_step[j];
-      w[j] =
-          powers_[skipped] * w[j] + one_minus_powers_[skipped] * fixed_point[j];
+    const int64_t slots = dim_ / granularity_;
+    for (int64_t k = 0; k < slots; ++k) {
+      const int32_t skipped = n_ - last_step[k];
+      const double power = powers_[skipped];
+      const double rest = one_minus_powers_[skipped];
+      const int64_t end = (k + 1) * granularity_;
+      for (int64_t j = k * granularity_; j < end; ++j) {
+        w[j] = power * w[j] + rest * fixed_point[j];
+      }
     }
   }
   if (average == nullptr) return;

@@ -21,11 +21,13 @@
 // powers) when a step reads the coordinate (Problem::TouchedRanges) or the
 // epoch ends. The ranges are taken as parts of a fixed partition (rows, for
 // chains): the coordinates of a range share their last update, checked
-// once. A step brings its ranges to w_t in one sweep, calls the oracle, and
-// folds the sparse gradient into u: u = w_t − (η/a)·(∇f_i(w_t) − ∇f_i(w̃)),
-// so that the map's next application completes the step (a ≠ 0; at a = 0
-// the epoch runs dense). A step then costs O(size of the example), not
-// O(dim).
+// once and kept once per slot of g coordinates, g the largest number that
+// divides every range's start and length (the label count, for chains), so
+// that the steps' table is g times smaller than w. A step brings its ranges to
+// w_t in one sweep, calls the oracle, and folds the sparse gradient into u: u =
+// w_t − (η/a)·(∇f_i(w_t) − ∇f_i(w̃)), so that the map's next application
+// completes the step (a ≠ 0; at a = 0 the epoch runs dense). A step then costs
+// O(size of the example), not O(dim).
 //
 // The average of w_1 … w_n is not summed lazily: unrolling the recursion,
 //   Σ_{s=1}^{n} w_s = P·w_0 + (n − P)·c + Σ_t ω_t·δ_t,
@@ -134,8 +136,12 @@ class SvrgEpoch {
   const int64_t dim_;
   const std::vector<int64_t> state_offset_;
   std::vector<double> snapshot_states_;
+  // The touched ranges are unions of aligned slots of granularity_
+  // coordinates (see RangeGranularity).
+  const int64_t granularity_;
   // The iterate: w_t itself on the dense path; u (see the top comment) on
-  // the lazy one, with last_step_ the step L each coordinate stands at.
+  // the lazy one, with last_step_[k] the step L at which the coordinates of
+  // slot k stand.
   HugePageVector<double> w_;
   HugePageVector<int32_t> last_step_;
   // Dense path: Σ_{s=1}^{t} w_s.

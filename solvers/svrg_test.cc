@@ -23,20 +23,32 @@ namespace {
 
 // Inputs with most entries zero, so that a block touches few coordinates and
 // the lazy updates have coordinates to skip.
-MulticlassProblem SparseMulticlassProblem(int n, int features, int classes,
-                                          uint32_t seed) {
+struct SparseData {
+  std::vector<std::vector<double>> inputs;
+  std::vector<int> gold;
+};
+
+SparseData SparseInputs(int n, int features, int classes, uint32_t seed) {
   std::mt19937 engine(seed);
   std::normal_distribution<double> normal;
   std::uniform_int_distribution<int> pick(0, features - 1);
-  std::vector<std::vector<double>> inputs(n, std::vector<double>(features));
-  std::vector<int> gold(n);
+  SparseData data;
+  data.inputs.assign(n, std::vector<double>(features));
+  data.gold.resize(n);
   for (int i = 0; i < n; ++i) {
     for (int nonzero = 0; nonzero < 2; ++nonzero) {
-      inputs[i][pick(engine)] = normal(engine);
+      data.inputs[i][pick(engine)] = normal(engine);
     }
-    gold[i] = i % classes;
+    data.gold[i] = i % classes;
   }
-  return MulticlassProblem(std::move(inputs), std::move(gold), classes);
+  return data;
+}
+
+MulticlassProblem SparseMulticlassProblem(int n, int features, int classes,
+                                          uint32_t seed) {
+  SparseData data = SparseInputs(n, features, classes, seed);
+  return MulticlassProblem(std::move(data.inputs), std::move(data.gold),
+                           classes);
 }
 
 // The textbook epoch: dense vectors, both gradients recomputed every step,
@@ -185,6 +197,55 @@ TEST(SvrgEpochTest, LazyAverageAloneAndExtremeDecaysMatchTheDensePath) {
       ExpectNear(last, expected_last, c.tolerance * 10);
     }
   }
+}
+
+// Reports aligned blocks of 4 coordinates that cover what the block
+// touches (a partition coarser than single coordinates, as chains' rows):
+// the epoch then keeps one last step per block of 4.
+class RowRangesProblem : public MulticlassProblem {
+ public:
+  using MulticlassProblem::MulticlassProblem;
+  void TouchedRanges(int i,
+                     std::vector<CoordinateRange>* ranges) const override {
+    std::vector<CoordinateRange> single;
+    MulticlassProblem::TouchedRanges(i, &single);
+    for (const CoordinateRange& range : single) {
+      ranges->push_back({range.begin / 4 * 4, 4});
+    }
+  }
+};
+
+TEST(SvrgEpochTest, RowRangesMatchTheDensePath) {
+  SparseData data = SparseInputs(15, 12, 3, 4);
+  const RowRangesProblem problem(std::move(data.inputs), std::move(data.gold),
+                                 3);
+  const int64_t dim = problem.Dim();
+  std::vector<double> start(dim), center(dim);
+  std::mt19937 engine(3);
+  std::normal_distribution<double> normal;
+  for (int64_t j = 0; j < dim; ++j) {
+    start[j] = 0.3 * normal(engine);
+    center[j] = 0.3 * normal(engine);
+  }
+  SvrgEpochSettings settings;
+  settings.lambda = 0.05;
+  settings.kappa = 0.2;
+  settings.learning_rate = 0.3;
+  settings.smoothing.kind = Smoothing::Kind::kTopKL2;
+  settings.smoothing.mu = 0.5;
+  settings.smoothing.top_k = 2;
+  std::vector<double> expected, expected_last, average, last;
+  settings.lazy_updates = false;
+  SvrgEpoch dense(problem);
+  SolverRandom dense_random(31);
+  dense.Run(settings, start, center.data(), &dense_random, &expected,
+            &expected_last);
+  settings.lazy_updates = true;
+  SvrgEpoch lazy(problem);
+  SolverRandom random(31);
+  lazy.Run(settings, start, center.data(), &random, &average, &last);
+  ExpectNear(average, expected, 1e-10);
+  ExpectNear(last, expected_last, 1e-10);
 }
 
 SolverConfig SvrgConfig(const char* name) {
