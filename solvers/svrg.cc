@@ -269,21 +269,16 @@ void SvrgEpoch::LazyFinish(const SvrgEpochSettings& settings,
     }
   }
   if (average == nullptr) return;
-  // n·w̄ = P·w_0 + (n − P)·c − η·v(Σ_i sums_i), P = Σ_{k=1}^{n} a^k, formed
-  // in place of c (this epoch's last use of it), whose pages are huge.
+  // n·w̄ = P·w_0 + (n − P)·(c − η/(n − P)·v(Σ_i sums_i)), P = Σ_{k=1}^{n} a^k:
+  // the blocks' sums go into c in place (this epoch's last use of it; its
+  // pages are huge, and the rows are hit at random), then one pass writes
+  // the average.
   double p = 0, n_minus_p = 0;
   for (int k = 1; k <= n_; ++k) {
     p += powers_[k];
     n_minus_p += one_minus_powers_[k];
   }
-  const double inverse = 1.0 / n_;
-  const double start_weight = p * inverse;
-  const double fixed_point_weight = n_minus_p * inverse;
-  for (int64_t j = 0; j < dim_; ++j) {
-    fixed_point[j] =
-        start_weight * start[j] + fixed_point_weight * fixed_point[j];
-  }
-  const double rate = -settings.learning_rate * inverse;
+  const double rate = -settings.learning_rate / n_minus_p;
   for (int i = 0; i < n_; ++i) {
     if (!sampled_[i]) continue;
     double* block_sum = weighted_states_.data() + state_offset_[i];
@@ -291,7 +286,14 @@ void SvrgEpoch::LazyFinish(const SvrgEpochSettings& settings,
     problem_.AddCornerToState(i, gold, 1.0, block_sum);
     problem_.AddCornerMinusState(i, gold, block_sum, rate, fixed_point);
   }
-  average->assign(fixed_point_.begin(), fixed_point_.end());
+  const double inverse = 1.0 / n_;
+  const double start_weight = p * inverse;
+  const double fixed_point_weight = n_minus_p * inverse;
+  average->resize(dim_);
+  double* out = average->data();
+  for (int64_t j = 0; j < dim_; ++j) {
+    out[j] = start_weight * start[j] + fixed_point_weight * fixed_point[j];
+  }
 }
 
 }  // namespace chaintag

@@ -368,7 +368,9 @@ void BM_SvrgStep(benchmark::State& state) {
   const std::vector<double> zero(problem.Dim(), 0.0);
   std::vector<double> start;
   epoch.Run(settings, zero, zero.data(), &random, &start, nullptr);
-  std::vector<double> output;
+  // Sized (and its pages touched) beforehand, as the solvers' output vector
+  // is after their first epoch.
+  std::vector<double> output(problem.Dim(), 0.0);
   for (auto _ : state) {
     epoch.Run(settings, start, zero.data(), &random, &output, nullptr);
     state.SetIterationTime(epoch.steps_seconds());
