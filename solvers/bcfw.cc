@@ -139,8 +139,7 @@ double BcfwRun::GapEstimate() const {
 }
 
 double BcfwRun::BlockDeltas(std::vector<double>* deltas, bool allow_stale) {
-  const bool fresh =
-      state_dots_steps_ == steps_ && static_cast<int>(state_dots_.size()) == n_;
+  const bool fresh = state_dots_steps_ == steps_;
   if (!fresh && !allow_stale) {
     // ⟨v_i, w⟩ from one unary pass per block (no stored corners asked).
     state_dots_.resize(n_);
@@ -198,15 +197,6 @@ void BcfwRun::ScaleLambda(double rho, const std::vector<double>& deltas,
     }
   }
   cache_global_gap_ = gaps_exact ? GapEstimate() : 0;
-  // The average restarts at the new λ: w̄ of the old one is not a dual
-  // point of the new problem.
-  if (averaging_) {
-    std::fill(average_state_sums_.begin(), average_state_sums_.end(), 0.0);
-    std::fill(averaged_through_.begin(), averaged_through_.end(), 0);
-    ell_accumulator_ = 0;
-    steps_ = 0;
-    average_steps_ = -1;
-  }
   state_dots_steps_ = -1;
   exact_gaps_steps_ = -1;
 }
@@ -804,8 +794,7 @@ absl::StatusOr<TrainingSummary> BcfwRun::Run(Monitor* monitor) {
       }
     }
 
-    double estimate = 0;
-    for (double g : block_gap_) estimate += g;
+    const double estimate = GapEstimate();
     const bool last_pass = pass == config_.max_passes() || out_of_time;
     // As the reference code does: a small gap estimate triggers an exact
     // check at once (estimates are stale, so 80% of the tolerance).
@@ -876,13 +865,10 @@ absl::StatusOr<TrainingSummary> BcfwRun::Run(Monitor* monitor) {
       record.set_mean_active_set_size(static_cast<double>(active) / n_);
     }
     // The heuristic stop trusts the stale estimates (no exact pass).
-    const bool estimate_stop = estimate_converged && !confirm;
-    const bool converged =
-        (check_gap && last_gap.gap <= config_.gap_tolerance()) || estimate_stop;
+    const bool certified = check_gap && last_gap.gap <= config_.gap_tolerance();
+    const bool converged = certified || (estimate_converged && !confirm);
     if (converged) {
-      stop_reason = check_gap && last_gap.gap <= config_.gap_tolerance()
-                        ? "gap_tolerance"
-                        : "gap_estimate";
+      stop_reason = certified ? "gap_tolerance" : "gap_estimate";
     } else if (out_of_time) {
       stop_reason = "max_seconds";
     }

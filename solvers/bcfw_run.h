@@ -77,7 +77,9 @@ class BcfwRun {
   // The warm start "keep_primal" to λ ← ρλ, 0 < ρ ≤ 1: w and every w_i are
   // kept, α moves towards the gold labelings (α(y ≠ y_i) ← ρα), so ℓ_i ←
   // ρℓ_i, and each gap estimate grows by (1 − ρ)Δ_i (Δ_i clipped at 0
-  // unless `gaps_exact`, as the reference code does). Needs L_i(y_i) = 0.
+  // unless `gaps_exact`, as the reference code does). Needs L_i(y_i) = 0
+  // and weighted averaging off: the old λ's average is no dual point of the
+  // new problem (the path and the grid search turn averaging off).
   void ScaleLambda(double rho, const std::vector<double>& deltas,
                    bool gaps_exact);
   // A new seed for the sampling of the following Run.

@@ -105,25 +105,24 @@ absl::StatusOr<std::vector<PathPoint>> RunRegularizationPath(
   const int64_t dim = problem.Dim();
   const int threads = std::max(1, config.num_threads());
   const absl::Time start = absl::Now();
-  auto run_owner = std::make_unique<BcfwRun>(inner, problem);
-  absl::Status valid = run_owner->Validate();
+  // The inner solver's own checks, before the initialisation's passes
+  // (constructing a run allocates nothing).
+  absl::Status valid = BcfwRun(inner, problem).Validate();
   if (!valid.ok()) return valid;
 
   // λ∞ (Algorithm 6): the max-loss labelings ỹ_i (the oracle at w = 0),
   // ψ̃ = 1/n Σ ψ_i(ỹ_i), θ_i = max_y −⟨ψ̃, ψ_i(y)⟩ by plain decoding.
   std::vector<Corner> max_loss(n);
   std::vector<double> theta(n), tilde_score(n);
-  {
-    const std::vector<double> zero(dim, 0.0);
-    ParallelFor(n, threads, [&](int begin, int end) {
-      OracleResult result;
-      for (int i = begin; i < end; ++i) {
-        problem.MaxOracle(i, zero.data(), nullptr, &result);
-        max_loss[i] = result.corner;
-      }
-    });
-  }
+  // Still all zeros here: the oracle's w = 0.
   std::vector<double> psi_tilde(dim, 0.0);
+  ParallelFor(n, threads, [&](int begin, int end) {
+    OracleResult result;
+    for (int i = begin; i < end; ++i) {
+      problem.MaxOracle(i, psi_tilde.data(), nullptr, &result);
+      max_loss[i] = result.corner;
+    }
+  });
   for (int i = 0; i < n; ++i) {
     problem.AddScaled(i, max_loss[i], 1.0 / n, psi_tilde.data());
   }
@@ -142,17 +141,16 @@ absl::StatusOr<std::vector<PathPoint>> RunRegularizationPath(
   const double numerator = SquaredNorm(psi_tilde.data(), dim) + theta_sum / n;
   std::vector<PathPoint> points;
   if (!(numerator > 0)) {
-    // Every max-loss labeling scores like the gold one: w = 0 is optimal
-    // (gap 0) for every λ.
+    // ψ̃ = 0 (so every θ_i = 0): the bound below is 0 at every λ, so w = 0
+    // (α_i on ỹ_i) is optimal for every λ.
     PathPoint point;
     point.lambda = std::numeric_limits<double>::infinity();
     point.gap_exact = true;
     point.cumulative_passes = static_cast<double>(initial_calls) / n;
     point.seconds = ElapsedSeconds(start);
     point.stop_reason = "zero_loss";
-    const std::vector<double> zero(dim, 0.0);
     if (callback) {
-      absl::Status status = callback(point, zero);
+      absl::Status status = callback(point, psi_tilde);
       if (!status.ok()) return status;
     }
     points.push_back(point);
@@ -165,13 +163,14 @@ absl::StatusOr<std::vector<PathPoint>> RunRegularizationPath(
   for (int i = 0; i < n; ++i) {
     block_gaps[i] = (theta[i] + tilde_score[i]) / (n * lambda_infinity);
   }
+  const bool from_lambda_max =
+      path.lambda_max() > 0 && path.lambda_max() < lambda_infinity;
+  if (from_lambda_max) inner.set_lambda(path.lambda_max());
+  BcfwRun run(inner, problem);
   PathPoint point;
   point.index = 0;
-  if (path.lambda_max() > 0 && path.lambda_max() < lambda_infinity) {
+  if (from_lambda_max) {
     // A cold solve at λ_max, then the same induction.
-    inner.set_lambda(path.lambda_max());
-    run_owner = std::make_unique<BcfwRun>(inner, problem);
-    BcfwRun& run = *run_owner;
     run.Initialize();
     run.set_refresh_block_gaps();
     absl::StatusOr<TrainingSummary> summary = run.Run(nullptr);
@@ -179,16 +178,13 @@ absl::StatusOr<std::vector<PathPoint>> RunRegularizationPath(
     point.lambda = run.lambda();
     FillFromSolve(*summary, run, &point);
   } else {
-    BcfwRun& run = *run_owner;
     run.InitializeAtCorners(lambda_infinity, max_loss, block_gaps);
-    run.set_refresh_block_gaps();
     point.lambda = lambda_infinity;
     point.gap = run.GapEstimate();
     point.gap_exact = false;  // an upper bound
     point.ell = run.ell();
     point.stop_reason = "initialization";
   }
-  BcfwRun& run = *run_owner;
   std::vector<double> deltas;
   for (int j = 0;; ++j) {
     // Induction (Algorithm 7, with the reference code's test: the paper
