@@ -435,6 +435,12 @@ absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
       std::fflush(progress);
     }
   };
+  // Checked before the corpus is read: a typo should not cost a minute.
+  if (!input_config.lambda().empty() && input_config.lambda() != "path") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "config: lambda must be empty or \"path\", got \"",
+        input_config.lambda(), "\" (a fixed λ goes in solver.lambda)"));
+  }
   absl::StatusOr<PreparedCorpus> prepared =
       PrepareCorpus(input_config, options);
   if (!prepared.ok()) return prepared.status();
@@ -529,10 +535,6 @@ absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
       return absl::InternalError(
           absl::StrCat("cannot write the path log ", result.log_path));
     }
-  } else if (!config.lambda().empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("config: lambda must be empty or \"path\", got \"",
-                     config.lambda(), "\" (a fixed λ goes in solver.lambda)"));
   } else {
     summary = (*solver)->Solve(problem, &monitor, &weights);
   }
