@@ -377,6 +377,15 @@ HeldOutScorer MakeHeldOutScorer(const PreparedCorpus& prepared, bool dev_only) {
 
 namespace {
 
+absl::Status CheckLambdaSelection(const PipelineConfig& config) {
+  if (config.lambda().empty() || config.lambda() == "path") {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("config: lambda must be empty or \"path\", got \"",
+                   config.lambda(), "\" (a fixed λ goes in solver.lambda)"));
+}
+
 // `lambda: "path"`: the regularization path scored on dev; the best
 // breakpoint's λ goes into `solver_config` and its weights into `weights`.
 absl::StatusOr<TrainingSummary> TrainOnPath(
@@ -427,7 +436,19 @@ absl::StatusOr<TrainingSummary> TrainOnPath(
 
 absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
                                            const PipelineOptions& options) {
+  // Checked before the corpus is read: a typo should not cost a minute.
+  absl::Status lambda = CheckLambdaSelection(input_config);
+  if (!lambda.ok()) return lambda;
   const absl::Time start = absl::Now();
+  absl::StatusOr<PreparedCorpus> prepared =
+      PrepareCorpus(input_config, options);
+  if (!prepared.ok()) return prepared.status();
+  return RunPreparedPipeline(&*prepared, options, start);
+}
+
+absl::StatusOr<PipelineResult> RunPreparedPipeline(
+    PreparedCorpus* prepared, const PipelineOptions& options,
+    absl::Time start) {
   std::FILE* progress = options.progress;
   auto say = [progress](const std::string& text) {
     if (progress != nullptr) {
@@ -435,16 +456,9 @@ absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
       std::fflush(progress);
     }
   };
-  // Checked before the corpus is read: a typo should not cost a minute.
-  if (!input_config.lambda().empty() && input_config.lambda() != "path") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "config: lambda must be empty or \"path\", got \"",
-        input_config.lambda(), "\" (a fixed λ goes in solver.lambda)"));
-  }
-  absl::StatusOr<PreparedCorpus> prepared =
-      PrepareCorpus(input_config, options);
-  if (!prepared.ok()) return prepared.status();
   PipelineConfig& config = prepared->config;
+  absl::Status lambda = CheckLambdaSelection(config);
+  if (!lambda.ok()) return lambda;
   const bool ocr = config.corpus().has_ocr();
   const ConllFormat& format = prepared->format;
   const std::vector<Sentence>& dev = prepared->dev;

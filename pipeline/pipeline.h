@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "corpora/corpus.pb.h"
 #include "corpora/label_set.h"
 #include "corpora/sentence.h"
@@ -119,6 +121,14 @@ PipelineConfig ResolvePipelineConfig(const PipelineConfig& config);
 
 absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& config,
                                            const PipelineOptions& options);
+
+// RunPipeline's training and scoring on a corpus already prepared, so that a
+// caller can run more on the same problem without reading it twice (regpath's
+// grid search). `start` is when the run began (for the total time); the
+// prepared config's solver section is updated to what ran.
+absl::StatusOr<PipelineResult> RunPreparedPipeline(
+    PreparedCorpus* prepared, const PipelineOptions& options,
+    absl::Time start = absl::Now());
 
 // Tags `sentences` with `model` (in parallel, deterministic) and scores them
 // with conlleval semantics; `report` gets conlleval's text and

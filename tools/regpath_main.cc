@@ -220,7 +220,14 @@ int Run() {
   PipelineOptions options;
   options.corpora_root = CorporaRootFromFlag(absl::GetFlag(FLAGS_corpora));
   options.output_dir = CallerDirectory();
-  absl::StatusOr<PipelineResult> result = RunPipeline(*config, options);
+  // One read of the corpus for the path and the grid.
+  absl::StatusOr<PreparedCorpus> prepared = PrepareCorpus(*config, options);
+  if (!prepared.ok()) {
+    std::fprintf(stderr, "regpath: %s\n", prepared.status().ToString().c_str());
+    return 1;
+  }
+  absl::StatusOr<PipelineResult> result =
+      RunPreparedPipeline(&*prepared, options);
   if (!result.ok()) {
     std::fprintf(stderr, "regpath: %s\n", result.status().ToString().c_str());
     return 1;
@@ -240,12 +247,6 @@ int Run() {
   // The grid-search baseline on the same problem and solver options.
   std::vector<PathPoint> grid_cold, grid_warm;
   if (absl::GetFlag(FLAGS_grid)) {
-    absl::StatusOr<PreparedCorpus> prepared = PrepareCorpus(*config, options);
-    if (!prepared.ok()) {
-      std::fprintf(stderr, "regpath: %s\n",
-                   prepared.status().ToString().c_str());
-      return 1;
-    }
     SolverConfig grid_config = config->solver();
     grid_config.set_gap_tolerance(grid_config.path().epsilon());
     const std::vector<double> lambdas = PowersOfTwo(
