@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "corpora/tag_scheme.h"
+#include "models/file_io.h"
 #include "xxhash.h"
 
 namespace chaintag {
@@ -53,43 +54,6 @@ void ClearWeights(ModelFile* file) {
   file->clear_start();
   file->clear_end();
   file->clear_weights_checksum();
-}
-
-absl::Status WriteFileAtomically(const std::string& path,
-                                 const std::string& bytes) {
-  const std::string temporary =
-      absl::StrCat(path, ".tmp.", static_cast<long>(getpid()));
-  const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": cannot write the model file: ", std::strerror(errno)));
-  }
-  size_t written = 0;
-  while (written < bytes.size()) {
-    const ssize_t n = write(fd, bytes.data() + written, bytes.size() - written);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int error = errno;
-      close(fd);
-      unlink(temporary.c_str());
-      return absl::DataLossError(
-          absl::StrCat(temporary, ": write failed: ", std::strerror(error)));
-    }
-    written += static_cast<size_t>(n);
-  }
-  if (fsync(fd) != 0 || close(fd) != 0) {
-    const int error = errno;
-    unlink(temporary.c_str());
-    return absl::DataLossError(absl::StrCat(
-        temporary, ": cannot flush the model file: ", std::strerror(error)));
-  }
-  if (rename(temporary.c_str(), path.c_str()) != 0) {
-    const int error = errno;
-    unlink(temporary.c_str());
-    return absl::DataLossError(absl::StrCat(path, ": cannot rename ", temporary,
-                                            ": ", std::strerror(error)));
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace
@@ -159,7 +123,7 @@ absl::Status ChainModel::Save(const std::string& path) const {
     return absl::InternalError(
         absl::StrCat(path, ": cannot serialise the model"));
   }
-  return WriteFileAtomically(path, bytes);
+  return WriteFileAtomically(path, bytes, "the model file");
 }
 
 absl::StatusOr<ChainModel> ChainModel::Load(const std::string& path) {

@@ -2,8 +2,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -12,8 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "corpora/tag_scheme.h"
-#include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
+#include "models/file_io.h"
 #include "pipeline/paths.h"
 
 namespace chaintag {
@@ -22,18 +20,6 @@ namespace {
 bool IsChunkScheme(TagScheme scheme) {
   return scheme == IOB1 || scheme == IOB2 || scheme == IOBES;
 }
-
-// Collects the first parse error with its line and column.
-class FirstError : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column,
-                const std::string& message) override {
-    if (first.empty()) {
-      first = absl::StrCat(line + 1, ":", column + 1, ": ", message);
-    }
-  }
-  std::string first;
-};
 
 bool IsDirectory(const std::string& path) {
   std::error_code error;
@@ -50,19 +36,9 @@ std::string DirName(const std::string& path) {
 }  // namespace
 
 absl::StatusOr<BundleManifest> ReadBundleManifest(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
-  }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
   BundleManifest manifest;
-  google::protobuf::TextFormat::Parser parser;
-  FirstError errors;
-  parser.RecordErrorsTo(&errors);
-  if (!parser.ParseFromString(buffer.str(), &manifest)) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ":", errors.first));
-  }
+  absl::Status status = ReadTextProto(path, "", &manifest);
+  if (!status.ok()) return status;
   return manifest;
 }
 
@@ -76,21 +52,7 @@ absl::Status WriteBundleManifest(const BundleManifest& manifest,
       "# chaintag bundle: stages run in order; model paths are relative to "
       "this directory.\n",
       text);
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) {
-      std::remove(tmp.c_str());
-      return absl::InternalError(absl::StrCat(tmp, ": cannot write"));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return absl::InternalError(absl::StrCat(path, ": cannot rename ", tmp));
-  }
-  return absl::OkStatus();
+  return WriteFileAtomically(path, text, "the bundle manifest");
 }
 
 absl::StatusOr<Bundle> Bundle::Load(const std::string& path) {

@@ -3,7 +3,6 @@
 #include <cmath>
 #include <fstream>
 #include <functional>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -15,9 +14,9 @@
 #include "corpora/label_set.h"
 #include "corpora/tag_scheme.h"
 #include "features/feature_extractor.h"
-#include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
 #include "models/chain_problem.h"
+#include "models/file_io.h"
 #include "pipeline/ocr.h"
 #include "solvers/duality_gap.h"
 #include "solvers/monitor.h"
@@ -104,27 +103,9 @@ absl::Status WritePredictions(
 }  // namespace
 
 absl::StatusOr<PipelineConfig> ReadPipelineConfig(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    return absl::NotFoundError(absl::StrCat(path, ": cannot open the config"));
-  }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  // Collect parser errors with their line numbers instead of printing them.
-  class Collector : public google::protobuf::io::ErrorCollector {
-   public:
-    void AddError(int line, int column, const std::string& message) override {
-      if (first.empty())
-        first = absl::StrCat(line + 1, ":", column + 1, ": ", message);
-    }
-    std::string first;
-  } collector;
-  google::protobuf::TextFormat::Parser parser;
-  parser.RecordErrorsTo(&collector);
   PipelineConfig config;
-  if (!parser.ParseFromString(buffer.str(), &config)) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ":", collector.first));
-  }
+  absl::Status status = ReadTextProto(path, " the config", &config);
+  if (!status.ok()) return status;
   return config;
 }
 

@@ -1,0 +1,87 @@
+#include "models/file_io.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/io/tokenizer.h"
+#include "google/protobuf/text_format.h"
+
+namespace chaintag {
+namespace {
+
+// Keeps the first parse error with its line and column instead of printing.
+class FirstError : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, google::protobuf::io::ColumnNumber column,
+                const std::string& message) override {
+    if (first.empty()) {
+      first = absl::StrCat(line + 1, ":", column + 1, ": ", message);
+    }
+  }
+  std::string first;
+};
+
+}  // namespace
+
+absl::Status ReadTextProto(const std::string& path, absl::string_view what,
+                           google::protobuf::Message* message) {
+  std::ifstream in(path);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat(path, ": cannot open", what));
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  google::protobuf::TextFormat::Parser parser;
+  FirstError errors;
+  parser.RecordErrorsTo(&errors);
+  if (!parser.ParseFromString(buffer.str(), message)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ":", errors.first));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WriteFileAtomically(const std::string& path,
+                                 const std::string& bytes,
+                                 absl::string_view what) {
+  const std::string temporary =
+      absl::StrCat(path, ".tmp.", static_cast<long>(getpid()));
+  const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": cannot write ", what, ": ", std::strerror(errno)));
+  }
+  size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n = write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int error = errno;
+      close(fd);
+      unlink(temporary.c_str());
+      return absl::DataLossError(
+          absl::StrCat(temporary, ": write failed: ", std::strerror(error)));
+    }
+    written += static_cast<size_t>(n);
+  }
+  if (fsync(fd) != 0 || close(fd) != 0) {
+    const int error = errno;
+    unlink(temporary.c_str());
+    return absl::DataLossError(absl::StrCat(temporary, ": cannot flush ", what,
+                                            ": ", std::strerror(error)));
+  }
+  if (rename(temporary.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    unlink(temporary.c_str());
+    return absl::DataLossError(absl::StrCat(path, ": cannot rename ", temporary,
+                                            ": ", std::strerror(error)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace chaintag

@@ -1,0 +1,34 @@
+// Reading and writing the project's files: text-format protos (configs,
+// bundle manifests) with the first parse error named by line and column, and
+// whole files written atomically (a temporary beside the target, fsync,
+// rename), so that an interrupted write never leaves a broken file behind.
+//
+// Thread-safety: stateless functions; concurrent writes to one path each
+// use their own temporary (named by process id) and the last rename wins.
+
+#ifndef CHAINTAG_MODELS_FILE_IO_H_
+#define CHAINTAG_MODELS_FILE_IO_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "google/protobuf/message.h"
+
+namespace chaintag {
+
+// Parses the text-format proto at `path` into `message`. NotFound
+// ("<path>: cannot open<what>") when the file cannot be opened,
+// InvalidArgument ("<path>:<line>:<column>: <error>") when it does not parse.
+absl::Status ReadTextProto(const std::string& path, absl::string_view what,
+                           google::protobuf::Message* message);
+
+// Replaces `path` with `bytes`; on failure the old file (if any) is intact.
+// `what` names the file in errors ("the model file").
+absl::Status WriteFileAtomically(const std::string& path,
+                                 const std::string& bytes,
+                                 absl::string_view what);
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_MODELS_FILE_IO_H_
