@@ -78,6 +78,20 @@ int CountFields(const std::string& line) {
           .size());
 }
 
+// --input, when given, replaces stdin; false (after saying why) when it
+// cannot be opened. Binary mode: the text is tagged byte for byte.
+bool OpenInput(std::ifstream* file, std::istream** input, std::string* source) {
+  if (absl::GetFlag(FLAGS_input).empty()) return true;
+  *source = ResolveUserPath(absl::GetFlag(FLAGS_input));
+  file->open(*source, std::ios::binary);
+  if (!*file) {
+    std::fprintf(stderr, "tag: %s: cannot open\n", source->c_str());
+    return false;
+  }
+  *input = file;
+  return true;
+}
+
 // Tags raw text with a bundle: see the top of this file.
 class TextTagger {
  public:
@@ -186,15 +200,7 @@ int RunBundle() {
   std::ifstream file;
   std::istream* input = &std::cin;
   std::string source = "stdin";
-  if (!absl::GetFlag(FLAGS_input).empty()) {
-    source = ResolveUserPath(absl::GetFlag(FLAGS_input));
-    file.open(source, std::ios::binary);
-    if (!file) {
-      std::fprintf(stderr, "tag: %s: cannot open\n", source.c_str());
-      return 1;
-    }
-    input = &file;
-  }
+  if (!OpenInput(&file, &input, &source)) return 1;
   std::ios::sync_with_stdio(false);
   TextTagger tagger(&*bundle, tokenizer->get(), *format, bracket_stage,
                     options);
@@ -273,15 +279,7 @@ int Run() {
   std::ifstream file;
   std::istream* input = &std::cin;
   std::string source = "stdin";
-  if (!absl::GetFlag(FLAGS_input).empty()) {
-    source = ResolveUserPath(absl::GetFlag(FLAGS_input));
-    file.open(source);
-    if (!file) {
-      std::fprintf(stderr, "tag: %s: cannot open\n", source.c_str());
-      return 1;
-    }
-    input = &file;
-  }
+  if (!OpenInput(&file, &input, &source)) return 1;
   std::ios::sync_with_stdio(false);
   ConllFormat format = model->header().input_format();
   format.set_allow_missing_label(true);
