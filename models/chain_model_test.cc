@@ -13,6 +13,7 @@
 #include "corpora/tag_scheme.h"
 #include "gtest/gtest.h"
 #include "models/chain_layout.h"
+#include "models/chain_scores_testing.h"
 #include "models/viterbi.h"
 
 namespace chaintag {
@@ -163,15 +164,11 @@ Sentence RandomSentence(int length, std::mt19937* rng) {
   return MakeSentence(words);
 }
 
-struct Scored {
-  double score;
-  std::vector<int32_t> labels;
-};
+using Scored = ScoredLabeling;
 
 // Every labeling of the sentence under the model's weights, or only those
 // that ConvertTags leaves unchanged in the training scheme (the valid ones),
-// in TopKViterbi's order (score descending, then reversed sequence
-// ascending).
+// in TopKViterbi's order.
 std::vector<Scored> BruteForce(const ChainModel& model,
                                const Sentence& sentence, bool valid_only) {
   FeatureSequence features;
@@ -183,26 +180,13 @@ std::vector<Scored> BruteForce(const ChainModel& model,
                      unary.data());
   const ChainScores scores =
       MakeChainScores(model.layout(), model.weights().data(), T, unary.data());
-  std::vector<Scored> all;
-  std::vector<int32_t> y(T, 0);
-  while (true) {
+  const TagScheme scheme = model.header().train_scheme();
+  return SortedLabelings(scores, [&](const std::vector<int32_t>& y) {
+    if (!valid_only) return true;
     std::vector<std::string> tags;
     for (int32_t label : y) tags.push_back(model.labels().Name(label));
-    const TagScheme scheme = model.header().train_scheme();
-    if (!valid_only || ConvertTags(tags, scheme, scheme) == tags) {
-      all.push_back({ScoreLabeling(scores, y.data()), y});
-    }
-    int t = T - 1;
-    while (t >= 0 && y[t] == L - 1) y[t--] = 0;
-    if (t < 0) break;
-    ++y[t];
-  }
-  std::sort(all.begin(), all.end(), [](const Scored& a, const Scored& b) {
-    if (a.score != b.score) return a.score > b.score;
-    return std::lexicographical_compare(a.labels.rbegin(), a.labels.rend(),
-                                        b.labels.rbegin(), b.labels.rend());
+    return ConvertTags(tags, scheme, scheme) == tags;
   });
-  return all;
 }
 
 TEST(ChainModelTest, PredictNBestUnconstrainedFirstIsPredict) {

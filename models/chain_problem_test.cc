@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "models/chain_scores_testing.h"
 #include "solvers/bcfw.h"
 #include "solvers/duality_gap.h"
 
@@ -75,19 +76,6 @@ double Dot(const std::vector<double>& a, const std::vector<double>& b) {
   return sum;
 }
 
-// Calls visit(y) for every labeling of length T over L labels.
-template <typename Visit>
-void ForAllLabelings(int T, int L, Visit visit) {
-  std::vector<int32_t> y(T, 0);
-  while (true) {
-    visit(y);
-    int t = T - 1;
-    while (t >= 0 && y[t] == L - 1) y[t--] = 0;
-    if (t < 0) return;
-    ++y[t];
-  }
-}
-
 class ChainProblemTest : public ::testing::TestWithParam<bool> {};
 
 TEST_P(ChainProblemTest, OraclesMatchBruteForce) {
@@ -106,7 +94,7 @@ TEST_P(ChainProblemTest, OraclesMatchBruteForce) {
       const int T = example.labels.size();
       const double unit = normalize ? 1.0 / T : 1.0;
       double best_augmented = -1e300, best_score = -1e300;
-      ForAllLabelings(T, L, [&](const std::vector<int32_t>& y) {
+      ForEachLabeling(T, L, [&](const std::vector<int32_t>& y) {
         int wrong = 0;
         for (int t = 0; t < T; ++t) wrong += y[t] != example.labels[t];
         const double psi_dot = Dot(w, DensePsi(layout, example, y));
@@ -251,7 +239,7 @@ TEST_P(ChainProblemTest, SmoothedOraclesMatchBruteForce) {
       // h(y) = L(y) − ⟨w, ψ(y)⟩ and −ψ(y) for every labeling.
       std::vector<double> h;
       std::vector<std::vector<double>> minus_psi;
-      ForAllLabelings(T, L, [&](const std::vector<int32_t>& y) {
+      ForEachLabeling(T, L, [&](const std::vector<int32_t>& y) {
         std::vector<double> psi = DensePsi(layout, example, y);
         h.push_back(problem.Loss(i, y) - Dot(w, psi));
         for (double& x : psi) x = -x;

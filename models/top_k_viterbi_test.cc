@@ -12,36 +12,12 @@
 namespace chaintag {
 namespace {
 
-struct Scored {
-  double score;
-  std::vector<int32_t> labels;
-};
-
-// All L^T labelings in the documented order: score descending, then the
-// reversed sequence (y_{T−1}, …, y_0) lexicographically ascending.
-std::vector<Scored> AllLabelingsSorted(const ChainScores& scores) {
-  const int T = scores.length, L = scores.num_labels;
-  std::vector<Scored> all;
-  std::vector<int32_t> y(T, 0);
-  while (true) {
-    all.push_back({ScoreLabeling(scores, y.data()), y});
-    int t = T - 1;
-    while (t >= 0 && y[t] == L - 1) y[t--] = 0;
-    if (t < 0) break;
-    ++y[t];
-  }
-  std::sort(all.begin(), all.end(), [](const Scored& a, const Scored& b) {
-    if (a.score != b.score) return a.score > b.score;
-    return std::lexicographical_compare(a.labels.rbegin(), a.labels.rend(),
-                                        b.labels.rbegin(), b.labels.rend());
-  });
-  return all;
-}
+using Scored = ScoredLabeling;
 
 void ExpectMatchesBruteForce(const RandomChain& chain, int k,
                              TopKViterbi* decoder) {
   const int T = chain.length;
-  const std::vector<Scored> all = AllLabelingsSorted(chain.scores());
+  const std::vector<Scored> all = SortedLabelings(chain.scores());
   std::vector<int32_t> labelings;
   std::vector<double> scores;
   const int m = decoder->Decode(chain.scores(), k, &labelings, &scores);
@@ -200,7 +176,7 @@ TEST(TopKViterbiTest, NeverReturnsMinusInfinityLabelings) {
       if (forbid(rng)) s = kMinusInf;
     }
     std::vector<Scored> finite;
-    for (Scored& s : AllLabelingsSorted(chain.scores())) {
+    for (Scored& s : SortedLabelings(chain.scores())) {
       if (s.score != kMinusInf) finite.push_back(std::move(s));
     }
     int total = 1;

@@ -38,14 +38,8 @@ std::vector<LabelSetCase> SchemeCases() {
 // Every labeling of length T over L labels, first label slowest.
 std::vector<std::vector<int32_t>> AllLabelings(int T, int L) {
   std::vector<std::vector<int32_t>> all;
-  std::vector<int32_t> y(T, 0);
-  while (true) {
-    all.push_back(y);
-    int t = T - 1;
-    while (t >= 0 && y[t] == L - 1) y[t--] = 0;
-    if (t < 0) break;
-    ++y[t];
-  }
+  ForEachLabeling(T, L,
+                  [&](const std::vector<int32_t>& y) { all.push_back(y); });
   return all;
 }
 
@@ -58,28 +52,15 @@ bool ValidByConversion(const std::vector<std::string>& names, TagScheme scheme,
   return ConvertTags(tags, scheme, scheme) == tags;
 }
 
-struct Scored {
-  double score;
-  std::vector<int32_t> labels;
-};
+using Scored = ScoredLabeling;
 
 // The valid labelings (by the oracle) with their unconstrained scores, in
-// TopKViterbi's order: score descending, then reversed sequence ascending.
+// TopKViterbi's order.
 std::vector<Scored> ValidLabelingsSorted(const ChainScores& scores,
                                          const LabelSetCase& c) {
-  std::vector<Scored> valid;
-  for (const std::vector<int32_t>& y :
-       AllLabelings(scores.length, scores.num_labels)) {
-    if (ValidByConversion(c.labels, c.scheme, y)) {
-      valid.push_back({ScoreLabeling(scores, y.data()), y});
-    }
-  }
-  std::sort(valid.begin(), valid.end(), [](const Scored& a, const Scored& b) {
-    if (a.score != b.score) return a.score > b.score;
-    return std::lexicographical_compare(a.labels.rbegin(), a.labels.rend(),
-                                        b.labels.rbegin(), b.labels.rend());
+  return SortedLabelings(scores, [&](const std::vector<int32_t>& y) {
+    return ValidByConversion(c.labels, c.scheme, y);
   });
-  return valid;
 }
 
 TEST(ParseSchemeLabelTest, ReadsPrefixesAndTypesAsConllevalDoes) {
