@@ -503,8 +503,20 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
   Monitor monitor;
   monitor.set_progress_stream(progress);
   result.log_path = ResolvePath(options.output_dir, config.log_path());
-  absl::Status log = monitor.OpenLog(result.log_path);
-  if (!log.ok()) return log;
+  const bool on_path = config.lambda() == "path";
+  // A path run's log is the path's JSON, written once it is known; both
+  // are opened now, so that an unwritable path fails before training.
+  std::ofstream path_log;
+  if (on_path) {
+    path_log.open(result.log_path, std::ios::trunc);
+    if (!path_log) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot write the path log ", result.log_path));
+    }
+  } else {
+    absl::Status log = monitor.OpenLog(result.log_path);
+    if (!log.ok()) return log;
+  }
   const bool raw = input_scheme == NONE;
   const int eval_every =
       config.eval_every() > 0 ? config.eval_every() : 1 << 30;
@@ -517,18 +529,18 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
   }
   std::vector<double> weights;
   absl::StatusOr<TrainingSummary> summary;
-  if (config.lambda() == "path") {
+  if (on_path) {
     absl::StatusOr<TrainingSummary> chosen = TrainOnPath(
         problem, *prepared, say, &solver_config, &weights, &result.path);
     if (!chosen.ok()) return chosen.status();
     summary = *chosen;
     *config.mutable_solver() = solver_config;
-    // The log holds the path's breakpoints instead of pass records.
-    std::ofstream log(result.log_path, std::ios::trunc);
-    log << PathToJson(result.path);
-    if (!log) {
-      return absl::InternalError(
-          absl::StrCat("cannot write the path log ", result.log_path));
+    // The log holds the path's breakpoints instead of pass records. A
+    // failed write is reported, but the model is still saved below.
+    path_log << PathToJson(result.path);
+    path_log.close();
+    if (!path_log) {
+      say(absl::StrCat("warning: cannot write the path log ", result.log_path));
     }
   } else {
     summary = (*solver)->Solve(problem, &monitor, &weights);
