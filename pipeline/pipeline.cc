@@ -496,9 +496,12 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
   *config.mutable_solver() = solver_config;
   absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(solver_config);
   if (!solver.ok()) return solver.status();
-  say(absl::StrFormat("training: solver %s, lambda %g, up to %d passes",
-                      solver_config.name(), solver_config.lambda(),
-                      solver_config.max_passes()));
+  // A path run announces itself in TrainOnPath: its λ is not this one.
+  if (config.lambda() != "path") {
+    say(absl::StrFormat("training: solver %s, lambda %g, up to %d passes",
+                        solver_config.name(), solver_config.lambda(),
+                        solver_config.max_passes()));
+  }
 
   Monitor monitor;
   monitor.set_progress_stream(progress);
