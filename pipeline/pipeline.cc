@@ -239,40 +239,59 @@ absl::Status PrepareConllCorpus(const PipelineOptions& options,
     *split = std::move(*read);
   }
 
-  // Labels in the training scheme, in order of first appearance.
-  const TagScheme input_scheme = prepared.format.tag_scheme();
-  const TagScheme train_scheme = prepared.config.model().train_scheme();
-  const std::vector<Sentence>& sentences = prepared.train;
-  std::vector<ChainExample> examples(sentences.size());
-  for (size_t i = 0; i < sentences.size(); ++i) {
-    const std::vector<std::string> tags =
-        input_scheme == train_scheme
-            ? sentences[i].tags
-            : ConvertTags(sentences[i].tags, input_scheme, train_scheme);
-    for (const std::string& tag : tags) {
-      examples[i].labels.push_back(prepared.labels.Add(tag));
-    }
+  const bool retrain = corpus.retrain_on_train_and_dev();
+  if (retrain && prepared.dev.empty()) {
+    return absl::InvalidArgumentError(
+        "config: corpus.retrain_on_train_and_dev needs a dev split "
+        "(corpus.dev or corpus.dev_fraction)");
   }
-
   absl::StatusOr<FeatureExtractor> extractor =
       FeatureExtractor::Create(prepared.config.features());
   if (!extractor.ok()) return extractor.status();
   prepared.extractor =
       std::make_unique<FeatureExtractor>(std::move(*extractor));
-  std::vector<absl::Status> errors(sentences.size());
-  ParallelFor(
-      static_cast<int>(sentences.size()), threads, [&](int begin, int end) {
-        for (int i = begin; i < end; ++i) {
-          errors[i] =
-              prepared.extractor->Extract(sentences[i], &examples[i].features);
-        }
-      });
-  for (size_t i = 0; i < errors.size(); ++i) {
-    if (!errors[i].ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(sentences[i].source, ":", sentences[i].first_line, ": ",
-                       errors[i].message()));
+
+  // Labels in the training scheme, in order of first appearance (train
+  // first, then dev when it is trained on too), and features.
+  const TagScheme input_scheme = prepared.format.tag_scheme();
+  const TagScheme train_scheme = prepared.config.model().train_scheme();
+  auto make_examples = [&](const std::vector<Sentence>& sentences,
+                           std::vector<ChainExample>* examples) {
+    examples->resize(sentences.size());
+    for (size_t i = 0; i < sentences.size(); ++i) {
+      const std::vector<std::string> tags =
+          input_scheme == train_scheme
+              ? sentences[i].tags
+              : ConvertTags(sentences[i].tags, input_scheme, train_scheme);
+      for (const std::string& tag : tags) {
+        (*examples)[i].labels.push_back(prepared.labels.Add(tag));
+      }
     }
+    std::vector<absl::Status> errors(sentences.size());
+    ParallelFor(static_cast<int>(sentences.size()), threads,
+                [&](int begin, int end) {
+                  for (int i = begin; i < end; ++i) {
+                    errors[i] = prepared.extractor->Extract(
+                        sentences[i], &(*examples)[i].features);
+                  }
+                });
+    for (size_t i = 0; i < errors.size(); ++i) {
+      if (!errors[i].ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(sentences[i].source, ":", sentences[i].first_line,
+                         ": ", errors[i].message()));
+      }
+    }
+    return absl::OkStatus();
+  };
+  const std::vector<Sentence>& sentences = prepared.train;
+  std::vector<ChainExample> examples;
+  absl::Status made = make_examples(sentences, &examples);
+  if (!made.ok()) return made;
+  std::vector<ChainExample> dev_examples;
+  if (retrain) {
+    made = make_examples(prepared.dev, &dev_examples);
+    if (!made.ok()) return made;
   }
   absl::StatusOr<FeatureStats> stats =
       ComputeFeatureStats(*prepared.extractor, sentences);
@@ -282,6 +301,15 @@ absl::Status PrepareConllCorpus(const PipelineOptions& options,
                            prepared.extractor->num_buckets()};
   absl::Status valid = ChainProblem::Validate(layout, examples);
   if (!valid.ok()) return valid;
+  if (retrain) {
+    std::vector<ChainExample> all = examples;
+    all.insert(all.end(), std::make_move_iterator(dev_examples.begin()),
+               std::make_move_iterator(dev_examples.end()));
+    valid = ChainProblem::Validate(layout, all);
+    if (!valid.ok()) return valid;
+    prepared.problem_with_dev = std::make_unique<ChainProblem>(
+        layout, std::move(all), prepared.config.model().normalize_loss());
+  }
   prepared.problem = std::make_unique<ChainProblem>(
       layout, std::move(examples), prepared.config.model().normalize_loss());
   return absl::OkStatus();
@@ -293,6 +321,12 @@ absl::StatusOr<PreparedCorpus> PrepareCorpus(const PipelineConfig& config,
                                              const PipelineOptions& options) {
   PreparedCorpus prepared;
   prepared.config = ResolvePipelineConfig(config);
+  if (prepared.config.corpus().has_ocr() &&
+      prepared.config.corpus().retrain_on_train_and_dev()) {
+    return absl::InvalidArgumentError(
+        "config: corpus.retrain_on_train_and_dev is for CoNLL corpora, not "
+        "OCR");
+  }
   absl::Status status = prepared.config.corpus().has_ocr()
                             ? PrepareOcrCorpus(options, &prepared)
                             : PrepareConllCorpus(options, &prepared);
@@ -551,30 +585,41 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
   if (!summary.ok()) return summary.status();
   result.summary = *summary;
 
-  // Model file. An OCR model has the same file format: its feature config
+  // Model files. An OCR model has the same file format: its feature config
   // (129 buckets, no templates, no hashed bias) and resolved_config (with
   // corpus.ocr) say that its input is pixels, and it has no input_format.
-  ModelFile header;
-  for (const std::string& name : labels.names()) header.add_labels(name);
-  *header.mutable_features() = config.features();
-  if (!ocr) {
-    ConllFormat model_format = format;
-    model_format.set_allow_missing_label(true);
-    *header.mutable_input_format() = model_format;
-    header.set_input_num_columns(prepared->num_columns);
-  }
-  header.set_train_scheme(train_scheme);
-  header.set_output_scheme(input_scheme);
-  header.set_normalize_loss(config.model().normalize_loss());
-  *header.mutable_solver() = solver_config;
-  *header.mutable_training() = *summary;
-  google::protobuf::TextFormat::PrintToString(config,
-                                              header.mutable_resolved_config());
-  absl::StatusOr<ChainModel> model =
-      ChainModel::Create(std::move(header), std::move(weights));
+  auto make_model = [&](std::vector<double> model_weights,
+                        const TrainingSummary& training) {
+    ModelFile header;
+    for (const std::string& name : labels.names()) header.add_labels(name);
+    *header.mutable_features() = config.features();
+    if (!ocr) {
+      ConllFormat model_format = format;
+      model_format.set_allow_missing_label(true);
+      *header.mutable_input_format() = model_format;
+      header.set_input_num_columns(prepared->num_columns);
+    }
+    header.set_train_scheme(train_scheme);
+    header.set_output_scheme(input_scheme);
+    header.set_normalize_loss(config.model().normalize_loss());
+    *header.mutable_solver() = solver_config;
+    *header.mutable_training() = training;
+    google::protobuf::TextFormat::PrintToString(
+        config, header.mutable_resolved_config());
+    return ChainModel::Create(std::move(header), std::move(model_weights));
+  };
+  absl::StatusOr<ChainModel> model = make_model(std::move(weights), *summary);
   if (!model.ok()) return model.status();
   result.model_path = ResolvePath(options.output_dir, config.model_path());
-  absl::Status saved = model->Save(result.model_path);
+  // With retraining, the model trained on train alone is kept beside the
+  // final one: it is the one the dev figures describe.
+  const bool retrain = prepared->problem_with_dev != nullptr;
+  if (retrain) {
+    result.train_only_model_path =
+        absl::StrCat(result.model_path, ".train_only");
+  }
+  absl::Status saved =
+      model->Save(retrain ? result.train_only_model_path : result.model_path);
   if (!saved.ok()) return saved;
 
   // The final scores come from the model's own weights (for CoNLL through
@@ -609,6 +654,10 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
                                 : report.find('\n', first + 1);
       return report.substr(0, second);
     };
+    auto score_name = [raw](double f1, double accuracy) {
+      return raw ? absl::StrFormat("accuracy %.2f%%", accuracy)
+                 : absl::StrFormat("F1 %.2f", f1);
+    };
     if (!dev.empty()) {
       absl::StatusOr<double> f1 = EvaluateModel(
           *model, dev, threads, &result.dev_report, &result.dev_accuracy);
@@ -616,9 +665,46 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
       result.dev_f1 = *f1;
       say(absl::StrCat("dev (", config.corpus().dev(), "):\n",
                        headline(result.dev_report)));
-      scores =
-          raw ? absl::StrFormat(", dev accuracy %.2f%%", result.dev_accuracy)
-              : absl::StrFormat(", dev F1 %.2f", result.dev_f1);
+      scores = absl::StrCat(", dev ",
+                            score_name(result.dev_f1, result.dev_accuracy));
+    }
+    if (retrain) {
+      if (!test.empty()) {
+        double accuracy = 0;
+        absl::StatusOr<double> f1 = EvaluateModel(
+            *model, test, threads, &result.train_only_test_report, &accuracy);
+        if (!f1.ok()) return f1.status();
+        result.train_only_test_f1 = *f1;
+        say(absl::StrCat("test (", config.corpus().test(),
+                         "), model trained on train only:\n",
+                         headline(result.train_only_test_report)));
+        absl::StrAppend(&scores, ", test ", score_name(*f1, accuracy),
+                        " (train only)");
+      }
+      const ChainProblem& with_dev = *prepared->problem_with_dev;
+      say(absl::StrFormat(
+          "final model: training again on train + dev (%d sentences), "
+          "lambda %g, up to %d passes",
+          with_dev.NumExamples(), solver_config.lambda(),
+          solver_config.max_passes()));
+      absl::StatusOr<std::unique_ptr<Solver>> final_solver =
+          CreateSolver(solver_config);
+      if (!final_solver.ok()) return final_solver.status();
+      Monitor final_monitor;
+      final_monitor.set_progress_stream(progress);
+      result.final_log_path = absl::StrCat(result.log_path, ".train_and_dev");
+      absl::Status log = final_monitor.OpenLog(result.final_log_path);
+      if (!log.ok()) return log;
+      std::vector<double> final_weights;
+      absl::StatusOr<TrainingSummary> final_summary =
+          (*final_solver)->Solve(with_dev, &final_monitor, &final_weights);
+      if (!final_summary.ok()) return final_summary.status();
+      result.train_only_summary = result.summary;
+      result.summary = *final_summary;
+      model = make_model(std::move(final_weights), *final_summary);
+      if (!model.ok()) return model.status();
+      saved = model->Save(result.model_path);
+      if (!saved.ok()) return saved;
     }
     if (!test.empty()) {
       std::vector<std::vector<std::string>> predictions;
@@ -628,13 +714,12 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
       if (!f1.ok()) return f1.status();
       result.test_f1 = *f1;
       if (!dev.empty()) {
-        say(absl::StrCat("test (", config.corpus().test(), "):\n",
+        say(absl::StrCat("test (", config.corpus().test(), ")",
+                         retrain ? ", final model (train + dev)" : "", ":\n",
                          headline(result.test_report)));
       }
-      absl::StrAppend(
-          &scores,
-          raw ? absl::StrFormat(", test accuracy %.2f%%", result.test_accuracy)
-              : absl::StrFormat(", test F1 %.2f", result.test_f1));
+      absl::StrAppend(&scores, retrain ? ", final model: test " : ", test ",
+                      score_name(result.test_f1, result.test_accuracy));
       if (!config.predictions_path().empty()) {
         absl::Status written = WritePredictions(
             ResolvePath(options.output_dir, config.predictions_path()), test,
@@ -646,14 +731,15 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
   // Solvers without a dual (ssg) certify nothing: say so rather than print
   // a zero gap.
   const std::string certificate =
-      summary->has_gap()
+      result.summary.has_gap()
           ? absl::StrFormat("primal %.6g, dual %.6g, gap %.3e",
-                            summary->primal(), summary->dual(), summary->gap())
+                            result.summary.primal(), result.summary.dual(),
+                            result.summary.gap())
           : absl::StrFormat("primal %.6g, no duality gap (%s keeps no dual)",
-                            summary->primal(), summary->solver());
+                            result.summary.primal(), result.summary.solver());
   say(absl::StrFormat("done: %d passes, %s (%s), %.1fs training, %.1fs total%s",
-                      summary->passes(), certificate, summary->stop_reason(),
-                      summary->seconds(),
+                      result.summary.passes(), certificate,
+                      result.summary.stop_reason(), result.summary.seconds(),
                       absl::ToDoubleSeconds(absl::Now() - start), scores));
   return result;
 }

@@ -68,6 +68,14 @@ struct PipelineResult {
   double test_word_averaged_letter_error = -1;
   std::string model_path;
   std::string log_path;
+  // corpus.retrain_on_train_and_dev: the model above (and summary, test_*)
+  // is the one trained on train + dev; these describe the run on train
+  // alone, which the dev figures score. Empty, -1 and unset otherwise.
+  std::string train_only_model_path;
+  std::string train_only_test_report;
+  double train_only_test_f1 = -1;
+  TrainingSummary train_only_summary;
+  std::string final_log_path;  // the train + dev run's log
   // With `lambda: "path"`: the breakpoints, their dev scores and the choice.
   LambdaPath path;
 };
@@ -85,6 +93,9 @@ struct PreparedCorpus {
   std::unique_ptr<FeatureExtractor> extractor;
   FeatureStats feature_stats;
   std::unique_ptr<ChainProblem> problem;
+  // corpus.retrain_on_train_and_dev: the training and dev sentences as one
+  // problem (same labels and features), for the final model.
+  std::unique_ptr<ChainProblem> problem_with_dev;
   // OCR runs (corpus.ocr set): the test words as a problem, for decoding
   // and letter error; `train`, `test`, `extractor` and `feature_stats` are
   // then empty.

@@ -5,6 +5,8 @@
 
 #include "pipeline/pipeline.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -318,6 +320,99 @@ TEST_F(PipelineTest, LambdaPathChoosesTheBestDevBreakpoint) {
   config.mutable_corpus()->clear_dev();
   EXPECT_THAT(RunPipeline(config, options_).status().message(),
               HasSubstr("needs a dev split"));
+}
+
+}  // namespace
+}  // namespace chaintag
+
+namespace chaintag {
+namespace {
+
+// The final model of a retraining run is exactly the model a plain run on
+// the concatenated train + dev file gives, and its train-only model exactly
+// a plain run's on train: same labels, features, solver and seed.
+TEST_F(PipelineTest, RetrainOnTrainAndDevEqualsTrainingOnBoth) {
+  WriteFile(TmpDir() + "/train_and_dev.txt",
+            SyntheticCorpus(200, 1) + SyntheticCorpus(40, 2));
+  PipelineConfig config = SmallConfig();
+  config.mutable_corpus()->set_retrain_on_train_and_dev(true);
+  config.set_model_path("retrained.model");
+  config.set_log_path("retrained.log.jsonl");
+  absl::StatusOr<PreparedCorpus> prepared = PrepareCorpus(config, options_);
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  ASSERT_NE(prepared->problem_with_dev, nullptr);
+  EXPECT_EQ(prepared->problem->NumExamples(), 200);
+  EXPECT_EQ(prepared->problem_with_dev->NumExamples(), 240);
+  absl::StatusOr<PipelineResult> retrained =
+      RunPreparedPipeline(&*prepared, options_);
+  ASSERT_TRUE(retrained.ok()) << retrained.status();
+
+  PipelineConfig plain = SmallConfig();
+  plain.set_model_path("plain.model");
+  plain.set_log_path("plain.log.jsonl");
+  absl::StatusOr<PipelineResult> on_train = RunPipeline(plain, options_);
+  ASSERT_TRUE(on_train.ok()) << on_train.status();
+  PipelineConfig both = plain;
+  both.mutable_corpus()->set_train("train_and_dev.txt");
+  both.set_model_path("both.model");
+  both.set_log_path("both.log.jsonl");
+  both.set_predictions_path("both.pred");
+  absl::StatusOr<PipelineResult> on_both = RunPipeline(both, options_);
+  ASSERT_TRUE(on_both.ok()) << on_both.status();
+
+  auto weights = [](const std::string& path) {
+    absl::StatusOr<ChainModel> model = ChainModel::Load(path);
+    EXPECT_TRUE(model.ok()) << model.status();
+    return model.ok() ? model->weights() : std::vector<double>{};
+  };
+  EXPECT_EQ(retrained->train_only_model_path,
+            TmpDir() + "/retrained.model.train_only");
+  const std::vector<double> train_only =
+      weights(retrained->train_only_model_path);
+  const std::vector<double> final_weights = weights(retrained->model_path);
+  ASSERT_FALSE(train_only.empty());
+  EXPECT_EQ(train_only, weights(on_train->model_path));
+  const std::vector<double> both_weights = weights(on_both->model_path);
+  ASSERT_EQ(final_weights.size(), both_weights.size());
+  double max_difference = 0;
+  for (size_t j = 0; j < both_weights.size(); ++j) {
+    max_difference =
+        std::max(max_difference, std::abs(final_weights[j] - both_weights[j]));
+  }
+  // Equal up to rounding: the plain run's dev evaluation reads the
+  // averaged iterate at other times, which regroups a few sums.
+  EXPECT_LT(max_difference, 1e-12);
+  EXPECT_EQ(retrained->summary.passes(), on_both->summary.passes());
+  EXPECT_EQ(retrained->summary.oracle_calls(), on_both->summary.oracle_calls());
+  EXPECT_NEAR(retrained->summary.primal(), on_both->summary.primal(), 1e-12);
+  EXPECT_NE(final_weights, train_only);
+
+  // Dev scores the train-only model; test is scored for both models, the
+  // predictions come from the final one.
+  EXPECT_EQ(retrained->dev_report, on_train->dev_report);
+  EXPECT_EQ(retrained->train_only_test_report, on_train->test_report);
+  EXPECT_EQ(retrained->train_only_test_f1, on_train->test_f1);
+  EXPECT_EQ(retrained->test_report, on_both->test_report);
+  EXPECT_EQ(ReadFile(TmpDir() + "/synthetic.pred"),
+            ReadFile(TmpDir() + "/both.pred"));
+  EXPECT_EQ(retrained->summary.num_examples(), 240);
+  EXPECT_EQ(retrained->train_only_summary.num_examples(), 200);
+  EXPECT_THAT(ReadFile(retrained->final_log_path), HasSubstr("\"pass\""));
+  EXPECT_THAT(ReadFile(retrained->final_log_path), Not(HasSubstr("dev_F1")));
+}
+
+TEST_F(PipelineTest, RetrainNeedsADevSplit) {
+  PipelineConfig config = SmallConfig();
+  config.mutable_corpus()->clear_dev();
+  config.mutable_corpus()->set_retrain_on_train_and_dev(true);
+  EXPECT_THAT(PrepareCorpus(config, options_).status().message(),
+              HasSubstr("retrain_on_train_and_dev needs a dev split"));
+  // With dev_fraction the final model trains on the whole training file.
+  config.mutable_corpus()->set_dev_fraction(0.1);
+  absl::StatusOr<PreparedCorpus> prepared = PrepareCorpus(config, options_);
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  EXPECT_EQ(prepared->problem->NumExamples(), 180);
+  EXPECT_EQ(prepared->problem_with_dev->NumExamples(), 200);
 }
 
 }  // namespace

@@ -93,6 +93,9 @@ ABSL_FLAG(std::string, nonnegative_transitions, "",
           "active_set_bcfw).");
 ABSL_FLAG(std::string, normalize_loss, "",
           "Override: true = Hamming loss divided by sentence length.");
+ABSL_FLAG(std::string, retrain_on_train_and_dev, "",
+          "Override: true = after the run on train (scored on dev), train "
+          "the saved model again on train + dev.");
 ABSL_FLAG(bool, quiet, false, "No progress lines.");
 
 namespace chaintag {
@@ -332,6 +335,14 @@ absl::Status ApplyOverrides(PipelineConfig* config) {
   if (nonnegative.has_value()) {
     config->mutable_model()->set_nonnegative_transitions(*nonnegative);
   }
+  std::optional<bool> retrain;
+  status =
+      ParseBoolFlag("retrain_on_train_and_dev",
+                    absl::GetFlag(FLAGS_retrain_on_train_and_dev), &retrain);
+  if (!status.ok()) return status;
+  if (retrain.has_value()) {
+    config->mutable_corpus()->set_retrain_on_train_and_dev(*retrain);
+  }
   if (absl::GetFlag(FLAGS_max_train_sentences) >= 0) {
     config->mutable_corpus()->set_max_train_sentences(
         absl::GetFlag(FLAGS_max_train_sentences));
@@ -370,6 +381,13 @@ int Run() {
   std::fputs(result->test_report.c_str(), stdout);
   std::fprintf(stderr, "model written to %s\ntraining log: %s\n",
                result->model_path.c_str(), result->log_path.c_str());
+  if (!result->train_only_model_path.empty()) {
+    std::fprintf(stderr,
+                 "model trained on train only (the one the dev figures "
+                 "score): %s\nlog of the train + dev run: %s\n",
+                 result->train_only_model_path.c_str(),
+                 result->final_log_path.c_str());
+  }
   return 0;
 }
 
