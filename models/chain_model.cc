@@ -20,7 +20,9 @@
 namespace chaintag {
 namespace {
 
-// Checksum over the weight fields, in a fixed order.
+// Checksum over the weight fields, in a fixed order, and over the decoding
+// mode when it is constrained: that field is serialised last, so a file cut
+// just before it would otherwise load and decode differently.
 uint64_t WeightsChecksum(const ModelFile& file) {
   XXH3_state_t* state = XXH3_createState();
   XXH3_64bits_reset(state);
@@ -34,6 +36,10 @@ uint64_t WeightsChecksum(const ModelFile& file) {
   add(file.transitions().data(), file.transitions_size() * sizeof(double));
   add(file.start().data(), file.start_size() * sizeof(double));
   add(file.end().data(), file.end_size() * sizeof(double));
+  if (file.constrained_decoding()) {
+    constexpr char kConstrained[] = "constrained_decoding";
+    add(kConstrained, sizeof(kConstrained));
+  }
   const uint64_t hash = XXH3_64bits_digest(state);
   XXH3_freeState(state);
   return hash;
@@ -306,6 +312,15 @@ std::vector<std::string> ChainModel::ToOutputTags(
 
 absl::Status ChainModel::Tag(const Sentence& sentence, TagScratch* scratch,
                              std::vector<std::string>* tags) const {
+  if (header_.constrained_decoding() && sentence.size() > 0) {
+    DecodeOptions options;
+    options.constrained = true;
+    absl::Status status =
+        PredictNBest(sentence, options, scratch, &scratch->decoded);
+    if (!status.ok()) return status;
+    *tags = ToOutputTags(scratch->decoded.labelings[0]);
+    return absl::OkStatus();
+  }
   absl::Status status = Predict(sentence, scratch, &scratch->labels);
   if (!status.ok()) return status;
   *tags = ToOutputTags(scratch->labels);

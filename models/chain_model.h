@@ -31,31 +31,6 @@ namespace chaintag {
 constexpr uint32_t kModelFormatVersion = 1;
 constexpr char kModelMagic[] = "chaintag-model";
 
-// Reusable buffers for tagging one sentence after another.
-struct TagScratch {
-  FeatureSequence features;
-  std::vector<double> unary;
-  std::vector<int32_t> labels;
-  std::vector<std::string> names;
-  ViterbiDecoder decoder;
-  // For PredictNBest: the n-best table and its flat output, and the
-  // constrained copies of the start/transition/end scores.
-  TopKViterbi top_k;
-  std::vector<int32_t> top_k_labelings;
-  std::vector<double> top_k_scores;
-  ConstrainedScoresBuffer constrained;
-};
-
-// How PredictNBest decodes.
-struct DecodeOptions {
-  // Only labelings valid in the model's training scheme (starts, transitions
-  // and ends; models/transition_constraints.h). No effect for NONE.
-  bool constrained = false;
-  // How many of the best labelings to return (≥ 1). Costs O(T·L·(L + n))
-  // time and O(T·L·n) memory for n ≥ 2; n = 1 is plain Viterbi.
-  int nbest = 1;
-};
-
 // The result of PredictNBest, best first. Reuse one across sentences to
 // keep its buffers.
 struct Decoded {
@@ -69,6 +44,33 @@ struct Decoded {
   // +∞ when nbest ≥ 2 but only one labeling exists (an empty sentence, or
   // constraints that leave one); absent when nbest = 1 (not computed).
   std::optional<double> margin;
+};
+
+// Reusable buffers for tagging one sentence after another.
+struct TagScratch {
+  FeatureSequence features;
+  std::vector<double> unary;
+  std::vector<int32_t> labels;
+  std::vector<std::string> names;
+  ViterbiDecoder decoder;
+  // For PredictNBest: the n-best table and its flat output, and the
+  // constrained copies of the start/transition/end scores.
+  TopKViterbi top_k;
+  std::vector<int32_t> top_k_labelings;
+  std::vector<double> top_k_scores;
+  ConstrainedScoresBuffer constrained;
+  // Tag's decoding when the model decodes constrained.
+  Decoded decoded;
+};
+
+// How PredictNBest decodes.
+struct DecodeOptions {
+  // Only labelings valid in the model's training scheme (starts, transitions
+  // and ends; models/transition_constraints.h). No effect for NONE.
+  bool constrained = false;
+  // How many of the best labelings to return (≥ 1). Costs O(T·L·(L + n))
+  // time and O(T·L·n) memory for n ≥ 2; n = 1 is plain Viterbi.
+  int nbest = 1;
 };
 
 class ChainModel {
@@ -106,7 +108,8 @@ class ChainModel {
   absl::Status PredictNBest(const Sentence& sentence,
                             const DecodeOptions& options, TagScratch* scratch,
                             Decoded* decoded) const;
-  // Predicted tags in the output scheme.
+  // Predicted tags in the output scheme; constrained when the model file
+  // says so (ModelFile.constrained_decoding).
   absl::Status Tag(const Sentence& sentence, TagScratch* scratch,
                    std::vector<std::string>* tags) const;
   // Label ids (training scheme) to tags in the output scheme.

@@ -36,9 +36,11 @@ void WriteAll(const std::string& path, const std::string& bytes) {
 }
 
 // A small IOBES model over word identity features with random weights.
-ChainModel MakeModel(const std::vector<std::string>& labels = {
-                         "O", "B-NP", "E-NP", "S-NP"}) {
+ChainModel MakeModel(const std::vector<std::string>& labels = {"O", "B-NP",
+                                                               "E-NP", "S-NP"},
+                     bool constrained_decoding = false) {
   ModelFile header;
+  if (constrained_decoding) header.set_constrained_decoding(true);
   for (const std::string& label : labels) header.add_labels(label);
   const int L = static_cast<int>(labels.size());
   FeatureConfig* features = header.mutable_features();
@@ -120,6 +122,22 @@ TEST(ChainModelTest, RejectsDamagedAndForeignFiles) {
   EXPECT_FALSE(ChainModel::Load(foreign).ok());
 
   EXPECT_FALSE(ChainModel::Load(TempPath("missing.model")).ok());
+
+  // The decoding mode is the last field: a file cut before it, or with it
+  // flipped, fails the checksum instead of decoding differently.
+  const std::string constrained = TempPath("constrained_cut.model");
+  ASSERT_TRUE(
+      MakeModel({"O", "B-NP", "E-NP", "S-NP"}, true).Save(constrained).ok());
+  const std::string constrained_bytes = ReadAll(constrained);
+  WriteAll(truncated,
+           constrained_bytes.substr(0, constrained_bytes.size() - 3));
+  EXPECT_FALSE(ChainModel::Load(truncated).ok());
+  file = model.ToProto();
+  file.set_constrained_decoding(true);
+  WriteAll(foreign, file.SerializeAsString());
+  loaded = ChainModel::Load(foreign);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.status().message().find("checksum"), std::string::npos);
 }
 
 TEST(ChainModelTest, TagsInTheOutputScheme) {
@@ -280,6 +298,43 @@ TEST(ChainModelTest, PredictNBestMatchesBruteForce) {
   }
   // Otherwise the constrained half of this test would prove little.
   EXPECT_GT(constraint_mattered, 0);
+}
+
+// A model file that says constrained_decoding tags with the best valid
+// labeling (brute force over valid ones), also after a save and load; where
+// the plain best is valid the two agree.
+TEST(ChainModelTest, TagDecodesConstrainedWhenTheModelSaysSo) {
+  const ChainModel plain = MakeModel();
+  const std::string path = TempPath("constrained.model");
+  ASSERT_TRUE(MakeModel({"O", "B-NP", "E-NP", "S-NP"}, true).Save(path).ok());
+  absl::StatusOr<ChainModel> constrained = ChainModel::Load(path);
+  ASSERT_TRUE(constrained.ok()) << constrained.status();
+  ASSERT_TRUE(constrained->header().constrained_decoding());
+  EXPECT_FALSE(plain.header().constrained_decoding());
+  std::mt19937 rng(7);
+  TagScratch scratch;
+  int differed = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const Sentence sentence = RandomSentence(1 + trial % 6, &rng);
+    const std::vector<Scored> valid =
+        BruteForce(plain, sentence, /*valid_only=*/true);
+    ASSERT_FALSE(valid.empty());
+    std::vector<std::string> tags, plain_tags;
+    ASSERT_TRUE(constrained->Tag(sentence, &scratch, &tags).ok());
+    ASSERT_TRUE(plain.Tag(sentence, &scratch, &plain_tags).ok());
+    EXPECT_EQ(tags, plain.ToOutputTags(valid[0].labels)) << "trial " << trial;
+    std::vector<int32_t> best;
+    ASSERT_TRUE(plain.Predict(sentence, &scratch, &best).ok());
+    if (plain.constraints().IsValid(best.data(), best.size())) {
+      EXPECT_EQ(tags, plain_tags) << "trial " << trial;
+    } else {
+      differed += tags != plain_tags;
+    }
+  }
+  EXPECT_GT(differed, 0);
+  std::vector<std::string> none;
+  ASSERT_TRUE(constrained->Tag(MakeSentence({}), &scratch, &none).ok());
+  EXPECT_TRUE(none.empty());
 }
 
 TEST(ChainModelTest, PredictNBestEdgeCasesAndErrors) {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -17,6 +18,7 @@
 #include "google/protobuf/text_format.h"
 #include "models/chain_problem.h"
 #include "models/file_io.h"
+#include "models/transition_constraints.h"
 #include "pipeline/ocr.h"
 #include "solvers/duality_gap.h"
 #include "solvers/monitor.h"
@@ -371,11 +373,28 @@ HeldOutScorer MakeHeldOutScorer(const PreparedCorpus& prepared, bool dev_only) {
   const LabelSet* labels = &prepared.labels;
   const TagScheme train_scheme = config.model().train_scheme();
   const TagScheme input_scheme = prepared.format.tag_scheme();
+  // Decoded as the saved model will decode (ChainModel::Tag).
+  std::shared_ptr<const TransitionConstraints> constraints;
+  if (config.model().constrained_decoding()) {
+    constraints = std::make_shared<const TransitionConstraints>(labels->names(),
+                                                                train_scheme);
+  }
   scorer.score = [=](const double* w) -> absl::StatusOr<double> {
     double accuracy = 0;
     absl::StatusOr<double> f1 = ScoreTagger(
         [&](const Sentence& s, TagScratch* scratch,
             std::vector<std::string>* tags) {
+          if (constraints != nullptr && s.size() > 0) {
+            DecodeOptions options;
+            options.constrained = true;
+            absl::Status status =
+                PredictNBestWithWeights(*extractor, layout, w, *constraints, s,
+                                        options, scratch, &scratch->decoded);
+            if (!status.ok()) return status;
+            *tags = LabelsToTags(*labels, train_scheme, input_scheme,
+                                 scratch->decoded.labelings[0]);
+            return absl::OkStatus();
+          }
           absl::Status status = PredictWithWeights(*extractor, layout, w, s,
                                                    scratch, &scratch->labels);
           if (!status.ok()) return status;
@@ -581,6 +600,9 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
     }
   } else {
     summary = (*solver)->Solve(problem, &monitor, &weights);
+    // Its per-example state is as large as the weights, several times over;
+    // a retraining run needs the memory for its own.
+    solver->reset();
   }
   if (!summary.ok()) return summary.status();
   result.summary = *summary;
@@ -602,6 +624,10 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
     header.set_train_scheme(train_scheme);
     header.set_output_scheme(input_scheme);
     header.set_normalize_loss(config.model().normalize_loss());
+    // Set only when true: a plain model's file stays as it was.
+    if (config.model().constrained_decoding()) {
+      header.set_constrained_decoding(true);
+    }
     *header.mutable_solver() = solver_config;
     *header.mutable_training() = training;
     google::protobuf::TextFormat::PrintToString(
@@ -681,6 +707,9 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
         absl::StrAppend(&scores, ", test ", score_name(*f1, accuracy),
                         " (train only)");
       }
+      // The train-only model is saved and scored: its weights (as large as
+      // the solver's) are released before the final run needs the memory.
+      model = absl::UnavailableError("the train-only model was released");
       const ChainProblem& with_dev = *prepared->problem_with_dev;
       say(absl::StrFormat(
           "final model: training again on train + dev (%d sentences), "
@@ -699,6 +728,7 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
       absl::StatusOr<TrainingSummary> final_summary =
           (*final_solver)->Solve(with_dev, &final_monitor, &final_weights);
       if (!final_summary.ok()) return final_summary.status();
+      final_solver->reset();
       result.train_only_summary = result.summary;
       result.summary = *final_summary;
       model = make_model(std::move(final_weights), *final_summary);

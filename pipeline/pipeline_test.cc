@@ -417,3 +417,31 @@ TEST_F(PipelineTest, RetrainNeedsADevSplit) {
 
 }  // namespace
 }  // namespace chaintag
+
+namespace chaintag {
+namespace {
+
+// model.constrained_decoding reaches the model file, so `tag` and the final
+// scores decode as the per-pass evaluation did.
+TEST_F(PipelineTest, ConstrainedDecodingIsRecordedInTheModel) {
+  PipelineConfig config = SmallConfig();
+  config.mutable_model()->set_constrained_decoding(true);
+  config.set_model_path("constrained.model");
+  absl::StatusOr<PipelineResult> result = RunPipeline(config, options_);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_GT(result->dev_f1, 95.0);
+  EXPECT_GT(result->test_f1, 95.0);
+  absl::StatusOr<ChainModel> model = ChainModel::Load(result->model_path);
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_TRUE(model->header().constrained_decoding());
+  EXPECT_EQ(ScoreFile(TmpDir() + "/synthetic.pred"), result->test_report);
+
+  absl::StatusOr<PipelineResult> plain = RunPipeline(SmallConfig(), options_);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  model = ChainModel::Load(plain->model_path);
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_FALSE(model->header().has_constrained_decoding());
+}
+
+}  // namespace
+}  // namespace chaintag
