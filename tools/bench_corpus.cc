@@ -33,6 +33,8 @@ PreparedCorpus* BenchCorpus() {
   static PreparedCorpus* corpus = [] {
     absl::StatusOr<PipelineConfig> config = ReadPipelineConfig(ConfigPath());
     if (!config.ok()) return static_cast<PreparedCorpus*>(nullptr);
+    // Benchmarks run on the training problem only.
+    config->mutable_corpus()->set_retrain_on_train_and_dev(false);
     PipelineOptions options;
     options.corpora_root = DefaultCorporaRoot();
     options.progress = nullptr;

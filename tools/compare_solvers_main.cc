@@ -177,6 +177,9 @@ int Run() {
         config.set_model_path(absl::StrCat(stem, ".model"));
         config.set_log_path(absl::StrCat(stem, ".log.jsonl"));
         config.clear_predictions_path();
+        // The runs compare solvers on the training problem; a preset's
+        // final retraining on train + dev would replace what is compared.
+        config.mutable_corpus()->set_retrain_on_train_and_dev(false);
         std::fprintf(stderr, "[%d/%d] %s seed %llu ...", index, total,
                      spec.label.c_str(), static_cast<unsigned long long>(seed));
         std::fflush(stderr);

@@ -220,6 +220,9 @@ int Run() {
   PipelineOptions options;
   options.corpora_root = CorporaRootFromFlag(absl::GetFlag(FLAGS_corpora));
   options.output_dir = CallerDirectory();
+  // The path and the grid are studied on the training problem; the chosen
+  // model is the path's own, not one retrained on train + dev.
+  config->mutable_corpus()->set_retrain_on_train_and_dev(false);
   // One read of the corpus for the path and the grid.
   absl::StatusOr<PreparedCorpus> prepared = PrepareCorpus(*config, options);
   if (!prepared.ok()) {
