@@ -4,12 +4,29 @@
 #include <cassert>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 
 namespace chaintag {
 namespace {
 
 constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
+constexpr double kLn2 = 0.69314718055994530942;
+
+// The scaled forward–backward gives up on a sentence (it goes to log space)
+// when a nonzero factor exp((score − max)/μ) or a nonzero entry of a
+// normalised message falls below kMinFactor: then no product of three of
+// them, (1e−100)³, comes near the smallest normal double (2.2e−308), so
+// nothing underflows. kMinScale bounds the row sums and normalisers whose
+// reciprocals are taken.
+constexpr double kMinFactor = 1e-100;
+constexpr double kMinScale = 1e-280;
+
+double MaxOf(const double* x, size_t n) {
+  double top = x[0];
+  for (size_t i = 1; i < n; ++i) top = std::max(top, x[i]);
+  return top;
+}
 
 double LogSumExp(const double* x, int n) {
   double top = x[0];
@@ -71,6 +88,223 @@ double ProjectScoresOntoSimplex(const double* scores, int k, double mu,
 
 double ForwardBackward::Compute(const ChainScores& scores, double mu,
                                 double* marginals) {
+  assert(mu > 0);
+  double value;
+  used_log_space_ = !ComputeScaled(scores, mu, marginals, &value);
+  if (used_log_space_) value = ComputeInLogSpace(scores, mu, marginals);
+  return value;
+}
+
+bool ForwardBackward::ComputeScaled(const ChainScores& scores, double mu,
+                                    double* marginals, double* value) {
+  const int T = scores.length;
+  const int L = scores.num_labels;
+  const size_t LL = static_cast<size_t>(L) * L;
+  if (T == 0) {
+    if (marginals != nullptr) std::fill(marginals, marginals + LL + 2 * L, 0.0);
+    *value = 0;
+    return true;
+  }
+  const double inv_mu = 1 / mu;
+  const size_t cells = static_cast<size_t>(T) * L;
+  alpha_.resize(cells);
+  exp_unary_.resize(cells);
+  alpha_shift_.resize(T);
+  terms_.resize(L);
+  emission_.resize(L);
+  double* alpha = alpha_.data();
+  double* u = exp_unary_.data();
+  double* scale = alpha_shift_.data();
+  double* terms = terms_.data();
+  double* emission = emission_.data();
+
+  // Every table is shifted by its max so that its factors lie in [0, 1]:
+  // the sum of the shifts (score units) plus μ·log of the product of the
+  // row sums is μ·log Z. A −∞ score gives a factor of exactly 0; a table
+  // with no finite entry (or a +∞ or NaN one) gives NaN, which fails the
+  // checks below.
+  //
+  // Exactness: every nonzero factor and every nonzero normalised message
+  // entry is kept ≥ kMinFactor (else `tiny` is set and the sentence goes to
+  // log space), so no product of up to three of them underflows: each
+  // message entry is a sum of nonnegative terms computed to relative
+  // rounding, and its zeros are exact (forbidden labelings). Underflow can
+  // then only touch the output marginals themselves, below ~1e−300.
+  bool tiny = false;
+  auto check_factor = [&tiny](double factor, double score) {
+    tiny |= factor < kMinFactor && score != kMinusInfinity;
+  };
+  auto check_message = [&tiny](double entry) {
+    tiny |= entry < kMinFactor && entry != 0;
+  };
+  double shift = 0;
+  // The product of the row sums as mantissa × 2^exponent: a log per
+  // position would cost as much as the exps of one position.
+  double scale_mantissa = 1;
+  int64_t scale_exponent = 0;
+  auto accept_scale = [&](double sum) {
+    if (tiny || !(sum >= kMinScale)) return false;  // also NaN
+    int exponent;
+    scale_mantissa = std::frexp(scale_mantissa * sum, &exponent);
+    scale_exponent += exponent;
+    return true;
+  };
+
+  // Forward: alpha[t] ∝ Σ over prefixes ending in each label of their
+  // factors, normalised to sum 1 (the sum is scale[t]).
+  for (int y = 0; y < L; ++y) terms[y] = scores.start[y] + scores.unary[y];
+  double top = MaxOf(terms, L);
+  shift += top;
+  double sum = 0;
+  for (int y = 0; y < L; ++y) {
+    u[y] = std::exp((terms[y] - top) * inv_mu);
+    check_factor(u[y], terms[y]);
+    sum += u[y];
+  }
+  if (!accept_scale(sum)) return false;
+  scale[0] = sum;
+  for (int y = 0; y < L; ++y) {
+    alpha[y] = u[y] / sum;
+    check_message(alpha[y]);
+  }
+  const double* transition = nullptr;
+  if (T > 1) {
+    exp_transition_.resize(LL);
+    const double transition_top = MaxOf(scores.transition, LL);
+    shift += (T - 1) * transition_top;
+    for (size_t i = 0; i < LL; ++i) {
+      exp_transition_[i] =
+          std::exp((scores.transition[i] - transition_top) * inv_mu);
+      check_factor(exp_transition_[i], scores.transition[i]);
+    }
+    transition = exp_transition_.data();
+  }
+  for (int t = 1; t < T; ++t) {
+    const double* previous = alpha + static_cast<size_t>(t - 1) * L;
+    double* current = alpha + static_cast<size_t>(t) * L;
+    const double* unary = scores.unary + static_cast<size_t>(t) * L;
+    double* u_t = u + static_cast<size_t>(t) * L;
+    top = MaxOf(unary, L);
+    shift += top;
+    for (int b = 0; b < L; ++b) {
+      u_t[b] = std::exp((unary[b] - top) * inv_mu);
+      check_factor(u_t[b], unary[b]);
+      current[b] = 0;
+    }
+    for (int a = 0; a < L; ++a) {
+      const double p = previous[a];
+      const double* from_a = transition + static_cast<size_t>(a) * L;
+      for (int b = 0; b < L; ++b) current[b] += p * from_a[b];
+    }
+    sum = 0;
+    for (int b = 0; b < L; ++b) {
+      current[b] *= u_t[b];
+      sum += current[b];
+    }
+    if (!accept_scale(sum)) return false;
+    scale[t] = sum;
+    const double inverse = 1 / sum;
+    for (int b = 0; b < L; ++b) {
+      current[b] *= inverse;
+      check_message(current[b]);
+    }
+  }
+  top = MaxOf(scores.end, L);
+  shift += top;
+  const double* last = alpha + static_cast<size_t>(T - 1) * L;
+  double end_sum = 0, closing = 0;
+  for (int y = 0; y < L; ++y) {
+    terms[y] = std::exp((scores.end[y] - top) * inv_mu);
+    check_factor(terms[y], scores.end[y]);
+    end_sum += terms[y];
+    closing += last[y] * terms[y];
+  }
+  if (!accept_scale(closing)) return false;
+  *value = shift + mu * (std::log(scale_mantissa) +
+                         static_cast<double>(scale_exponent) * kLn2);
+  if (marginals == nullptr) return true;
+
+  // Backward: beta[t] ∝ Σ over suffixes after each label of their factors,
+  // normalised to sum 1.
+  beta_.resize(cells);
+  double* beta = beta_.data();
+  double* beta_last = beta + static_cast<size_t>(T - 1) * L;
+  for (int y = 0; y < L; ++y) {
+    beta_last[y] = terms[y] / end_sum;
+    check_message(beta_last[y]);
+  }
+  for (int t = T - 2; t >= 0; --t) {
+    const double* next = beta + static_cast<size_t>(t + 1) * L;
+    double* current = beta + static_cast<size_t>(t) * L;
+    const double* u_next = u + static_cast<size_t>(t + 1) * L;
+    // u·beta is not a message entry: the product of up to three factors
+    // bound by kMinFactor is the whole term E·u·beta.
+    for (int b = 0; b < L; ++b) emission[b] = u_next[b] * next[b];
+    sum = 0;
+    for (int a = 0; a < L; ++a) {
+      const double* from_a = transition + static_cast<size_t>(a) * L;
+      double dot = 0;
+      for (int b = 0; b < L; ++b) dot += from_a[b] * emission[b];
+      current[a] = dot;
+      sum += dot;
+    }
+    if (!(sum >= kMinScale)) return false;
+    const double inverse = 1 / sum;
+    for (int a = 0; a < L; ++a) {
+      current[a] *= inverse;
+      check_message(current[a]);
+    }
+  }
+  if (tiny) return false;
+
+  // With n_t = Σ_y alpha[t][y]·beta[t][y]:
+  //   P(y_t = y) = alpha[t][y]·beta[t][y] / n_t,
+  //   P(y_{t−1} = a, y_t = b) = alpha[t−1][a]·E[a][b]·u[t][b]·beta[t][b]
+  //                             / (scale[t]·n_t),
+  // E the transition factors. The pairwise block accumulates
+  // Σ_t alpha[t−1][a]·(u[t][b]·beta[t][b] / (scale[t]·n_t)) and is
+  // multiplied by E[a][b] at the end.
+  double* node = marginals;
+  double* pair = marginals + cells;
+  std::fill(pair, pair + LL, 0.0);
+  for (int t = 0; t < T; ++t) {
+    const double* a_row = alpha + static_cast<size_t>(t) * L;
+    const double* b_row = beta + static_cast<size_t>(t) * L;
+    double* out = node + static_cast<size_t>(t) * L;
+    double normaliser = 0;
+    for (int y = 0; y < L; ++y) {
+      out[y] = a_row[y] * b_row[y];
+      normaliser += out[y];
+    }
+    // 1/(scale·n_t) must not overflow.
+    if (!(scale[t] * normaliser >= kMinScale)) return false;
+    const double inverse = 1 / normaliser;
+    for (int y = 0; y < L; ++y) out[y] *= inverse;
+    if (t == 0) continue;
+    const double pair_inverse = 1 / (scale[t] * normaliser);
+    const double* u_t = u + static_cast<size_t>(t) * L;
+    for (int b = 0; b < L; ++b) {
+      emission[b] = u_t[b] * b_row[b] * pair_inverse;
+    }
+    const double* previous = alpha + static_cast<size_t>(t - 1) * L;
+    for (int a = 0; a < L; ++a) {
+      const double p = previous[a];
+      double* pair_a = pair + static_cast<size_t>(a) * L;
+      for (int b = 0; b < L; ++b) pair_a[b] += p * emission[b];
+    }
+  }
+  for (size_t i = 0; transition != nullptr && i < LL; ++i) {
+    pair[i] *= transition[i];
+  }
+  double* start = pair + LL;
+  double* end = start + L;
+  std::copy(node, node + L, start);
+  std::copy(node + cells - L, node + cells, end);
+  return true;
+}
+
+double ForwardBackward::ComputeInLogSpace(const ChainScores& scores, double mu,
+                                          double* marginals) {
   assert(mu > 0);
   const int T = scores.length;
   const int L = scores.num_labels;

@@ -1,8 +1,8 @@
 // The two smoothings of the max oracle used by Casimir-SVRG (Pillutla et al.
 // 2018, §4–5): ℓ2 smoothing over the top-K labelings (a projection onto the
 // simplex of the K scores from TopKViterbi) and entropy smoothing over all
-// labelings (forward–backward in log space). Scores are loss-augmented by
-// the caller; nothing here knows about losses or features.
+// labelings (forward–backward, scaled, with a log-space fallback). Scores are
+// loss-augmented by the caller; nothing here knows about losses or features.
 //
 // Thread-safety: ProjectScoresOntoSimplex is a pure function. ForwardBackward
 // holds scratch buffers; use one per thread.
@@ -28,8 +28,9 @@ namespace chaintag {
 double ProjectScoresOntoSimplex(const double* scores, int k, double mu,
                                 double* weights);
 
-// Entropy smoothing: μ·log Σ_y exp(score(y)/μ) over all L^T labelings, and
-// its gradient, the expected indicator features under p(y) ∝ exp(score(y)/μ).
+// Entropy smoothing: μ·log Z, Z = Σ_y exp(score(y)/μ) over all L^T
+// labelings, and its gradient, the expected indicator features under
+// p(y) ∝ exp(score(y)/μ).
 class ForwardBackward {
  public:
   // Returns μ·log Z. When `marginals` is non-null, writes T·L + L² + 2L
@@ -39,19 +40,49 @@ class ForwardBackward {
   //   [L: P(y_0 = l)] [L: P(y_{T−1} = l)].
   // A chain of length 0 has one empty labeling: returns 0, and its L² + 2L
   // marginals are 0. Requires μ > 0 and at least one labeling of finite
-  // score. Runs in O(T·L²) time, with one exp per (t, a, b) per pass.
+  // score.
+  //
+  // Runs the scaled forward–backward in probability space: T·L + L² + L
+  // exps (each score shifted by the max of its row or table, so every factor
+  // is in [0, 1]) and O(T·L²) multiply-adds. When a small μ (or a large
+  // spread of scores) makes a factor exp((score − max)/μ) or a normalised
+  // message entry nonzero but below 1e−100, where products of them could
+  // underflow, the sentence is redone by ComputeInLogSpace. Either way the
+  // result is the log-space pass's to rounding; only marginals below ~1e−300
+  // may come out as 0 or denormal.
   double Compute(const ChainScores& scores, double mu, double* marginals);
 
+  // The same in log space, with one exp per (t, a, b) per pass: Compute's
+  // fallback and its reference in tests.
+  double ComputeInLogSpace(const ChainScores& scores, double mu,
+                           double* marginals);
+
+  // Whether the last Compute fell back to ComputeInLogSpace.
+  bool used_log_space() const { return used_log_space_; }
+
  private:
-  // Forward and backward log-messages, T×L, each row shifted to log-sum 0 so
-  // their magnitude stays that of one position's scores even at T = 1000.
+  // The scaled pass; returns false, leaving `marginals` partly written, when
+  // a factor or message entry is too small (or not finite) for it to be
+  // exact.
+  bool ComputeScaled(const ChainScores& scores, double mu, double* marginals,
+                     double* value);
+
+  // Forward and backward messages, T×L. In log space: log-messages, each row
+  // shifted to log-sum 0 so their magnitude stays that of one position's
+  // scores even at T = 1000. Scaled: probabilities, each row summing to 1.
   std::vector<double> alpha_;
   std::vector<double> beta_;
-  // The row shifts of alpha_ (their sum plus the last step is log Z).
+  // Log space: the row shifts of alpha_ (their sum plus the last step is
+  // log Z). Scaled: the sums s_t that row t of alpha_ was divided by.
   std::vector<double> alpha_shift_;
-  std::vector<double> scaled_transition_;  // transition / μ
-  std::vector<double> terms_;              // one log-sum-exp's L terms
-  std::vector<double> emission_;           // per-label row of one position
+  std::vector<double> scaled_transition_;  // log space: transition / μ
+  // Scaled: exp((transition − its max)/μ), L×L, and exp((unary[t] + start at
+  // t = 0 − the row's max)/μ), T×L.
+  std::vector<double> exp_transition_;
+  std::vector<double> exp_unary_;
+  std::vector<double> terms_;     // L: one log-sum-exp's terms; end factors
+  std::vector<double> emission_;  // L: per-label row of one position
+  bool used_log_space_ = false;
 };
 
 }  // namespace chaintag

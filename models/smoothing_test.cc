@@ -353,5 +353,159 @@ TEST(ForwardBackwardTest, MinusInfinityScoresAreExcluded) {
   EXPECT_EQ(marginals[1 * 3 + 1], 0.0);
 }
 
+// --- the scaled pass against the log-space one -----------------------------
+
+// |actual − expected| ≤ 1e−10·|expected| entry by entry, or up to
+// `absolute` for entries that underflow may have dropped.
+void ExpectSameMarginals(const std::vector<double>& actual,
+                         const std::vector<double>& expected,
+                         double absolute = 0) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    ASSERT_TRUE(std::isfinite(actual[i])) << "entry " << i;
+    EXPECT_LE(std::abs(actual[i] - expected[i]),
+              1e-10 * std::abs(expected[i]) + absolute)
+        << "entry " << i << ": " << actual[i] << " vs " << expected[i];
+  }
+}
+
+// Runs Compute (with and without marginals) and ComputeInLogSpace; returns
+// whether Compute kept the scaled pass, after checking that both agree.
+bool ExpectMatchesLogSpace(const ChainScores& scores, double mu,
+                           double absolute = 0) {
+  const int T = scores.length, L = scores.num_labels;
+  ForwardBackward fb, reference;
+  std::vector<double> marginals(MarginalsSize(T, L), -7.0);
+  std::vector<double> expected(MarginalsSize(T, L), -9.0);
+  const double value = fb.Compute(scores, mu, marginals.data());
+  const bool scaled = !fb.used_log_space();
+  const double expected_value =
+      reference.ComputeInLogSpace(scores, mu, expected.data());
+  EXPECT_TRUE(std::isfinite(value));
+  EXPECT_NEAR(value, expected_value, 1e-10 * std::abs(expected_value))
+      << "T " << T << " L " << L << " mu " << mu;
+  EXPECT_EQ(fb.Compute(scores, mu, nullptr), value);
+  EXPECT_EQ(fb.used_log_space(), !scaled);
+  ExpectSameMarginals(marginals, expected, absolute);
+  return scaled;
+}
+
+TEST(ForwardBackwardTest, ScaledPassMatchesTheLogSpacePass) {
+  std::mt19937 rng(36);
+  std::bernoulli_distribution forbid(0.2);
+  int kept = 0, fell_back = 0;
+  for (int T : {1, 2, 3, 10, 57, 300}) {
+    for (int L : {1, 2, 5, 22}) {
+      for (double mu : {10.0, 1.0, 0.1}) {
+        for (double scale : {2.0, 8.0}) {
+          SCOPED_TRACE(testing::Message() << "T " << T << " L " << L << " mu "
+                                          << mu << " scale " << scale);
+          RandomChain chain = MakeChain(T, L, scale, &rng);
+          const bool scaled = ExpectMatchesLogSpace(chain.scores(), mu);
+          // Factors no smaller than e^−80 (start + unary at t = 0, spread
+          // 8 at μ = 0.1) keep every message entry above ~1e−40.
+          if (scale == 2.0) EXPECT_TRUE(scaled);
+          // Forbidden transitions (as constraints make them), keeping the
+          // diagonal so that some labeling stays finite. Labels that they
+          // keep apart for long may drift below 1e−100 and send the chain
+          // to log space.
+          for (int a = 0; a < L; ++a) {
+            for (int b = 0; b < L; ++b) {
+              if (a != b && forbid(rng)) chain.transition[a * L + b] = -kInf;
+            }
+          }
+          const bool scaled_forbidden =
+              ExpectMatchesLogSpace(chain.scores(), mu, 1e-300);
+          kept += scaled + scaled_forbidden;
+          fell_back += !scaled + !scaled_forbidden;
+        }
+      }
+    }
+  }
+  // Scores in [−8, 8] at μ = 0.1 need factors down to e^−320.
+  EXPECT_GT(fell_back, 10);
+  EXPECT_GT(kept, 200);
+}
+
+TEST(ForwardBackwardTest, TinyMuOnALongChainFallsBackToLogSpace) {
+  std::mt19937 rng(37);
+  const int T = 1000, L = 10;
+  const RandomChain chain = MakeChain(T, L, 100.0, &rng);
+  ForwardBackward fb;
+  std::vector<double> marginals(MarginalsSize(T, L));
+  const double value = fb.Compute(chain.scores(), 1e-3, marginals.data());
+  EXPECT_TRUE(fb.used_log_space());
+  ForwardBackward reference;
+  std::vector<double> expected(MarginalsSize(T, L));
+  EXPECT_EQ(value,
+            reference.ComputeInLogSpace(chain.scores(), 1e-3, expected.data()));
+  EXPECT_EQ(marginals, expected);
+  EXPECT_TRUE(std::isfinite(value));
+  for (double m : marginals) ASSERT_TRUE(std::isfinite(m));
+  // At μ = 100 (factors down to e^−4) the same chain stays on the scaled
+  // pass.
+  EXPECT_TRUE(ExpectMatchesLogSpace(chain.scores(), 100.0));
+}
+
+TEST(ForwardBackwardTest, UnderflowThatMattersFallsBack) {
+  // μ = 1. Labelings through products like e^−750 = 0 in double: row sums
+  // and α·β normalisers alone (each ≥ e^−600 ≈ 1e−261) do not reveal that
+  // the forward and the backward pass both drop the best labelings, e.g.
+  // (0, 2, 0, 1) and (0, 1, 1, 1) at −2700 in the second chain; a scaled
+  // pass that kept going would be off by log 2 or more.
+  std::vector<RandomChain> chains = {
+      {3, 2, {0, -kInf, 0, -150, 0, 0}, {-600, -600, 0, -600}, {0, 0}, {0, 0}},
+      {4,
+       3,
+       {0, -450, -750, -300, -750, -750, -300, -750, -600, -450, -600, 0},
+       {-600, -150, -300, -450, 0, -600, -150, -600, -600},
+       {-300, -600, -300},
+       {-150, -150, -750}}};
+  // Factors no smaller than e^−200, but two labels that never mix: label 1
+  // trails by 200 per position for four positions (its forward entries fall
+  // to e^−800, 0 in double) and leads by 200 for the next four, so both
+  // constant labelings score −800.
+  RandomChain apart{8, 2, {}, {0, -kInf, -kInf, 0}, {0, 0}, {0, 0}};
+  for (int t = 0; t < 8; ++t) {
+    apart.unary.push_back(t < 4 ? 0 : -200);
+    apart.unary.push_back(t < 4 ? -200 : 0);
+  }
+  chains.push_back(apart);
+  for (const RandomChain& chain : chains) {
+    const int T = chain.length, L = chain.num_labels;
+    ForwardBackward fb;
+    std::vector<double> marginals(MarginalsSize(T, L));
+    const double value = fb.Compute(chain.scores(), 1.0, marginals.data());
+    EXPECT_TRUE(fb.used_log_space());
+    std::vector<double> expected;
+    EXPECT_NEAR(value, BruteForce(chain.scores(), 1.0, &expected), 1e-9);
+    EXPECT_EQ(fb.Compute(chain.scores(), 1.0, nullptr), value);
+    EXPECT_TRUE(fb.used_log_space());
+    for (size_t i = 0; i < expected.size(); ++i) {
+      EXPECT_NEAR(marginals[i], expected[i], 1e-10) << "entry " << i;
+    }
+  }
+}
+
+TEST(ForwardBackwardTest, FactorsDownToTheLimitKeepTheScaledPass) {
+  // Unary scores spread over 100 and transitions over 50: at μ = 1 factors
+  // reach e^−100 and message entries ~e^−150 (above 1e−100 the checks
+  // allow), and the scaled pass is kept; at μ = 0.25 factors of e^−400 send
+  // the chain to log space.
+  std::mt19937 rng(38);
+  std::uniform_real_distribution<double> unary(-50, 50), transition(-25, 25);
+  RandomChain chain = MakeChain(200, 3, 1.0, &rng);
+  for (double& x : chain.unary) x = unary(rng);
+  for (double& x : chain.transition) x = transition(rng);
+  EXPECT_TRUE(ExpectMatchesLogSpace(chain.scores(), 1.0, 1e-300));
+  EXPECT_FALSE(ExpectMatchesLogSpace(chain.scores(), 0.25));
+  // Scores that need e^±1e5 factors at μ = 1e−3 but whose spread within
+  // each table is small: the shifts keep everything in range.
+  RandomChain wide = MakeChain(200, 6, 1e-3, &rng);
+  for (double& x : wide.unary) x += 100;
+  for (double& x : wide.transition) x -= 100;
+  EXPECT_TRUE(ExpectMatchesLogSpace(wide.scores(), 1e-3));
+}
+
 }  // namespace
 }  // namespace chaintag
