@@ -600,8 +600,8 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
     }
   } else {
     summary = (*solver)->Solve(problem, &monitor, &weights);
-    // Its per-example state is as large as the weights, several times over;
-    // a retraining run needs the memory for its own.
+    // Nothing of the solver is read after its run; a retraining run should
+    // not share the memory with whatever state it keeps.
     solver->reset();
   }
   if (!summary.ok()) return summary.status();
