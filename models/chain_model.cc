@@ -53,6 +53,17 @@ bool AllFinite(const Field& values) {
   return true;
 }
 
+// The error for a sentence whose labelings all score −∞.
+absl::Status NoFiniteLabelingError(int length,
+                                   const TransitionConstraints* constraints) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      "no labeling of this ", length, "-token sentence has a finite score",
+      constraints != nullptr
+          ? absl::StrCat(" under the ", TagSchemeName(constraints->scheme()),
+                         " constraints over the model's labels")
+          : ""));
+}
+
 void ClearWeights(ModelFile* file) {
   file->clear_emission_buckets();
   file->clear_emission_weights();
@@ -199,16 +210,27 @@ absl::Status PredictWithWeights(const FeatureExtractor& extractor,
                                 const ChainLayout& layout,
                                 const double* weights, const Sentence& sentence,
                                 TagScratch* scratch,
-                                std::vector<int32_t>* labels) {
+                                std::vector<int32_t>* labels,
+                                const TransitionConstraints* constraints) {
   absl::Status status = extractor.Extract(sentence, &scratch->features);
   if (!status.ok()) return status;
   const int T = scratch->features.size();
   scratch->unary.resize(static_cast<size_t>(T) * layout.num_labels);
   ComputeUnaryScores(layout, weights, scratch->features, scratch->unary.data());
+  ChainScores scores =
+      MakeChainScores(layout, weights, T, scratch->unary.data());
+  if (constraints != nullptr) {
+    absl::StatusOr<ChainScores> constrained =
+        constraints->Apply(scores, &scratch->constrained);
+    if (!constrained.ok()) return constrained.status();
+    scores = *constrained;
+  }
   labels->resize(T);
-  scratch->decoder.Decode(
-      MakeChainScores(layout, weights, T, scratch->unary.data()),
-      labels->data());
+  const double best = scratch->decoder.Decode(scores, labels->data());
+  if (best == -std::numeric_limits<double>::infinity()) {
+    labels->clear();
+    return NoFiniteLabelingError(T, constraints);
+  }
   return absl::OkStatus();
 }
 
@@ -262,12 +284,8 @@ absl::Status PredictNBestWithWeights(const FeatureExtractor& extractor,
       decoded->scores[0] == -std::numeric_limits<double>::infinity()) {
     decoded->labelings.clear();
     decoded->scores.clear();
-    return absl::FailedPreconditionError(absl::StrCat(
-        "no labeling of this ", T, "-token sentence has a finite score",
-        options.constrained
-            ? absl::StrCat(" under the ", TagSchemeName(constraints.scheme()),
-                           " constraints over the model's labels")
-            : ""));
+    return NoFiniteLabelingError(T,
+                                 options.constrained ? &constraints : nullptr);
   }
   if (options.nbest >= 2) {
     decoded->margin = decoded->scores.size() >= 2
@@ -312,16 +330,9 @@ std::vector<std::string> ChainModel::ToOutputTags(
 
 absl::Status ChainModel::Tag(const Sentence& sentence, TagScratch* scratch,
                              std::vector<std::string>* tags) const {
-  if (header_.constrained_decoding() && sentence.size() > 0) {
-    DecodeOptions options;
-    options.constrained = true;
-    absl::Status status =
-        PredictNBest(sentence, options, scratch, &scratch->decoded);
-    if (!status.ok()) return status;
-    *tags = ToOutputTags(scratch->decoded.labelings[0]);
-    return absl::OkStatus();
-  }
-  absl::Status status = Predict(sentence, scratch, &scratch->labels);
+  absl::Status status = PredictWithWeights(
+      extractor_, layout_, weights_.data(), sentence, scratch, &scratch->labels,
+      header_.constrained_decoding() ? &constraints_ : nullptr);
   if (!status.ok()) return status;
   *tags = ToOutputTags(scratch->labels);
   return absl::OkStatus();

@@ -31,21 +31,6 @@ namespace chaintag {
 constexpr uint32_t kModelFormatVersion = 1;
 constexpr char kModelMagic[] = "chaintag-model";
 
-// The result of PredictNBest, best first. Reuse one across sentences to
-// keep its buffers.
-struct Decoded {
-  // Label ids (training scheme), one row per labeling, all distinct. Fewer
-  // than nbest when fewer labelings exist (L^T of them, or the valid ones).
-  std::vector<std::vector<int32_t>> labelings;
-  // Their scores ⟨w, φ(x, y)⟩, descending (ties as in TopKViterbi); a
-  // valid labeling scores the same constrained or not.
-  std::vector<double> scores;
-  // scores[0] − scores[1] (≥ 0) when nbest ≥ 2 and two labelings exist;
-  // +∞ when nbest ≥ 2 but only one labeling exists (an empty sentence, or
-  // constraints that leave one); absent when nbest = 1 (not computed).
-  std::optional<double> margin;
-};
-
 // Reusable buffers for tagging one sentence after another.
 struct TagScratch {
   FeatureSequence features;
@@ -59,8 +44,6 @@ struct TagScratch {
   std::vector<int32_t> top_k_labelings;
   std::vector<double> top_k_scores;
   ConstrainedScoresBuffer constrained;
-  // Tag's decoding when the model decodes constrained.
-  Decoded decoded;
 };
 
 // How PredictNBest decodes.
@@ -71,6 +54,21 @@ struct DecodeOptions {
   // How many of the best labelings to return (≥ 1). Costs O(T·L·(L + n))
   // time and O(T·L·n) memory for n ≥ 2; n = 1 is plain Viterbi.
   int nbest = 1;
+};
+
+// The result of PredictNBest, best first. Reuse one across sentences to
+// keep its buffers.
+struct Decoded {
+  // Label ids (training scheme), one row per labeling, all distinct. Fewer
+  // than nbest when fewer labelings exist (L^T of them, or the valid ones).
+  std::vector<std::vector<int32_t>> labelings;
+  // Their scores ⟨w, φ(x, y)⟩, descending (ties as in TopKViterbi); a
+  // valid labeling scores the same constrained or not.
+  std::vector<double> scores;
+  // scores[0] − scores[1] (≥ 0) when nbest ≥ 2 and two labelings exist;
+  // +∞ when nbest ≥ 2 but only one labeling exists (an empty sentence, or
+  // constraints that leave one); absent when nbest = 1 (not computed).
+  std::optional<double> margin;
 };
 
 class ChainModel {
@@ -134,12 +132,14 @@ std::vector<std::string> LabelsToTags(const LabelSet& labels, TagScheme from,
                                       const std::vector<int32_t>& ids);
 
 // Predicts with weights other than the model's own (e.g. a solver's
-// iterate during training); `weights` follows `layout`.
-absl::Status PredictWithWeights(const FeatureExtractor& extractor,
-                                const ChainLayout& layout,
-                                const double* weights, const Sentence& sentence,
-                                TagScratch* scratch,
-                                std::vector<int32_t>* labels);
+// iterate during training); `weights` follows `layout`. With `constraints`
+// (over layout.num_labels labels), the best valid labeling; fails when the
+// sentence has none, as PredictNBest does.
+absl::Status PredictWithWeights(
+    const FeatureExtractor& extractor, const ChainLayout& layout,
+    const double* weights, const Sentence& sentence, TagScratch* scratch,
+    std::vector<int32_t>* labels,
+    const TransitionConstraints* constraints = nullptr);
 
 // PredictNBest with weights other than the model's own; `constraints`
 // (over layout.num_labels labels) is used only when options.constrained.

@@ -335,6 +335,11 @@ TEST(ChainModelTest, TagDecodesConstrainedWhenTheModelSaysSo) {
   std::vector<std::string> none;
   ASSERT_TRUE(constrained->Tag(MakeSentence({}), &scratch, &none).ok());
   EXPECT_TRUE(none.empty());
+  // No valid labeling (IOBES over {B-NP, E-NP}, one token): an error, as
+  // PredictNBest gives, not an invalid labeling.
+  const absl::Status status = MakeModel({"B-NP", "E-NP"}, true)
+                                  .Tag(MakeSentence({"dog"}), &scratch, &none);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
 }
 
 TEST(ChainModelTest, PredictNBestEdgeCasesAndErrors) {

@@ -384,19 +384,9 @@ HeldOutScorer MakeHeldOutScorer(const PreparedCorpus& prepared, bool dev_only) {
     absl::StatusOr<double> f1 = ScoreTagger(
         [&](const Sentence& s, TagScratch* scratch,
             std::vector<std::string>* tags) {
-          if (constraints != nullptr && s.size() > 0) {
-            DecodeOptions options;
-            options.constrained = true;
-            absl::Status status =
-                PredictNBestWithWeights(*extractor, layout, w, *constraints, s,
-                                        options, scratch, &scratch->decoded);
-            if (!status.ok()) return status;
-            *tags = LabelsToTags(*labels, train_scheme, input_scheme,
-                                 scratch->decoded.labelings[0]);
-            return absl::OkStatus();
-          }
-          absl::Status status = PredictWithWeights(*extractor, layout, w, s,
-                                                   scratch, &scratch->labels);
+          absl::Status status =
+              PredictWithWeights(*extractor, layout, w, s, scratch,
+                                 &scratch->labels, constraints.get());
           if (!status.ok()) return status;
           *tags = LabelsToTags(*labels, train_scheme, input_scheme,
                                scratch->labels);
