@@ -4,28 +4,34 @@
 
 namespace chaintag {
 
-void ComputeUnaryScores(const ChainLayout& layout, const double* w,
+template <typename Weight>
+void ComputeUnaryScores(int num_labels, const Weight* emission,
                         const FeatureSequence& features, double* unary) {
   const int T = features.size();
-  const int L = layout.num_labels;
+  const int L = num_labels;
   std::fill(unary, unary + static_cast<int64_t>(T) * L, 0.0);
   const int32_t total = features.offsets[T];
+  const uint32_t* rows = features.buckets.data();
   for (int t = 0; t < T; ++t) {
-    double* row = unary + static_cast<int64_t>(t) * L;
+    double* out = unary + static_cast<int64_t>(t) * L;
     for (int32_t k = features.offsets[t]; k < features.offsets[t + 1]; ++k) {
       // Rows are scattered over a large array: fetch a few ahead so the
       // misses overlap instead of stalling one at a time.
       if (k + kPrefetchDistance < total) {
         PrefetchRow(
-            w + static_cast<int64_t>(features.buckets[k + kPrefetchDistance]) *
-                    L,
+            emission + static_cast<int64_t>(rows[k + kPrefetchDistance]) * L,
             L);
       }
       const double value = features.values[k];
-      const double* weights = w + static_cast<int64_t>(features.buckets[k]) * L;
-      for (int y = 0; y < L; ++y) row[y] += value * weights[y];
+      const Weight* weights = emission + static_cast<int64_t>(rows[k]) * L;
+      for (int y = 0; y < L; ++y) out[y] += value * weights[y];
     }
   }
 }
+
+template void ComputeUnaryScores<float>(int, const float*,
+                                        const FeatureSequence&, double*);
+template void ComputeUnaryScores<double>(int, const double*,
+                                         const FeatureSequence&, double*);
 
 }  // namespace chaintag

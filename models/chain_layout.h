@@ -1,10 +1,14 @@
 // ChainLayout: where the parts of a linear-chain model live in the weight
 // vector, and the unary scores of a sentence under given weights.
 //
-//   [0, B·L)               emissions, row-major: bucket b's L label weights
-//                          are contiguous at b·L (one cache line or two)
-//   [B·L, B·L + L²)        transitions [prev][next]
+//   [0, R·L)               emissions, row-major: row r's L label weights
+//                          are contiguous at r·L (one cache line or two)
+//   [R·L, R·L + L²)        transitions [prev][next]
 //   then L start biases, then L end biases.
+//
+// A row is whatever the features index: for CoNLL training the hashed
+// buckets that occur in training, renumbered densely (BucketRows), so w
+// has no coordinate that is provably zero; for OCR the 129 pixel features.
 //
 // Thread-safety: plain value type and stateless functions.
 
@@ -20,10 +24,10 @@ namespace chaintag {
 
 struct ChainLayout {
   int num_labels = 0;
-  uint64_t num_buckets = 0;
+  int64_t num_rows = 0;
 
   int64_t emission_size() const {
-    return static_cast<int64_t>(num_buckets) * num_labels;
+    return num_rows * num_labels;
   }
   int64_t transition_offset() const { return emission_size(); }
   int64_t start_offset() const {
@@ -36,14 +40,30 @@ struct ChainLayout {
 // How many features ahead the scoring and update loops prefetch weight rows.
 constexpr int kPrefetchDistance = 16;
 
-// Hints the cache to fetch the `length` doubles at `row` (read or write).
-inline void PrefetchRow(const double* row, int length) {
-  for (int k = 0; k < length; k += 8) __builtin_prefetch(row + k);
+// Hints the cache to fetch the `length` weights at `row` (read or write).
+template <typename Weight>
+inline void PrefetchRow(const Weight* row, int length) {
+  constexpr int kPerLine = 64 / sizeof(Weight);
+  for (int k = 0; k < length; k += kPerLine) __builtin_prefetch(row + k);
 }
 
-// unary[t·L + y] = Σ_{f at t} value_f · w[bucket_f·L + y].
-void ComputeUnaryScores(const ChainLayout& layout, const double* w,
+// unary[t·L + y] = Σ_{f at t} value_f · emission[row_f·L + y], the features
+// holding row ids; accumulated in double whatever the rows' precision.
+template <typename Weight>
+void ComputeUnaryScores(int num_labels, const Weight* emission,
                         const FeatureSequence& features, double* unary);
+extern template void ComputeUnaryScores<float>(int, const float*,
+                                               const FeatureSequence&,
+                                               double*);
+extern template void ComputeUnaryScores<double>(int, const double*,
+                                                const FeatureSequence&,
+                                                double*);
+
+inline void ComputeUnaryScores(const ChainLayout& layout, const double* w,
+                               const FeatureSequence& features,
+                               double* unary) {
+  ComputeUnaryScores(layout.num_labels, w, features, unary);
+}
 
 // The ChainScores view of weights `w` with the given unary scores.
 inline ChainScores MakeChainScores(const ChainLayout& layout, const double* w,

@@ -7,12 +7,11 @@
 #include <cmath>
 #include <cstddef>
 #include <cstring>
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "corpora/tag_scheme.h"
 #include "models/file_io.h"
 #include "xxhash.h"
@@ -20,9 +19,10 @@
 namespace chaintag {
 namespace {
 
-// Checksum over the weight fields, in a fixed order, and over the decoding
-// mode when it is constrained: that field is serialised last, so a file cut
-// just before it would otherwise load and decode differently.
+// Checksum over the weight fields, in a fixed order, then over the
+// precision and the decoding mode when they differ from the defaults: those
+// fields are serialised after the rows, so a file cut just before them would
+// otherwise load and decode differently.
 uint64_t WeightsChecksum(const ModelFile& file) {
   XXH3_state_t* state = XXH3_createState();
   XXH3_64bits_reset(state);
@@ -31,11 +31,17 @@ uint64_t WeightsChecksum(const ModelFile& file) {
   };
   add(file.emission_buckets().data(),
       file.emission_buckets_size() * sizeof(uint32_t));
-  add(file.emission_weights().data(),
-      file.emission_weights_size() * sizeof(double));
+  add(file.emission_weights_f32().data(),
+      file.emission_weights_f32_size() * sizeof(float));
+  add(file.emission_weights_f64().data(),
+      file.emission_weights_f64_size() * sizeof(double));
   add(file.transitions().data(), file.transitions_size() * sizeof(double));
   add(file.start().data(), file.start_size() * sizeof(double));
   add(file.end().data(), file.end_size() * sizeof(double));
+  if (file.weight_precision() == FLOAT64) {
+    constexpr char kFloat64[] = "float64";
+    add(kFloat64, sizeof(kFloat64));
+  }
   if (file.constrained_decoding()) {
     constexpr char kConstrained[] = "constrained_decoding";
     add(kConstrained, sizeof(kConstrained));
@@ -47,10 +53,11 @@ uint64_t WeightsChecksum(const ModelFile& file) {
 
 template <typename Field>
 bool AllFinite(const Field& values) {
-  for (double v : values) {
-    if (!std::isfinite(v)) return false;
-  }
-  return true;
+  bool finite = true;
+  // No early exit: a branch-free loop vectorises, and a valid file (the
+  // common case) reads every value anyway.
+  for (const auto v : values) finite &= std::isfinite(v);
+  return finite;
 }
 
 // The error for a sentence whose labelings all score −∞.
@@ -66,77 +73,184 @@ absl::Status NoFiniteLabelingError(int length,
 
 void ClearWeights(ModelFile* file) {
   file->clear_emission_buckets();
-  file->clear_emission_weights();
+  file->clear_emission_weights_f32();
+  file->clear_emission_weights_f64();
   file->clear_transitions();
   file->clear_start();
   file->clear_end();
   file->clear_weights_checksum();
 }
 
+ChainScores ViewScores(const WeightsView& weights, int length,
+                       const double* unary) {
+  const int L = weights.num_labels;
+  ChainScores scores;
+  scores.length = length;
+  scores.num_labels = L;
+  scores.unary = unary;
+  scores.transition = weights.tail;
+  scores.start = weights.tail + L * L;
+  scores.end = weights.tail + L * L + L;
+  return scores;
+}
+
+// Extracts the sentence's features into scratch->features (as rows of
+// `weights`) and its unary scores into scratch->unary.
+absl::Status ComputeSentenceUnary(const FeatureExtractor& extractor,
+                                  const WeightsView& weights,
+                                  const Sentence& sentence,
+                                  TagScratch* scratch) {
+  absl::Status status = extractor.Extract(sentence, &scratch->features);
+  if (!status.ok()) return status;
+  if (weights.rows != nullptr) weights.rows->Remap(&scratch->features);
+  const int T = scratch->features.size();
+  scratch->unary.resize(static_cast<size_t>(T) * weights.num_labels);
+  if (weights.emission_f32 != nullptr) {
+    ComputeUnaryScores(weights.num_labels, weights.emission_f32,
+                       scratch->features, scratch->unary.data());
+  } else {
+    ComputeUnaryScores(weights.num_labels, weights.emission_f64,
+                       scratch->features, scratch->unary.data());
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
-ChainModel::ChainModel(ModelFile header, LabelSet labels,
-                       FeatureExtractor extractor, ChainLayout layout,
-                       std::vector<double> weights)
-    : header_(std::move(header)),
+WeightsView SolverWeightsView(const ChainLayout& layout, const BucketRows& rows,
+                              const double* w) {
+  WeightsView view;
+  view.num_labels = layout.num_labels;
+  view.rows = &rows;
+  view.emission_f64 = w;
+  view.tail = w + layout.transition_offset();
+  return view;
+}
+
+ChainModel::ChainModel(ModelFile file, LabelSet labels,
+                       FeatureExtractor extractor, BucketRows rows)
+    : file_(std::move(file)),
       labels_(std::move(labels)),
       extractor_(std::move(extractor)),
-      layout_(layout),
-      weights_(std::move(weights)),
-      constraints_(labels_.names(), header_.train_scheme()) {}
+      rows_(std::move(rows)),
+      constraints_(labels_.names(), file_.train_scheme()) {
+  tail_.assign(file_.transitions().begin(), file_.transitions().end());
+  tail_.insert(tail_.end(), file_.start().begin(), file_.start().end());
+  tail_.insert(tail_.end(), file_.end().begin(), file_.end().end());
+}
 
-absl::StatusOr<ChainModel> ChainModel::Create(ModelFile header,
-                                              std::vector<double> weights) {
-  ClearWeights(&header);
-  header.set_magic(kModelMagic);
-  header.set_format_version(kModelFormatVersion);
-  if (header.labels_size() == 0) {
+absl::StatusOr<ChainModel> ChainModel::FromFile(ModelFile file) {
+  if (file.labels_size() == 0) {
     return absl::InvalidArgumentError("a model needs at least one label");
   }
   LabelSet labels(
-      std::vector<std::string>(header.labels().begin(), header.labels().end()));
-  if (labels.size() != header.labels_size()) {
+      std::vector<std::string>(file.labels().begin(), file.labels().end()));
+  if (labels.size() != file.labels_size()) {
     return absl::InvalidArgumentError("model labels are not distinct");
   }
   absl::StatusOr<FeatureExtractor> extractor =
-      FeatureExtractor::Create(header.features());
+      FeatureExtractor::Create(file.features());
   if (!extractor.ok()) return extractor.status();
-  ChainLayout layout{labels.size(), extractor->num_buckets()};
+  absl::StatusOr<BucketRows> rows = BucketRows::FromSorted(
+      file.emission_buckets(), extractor->num_buckets());
+  if (!rows.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("emission rows: ", rows.status().message()));
+  }
+  return ChainModel(std::move(file), std::move(labels), std::move(*extractor),
+                    std::move(*rows));
+}
+
+absl::StatusOr<ChainModel> ChainModel::Create(
+    ModelFile header, const BucketRows& rows,
+    absl::Span<const double> weights) {
+  ClearWeights(&header);
+  header.set_magic(kModelMagic);
+  header.set_format_version(kModelFormatVersion);
+  const int64_t L = header.labels_size();
+  const ChainLayout layout{static_cast<int>(L), rows.size()};
   if (static_cast<int64_t>(weights.size()) != layout.dim()) {
     return absl::InvalidArgumentError(
         absl::StrCat("model has ", weights.size(),
                      " weights, its layout needs ", layout.dim()));
   }
-  return ChainModel(std::move(header), std::move(labels), std::move(*extractor),
-                    layout, std::move(weights));
-}
-
-ModelFile ChainModel::ToProto() const {
-  ModelFile file = header_;
-  const int L = layout_.num_labels;
-  for (uint64_t b = 0; b < layout_.num_buckets; ++b) {
-    const double* row = weights_.data() + b * L;
+  if (rows.num_buckets() != header.features().num_buckets()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the weights' rows are over ", rows.num_buckets(),
+        " buckets, the features hash into ", header.features().num_buckets()));
+  }
+  for (double v : weights) {
+    if (!std::isfinite(v)) {
+      return absl::InvalidArgumentError("model weights are not finite");
+    }
+  }
+  const bool f64 = header.weight_precision() == FLOAT64;
+  header.set_weight_precision(f64 ? FLOAT64 : FLOAT32);
+  for (int64_t r = 0; r < rows.size(); ++r) {
+    const double* row = weights.data() + r * L;
     bool nonzero = false;
     for (int y = 0; y < L && !nonzero; ++y) nonzero = row[y] != 0;
     if (!nonzero) continue;
-    file.add_emission_buckets(static_cast<uint32_t>(b));
-    for (int y = 0; y < L; ++y) file.add_emission_weights(row[y]);
+    header.add_emission_buckets(rows.buckets()[r]);
+    for (int y = 0; y < L; ++y) {
+      if (f64) {
+        header.add_emission_weights_f64(row[y]);
+      } else if (std::abs(row[y]) > std::numeric_limits<float>::max()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "weight ", row[y], " is beyond float32's range: save the model "
+            "with weight_precision FLOAT64"));
+      } else {
+        header.add_emission_weights_f32(static_cast<float>(row[y]));
+      }
+    }
   }
-  for (int64_t k = layout_.transition_offset(); k < layout_.start_offset();
+  for (int64_t k = layout.transition_offset(); k < layout.start_offset();
        ++k) {
-    file.add_transitions(weights_[k]);
+    header.add_transitions(weights[k]);
   }
   for (int y = 0; y < L; ++y) {
-    file.add_start(weights_[layout_.start_offset() + y]);
-    file.add_end(weights_[layout_.end_offset() + y]);
+    header.add_start(weights[layout.start_offset() + y]);
+    header.add_end(weights[layout.end_offset() + y]);
   }
-  file.set_weights_checksum(WeightsChecksum(file));
-  return file;
+  header.set_weights_checksum(WeightsChecksum(header));
+  return FromFile(std::move(header));
+}
+
+WeightsView ChainModel::weights() const {
+  WeightsView view;
+  view.num_labels = labels_.size();
+  view.rows = &rows_;
+  if (file_.weight_precision() == FLOAT64) {
+    view.emission_f64 = file_.emission_weights_f64().data();
+  } else {
+    view.emission_f32 = file_.emission_weights_f32().data();
+  }
+  view.tail = tail_.data();
+  return view;
+}
+
+std::vector<double> ChainModel::DenseWeights(const BucketRows& rows) const {
+  const int L = labels_.size();
+  const ChainLayout layout{L, rows.size()};
+  std::vector<double> dense(layout.dim(), 0.0);
+  const WeightsView view = weights();
+  for (int64_t r = 0; r < rows.size(); ++r) {
+    const int64_t own = rows_.Find(rows.buckets()[r]);
+    if (own < 0) continue;
+    for (int y = 0; y < L; ++y) {
+      dense[r * L + y] = view.emission_f32 != nullptr
+                             ? view.emission_f32[own * L + y]
+                             : view.emission_f64[own * L + y];
+    }
+  }
+  std::copy(tail_.begin(), tail_.end(),
+            dense.begin() + layout.transition_offset());
+  return dense;
 }
 
 absl::Status ChainModel::Save(const std::string& path) const {
   std::string bytes;
-  if (!ToProto().SerializeToString(&bytes)) {
+  if (!file_.SerializeToString(&bytes)) {
     return absl::InternalError(
         absl::StrCat(path, ": cannot serialise the model"));
   }
@@ -144,81 +258,75 @@ absl::Status ChainModel::Save(const std::string& path) const {
 }
 
 absl::StatusOr<ChainModel> ChainModel::Load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     return absl::NotFoundError(
         absl::StrCat(path, ": cannot open the model file"));
   }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
   ModelFile file;
+  bool parsed;
+  {
+    // Straight from the file into the message's arrays: no copy of the
+    // whole file in between.
+    google::protobuf::io::FileInputStream stream(fd, 1 << 20);
+    parsed = file.ParseFromZeroCopyStream(&stream) && stream.GetErrno() == 0;
+  }
+  close(fd);
   auto invalid = [&path](absl::string_view why) {
     return absl::DataLossError(
         absl::StrCat(path, ": not a valid chaintag model: ", why));
   };
-  if (!file.ParseFromString(buffer.str())) {
+  if (!parsed) {
     return invalid("the file does not parse (truncated or not a model)");
   }
   if (file.magic() != kModelMagic) return invalid("wrong magic");
   if (file.format_version() != kModelFormatVersion) {
-    return invalid(absl::StrCat("format version ", file.format_version(),
-                                ", this build reads ", kModelFormatVersion));
+    return invalid(absl::StrCat(
+        "format version ", file.format_version(), ", this build reads ",
+        kModelFormatVersion,
+        file.format_version() < kModelFormatVersion
+            ? " (an older chaintag's dense layout): retrain the model"
+            : ""));
   }
   const int64_t L = file.labels_size();
   if (L == 0) return invalid("no labels");
-  const uint64_t buckets = file.features().num_buckets();
-  if (file.emission_weights_size() != file.emission_buckets_size() * L ||
-      file.transitions_size() != L * L || file.start_size() != L ||
-      file.end_size() != L) {
+  const bool f64 = file.weight_precision() == FLOAT64;
+  if (!f64 && file.weight_precision() != FLOAT32) {
+    return invalid("unknown weight precision");
+  }
+  const int64_t rows = file.emission_buckets_size();
+  const int64_t f32_size = file.emission_weights_f32_size();
+  const int64_t f64_size = file.emission_weights_f64_size();
+  if ((f64 ? f64_size : f32_size) != rows * L ||
+      (f64 ? f32_size : f64_size) != 0 || file.transitions_size() != L * L ||
+      file.start_size() != L || file.end_size() != L) {
     return invalid("weight sizes do not match the label count");
   }
-  for (int k = 0; k < file.emission_buckets_size(); ++k) {
-    if (file.emission_buckets(k) >= buckets ||
-        (k > 0 && file.emission_buckets(k) <= file.emission_buckets(k - 1))) {
-      return invalid("emission buckets out of range or out of order");
-    }
-  }
-  if (!AllFinite(file.emission_weights()) || !AllFinite(file.transitions()) ||
-      !AllFinite(file.start()) || !AllFinite(file.end())) {
+  if (!AllFinite(file.emission_weights_f32()) ||
+      !AllFinite(file.emission_weights_f64()) ||
+      !AllFinite(file.transitions()) || !AllFinite(file.start()) ||
+      !AllFinite(file.end())) {
     return invalid("non-finite weights");
   }
   if (!file.has_weights_checksum() ||
       file.weights_checksum() != WeightsChecksum(file)) {
     return invalid("weights checksum mismatch (damaged file)");
   }
-  const ChainLayout layout{static_cast<int>(L), buckets};
-  std::vector<double> weights(layout.dim(), 0.0);
-  for (int k = 0; k < file.emission_buckets_size(); ++k) {
-    for (int y = 0; y < L; ++y) {
-      weights[file.emission_buckets(k) * L + y] =
-          file.emission_weights(k * L + y);
-    }
-  }
-  std::copy(file.transitions().begin(), file.transitions().end(),
-            weights.begin() + layout.transition_offset());
-  std::copy(file.start().begin(), file.start().end(),
-            weights.begin() + layout.start_offset());
-  std::copy(file.end().begin(), file.end().end(),
-            weights.begin() + layout.end_offset());
-  absl::StatusOr<ChainModel> model =
-      Create(std::move(file), std::move(weights));
+  absl::StatusOr<ChainModel> model = FromFile(std::move(file));
   if (!model.ok()) return invalid(model.status().message());
   return model;
 }
 
 absl::Status PredictWithWeights(const FeatureExtractor& extractor,
-                                const ChainLayout& layout,
-                                const double* weights, const Sentence& sentence,
-                                TagScratch* scratch,
+                                const WeightsView& weights,
+                                const Sentence& sentence, TagScratch* scratch,
                                 std::vector<int32_t>* labels,
                                 const TransitionConstraints* constraints) {
-  absl::Status status = extractor.Extract(sentence, &scratch->features);
+  absl::Status status =
+      ComputeSentenceUnary(extractor, weights, sentence, scratch);
   if (!status.ok()) return status;
   const int T = scratch->features.size();
-  scratch->unary.resize(static_cast<size_t>(T) * layout.num_labels);
-  ComputeUnaryScores(layout, weights, scratch->features, scratch->unary.data());
-  ChainScores scores =
-      MakeChainScores(layout, weights, T, scratch->unary.data());
+  ChainScores scores = ViewScores(weights, T, scratch->unary.data());
   if (constraints != nullptr) {
     absl::StatusOr<ChainScores> constrained =
         constraints->Apply(scores, &scratch->constrained);
@@ -235,8 +343,7 @@ absl::Status PredictWithWeights(const FeatureExtractor& extractor,
 }
 
 absl::Status PredictNBestWithWeights(const FeatureExtractor& extractor,
-                                     const ChainLayout& layout,
-                                     const double* weights,
+                                     const WeightsView& weights,
                                      const TransitionConstraints& constraints,
                                      const Sentence& sentence,
                                      const DecodeOptions& options,
@@ -248,13 +355,11 @@ absl::Status PredictNBestWithWeights(const FeatureExtractor& extractor,
     return absl::InvalidArgumentError(
         absl::StrCat("nbest must be at least 1, got ", options.nbest));
   }
-  absl::Status status = extractor.Extract(sentence, &scratch->features);
+  absl::Status status =
+      ComputeSentenceUnary(extractor, weights, sentence, scratch);
   if (!status.ok()) return status;
   const int T = scratch->features.size();
-  scratch->unary.resize(static_cast<size_t>(T) * layout.num_labels);
-  ComputeUnaryScores(layout, weights, scratch->features, scratch->unary.data());
-  ChainScores scores =
-      MakeChainScores(layout, weights, T, scratch->unary.data());
+  ChainScores scores = ViewScores(weights, T, scratch->unary.data());
   if (options.constrained) {
     absl::StatusOr<ChainScores> constrained =
         constraints.Apply(scores, &scratch->constrained);
@@ -299,15 +404,13 @@ absl::Status ChainModel::PredictNBest(const Sentence& sentence,
                                       const DecodeOptions& options,
                                       TagScratch* scratch,
                                       Decoded* decoded) const {
-  return PredictNBestWithWeights(extractor_, layout_, weights_.data(),
-                                 constraints_, sentence, options, scratch,
-                                 decoded);
+  return PredictNBestWithWeights(extractor_, weights(), constraints_,
+                                 sentence, options, scratch, decoded);
 }
 
 absl::Status ChainModel::Predict(const Sentence& sentence, TagScratch* scratch,
                                  std::vector<int32_t>* labels) const {
-  return PredictWithWeights(extractor_, layout_, weights_.data(), sentence,
-                            scratch, labels);
+  return PredictWithWeights(extractor_, weights(), sentence, scratch, labels);
 }
 
 std::vector<std::string> LabelsToTags(const LabelSet& labels, TagScheme from,
@@ -324,15 +427,15 @@ std::vector<std::string> LabelsToTags(const LabelSet& labels, TagScheme from,
 
 std::vector<std::string> ChainModel::ToOutputTags(
     const std::vector<int32_t>& labels) const {
-  return LabelsToTags(labels_, header_.train_scheme(), header_.output_scheme(),
+  return LabelsToTags(labels_, file_.train_scheme(), file_.output_scheme(),
                       labels);
 }
 
 absl::Status ChainModel::Tag(const Sentence& sentence, TagScratch* scratch,
                              std::vector<std::string>* tags) const {
   absl::Status status = PredictWithWeights(
-      extractor_, layout_, weights_.data(), sentence, scratch, &scratch->labels,
-      header_.constrained_decoding() ? &constraints_ : nullptr);
+      extractor_, weights(), sentence, scratch, &scratch->labels,
+      file_.constrained_decoding() ? &constraints_ : nullptr);
   if (!status.ok()) return status;
   *tags = ToOutputTags(scratch->labels);
   return absl::OkStatus();

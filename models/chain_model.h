@@ -1,7 +1,14 @@
 // ChainModel: a trained linear-chain tagger (labels, feature extractor,
-// weights) and its model file. Save writes a temporary file and renames it,
-// so an interrupted save never leaves a broken model behind; Load validates
-// magic, version, sizes, finite values and a checksum of the weights.
+// weights) and its model file.
+//
+// The weights are compact: only emission rows with a non-zero weight are
+// kept, sorted by bucket, in float32 (or float64 when asked), with a rank
+// index (BucketRows) from bucket to row; a bucket without a row scores
+// zero. The rows are tagged from exactly the arrays the file holds, so
+// loading is a read, the validation (magic, version, sizes, order, finite
+// values, a checksum) and the rank index, never a rebuild of a dense table.
+// Save writes a temporary file and renames it, so an interrupted save never
+// leaves a broken model behind.
 //
 // Thread-safety: const methods are safe from any thread; each thread uses
 // its own TagScratch.
@@ -16,8 +23,10 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "corpora/label_set.h"
 #include "corpora/sentence.h"
+#include "features/bucket_rows.h"
 #include "features/feature_extractor.h"
 #include "features/feature_sequence.h"
 #include "models/chain_layout.h"
@@ -28,7 +37,9 @@
 
 namespace chaintag {
 
-constexpr uint32_t kModelFormatVersion = 1;
+// 2: compact rows (fixed32 buckets, float32 or float64 rows). Format 1
+// files (dense double rows) are refused with a request to retrain.
+constexpr uint32_t kModelFormatVersion = 2;
 constexpr char kModelMagic[] = "chaintag-model";
 
 // Reusable buffers for tagging one sentence after another.
@@ -71,23 +82,55 @@ struct Decoded {
   std::optional<double> margin;
 };
 
+// The weights a decoder reads, in either of two layouts: a model's
+// compact rows (float32 or float64) or a solver's iterate (double, the
+// ChainLayout of its problem). Extracted buckets become rows through
+// `rows`. Non-owning.
+struct WeightsView {
+  int num_labels = 0;
+  const BucketRows* rows = nullptr;
+  // rows->size() × num_labels; exactly one is set.
+  const float* emission_f32 = nullptr;
+  const double* emission_f64 = nullptr;
+  // L×L transitions [prev][next], then L start and L end biases.
+  const double* tail = nullptr;
+};
+
+// The view of a solver's weights `w` for `layout`, whose rows are `rows`.
+WeightsView SolverWeightsView(const ChainLayout& layout, const BucketRows& rows,
+                              const double* w);
+
 class ChainModel {
  public:
-  // `header` is a ModelFile without weight fields; `weights` has
-  // layout().dim() entries.
+  // `header` is a ModelFile without weight fields; `weights` follows
+  // ChainLayout{labels, rows.size()}, row r being bucket rows.buckets()[r].
+  // Rows that are all zero are dropped; the rest are stored in
+  // header.weight_precision() (FLOAT32 when unspecified). Fails on
+  // non-finite weights, or weights beyond float32's range for FLOAT32.
   static absl::StatusOr<ChainModel> Create(ModelFile header,
-                                           std::vector<double> weights);
+                                           const BucketRows& rows,
+                                           absl::Span<const double> weights);
   static absl::StatusOr<ChainModel> Load(const std::string& path);
   absl::Status Save(const std::string& path) const;
 
   // The complete model file (header and weights), as Save writes it.
-  ModelFile ToProto() const;
+  const ModelFile& ToProto() const { return file_; }
 
-  const ModelFile& header() const { return header_; }
+  // The model file, weights included (read its header fields from here).
+  const ModelFile& header() const { return file_; }
   const LabelSet& labels() const { return labels_; }
   const FeatureExtractor& extractor() const { return extractor_; }
-  const ChainLayout& layout() const { return layout_; }
-  const std::vector<double>& weights() const { return weights_; }
+  // The emission rows the model keeps (buckets with a non-zero weight).
+  const BucketRows& rows() const { return rows_; }
+  // {labels, rows().size()}: the layout of DenseWeights(rows()).
+  ChainLayout layout() const {
+    return ChainLayout{labels_.size(), rows_.size()};
+  }
+  WeightsView weights() const;
+  // The weights as doubles in ChainLayout{labels, rows.size()} for any
+  // row set `rows` over the same buckets: a row the model lacks is zero
+  // (e.g. to score a ChainProblem with the model's own, rounded weights).
+  std::vector<double> DenseWeights(const BucketRows& rows) const;
   // The training scheme's constraints over labels() (outside tag "O").
   const TransitionConstraints& constraints() const { return constraints_; }
 
@@ -115,14 +158,16 @@ class ChainModel {
       const std::vector<int32_t>& labels) const;
 
  private:
-  ChainModel(ModelFile header, LabelSet labels, FeatureExtractor extractor,
-             ChainLayout layout, std::vector<double> weights);
+  ChainModel(ModelFile file, LabelSet labels, FeatureExtractor extractor,
+             BucketRows rows);
+  // Labels, extractor and rows from a file whose weight fields are filled.
+  static absl::StatusOr<ChainModel> FromFile(ModelFile file);
 
-  ModelFile header_;
+  ModelFile file_;
   LabelSet labels_;
   FeatureExtractor extractor_;
-  ChainLayout layout_;
-  std::vector<double> weights_;
+  BucketRows rows_;
+  std::vector<double> tail_;  // transitions, start, end (WeightsView::tail)
   TransitionConstraints constraints_;
 };
 
@@ -132,20 +177,19 @@ std::vector<std::string> LabelsToTags(const LabelSet& labels, TagScheme from,
                                       const std::vector<int32_t>& ids);
 
 // Predicts with weights other than the model's own (e.g. a solver's
-// iterate during training); `weights` follows `layout`. With `constraints`
-// (over layout.num_labels labels), the best valid labeling; fails when the
-// sentence has none, as PredictNBest does.
+// iterate during training). With `constraints` (over weights.num_labels
+// labels), the best valid labeling; fails when the sentence has none, as
+// PredictNBest does.
 absl::Status PredictWithWeights(
-    const FeatureExtractor& extractor, const ChainLayout& layout,
-    const double* weights, const Sentence& sentence, TagScratch* scratch,
+    const FeatureExtractor& extractor, const WeightsView& weights,
+    const Sentence& sentence, TagScratch* scratch,
     std::vector<int32_t>* labels,
     const TransitionConstraints* constraints = nullptr);
 
 // PredictNBest with weights other than the model's own; `constraints`
-// (over layout.num_labels labels) is used only when options.constrained.
+// (over weights.num_labels labels) is used only when options.constrained.
 absl::Status PredictNBestWithWeights(const FeatureExtractor& extractor,
-                                     const ChainLayout& layout,
-                                     const double* weights,
+                                     const WeightsView& weights,
                                      const TransitionConstraints& constraints,
                                      const Sentence& sentence,
                                      const DecodeOptions& options,

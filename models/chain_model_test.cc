@@ -35,31 +35,54 @@ void WriteAll(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
 }
 
-// A small IOBES model over word identity features with random weights.
-ChainModel MakeModel(const std::vector<std::string>& labels = {"O", "B-NP",
-                                                               "E-NP", "S-NP"},
-                     bool constrained_decoding = false) {
-  ModelFile header;
-  if (constrained_decoding) header.set_constrained_decoding(true);
-  for (const std::string& label : labels) header.add_labels(label);
-  const int L = static_cast<int>(labels.size());
-  FeatureConfig* features = header.mutable_features();
-  features->set_num_buckets(64);
-  FeatureTemplate* word = features->add_templates();
-  word->set_name("w[0]");
-  word->add_parts()->set_attribute(0);
-  header.set_train_scheme(IOBES);
-  header.set_output_scheme(IOB2);
-  const ChainLayout layout{L, 64};
+Sentence MakeSentence(const std::vector<std::string>& words) {
+  Sentence sentence;
+  sentence.num_attributes = 1;
+  sentence.attributes = words;
+  return sentence;
+}
+
+constexpr int kBuckets = 64;
+
+// Every bucket as its own row: the dense layout of the tests' references.
+const BucketRows& AllBuckets() {
+  static const BucketRows* rows = new BucketRows(BucketRows::Identity(kBuckets));
+  return *rows;
+}
+
+// The weights MakeModel stores (before rounding), in AllBuckets()' layout.
+std::vector<double> RandomWeights(int L) {
+  const ChainLayout layout{L, kBuckets};
   std::vector<double> weights(layout.dim());
   std::mt19937 rng(1);
   std::normal_distribution<double> normal(0, 1);
   for (double& w : weights) w = normal(rng);
   // Leave some emission rows zero so the sparse storage is exercised.
-  for (int b = 0; b < 64; b += 3) {
+  for (int b = 0; b < kBuckets; b += 3) {
     for (int y = 0; y < L; ++y) weights[b * L + y] = 0;
   }
-  absl::StatusOr<ChainModel> model = ChainModel::Create(header, weights);
+  return weights;
+}
+
+// A small IOBES model over word identity features with random weights.
+ChainModel MakeModel(const std::vector<std::string>& labels = {"O", "B-NP",
+                                                               "E-NP", "S-NP"},
+                     bool constrained_decoding = false,
+                     WeightPrecision precision = FLOAT32) {
+  ModelFile header;
+  if (constrained_decoding) header.set_constrained_decoding(true);
+  header.set_weight_precision(precision);
+  for (const std::string& label : labels) header.add_labels(label);
+  const int L = static_cast<int>(labels.size());
+  FeatureConfig* features = header.mutable_features();
+  features->set_num_buckets(kBuckets);
+  FeatureTemplate* word = features->add_templates();
+  word->set_name("w[0]");
+  word->add_parts()->set_attribute(0);
+  header.set_train_scheme(IOBES);
+  header.set_output_scheme(IOB2);
+  absl::StatusOr<ChainModel> model =
+      ChainModel::Create(header, AllBuckets(), RandomWeights(L));
   EXPECT_TRUE(model.ok()) << model.status();
   return std::move(*model);
 }
@@ -70,7 +93,10 @@ TEST(ChainModelTest, RoundTripsBitExactly) {
   ASSERT_TRUE(model.Save(path).ok());
   absl::StatusOr<ChainModel> loaded = ChainModel::Load(path);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
-  EXPECT_EQ(loaded->weights(), model.weights());  // exact, not near
+  // exact, not near
+  EXPECT_EQ(loaded->DenseWeights(AllBuckets()),
+            model.DenseWeights(AllBuckets()));
+  EXPECT_EQ(loaded->rows().buckets(), model.rows().buckets());
   EXPECT_EQ(loaded->labels().names(), model.labels().names());
   EXPECT_EQ(loaded->header().features().SerializeAsString(),
             model.header().features().SerializeAsString());
@@ -78,6 +104,95 @@ TEST(ChainModelTest, RoundTripsBitExactly) {
   const std::string again = TempPath("roundtrip2.model");
   ASSERT_TRUE(loaded->Save(again).ok());
   EXPECT_EQ(ReadAll(path), ReadAll(again));
+}
+
+// FLOAT32 stores every emission weight rounded to the nearest float and
+// keeps the transitions and biases exactly; FLOAT64 keeps everything. Both
+// survive a save and a load bit for bit.
+TEST(ChainModelTest, PrecisionsRoundTheEmissionsOnly) {
+  const std::vector<double> original = RandomWeights(4);
+  const ChainLayout layout{4, kBuckets};
+  for (WeightPrecision precision : {FLOAT32, FLOAT64}) {
+    ChainModel model = MakeModel({"O", "B-NP", "E-NP", "S-NP"}, false,
+                                 precision);
+    EXPECT_EQ(model.header().weight_precision(), precision);
+    const std::string path = TempPath("precision.model");
+    ASSERT_TRUE(model.Save(path).ok());
+    absl::StatusOr<ChainModel> loaded = ChainModel::Load(path);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    const std::vector<double> dense = loaded->DenseWeights(AllBuckets());
+    ASSERT_EQ(dense.size(), original.size());
+    for (int64_t k = 0; k < layout.dim(); ++k) {
+      const double expected =
+          precision == FLOAT32 && k < layout.emission_size()
+              ? static_cast<double>(static_cast<float>(original[k]))
+              : original[k];
+      EXPECT_EQ(dense[k], expected) << k;
+    }
+    // Float32 really rounds (the test would pass vacuously otherwise).
+    if (precision == FLOAT32) EXPECT_NE(dense[5], original[5]);  // row 1
+  }
+  // Half the bytes of emission weights.
+  const std::string f32 = TempPath("f32.model");
+  const std::string f64 = TempPath("f64.model");
+  ASSERT_TRUE(MakeModel().Save(f32).ok());
+  ASSERT_TRUE(MakeModel({"O", "B-NP", "E-NP", "S-NP"}, false, FLOAT64)
+                  .Save(f64)
+                  .ok());
+  EXPECT_LT(ReadAll(f32).size(), ReadAll(f64).size());
+}
+
+// Rows that are all zero are not stored, and a bucket without a row (also
+// one that no training feature hit) scores zero: the model's unary scores
+// equal the dense reference's, bucket by bucket.
+TEST(ChainModelTest, ABucketWithoutARowScoresZero) {
+  ChainModel model = MakeModel();
+  EXPECT_EQ(model.rows().size(), kBuckets - (kBuckets + 2) / 3);
+  for (int b = 0; b < kBuckets; ++b) {
+    EXPECT_EQ(model.rows().Find(b) < 0, b % 3 == 0) << b;
+  }
+  const std::vector<double> dense = model.DenseWeights(AllBuckets());
+  const int L = model.labels().size();
+  for (int b = 0; b < kBuckets; b += 3) {
+    for (int y = 0; y < L; ++y) EXPECT_EQ(dense[b * L + y], 0);
+  }
+  const char* words[] = {"the", "big", "dog", "barks", "a", "cat", "sat",
+                         "on",  "mat", ".",   "x",     "y", "z"};
+  int absent = 0;
+  TagScratch scratch;
+  Decoded decoded;
+  for (const char* word : words) {
+    const Sentence sentence = MakeSentence({word});
+    FeatureSequence features;
+    ASSERT_TRUE(model.extractor().Extract(sentence, &features).ok());
+    for (uint32_t bucket : features.buckets) absent += bucket % 3 == 0;
+    std::vector<double> unary(L);
+    ComputeUnaryScores(ChainLayout{L, kBuckets}, dense.data(), features,
+                       unary.data());
+    // With a single token, the best labeling's score is unary + start + end.
+    const ChainLayout layout{L, kBuckets};
+    double best = -std::numeric_limits<double>::infinity();
+    for (int y = 0; y < L; ++y) {
+      best = std::max(best, unary[y] + dense[layout.start_offset() + y] +
+                                dense[layout.end_offset() + y]);
+    }
+    ASSERT_TRUE(
+        model.PredictNBest(sentence, DecodeOptions(), &scratch, &decoded).ok());
+    EXPECT_EQ(decoded.scores[0], best) << word;
+  }
+  EXPECT_GT(absent, 0) << "no word hit a bucket without a row";
+}
+
+TEST(ChainModelTest, RefusesFormatOneAndAsksForRetraining) {
+  ModelFile file = MakeModel().ToProto();
+  file.set_format_version(1);
+  const std::string path = TempPath("format1.model");
+  WriteAll(path, file.SerializeAsString());
+  absl::StatusOr<ChainModel> loaded = ChainModel::Load(path);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.status().message().find(path), std::string::npos);
+  EXPECT_NE(loaded.status().message().find("retrain"), std::string::npos)
+      << loaded.status();
 }
 
 TEST(ChainModelTest, RejectsDamagedAndForeignFiles) {
@@ -164,13 +279,6 @@ TEST(ChainModelTest, TagsInTheOutputScheme) {
   }
 }
 
-Sentence MakeSentence(const std::vector<std::string>& words) {
-  Sentence sentence;
-  sentence.num_attributes = 1;
-  sentence.attributes = words;
-  return sentence;
-}
-
 // `length` (≤ 10) distinct words: a repeated word would give permuted
 // labelings equal scores that differ only by rounding, and the brute-force
 // order would then depend on summation order.
@@ -193,11 +301,13 @@ std::vector<Scored> BruteForce(const ChainModel& model,
   EXPECT_TRUE(model.extractor().Extract(sentence, &features).ok());
   const int T = features.size();
   const int L = model.labels().size();
+  // The dense reference: every bucket its own row, a missing one zero.
+  const ChainLayout layout{L, kBuckets};
+  const std::vector<double> dense = model.DenseWeights(AllBuckets());
   std::vector<double> unary(static_cast<size_t>(T) * L);
-  ComputeUnaryScores(model.layout(), model.weights().data(), features,
-                     unary.data());
-  const ChainScores scores =
-      MakeChainScores(model.layout(), model.weights().data(), T, unary.data());
+  ComputeUnaryScores(layout, dense.data(), features, unary.data());
+  const ChainScores scores = MakeChainScores(layout, dense.data(), T,
+                                             unary.data());
   const TagScheme scheme = model.header().train_scheme();
   return SortedLabelings(scores, [&](const std::vector<int32_t>& y) {
     if (!valid_only) return true;
@@ -232,9 +342,9 @@ TEST(ChainModelTest, PredictNBestUnconstrainedFirstIsPredict) {
     EXPECT_GE(*decoded.margin, 0);
     // The same with the weights passed explicitly.
     Decoded again;
-    ASSERT_TRUE(PredictNBestWithWeights(
-                    model.extractor(), model.layout(), model.weights().data(),
-                    model.constraints(), sentence, options, &scratch, &again)
+    ASSERT_TRUE(PredictNBestWithWeights(model.extractor(), model.weights(),
+                                        model.constraints(), sentence, options,
+                                        &scratch, &again)
                     .ok());
     EXPECT_EQ(again.labelings, decoded.labelings);
     EXPECT_EQ(again.scores, decoded.scores);
@@ -395,9 +505,27 @@ TEST(ChainModelTest, CreateChecksSizes) {
   ModelFile header;
   header.add_labels("O");
   header.mutable_features()->set_num_buckets(8);
-  EXPECT_FALSE(ChainModel::Create(header, std::vector<double>(3)).ok());
+  const BucketRows rows = BucketRows::Identity(8);
+  EXPECT_FALSE(ChainModel::Create(header, rows, std::vector<double>(3)).ok());
+  // 8 rows · 1 label + 1 + 2 = 11 is right; rows over other buckets are not.
+  EXPECT_TRUE(ChainModel::Create(header, rows, std::vector<double>(11)).ok());
+  EXPECT_FALSE(ChainModel::Create(header, BucketRows::Identity(9),
+                                  std::vector<double>(12))
+                   .ok());
   header.add_labels("O");
-  EXPECT_FALSE(ChainModel::Create(header, std::vector<double>(20)).ok());
+  EXPECT_FALSE(
+      ChainModel::Create(header, rows, std::vector<double>(20)).ok());
+  // Beyond float32's range: refused for FLOAT32, kept by FLOAT64.
+  ModelFile one;
+  one.add_labels("O");
+  one.mutable_features()->set_num_buckets(8);
+  std::vector<double> huge(11, 0.0);
+  huge[2] = 1e300;
+  EXPECT_FALSE(ChainModel::Create(one, rows, huge).ok());
+  one.set_weight_precision(FLOAT64);
+  EXPECT_TRUE(ChainModel::Create(one, rows, huge).ok());
+  huge[2] = std::nan("");
+  EXPECT_FALSE(ChainModel::Create(one, rows, huge).ok());
 }
 
 }  // namespace

@@ -82,7 +82,7 @@ absl::Status ChainProblem::Validate(const ChainLayout& layout,
       }
     }
     for (uint32_t bucket : example.features.buckets) {
-      if (bucket >= layout.num_buckets) {
+      if (bucket >= layout.num_rows) {
         return absl::InvalidArgumentError(absl::StrCat(
             "example ", i, ": feature bucket ", bucket, " out of range"));
       }

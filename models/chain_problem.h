@@ -34,7 +34,8 @@ struct ChainExample {
 class ChainProblem : public Problem {
  public:
   // Every example must have as many labels as positions, ids < num_labels,
-  // and buckets < num_buckets (checked by the caller; see Validate).
+  // and feature rows < layout.num_rows (checked by the caller; see
+  // Validate).
   ChainProblem(ChainLayout layout, std::vector<ChainExample> examples,
                bool normalize_loss);
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <utility>
 
@@ -172,6 +173,8 @@ absl::Status PrepareOcrCorpus(const PipelineOptions& options,
   prepared->ocr_test_letters = split->test_letters;
   prepared->format.set_tag_scheme(NONE);
   const bool normalize = prepared->config.model().normalize_loss();
+  prepared->rows = std::make_unique<BucketRows>(
+      BucketRows::Identity(split->layout.num_rows));
   prepared->problem = std::make_unique<ChainProblem>(
       split->layout, std::move(split->train), normalize);
   prepared->ocr_test = std::make_unique<ChainProblem>(
@@ -299,22 +302,43 @@ absl::Status PrepareConllCorpus(const PipelineOptions& options,
       ComputeFeatureStats(*prepared.extractor, sentences);
   if (!stats.ok()) return stats.status();
   prepared.feature_stats = *stats;
-  const ChainLayout layout{prepared.labels.size(),
-                           prepared.extractor->num_buckets()};
-  absl::Status valid = ChainProblem::Validate(layout, examples);
-  if (!valid.ok()) return valid;
+  // Weight rows only for the buckets the training features use: w is zero
+  // on every other bucket, whatever the solver.
+  const uint64_t num_buckets = prepared.extractor->num_buckets();
+  auto used_rows = [num_buckets](
+                       std::initializer_list<const std::vector<ChainExample>*>
+                           sets) {
+    std::vector<const FeatureSequence*> sequences;
+    for (const std::vector<ChainExample>* set : sets) {
+      for (const ChainExample& example : *set) {
+        sequences.push_back(&example.features);
+      }
+    }
+    return std::make_unique<BucketRows>(
+        BucketRows::FromFeatures(sequences, num_buckets));
+  };
+  auto make_problem = [&](const BucketRows& rows,
+                          std::vector<ChainExample> remapped,
+                          std::unique_ptr<ChainProblem>* problem) {
+    for (ChainExample& example : remapped) rows.Remap(&example.features);
+    const ChainLayout layout{prepared.labels.size(), rows.size()};
+    absl::Status valid = ChainProblem::Validate(layout, remapped);
+    if (!valid.ok()) return valid;
+    *problem = std::make_unique<ChainProblem>(
+        layout, std::move(remapped), prepared.config.model().normalize_loss());
+    return absl::OkStatus();
+  };
+  prepared.rows = used_rows({&examples});
   if (retrain) {
+    prepared.rows_with_dev = used_rows({&examples, &dev_examples});
     std::vector<ChainExample> all = examples;
     all.insert(all.end(), std::make_move_iterator(dev_examples.begin()),
                std::make_move_iterator(dev_examples.end()));
-    valid = ChainProblem::Validate(layout, all);
-    if (!valid.ok()) return valid;
-    prepared.problem_with_dev = std::make_unique<ChainProblem>(
-        layout, std::move(all), prepared.config.model().normalize_loss());
+    made = make_problem(*prepared.rows_with_dev, std::move(all),
+                        &prepared.problem_with_dev);
+    if (!made.ok()) return made;
   }
-  prepared.problem = std::make_unique<ChainProblem>(
-      layout, std::move(examples), prepared.config.model().normalize_loss());
-  return absl::OkStatus();
+  return make_problem(*prepared.rows, std::move(examples), &prepared.problem);
 }
 
 }  // namespace
@@ -370,6 +394,7 @@ HeldOutScorer MakeHeldOutScorer(const PreparedCorpus& prepared, bool dev_only) {
       absl::StrCat(on_dev ? "dev_" : "test_", raw ? "accuracy" : "F1");
   const FeatureExtractor* extractor = prepared.extractor.get();
   const ChainLayout layout = prepared.problem->layout();
+  const BucketRows* rows = prepared.rows.get();
   const LabelSet* labels = &prepared.labels;
   const TagScheme train_scheme = config.model().train_scheme();
   const TagScheme input_scheme = prepared.format.tag_scheme();
@@ -385,8 +410,9 @@ HeldOutScorer MakeHeldOutScorer(const PreparedCorpus& prepared, bool dev_only) {
         [&](const Sentence& s, TagScratch* scratch,
             std::vector<std::string>* tags) {
           absl::Status status =
-              PredictWithWeights(*extractor, layout, w, s, scratch,
-                                 &scratch->labels, constraints.get());
+              PredictWithWeights(*extractor,
+                                 SolverWeightsView(layout, *rows, w), s,
+                                 scratch, &scratch->labels, constraints.get());
           if (!status.ok()) return status;
           *tags = LabelsToTags(*labels, train_scheme, input_scheme,
                                scratch->labels);
@@ -507,7 +533,7 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
         prepared->ocr_train_letters, result.num_test_sentences,
         prepared->ocr_test_letters, labels.size()));
     say(absl::StrFormat("features: %d pixels + constant per letter, dim %d",
-                        layout.num_buckets - 1, layout.dim()));
+                        layout.num_rows - 1, layout.dim()));
   } else {
     result.num_dev_sentences = static_cast<int>(dev.size());
     result.num_test_sentences = static_cast<int>(test.size());
@@ -600,7 +626,8 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
   // Model files. An OCR model has the same file format: its feature config
   // (129 buckets, no templates, no hashed bias) and resolved_config (with
   // corpus.ocr) say that its input is pixels, and it has no input_format.
-  auto make_model = [&](std::vector<double> model_weights,
+  auto make_model = [&](const std::vector<double>& model_weights,
+                        const BucketRows& rows,
                         const TrainingSummary& training) {
     ModelFile header;
     for (const std::string& name : labels.names()) header.add_labels(name);
@@ -614,6 +641,7 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
     header.set_train_scheme(train_scheme);
     header.set_output_scheme(input_scheme);
     header.set_normalize_loss(config.model().normalize_loss());
+    header.set_weight_precision(config.model().weight_precision());
     // Set only when true: a plain model's file stays as it was.
     if (config.model().constrained_decoding()) {
       header.set_constrained_decoding(true);
@@ -622,9 +650,12 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
     *header.mutable_training() = training;
     google::protobuf::TextFormat::PrintToString(
         config, header.mutable_resolved_config());
-    return ChainModel::Create(std::move(header), std::move(model_weights));
+    return ChainModel::Create(std::move(header), rows, model_weights);
   };
-  absl::StatusOr<ChainModel> model = make_model(std::move(weights), *summary);
+  absl::StatusOr<ChainModel> model =
+      make_model(weights, *prepared->rows, *summary);
+  // The model holds its own copy; the solver's vector is not read again.
+  weights = std::vector<double>();
   if (!model.ok()) return model.status();
   result.model_path = ResolvePath(options.output_dir, config.model_path());
   // With retraining, the model trained on train alone is kept beside the
@@ -642,7 +673,10 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
   // the tagging path `tag` runs), not from the solver's vector.
   std::string scores;
   if (ocr) {
-    const double* w = model->weights().data();
+    // The saved (rounded) weights, in the problem's rows.
+    const std::vector<double> saved_weights =
+        model->DenseWeights(*prepared->rows);
+    const double* w = saved_weights.data();
     result.train_letter_error = LetterErrorPercent(problem, w, threads);
     const LetterErrors test_errors =
         ComputeLetterErrors(*prepared->ocr_test, w, threads);
@@ -721,7 +755,8 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
       final_solver->reset();
       result.train_only_summary = result.summary;
       result.summary = *final_summary;
-      model = make_model(std::move(final_weights), *final_summary);
+      model = make_model(final_weights, *prepared->rows_with_dev,
+                         *final_summary);
       if (!model.ok()) return model.status();
       saved = model->Save(result.model_path);
       if (!saved.ok()) return saved;

@@ -26,6 +26,7 @@
 #include "corpora/corpus.pb.h"
 #include "corpora/label_set.h"
 #include "corpora/sentence.h"
+#include "features/bucket_rows.h"
 #include "features/feature_extractor.h"
 #include "features/feature_stats.h"
 #include "models/chain_model.h"
@@ -93,9 +94,14 @@ struct PreparedCorpus {
   std::unique_ptr<FeatureExtractor> extractor;
   FeatureStats feature_stats;
   std::unique_ptr<ChainProblem> problem;
+  // The buckets behind `problem`'s weight rows: those that occur in its
+  // features (BucketRows::Identity for OCR pixels), so that w has no
+  // coordinate that is provably zero.
+  std::unique_ptr<BucketRows> rows;
   // corpus.retrain_on_train_and_dev: the training and dev sentences as one
-  // problem (same labels and features), for the final model.
+  // problem (same labels and features), for the final model, and its rows.
   std::unique_ptr<ChainProblem> problem_with_dev;
+  std::unique_ptr<BucketRows> rows_with_dev;
   // OCR runs (corpus.ocr set): the test words as a problem, for decoding
   // and letter error; `train`, `test`, `extractor` and `feature_stats` are
   // then empty.

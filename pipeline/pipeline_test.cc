@@ -18,6 +18,7 @@
 #include "corpora/conlleval.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "solvers/solver.h"
 
 namespace chaintag {
 namespace {
@@ -328,6 +329,80 @@ TEST_F(PipelineTest, LambdaPathChoosesTheBestDevBreakpoint) {
 namespace chaintag {
 namespace {
 
+// Training over the rows the features use gives what the dense layout (a
+// row for every bucket, as before the compact layout) gives: the same
+// primal, dual and gap to rounding, and the same weights on the used buckets
+// with zeros everywhere else, for solvers of each kind.
+TEST_F(PipelineTest, CompactRowsTrainAsTheDenseLayout) {
+  absl::StatusOr<PreparedCorpus> prepared =
+      PrepareCorpus(SmallConfig(), options_);
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  const ChainProblem& compact = *prepared->problem;
+  const BucketRows& rows = *prepared->rows;
+  const uint64_t num_buckets = prepared->extractor->num_buckets();
+  ASSERT_GT(rows.size(), 10);
+  ASSERT_LT(rows.size(), static_cast<int64_t>(num_buckets) / 4);
+  // The dense problem: the same examples with their bucket ids back.
+  std::vector<ChainExample> examples;
+  for (int i = 0; i < compact.NumExamples(); ++i) {
+    ChainExample example = compact.example(i);
+    for (uint32_t& id : example.features.buckets) id = rows.buckets()[id];
+    examples.push_back(std::move(example));
+  }
+  const int L = compact.layout().num_labels;
+  const ChainLayout dense_layout{L, static_cast<int64_t>(num_buckets)};
+  ASSERT_TRUE(ChainProblem::Validate(dense_layout, examples).ok());
+  const ChainProblem dense(dense_layout, std::move(examples),
+                           prepared->config.model().normalize_loss());
+
+  std::vector<SolverConfig> configs(4, prepared->config.solver());
+  configs[1].set_sampling(SolverConfig::GAP);
+  configs[1].set_step(SolverConfig::PAIRWISE);
+  configs[1].set_cache(true);
+  configs[1].set_weighted_averaging(false);
+  configs[2].set_name("svrg");
+  configs[2].set_learning_rate(0.05);
+  configs[3].set_name("fw");
+  for (const SolverConfig& config : configs) {
+    SCOPED_TRACE(config.ShortDebugString());
+    std::vector<double> w_compact, w_dense;
+    absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(config);
+    ASSERT_TRUE(solver.ok()) << solver.status();
+    absl::StatusOr<TrainingSummary> a =
+        (*solver)->Solve(compact, nullptr, &w_compact);
+    solver = CreateSolver(config);
+    ASSERT_TRUE(solver.ok());
+    absl::StatusOr<TrainingSummary> b =
+        (*solver)->Solve(dense, nullptr, &w_dense);
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(a->passes(), b->passes());
+    EXPECT_NEAR(a->primal(), b->primal(), 1e-12 * std::abs(b->primal()));
+    EXPECT_NEAR(a->dual(), b->dual(), 1e-12 * std::abs(b->primal()));
+    EXPECT_NEAR(a->gap(), b->gap(), 1e-12 * std::abs(b->primal()));
+    EXPECT_GT(a->primal(), 0);
+    ASSERT_EQ(static_cast<int64_t>(w_compact.size()), compact.Dim());
+    ASSERT_EQ(static_cast<int64_t>(w_dense.size()), dense.Dim());
+    std::vector<double> expanded(dense.Dim(), 0.0);
+    for (int64_t r = 0; r < rows.size(); ++r) {
+      for (int y = 0; y < L; ++y) {
+        expanded[static_cast<int64_t>(rows.buckets()[r]) * L + y] =
+            w_compact[r * L + y];
+      }
+    }
+    std::copy(w_compact.begin() + compact.layout().transition_offset(),
+              w_compact.end(),
+              expanded.begin() + dense_layout.transition_offset());
+    double max_difference = 0, max_weight = 0;
+    for (int64_t j = 0; j < dense.Dim(); ++j) {
+      max_difference =
+          std::max(max_difference, std::abs(expanded[j] - w_dense[j]));
+      max_weight = std::max(max_weight, std::abs(w_dense[j]));
+    }
+    EXPECT_LE(max_difference, 1e-12 * max_weight);
+    EXPECT_GT(max_weight, 0);
+  }
+}
+
 // The final model of a retraining run is exactly the model a plain run on
 // the concatenated train + dev file gives, and its train-only model exactly
 // a plain run's on train: same labels, features, solver and seed.
@@ -335,6 +410,8 @@ TEST_F(PipelineTest, RetrainOnTrainAndDevEqualsTrainingOnBoth) {
   WriteFile(TmpDir() + "/train_and_dev.txt",
             SyntheticCorpus(200, 1) + SyntheticCorpus(40, 2));
   PipelineConfig config = SmallConfig();
+  // Lossless weights: the final comparison is to 1e-12, finer than float32.
+  config.mutable_model()->set_weight_precision(FLOAT64);
   config.mutable_corpus()->set_retrain_on_train_and_dev(true);
   config.set_model_path("retrained.model");
   config.set_log_path("retrained.log.jsonl");
@@ -348,6 +425,7 @@ TEST_F(PipelineTest, RetrainOnTrainAndDevEqualsTrainingOnBoth) {
   ASSERT_TRUE(retrained.ok()) << retrained.status();
 
   PipelineConfig plain = SmallConfig();
+  plain.mutable_model()->set_weight_precision(FLOAT64);
   plain.set_model_path("plain.model");
   plain.set_log_path("plain.log.jsonl");
   absl::StatusOr<PipelineResult> on_train = RunPipeline(plain, options_);
@@ -363,7 +441,8 @@ TEST_F(PipelineTest, RetrainOnTrainAndDevEqualsTrainingOnBoth) {
   auto weights = [](const std::string& path) {
     absl::StatusOr<ChainModel> model = ChainModel::Load(path);
     EXPECT_TRUE(model.ok()) << model.status();
-    return model.ok() ? model->weights() : std::vector<double>{};
+    return model.ok() ? model->DenseWeights(BucketRows::Identity(4096))
+                      : std::vector<double>{};
   };
   EXPECT_EQ(retrained->train_only_model_path,
             TmpDir() + "/retrained.model.train_only");

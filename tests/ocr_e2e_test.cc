@@ -100,7 +100,8 @@ TEST_F(OcrEndToEndTest, SmallSplitTrainsSavesReloadsAndScores) {
   EXPECT_EQ(prepared->problem->Dim(), 4082);
   EXPECT_EQ(prepared->ocr_train_letters, 4617);
   EXPECT_DOUBLE_EQ(
-      LetterErrorPercent(*prepared->ocr_test, model->weights().data(), 1),
+      LetterErrorPercent(*prepared->ocr_test,
+                         model->DenseWeights(*prepared->rows).data(), 1),
       result->test_letter_error);
 }
 
@@ -127,11 +128,13 @@ TEST_F(OcrEndToEndTest, NonnegativeTransitionsAreEnforcedAndCertified) {
   EXPECT_LT(result->test_letter_error, 35.0);
   absl::StatusOr<ChainModel> model = ChainModel::Load(result->model_path);
   ASSERT_TRUE(model.ok()) << model.status();
-  const ChainLayout& layout = model->layout();
+  const ChainLayout layout = model->layout();
+  const std::vector<double> weights =
+      model->DenseWeights(model->rows());
   int at_bound = 0;
   for (int64_t j = layout.transition_offset(); j < layout.start_offset(); ++j) {
-    EXPECT_GE(model->weights()[j], 0) << j;
-    at_bound += model->weights()[j] == 0;
+    EXPECT_GE(weights[j], 0) << j;
+    at_bound += weights[j] == 0;
   }
   // Unconstrained, most of the 676 transitions are negative; the box binds.
   EXPECT_GT(at_bound, 100);

@@ -80,7 +80,7 @@ void BM_TagTestSet(benchmark::State& state) {
     header.set_train_scheme(BenchCorpus()->config.model().train_scheme());
     header.set_output_scheme(BenchCorpus()->format.tag_scheme());
     absl::StatusOr<ChainModel> created =
-        ChainModel::Create(std::move(header), std::move(w));
+        ChainModel::Create(std::move(header), *BenchCorpus()->rows, w);
     return created.ok() ? new ChainModel(std::move(*created)) : nullptr;
   }();
   if (model == nullptr) {
