@@ -82,14 +82,16 @@ void BucketRows::Remap(FeatureSequence* features) const {
       const int64_t row = Find(features->buckets[k]);
       if (row < 0) continue;
       features->buckets[kept] = static_cast<uint32_t>(row);
-      features->values[kept] = features->values[k];
+      if (!features->values.empty()) {
+        features->values[kept] = features->values[k];
+      }
       ++kept;
     }
     begin = end;
     features->offsets[t + 1] = kept;
   }
   features->buckets.resize(kept);
-  features->values.resize(kept);
+  if (!features->values.empty()) features->values.resize(kept);
 }
 
 }  // namespace chaintag

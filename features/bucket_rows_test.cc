@@ -67,6 +67,18 @@ TEST(BucketRowsTest, RemapRewritesRowsAndDropsAbsentBuckets) {
   EXPECT_EQ(f.values, (std::vector<float>{6, 3, 2, 3}));
 }
 
+TEST(BucketRowsTest, RemapKeepsUnitValuesImplicit) {
+  absl::StatusOr<BucketRows> rows =
+      BucketRows::FromSorted(std::vector<uint32_t>{5, 64, 100}, 128);
+  ASSERT_TRUE(rows.ok());
+  FeatureSequence f = Sequence({{1, 5, 100}, {64}});
+  f.values.clear();
+  rows->Remap(&f);
+  EXPECT_EQ(f.offsets, (std::vector<int32_t>{0, 2, 3}));
+  EXPECT_EQ(f.buckets, (std::vector<uint32_t>{0, 2, 1}));
+  EXPECT_TRUE(f.values.empty());
+}
+
 TEST(BucketRowsTest, IdentityMapsEveryBucketToItself) {
   const BucketRows rows = BucketRows::Identity(129);
   ASSERT_EQ(rows.size(), 129);

@@ -1,6 +1,7 @@
 // FeatureSequence: the sparse features of one sentence in CSR form, one row
 // per token position: bucket ids (ascending, distinct within a row) and their
-// values.
+// values. Training sets keep no values when all of them are 1 (binary
+// templates, the usual case): read them through value(k).
 //
 // Thread-safety: a plain value type; const access is safe from any thread.
 
@@ -16,10 +17,21 @@ struct FeatureSequence {
   // Size T+1; position t's features are [offsets[t], offsets[t+1]).
   std::vector<int32_t> offsets = {0};
   std::vector<uint32_t> buckets;
+  // Empty when every value is 1 (DropUnitValues).
   std::vector<float> values;
 
   int size() const { return static_cast<int>(offsets.size()) - 1; }
   int num_features(int t) const { return offsets[t + 1] - offsets[t]; }
+  float value(int32_t k) const { return values.empty() ? 1.0f : values[k]; }
+
+  // Frees `values` when every one is 1: they would be a third of the
+  // features' memory.
+  void DropUnitValues() {
+    for (float v : values) {
+      if (v != 1.0f) return;
+    }
+    values = std::vector<float>();
+  }
 
   // Back to zero positions; keeps capacity so a reused sequence does not
   // allocate.

@@ -22,7 +22,7 @@ void ComputeUnaryScores(int num_labels, const Weight* emission,
             emission + static_cast<int64_t>(rows[k + kPrefetchDistance]) * L,
             L);
       }
-      const double value = features.values[k];
+      const double value = features.value(k);
       const Weight* weights = emission + static_cast<int64_t>(rows[k]) * L;
       for (int y = 0; y < L; ++y) out[y] += value * weights[y];
     }

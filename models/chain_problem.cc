@@ -52,12 +52,35 @@ double SparseDot(const FeatureSequence& f, int a, int b) {
     } else if (f.buckets[q] < f.buckets[p]) {
       ++q;
     } else {
-      sum += static_cast<double>(f.values[p]) * f.values[q];
+      sum += static_cast<double>(f.value(p)) * f.value(q);
       ++p;
       ++q;
     }
   }
   return sum;
+}
+
+// Σ_{a,b} G[a][b]·⟨d_a, d_b⟩ for the T×L emission part of a state
+// difference, G given as its upper triangle row by row.
+template <typename Gram>
+double EmissionNormSquared(const Gram* gram_row, int T, int L,
+                           const double* d) {
+  double emission = 0;
+  for (int a = 0; a < T; gram_row += T - a, ++a) {
+    const double* da = d + static_cast<int64_t>(a) * L;
+    double diagonal = 0;
+    for (int k = 0; k < L; ++k) diagonal += da[k] * da[k];
+    emission += gram_row[0] * diagonal;
+    for (int b = a + 1; b < T; ++b) {
+      const double g = gram_row[b - a];
+      if (g == 0) continue;
+      const double* db = d + static_cast<int64_t>(b) * L;
+      double dot = 0;
+      for (int k = 0; k < L; ++k) dot += da[k] * db[k];
+      emission += 2 * g * dot;
+    }
+  }
+  return emission;
 }
 
 }  // namespace
@@ -97,11 +120,12 @@ ChainProblem::ChainProblem(ChainLayout layout,
     : layout_(layout),
       examples_(std::move(examples)),
       normalize_loss_(normalize_loss) {
+  // The upper triangle only, row by row: half the memory of the square.
   gram_offset_.resize(examples_.size() + 1);
   gram_offset_[0] = 0;
   for (size_t i = 0; i < examples_.size(); ++i) {
     const int64_t T = examples_[i].features.size();
-    gram_offset_[i + 1] = gram_offset_[i] + T * T;
+    gram_offset_[i + 1] = gram_offset_[i] + T * (T + 1) / 2;
   }
   gram_.resize(gram_offset_.back());
   for (size_t i = 0; i < examples_.size(); ++i) {
@@ -109,11 +133,16 @@ ChainProblem::ChainProblem(ChainLayout layout,
     const int T = f.size();
     double* gram = gram_.data() + gram_offset_[i];
     for (int a = 0; a < T; ++a) {
-      for (int b = a; b < T; ++b) {
-        gram[a * T + b] = gram[b * T + a] = SparseDot(f, a, b);
-      }
+      for (int b = a; b < T; ++b) *gram++ = SparseDot(f, a, b);
     }
   }
+  // Binary features give small integer counts, exact in float: then half
+  // the memory again, with the same sums.
+  for (double g : gram_) {
+    if (static_cast<double>(static_cast<float>(g)) != g) return;
+  }
+  gram_f32_.assign(gram_.begin(), gram_.end());
+  gram_ = std::vector<double>();
 }
 
 double ChainProblem::LossUnit(int i) const {
@@ -321,7 +350,7 @@ void ChainProblem::AddFeatures(int i, const int32_t* y, double c,
   const int L = layout_.num_labels;
   for (int t = 0; t < T; ++t) {
     for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
-      w[static_cast<int64_t>(f.buckets[k]) * L + y[t]] += c * f.values[k];
+      w[static_cast<int64_t>(f.buckets[k]) * L + y[t]] += c * f.value(k);
     }
     if (t > 0) w[layout_.transition_offset() + y[t - 1] * L + y[t]] += c;
   }
@@ -397,26 +426,13 @@ double ChainProblem::CornerDistanceSquared(int i, const Corner& a,
 double ChainProblem::StateDifferenceNormSquared(int i, const double* d) const {
   const int T = examples_[i].features.size();
   const int L = layout_.num_labels;
-  const int64_t size = BlockStateSize(i);
   const int64_t TL = static_cast<int64_t>(T) * L;
-  const double* gram = gram_.data() + gram_offset_[i];
-  double emission = 0;
-  for (int a = 0; a < T; ++a) {
-    const double* da = d + static_cast<int64_t>(a) * L;
-    double diagonal = 0;
-    for (int k = 0; k < L; ++k) diagonal += da[k] * da[k];
-    emission += gram[a * T + a] * diagonal;
-    for (int b = a + 1; b < T; ++b) {
-      const double g = gram[a * T + b];
-      if (g == 0) continue;
-      const double* db = d + static_cast<int64_t>(b) * L;
-      double dot = 0;
-      for (int k = 0; k < L; ++k) dot += da[k] * db[k];
-      emission += 2 * g * dot;
-    }
-  }
+  const double emission =
+      gram_f32_.empty()
+          ? EmissionNormSquared(gram_.data() + gram_offset_[i], T, L, d)
+          : EmissionNormSquared(gram_f32_.data() + gram_offset_[i], T, L, d);
   double rest = 0;
-  for (int64_t k = TL; k < size; ++k) rest += d[k] * d[k];
+  for (int64_t k = TL; k < BlockStateSize(i); ++k) rest += d[k] * d[k];
   return emission + rest;
 }
 
@@ -440,7 +456,7 @@ void ChainProblem::AddCornerMinusState(int i, const Corner& y,
         PrefetchRow(
             w + static_cast<int64_t>(f.buckets[k + kPrefetchDistance]) * L, L);
       }
-      const double value = f.values[k];
+      const double value = f.value(k);
       double* row = w + static_cast<int64_t>(f.buckets[k]) * L;
       for (int l = 0; l < L; ++l) row[l] += value * d[l];
     }

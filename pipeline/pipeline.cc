@@ -1,5 +1,7 @@
 #include "pipeline/pipeline.h"
 
+#include <malloc.h>
+
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -320,7 +322,13 @@ absl::Status PrepareConllCorpus(const PipelineOptions& options,
   auto make_problem = [&](const BucketRows& rows,
                           std::vector<ChainExample> remapped,
                           std::unique_ptr<ChainProblem>* problem) {
-    for (ChainExample& example : remapped) rows.Remap(&example.features);
+    for (ChainExample& example : remapped) {
+      rows.Remap(&example.features);
+      // Extraction grew these by doubling: give the slack back.
+      example.features.buckets.shrink_to_fit();
+      example.features.values.shrink_to_fit();
+      example.features.DropUnitValues();
+    }
     const ChainLayout layout{prepared.labels.size(), rows.size()};
     absl::Status valid = ChainProblem::Validate(layout, remapped);
     if (!valid.ok()) return valid;
@@ -520,6 +528,13 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
   const TagScheme train_scheme = config.model().train_scheme();
   const int threads = std::max(1, config.solver().num_threads());
   const FeatureStats& stats = prepared->feature_stats;
+
+  // The training sentences are featurised: their text is not read again,
+  // and it is as large as the features.
+  prepared->train = std::vector<Sentence>();
+  // Their many small blocks sit in malloc's heap, which the solver's large
+  // (mmapped) vectors never reuse: hand the freed pages back.
+  malloc_trim(0);
 
   PipelineResult result;
   result.num_train_sentences = problem.NumExamples();

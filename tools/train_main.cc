@@ -17,6 +17,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
@@ -96,6 +97,9 @@ ABSL_FLAG(std::string, normalize_loss, "",
 ABSL_FLAG(std::string, retrain_on_train_and_dev, "",
           "Override: true = after the run on train (scored on dev), train "
           "the saved model again on train + dev.");
+ABSL_FLAG(std::string, weight_precision, "",
+          "Override: float32 (default; half the model) | float64 (the "
+          "solver's weights exactly) for the saved emission weights.");
 ABSL_FLAG(bool, quiet, false, "No progress lines.");
 
 namespace chaintag {
@@ -319,6 +323,18 @@ absl::Status ApplyOverrides(PipelineConfig* config) {
         ParseTagScheme(absl::GetFlag(FLAGS_train_scheme));
     if (!scheme.ok()) return scheme.status();
     config->mutable_model()->set_train_scheme(*scheme);
+  }
+  if (!absl::GetFlag(FLAGS_weight_precision).empty()) {
+    WeightPrecision precision;
+    if (!WeightPrecision_Parse(
+            absl::AsciiStrToUpper(absl::GetFlag(FLAGS_weight_precision)),
+            &precision) ||
+        precision == WEIGHT_PRECISION_UNSPECIFIED) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--weight_precision: expected float32 or float64, got ",
+                       absl::GetFlag(FLAGS_weight_precision)));
+    }
+    config->mutable_model()->set_weight_precision(precision);
   }
   std::optional<bool> normalize;
   status = ParseBoolFlag("normalize_loss", absl::GetFlag(FLAGS_normalize_loss),
