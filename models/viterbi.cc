@@ -21,29 +21,25 @@ double ViterbiDecoder::Decode(const ChainScores& scores, int32_t* labels) {
   const int L = scores.num_labels;
   if (T == 0) return 0;
   delta_.resize(static_cast<size_t>(T) * L);
-  backpointer_.resize(static_cast<size_t>(T) * L);
   double* delta = delta_.data();
-  int32_t* back = backpointer_.data();
   for (int y = 0; y < L; ++y) delta[y] = scores.start[y] + scores.unary[y];
+  // Forward: maxima only, previous label outermost, so the inner loop runs
+  // over a contiguous transition row and vectorises (max is exact, so the
+  // order of the candidates does not change the values).
   for (int t = 1; t < T; ++t) {
     const double* previous = delta + static_cast<int64_t>(t - 1) * L;
-    double* current = delta + static_cast<int64_t>(t) * L;
-    int32_t* from = back + static_cast<int64_t>(t) * L;
-    const double* unary = scores.unary + static_cast<int64_t>(t) * L;
-    for (int y = 0; y < L; ++y) {
-      // Strict '>' keeps the lowest previous label on ties.
-      double best = previous[0] + scores.transition[y];
-      int32_t best_previous = 0;
-      for (int p = 1; p < L; ++p) {
-        const double candidate = previous[p] + scores.transition[p * L + y];
-        if (candidate > best) {
-          best = candidate;
-          best_previous = p;
-        }
+    double* __restrict current = delta + static_cast<int64_t>(t) * L;
+    for (int y = 0; y < L; ++y) current[y] = previous[0] + scores.transition[y];
+    for (int p = 1; p < L; ++p) {
+      const double from_p = previous[p];
+      const double* row = scores.transition + static_cast<int64_t>(p) * L;
+      for (int y = 0; y < L; ++y) {
+        const double candidate = from_p + row[y];
+        current[y] = current[y] < candidate ? candidate : current[y];
       }
-      current[y] = best + unary[y];
-      from[y] = best_previous;
     }
+    const double* unary = scores.unary + static_cast<int64_t>(t) * L;
+    for (int y = 0; y < L; ++y) current[y] += unary[y];
   }
   const double* last = delta + static_cast<int64_t>(T - 1) * L;
   double best = last[0] + scores.end[0];
@@ -55,9 +51,23 @@ double ViterbiDecoder::Decode(const ChainScores& scores, int32_t* labels) {
       label = y;
     }
   }
-  for (int t = T - 1; t >= 0; --t) {
-    labels[t] = label;
-    if (t > 0) label = back[static_cast<int64_t>(t) * L + label];
+  // Backward: the argmax for the chosen label only, from the same sums; the
+  // strict '>' over ascending previous labels keeps the lowest on ties.
+  labels[T - 1] = label;
+  for (int t = T - 1; t > 0; --t) {
+    const double* previous = delta + static_cast<int64_t>(t - 1) * L;
+    double best_previous = previous[0] + scores.transition[label];
+    int32_t from = 0;
+    for (int p = 1; p < L; ++p) {
+      const double candidate =
+          previous[p] + scores.transition[static_cast<int64_t>(p) * L + label];
+      if (candidate > best_previous) {
+        best_previous = candidate;
+        from = p;
+      }
+    }
+    label = from;
+    labels[t - 1] = label;
   }
   return best;
 }

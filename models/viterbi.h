@@ -33,7 +33,6 @@ class ViterbiDecoder {
 
  private:
   std::vector<double> delta_;
-  std::vector<int32_t> backpointer_;
 };
 
 }  // namespace chaintag
