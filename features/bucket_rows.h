@@ -51,8 +51,7 @@ class BucketRows {
     const uint64_t* entry = index_.data() + 2 * (bucket >> 6);
     const uint64_t bit = uint64_t{1} << (bucket & 63);
     if ((entry[0] & bit) == 0) return -1;
-    return static_cast<int64_t>(entry[1]) +
-           __builtin_popcountll(entry[0] & (bit - 1));
+    return static_cast<int64_t>(entry[1]) + PopCount(entry[0] & (bit - 1));
   }
 
   // Rewrites bucket ids to row ids in place and drops the features whose
@@ -61,6 +60,13 @@ class BucketRows {
   void Remap(FeatureSequence* features) const;
 
  private:
+  // Without -mpopcnt, __builtin_popcountll is a library call; this inlines.
+  static int PopCount(uint64_t x) {
+    x -= (x >> 1) & 0x5555555555555555ull;
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return static_cast<int>((x * 0x0101010101010101ull) >> 56);
+  }
   void BuildIndex();
 
   uint64_t num_buckets_ = 0;
