@@ -749,6 +749,10 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
       // The train-only model is saved and scored: its weights (as large as
       // the solver's) are released before the final run needs the memory.
       model = absl::UnavailableError("the train-only model was released");
+      // So is the train-only problem: the final one holds the same
+      // sentences and more.
+      prepared->problem.reset();
+      prepared->rows.reset();
       const ChainProblem& with_dev = *prepared->problem_with_dev;
       say(absl::StrFormat(
           "final model: training again on train + dev (%d sentences), "

@@ -142,7 +142,10 @@ absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& config,
 // RunPipeline's training and scoring on a corpus already prepared, so that a
 // caller can run more on the same problem without reading it twice (regpath's
 // grid search). `start` is when the run began (for the total time); the
-// prepared config's solver section is updated to what ran.
+// prepared config's solver section is updated to what ran. The training
+// sentences are released (they are featurised), and with
+// corpus.retrain_on_train_and_dev so are `problem` and `rows` once the
+// train-only model is scored, before the final run needs the memory.
 absl::StatusOr<PipelineResult> RunPreparedPipeline(
     PreparedCorpus* prepared, const PipelineOptions& options,
     absl::Time start = absl::Now());
