@@ -1,5 +1,5 @@
-// tag: two modes, both streaming one sentence at a time (constant memory;
-// flushed per sentence, so it works in a pipe).
+// tag: two modes, both streaming (memory bounded by a sentence or a batch,
+// not by the input), so that they work in a pipe.
 //
 // --model: reads CoNLL columns from stdin (the gold column may be present or
 // absent) and writes the same lines with the predicted tag appended.
@@ -25,12 +25,25 @@
 // scheme transitions only; default on), --nbest=K (the last stage's K best
 // labelings), --margins (every stage's best minus second-best score).
 // Lines without tokens print nothing.
+//
+// --model reads sentences in batches: until kBatchPerThread per thread are
+// waiting or the input has nothing more buffered (the next read could
+// block); then the batch is tagged on --threads threads, written in input
+// order and flushed. So a pipe or a terminal still gets each sentence's
+// answer as soon as the sentence is complete, while a file is written in
+// large blocks, and the output does not depend on the thread count. On an
+// error the output holds exactly the sentences before the failing one, as
+// when tagging one sentence at a time. --pipeline tags and flushes one
+// sentence at a time.
 
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -44,9 +57,14 @@
 #include "pipeline/bundle.h"
 #include "pipeline/paths.h"
 #include "pipeline/tag_output.h"
+#include "solvers/parallel.h"
 
 ABSL_FLAG(std::string, model, "", "Model file written by train.");
 ABSL_FLAG(std::string, input, "", "Read this file instead of stdin.");
+ABSL_FLAG(int, threads, 1,
+          "--model: tagging threads (1 to 256). The output is the same for "
+          "any count: batches are written in input order. Ignored by "
+          "--pipeline, which tags one sentence at a time.");
 ABSL_FLAG(std::string, pipeline, "",
           "Bundle directory (or its bundle.textproto): tag raw text instead "
           "of CoNLL columns.");
@@ -71,11 +89,49 @@ ABSL_FLAG(std::string, bracket_stage, "",
 namespace chaintag {
 namespace {
 
+// Items (sentences and -DOCSTART- lines) read per thread before a batch is
+// tagged: enough to amortize starting the
+// threads and the write, few enough to keep memory small.
+constexpr int kBatchPerThread = 256;
+constexpr int kMaxThreads = 256;
+
 int CountFields(const std::string& line) {
   return static_cast<int>(
       std::vector<absl::string_view>(
           absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty()))
           .size());
+}
+
+// Whether the next read from `input` could block: nothing is left in its
+// buffer, nor ready in the file underneath (libstdc++ asks the descriptor
+// with FIONREAD, so this works for pipes, terminals and files). The batch so
+// far is then tagged and flushed before reading on. When the input stops in
+// the middle of a sentence, the sentences before it wait with that one: a
+// writer that sends whole sentences is answered sentence by sentence.
+bool InputDrained(std::istream* input) {
+  return input->rdbuf()->in_avail() <= 0;
+}
+
+void Write(const std::string& out) {
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+}
+
+// Runs body(worker, i) for every i in [0, n) on up to `threads` threads;
+// worker in [0, threads) is the calling thread's index, for per-thread
+// buffers. Items are handed out one at a time, so uneven ones balance.
+template <typename Body>
+void ForEachItem(int n, int threads, const Body& body) {
+  const int workers = std::max(1, std::min(threads, n));
+  std::atomic<int> next{0};
+  ParallelFor(workers, workers, [&](int begin, int end) {
+    for (int worker = begin; worker < end; ++worker) {
+      for (int i = next.fetch_add(1, std::memory_order_relaxed); i < n;
+           i = next.fetch_add(1, std::memory_order_relaxed)) {
+        body(worker, i);
+      }
+    }
+  });
 }
 
 // --input, when given, replaces stdin; false (after saying why) when it
@@ -247,20 +303,7 @@ int RunBundle() {
   return 0;
 }
 
-int Run() {
-  if (!absl::GetFlag(FLAGS_pipeline).empty()) {
-    if (!absl::GetFlag(FLAGS_model).empty()) {
-      std::fprintf(stderr, "tag: give --model or --pipeline, not both\n");
-      return 2;
-    }
-    return RunBundle();
-  }
-  if (absl::GetFlag(FLAGS_model).empty()) {
-    std::fprintf(stderr,
-                 "tag: --model=<file> (CoNLL columns) or --pipeline=<bundle> "
-                 "(raw text) is required\n");
-    return 2;
-  }
+int RunModel(int threads) {
   absl::StatusOr<ChainModel> model =
       ChainModel::Load(ResolveUserPath(absl::GetFlag(FLAGS_model)));
   if (!model.ok()) {
@@ -285,8 +328,16 @@ int Run() {
   format.set_allow_missing_label(true);
   ConllReader reader(input, source, format);
   const std::string outside = "O";
-  TagScratch scratch;
-  std::vector<std::string> tags;
+
+  // The batch: items as read, and each sentence's tags and status. The
+  // slots are reused, keeping their buffers; one TagScratch per thread.
+  const int capacity = kBatchPerThread * threads;
+  std::vector<ConllReader::Item> items(capacity);
+  std::vector<std::vector<std::string>> tags(capacity);
+  std::vector<absl::Status> statuses(capacity);
+  std::vector<TagScratch> scratch(threads);
+  int batch = 0;
+
   std::vector<std::string> pending_docstarts;
   int output_fields = 0;  // fields of a tagged token line, once known
   std::string out;
@@ -300,42 +351,85 @@ int Run() {
     }
     pending_docstarts.clear();
   };
-  ConllReader::Item item;
+  // Tags and writes the batch in input order; false (after saying why) at
+  // the first failing sentence, once the output before it is written.
+  auto flush = [&]() {
+    ForEachItem(batch, threads, [&](int worker, int i) {
+      if (items[i].kind != ConllReader::Item::kSentence) return;
+      statuses[i] = model->Tag(items[i].sentence, &scratch[worker], &tags[i]);
+    });
+    out.clear();
+    for (int i = 0; i < batch; ++i) {
+      const ConllReader::Item& item = items[i];
+      if (item.kind == ConllReader::Item::kDocStart) {
+        // Held back until the next sentence shows the output field count.
+        pending_docstarts.push_back(item.line);
+        continue;
+      }
+      if (!statuses[i].ok()) {
+        Write(out);
+        std::fprintf(stderr, "tag: %s:%lld: %s\n", source.c_str(),
+                     static_cast<long long>(item.line_number),
+                     std::string(statuses[i].message()).c_str());
+        return false;
+      }
+      const Sentence& sentence = item.sentence;
+      if (output_fields == 0) {
+        output_fields = CountFields(sentence.lines[0]) + 1;
+      }
+      emit_docstarts();
+      for (size_t t = 0; t < sentence.lines.size(); ++t) {
+        out.append(sentence.lines[t]).append(" ").append(tags[i][t]);
+        out.append("\n");
+      }
+      out.append("\n");
+    }
+    Write(out);
+    batch = 0;
+    return true;
+  };
+
   while (true) {
-    absl::StatusOr<bool> more = reader.Next(&item);
+    absl::StatusOr<bool> more = reader.Next(&items[batch]);
     if (!more.ok()) {
+      if (!flush()) return 1;  // an earlier sentence failed first
       std::fprintf(stderr, "tag: %s\n", more.status().ToString().c_str());
       return 1;
     }
     if (!*more) break;
-    out.clear();
-    if (item.kind == ConllReader::Item::kDocStart) {
-      // Held back until the next sentence shows the output field count.
-      pending_docstarts.push_back(item.line);
-      continue;
+    ++batch;
+    if (batch == capacity || InputDrained(input)) {
+      if (!flush()) return 1;
     }
-    const Sentence& sentence = item.sentence;
-    absl::Status status = model->Tag(sentence, &scratch, &tags);
-    if (!status.ok()) {
-      std::fprintf(stderr, "tag: %s:%lld: %s\n", source.c_str(),
-                   static_cast<long long>(item.line_number),
-                   std::string(status.message()).c_str());
-      return 1;
-    }
-    if (output_fields == 0) output_fields = CountFields(sentence.lines[0]) + 1;
-    emit_docstarts();
-    for (size_t t = 0; t < sentence.lines.size(); ++t) {
-      out.append(sentence.lines[t]).append(" ").append(tags[t]).append("\n");
-    }
-    out.append("\n");
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    std::fflush(stdout);
   }
+  if (!flush()) return 1;
   out.clear();
   emit_docstarts();
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  std::fflush(stdout);
+  Write(out);
   return 0;
+}
+
+int Run() {
+  const int threads = absl::GetFlag(FLAGS_threads);
+  if (threads < 1 || threads > kMaxThreads) {
+    std::fprintf(stderr, "tag: --threads must be between 1 and %d\n",
+                 kMaxThreads);
+    return 2;
+  }
+  if (!absl::GetFlag(FLAGS_pipeline).empty()) {
+    if (!absl::GetFlag(FLAGS_model).empty()) {
+      std::fprintf(stderr, "tag: give --model or --pipeline, not both\n");
+      return 2;
+    }
+    return RunBundle();
+  }
+  if (absl::GetFlag(FLAGS_model).empty()) {
+    std::fprintf(stderr,
+                 "tag: --model=<file> (CoNLL columns) or --pipeline=<bundle> "
+                 "(raw text) is required\n");
+    return 2;
+  }
+  return RunModel(threads);
 }
 
 }  // namespace
@@ -343,7 +437,8 @@ int Run() {
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
-      "Tags CoNLL columns from stdin: tag --model=<file> < in > out\n"
+      "Tags CoNLL columns from stdin: tag --model=<file> [--threads=N] < in "
+      "> out\n"
       "or raw text: tag --pipeline=<bundle> [--format=conll|bracketed|json] "
       "< text > out");
   absl::ParseCommandLine(argc, argv);
