@@ -1,5 +1,6 @@
-// tag: two modes, both streaming (memory bounded by a sentence or a batch,
-// not by the input), so that they work in a pipe.
+// tag: two modes, both streaming in batches (memory bounded by the batch,
+// not the input) and tagging each batch on --threads threads; the output is
+// written in input order, so it does not depend on the thread count.
 //
 // --model: reads CoNLL columns from stdin (the gold column may be present or
 // absent) and writes the same lines with the predicted tag appended.
@@ -26,15 +27,13 @@
 // labelings), --margins (every stage's best minus second-best score).
 // Lines without tokens print nothing.
 //
-// --model reads sentences in batches: until kBatchPerThread per thread are
-// waiting or the input has nothing more buffered (the next read could
-// block); then the batch is tagged on --threads threads, written in input
-// order and flushed. So a pipe or a terminal still gets each sentence's
-// answer as soon as the sentence is complete, while a file is written in
-// large blocks, and the output does not depend on the thread count. On an
-// error the output holds exactly the sentences before the failing one, as
-// when tagging one sentence at a time. --pipeline tags and flushes one
-// sentence at a time.
+// Batches: sentences (--model) or lines / paragraphs (--pipeline) are read
+// until kBatchPerThread per thread are waiting or the input has nothing more
+// buffered (the next read could block); then the batch is tagged, written
+// and flushed. So a pipe or a terminal still gets each sentence's answer as
+// soon as the sentence is complete, while a file is written in large
+// blocks. On an error the output holds exactly the sentences before the
+// failing one, as when tagging one sentence at a time.
 
 #include <algorithm>
 #include <atomic>
@@ -62,9 +61,9 @@
 ABSL_FLAG(std::string, model, "", "Model file written by train.");
 ABSL_FLAG(std::string, input, "", "Read this file instead of stdin.");
 ABSL_FLAG(int, threads, 1,
-          "--model: tagging threads (1 to 256). The output is the same for "
-          "any count: batches are written in input order. Ignored by "
-          "--pipeline, which tags one sentence at a time.");
+          "Tagging threads (1 to 256), for --model and --pipeline. The "
+          "output is the same for any count: batches are written in input "
+          "order.");
 ABSL_FLAG(std::string, pipeline, "",
           "Bundle directory (or its bundle.textproto): tag raw text instead "
           "of CoNLL columns.");
@@ -89,8 +88,8 @@ ABSL_FLAG(std::string, bracket_stage, "",
 namespace chaintag {
 namespace {
 
-// Items (sentences and -DOCSTART- lines) read per thread before a batch is
-// tagged: enough to amortize starting the
+// Items (sentences, -DOCSTART- lines; lines or paragraphs of raw text) read
+// per thread before a batch is tagged: enough to amortize starting the
 // threads and the write, few enough to keep memory small.
 constexpr int kBatchPerThread = 256;
 constexpr int kMaxThreads = 256;
@@ -148,7 +147,8 @@ bool OpenInput(std::ifstream* file, std::istream** input, std::string* source) {
   return true;
 }
 
-// Tags raw text with a bundle: see the top of this file.
+// Tags raw text with a bundle: see the top of this file. One per thread: it
+// holds that thread's buffers.
 class TextTagger {
  public:
   TextTagger(const Bundle* bundle, const Tokenizer* tokenizer,
@@ -160,8 +160,10 @@ class TextTagger {
         options_(options),
         stages_(OutputStages(*bundle)) {}
 
-  // Tags one sentence's tokens and writes it out (flushed).
-  absl::Status Emit(const std::vector<Token>& tokens, int64_t line) {
+  // Tags one sentence's tokens and appends its output to `out` (nothing on
+  // failure).
+  absl::Status Emit(const std::vector<Token>& tokens, int64_t line,
+                    std::string* out) {
     if (tokens.empty()) return absl::OkStatus();
     sentence_.tokens.clear();
     sentence_.offsets.clear();
@@ -173,31 +175,34 @@ class TextTagger {
     absl::Status status =
         bundle_->Tag(sentence_.tokens, options_, &scratch_, &sentence_.outputs);
     if (!status.ok()) return status;
-    out_.clear();
+    const size_t size = out->size();
     switch (format_) {
       case OutputFormat::kConll:
-        AppendConll(sentence_, options_.nbest, &out_);
+        AppendConll(sentence_, options_.nbest, out);
         break;
       case OutputFormat::kBracketed:
-        AppendBracketed(sentence_, bracket_stage_, &out_);
+        AppendBracketed(sentence_, bracket_stage_, out);
         break;
       case OutputFormat::kJson:
-        status = AppendJson(stages_, sentence_, &out_);
-        if (!status.ok()) return status;
+        status = AppendJson(stages_, sentence_, out);
+        if (!status.ok()) {
+          out->resize(size);
+          return status;
+        }
         break;
     }
-    std::fwrite(out_.data(), 1, out_.size(), stdout);
-    std::fflush(stdout);
     return absl::OkStatus();
   }
 
-  absl::Status Line(absl::string_view text, int64_t line) {
-    return Emit(tokenizer_->Tokenize(text), line);
+  absl::Status Line(absl::string_view text, int64_t line, std::string* out) {
+    return Emit(tokenizer_->Tokenize(text), line, out);
   }
 
-  absl::Status Paragraph(absl::string_view text, int64_t first_line) {
+  // On failure `out` holds the sentences before the failing one.
+  absl::Status Paragraph(absl::string_view text, int64_t first_line,
+                         std::string* out) {
     for (const std::vector<Token>& tokens : tokenizer_->SplitSentences(text)) {
-      absl::Status status = Emit(tokens, first_line);
+      absl::Status status = Emit(tokens, first_line, out);
       if (!status.ok()) return status;
     }
     return absl::OkStatus();
@@ -212,10 +217,9 @@ class TextTagger {
   const std::vector<OutputStage> stages_;
   BundleScratch scratch_;
   TaggedSentence sentence_;
-  std::string out_;
 };
 
-int RunBundle() {
+int RunBundle(int threads) {
   const std::string path = ResolveUserPath(absl::GetFlag(FLAGS_pipeline));
   absl::StatusOr<OutputFormat> format =
       ParseOutputFormat(absl::GetFlag(FLAGS_format));
@@ -258,44 +262,81 @@ int RunBundle() {
   std::string source = "stdin";
   if (!OpenInput(&file, &input, &source)) return 1;
   std::ios::sync_with_stdio(false);
-  TextTagger tagger(&*bundle, tokenizer->get(), *format, bracket_stage,
-                    options);
+  std::vector<TextTagger> taggers;
+  taggers.reserve(threads);
+  for (int t = 0; t < threads; ++t) {
+    taggers.emplace_back(&*bundle, tokenizer->get(), *format, bracket_stage,
+                         options);
+  }
   const bool paragraphs = absl::GetFlag(FLAGS_paragraphs);
+
+  // The batch: lines (or paragraphs) with their first line number, and what
+  // tagging each gave. The slots are reused, keeping their buffers.
+  const int capacity = kBatchPerThread * threads;
+  std::vector<std::string> texts(capacity);
+  std::vector<int64_t> text_lines(capacity);
+  std::vector<std::string> outs(capacity);
+  std::vector<absl::Status> statuses(capacity);
+  int batch = 0;
+  std::string out;
+  // Tags and writes the batch; false (after saying why) at the first
+  // failing sentence, once the output before it is written.
+  auto flush = [&]() {
+    ForEachItem(batch, threads, [&](int worker, int i) {
+      outs[i].clear();
+      statuses[i] =
+          paragraphs
+              ? taggers[worker].Paragraph(texts[i], text_lines[i], &outs[i])
+              : taggers[worker].Line(texts[i], text_lines[i], &outs[i]);
+    });
+    out.clear();
+    for (int i = 0; i < batch; ++i) {
+      out.append(outs[i]);
+      if (!statuses[i].ok()) {
+        Write(out);
+        std::fprintf(stderr, "tag: %s:%lld: %s\n", source.c_str(),
+                     static_cast<long long>(text_lines[i]),
+                     std::string(statuses[i].message()).c_str());
+        return false;
+      }
+    }
+    Write(out);
+    batch = 0;
+    return true;
+  };
+
   std::string line;
   std::string paragraph;
   int64_t line_number = 0;
   int64_t paragraph_line = 0;
-  auto fail = [&source](int64_t at, const absl::Status& status) {
-    std::fprintf(stderr, "tag: %s:%lld: %s\n", source.c_str(),
-                 static_cast<long long>(at),
-                 std::string(status.message()).c_str());
-    return 1;
+  auto add_paragraph = [&] {
+    if (paragraph.empty()) return;  // no tokens, no output
+    std::swap(texts[batch], paragraph);
+    paragraph.clear();
+    text_lines[batch++] = paragraph_line;
   };
   while (std::getline(*input, line)) {
     ++line_number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (!paragraphs) {
-      absl::Status status = tagger.Line(line, line_number);
-      if (!status.ok()) return fail(line_number, status);
-      continue;
-    }
-    if (line.find_first_not_of(" \t") == std::string::npos) {
-      absl::Status status = tagger.Paragraph(paragraph, paragraph_line);
-      if (!status.ok()) return fail(paragraph_line, status);
-      paragraph.clear();
-      continue;
-    }
-    if (paragraph.empty()) {
-      paragraph_line = line_number;
+      std::swap(texts[batch], line);
+      text_lines[batch++] = line_number;
+    } else if (line.find_first_not_of(" \t") == std::string::npos) {
+      add_paragraph();
     } else {
-      paragraph.push_back('\n');
+      if (paragraph.empty()) {
+        paragraph_line = line_number;
+      } else {
+        paragraph.push_back('\n');
+      }
+      paragraph.append(line);
     }
-    paragraph.append(line);
+    if (batch == capacity || (batch > 0 && InputDrained(input))) {
+      if (!flush()) return 1;
+    }
   }
-  if (paragraphs && !paragraph.empty()) {
-    absl::Status status = tagger.Paragraph(paragraph, paragraph_line);
-    if (!status.ok()) return fail(paragraph_line, status);
-  }
+  if (paragraphs) add_paragraph();
+  if (!flush()) return 1;
   if (input->bad()) {
     std::fprintf(stderr, "tag: %s: read error\n", source.c_str());
     return 1;
@@ -421,7 +462,7 @@ int Run() {
       std::fprintf(stderr, "tag: give --model or --pipeline, not both\n");
       return 2;
     }
-    return RunBundle();
+    return RunBundle(threads);
   }
   if (absl::GetFlag(FLAGS_model).empty()) {
     std::fprintf(stderr,
@@ -440,7 +481,7 @@ int main(int argc, char** argv) {
       "Tags CoNLL columns from stdin: tag --model=<file> [--threads=N] < in "
       "> out\n"
       "or raw text: tag --pipeline=<bundle> [--format=conll|bracketed|json] "
-      "< text > out");
+      "[--threads=N] < text > out");
   absl::ParseCommandLine(argc, argv);
   return chaintag::Run();
 }
