@@ -2,7 +2,10 @@
 # The command-line tools end to end: train (preset, 300 sentences) ->
 # tag < test.txt -> evaluate must print exactly the report train printed;
 # tagging without the gold column gives the same predictions; bad input and
-# damaged models fail with a clear message and exit 1.
+# damaged models fail with a clear message and exit 1. tag --threads=N
+# writes exactly what one thread writes (-DOCSTART- lines and errors in the
+# middle of the input included, --model and --pipeline) and still answers a
+# sentence in a pipe before the input ends.
 set -euo pipefail
 
 if [[ -z "${CHAINTAG_CORPORA:-}" || ! -f "$CHAINTAG_CORPORA/conll2000/test.txt" ]]; then
@@ -12,6 +15,7 @@ fi
 absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 TRAIN="$(absolute "$1")"; TAG="$(absolute "$2")"
 EVALUATE="$(absolute "$3")"; CONFIG="$(absolute "$4")"
+POS_CONFIG="$(absolute "$5")"
 TEST="$CHAINTAG_CORPORA/conll2000/test.txt"
 cd "$TEST_TMPDIR"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -51,4 +55,97 @@ grep -q 'broken.model' err.txt || fail "error does not name the model: $(cat err
 { echo "-DOCSTART- -X- O"; echo; head -30 "$TEST"; } | "$TAG" --model=cli.model > doc.txt
 [[ $(head -1 doc.txt) == "-DOCSTART- -X- O O" ]] || fail "DOCSTART line: $(head -1 doc.txt)"
 "$EVALUATE" < doc.txt > /dev/null || fail "evaluate rejects tagged DOCSTART output"
+
+# --threads: byte-identical output for any thread count.
+cut -d' ' -f1,2 "$TEST" | sed 's/^ *$//' > nogold_in.txt
+for threads in 1 2 3; do
+  "$TAG" --model=cli.model --threads=$threads < "$TEST" > threads.txt
+  cmp -s tagged.txt threads.txt || fail "--threads=$threads differs on test.txt"
+  "$TAG" --model=cli.model --threads=$threads --input=nogold_in.txt > threads.txt
+  cmp -s nogold.txt threads.txt \
+    || fail "--threads=$threads differs without the gold column"
+done
+# -DOCSTART- at the start, after every 50th sentence, twice in a row after
+# every 120th, and last: held until a sentence shows the field count.
+awk 'BEGIN { print "-DOCSTART- -X- O"; print "" }
+     { print } /^$/ { ++n; if (n % 50 == 0) { print "-DOCSTART- -X- O"; print "" }
+                      if (n % 120 == 0) { print "-DOCSTART- -X- O"; print "" } }
+     END { print "-DOCSTART- -X- O" }' "$TEST" > docs.txt
+"$TAG" --model=cli.model < docs.txt > docs1.txt
+[[ $(grep -c '^-DOCSTART- -X- O O$' docs1.txt) -eq $(grep -c DOCSTART docs.txt) ]] \
+  || fail "DOCSTART lines lost or without the outside tag"
+for threads in 2 3; do
+  "$TAG" --model=cli.model --threads=$threads < docs.txt > threads.txt
+  cmp -s docs1.txt threads.txt || fail "--threads=$threads differs with DOCSTART lines"
+done
+# A bad line in the middle: every thread count writes exactly the
+# sentences before the failing one, then names its line.
+awk 'NR == 20000 { print $1, $2; next } { print }' "$TEST" > bad_mid.txt
+sentence_start=$(awk 'NR < 20000 && !NF { last = NR } END { print last }' "$TEST")
+for threads in 1 2 3; do
+  if "$TAG" --model=cli.model --threads=$threads < bad_mid.txt > partial.txt 2> err.txt; then
+    fail "--threads=$threads: malformed input accepted"
+  fi
+  grep -q 'stdin:20000: expected 3 fields, got 2' err.txt \
+    || fail "--threads=$threads: error does not name line 20000: $(cat err.txt)"
+  cmp -s <(head -n "$sentence_start" tagged.txt) partial.txt \
+    || fail "--threads=$threads: output before the error differs"
+done
+for threads in 0 -1; do
+  set +e
+  "$TAG" --model=cli.model --threads=$threads < /dev/null 2> err.txt
+  status=$?
+  set -e
+  [[ $status -eq 2 ]] || fail "--threads=$threads exit $status"
+  grep -q -- '--threads' err.txt || fail "--threads=$threads message: $(cat err.txt)"
+done
+
+# Streaming: with batches, a sentence is still answered before the input
+# ends (the batch ends when nothing more is buffered).
+coproc TAGGER { "$TAG" --model=cli.model --threads=2; }
+printf 'Confidence NN\nin IN\n\n' >&"${TAGGER[1]}"
+read -r -t 30 -u "${TAGGER[0]}" first || fail "no output before end of input"
+[[ "$first" == "Confidence NN "* ]] || fail "streamed: $first"
+read -r -t 30 -u "${TAGGER[0]}" second || fail "no second token"
+read -r -t 30 -u "${TAGGER[0]}" blank || fail "no blank line after the sentence"
+[[ -z "$blank" ]] || fail "streamed: '$blank' instead of a blank line"
+printf 'He PRP\n\n' >&"${TAGGER[1]}"
+read -r -t 30 -u "${TAGGER[0]}" third || fail "no second sentence"
+[[ "$third" == "He PRP "* ]] || fail "streamed: $third"
+exec {TAGGER[1]}>&-
+wait "$TAGGER_PID"
+
+# --pipeline --threads: a small POS tagger and this chunker as a bundle; raw
+# text by lines and by paragraphs, every format, the same for any count.
+mkdir -p bundle
+"$TRAIN" --config="$POS_CONFIG" --max_train_sentences=300 --max_passes=2 \
+  --eval_every=0 --model=bundle/pos.model --log=pos.jsonl --quiet > /dev/null
+cp cli.model bundle/chunk.model
+cat > bundle/bundle.textproto <<'MANIFEST'
+stages { name: "pos" model: "pos.model" inputs { column: "word" } writes: "pos" }
+stages {
+  name: "chunk"
+  model: "chunk.model"
+  inputs { column: "word" }
+  inputs { column: "pos" }
+  writes: "chunk"
+}
+MANIFEST
+awk 'BEGIN { RS = ""; FS = "\n" } NR <= 600 {
+       line = ""; for (i = 1; i <= NF; ++i) { split($i, f, " ");
+       line = line (i > 1 ? " " : "") f[1] } print line
+       if (NR % 7 == 0) print "" }' "$TEST" > raw.txt
+for format in conll bracketed json; do
+  for paragraphs in false true; do
+    "$TAG" --pipeline=bundle --format=$format --paragraphs=$paragraphs \
+      < raw.txt > raw1.txt
+    [[ -s raw1.txt ]] || fail "--pipeline --format=$format: no output"
+    for threads in 2 3; do
+      "$TAG" --pipeline=bundle --format=$format --paragraphs=$paragraphs \
+        --threads=$threads < raw.txt > threads.txt
+      cmp -s raw1.txt threads.txt \
+        || fail "--pipeline --format=$format --paragraphs=$paragraphs --threads=$threads differs"
+    done
+  done
+done
 echo "PASS"

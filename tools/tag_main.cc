@@ -1,5 +1,6 @@
-// tag: two modes, both streaming one sentence at a time (constant memory;
-// flushed per sentence, so it works in a pipe).
+// tag: two modes, both streaming in batches (memory bounded by the batch,
+// not the input) and tagging each batch on --threads threads; the output is
+// written in input order, so it does not depend on the thread count.
 //
 // --model: reads CoNLL columns from stdin (the gold column may be present or
 // absent) and writes the same lines with the predicted tag appended.
@@ -25,12 +26,23 @@
 // scheme transitions only; default on), --nbest=K (the last stage's K best
 // labelings), --margins (every stage's best minus second-best score).
 // Lines without tokens print nothing.
+//
+// Batches: sentences (--model) or lines / paragraphs (--pipeline) are read
+// until kBatchPerThread per thread are waiting or the input has nothing more
+// buffered (the next read could block); then the batch is tagged, written
+// and flushed. So a pipe or a terminal still gets each sentence's answer as
+// soon as the sentence is complete, while a file is written in large
+// blocks. On an error the output holds exactly the sentences before the
+// failing one, as when tagging one sentence at a time.
 
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -44,9 +56,14 @@
 #include "pipeline/bundle.h"
 #include "pipeline/paths.h"
 #include "pipeline/tag_output.h"
+#include "solvers/parallel.h"
 
 ABSL_FLAG(std::string, model, "", "Model file written by train.");
 ABSL_FLAG(std::string, input, "", "Read this file instead of stdin.");
+ABSL_FLAG(int, threads, 1,
+          "Tagging threads (1 to 256), for --model and --pipeline. The "
+          "output is the same for any count: batches are written in input "
+          "order.");
 ABSL_FLAG(std::string, pipeline, "",
           "Bundle directory (or its bundle.textproto): tag raw text instead "
           "of CoNLL columns.");
@@ -71,11 +88,49 @@ ABSL_FLAG(std::string, bracket_stage, "",
 namespace chaintag {
 namespace {
 
+// Items (sentences, -DOCSTART- lines; lines or paragraphs of raw text) read
+// per thread before a batch is tagged: enough to amortize starting the
+// threads and the write, few enough to keep memory small.
+constexpr int kBatchPerThread = 256;
+constexpr int kMaxThreads = 256;
+
 int CountFields(const std::string& line) {
   return static_cast<int>(
       std::vector<absl::string_view>(
           absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty()))
           .size());
+}
+
+// Whether the next read from `input` could block: nothing is left in its
+// buffer, nor ready in the file underneath (libstdc++ asks the descriptor
+// with FIONREAD, so this works for pipes, terminals and files). The batch so
+// far is then tagged and flushed before reading on. When the input stops in
+// the middle of a sentence, the sentences before it wait with that one: a
+// writer that sends whole sentences is answered sentence by sentence.
+bool InputDrained(std::istream* input) {
+  return input->rdbuf()->in_avail() <= 0;
+}
+
+void Write(const std::string& out) {
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+}
+
+// Runs body(worker, i) for every i in [0, n) on up to `threads` threads;
+// worker in [0, threads) is the calling thread's index, for per-thread
+// buffers. Items are handed out one at a time, so uneven ones balance.
+template <typename Body>
+void ForEachItem(int n, int threads, const Body& body) {
+  const int workers = std::max(1, std::min(threads, n));
+  std::atomic<int> next{0};
+  ParallelFor(workers, workers, [&](int begin, int end) {
+    for (int worker = begin; worker < end; ++worker) {
+      for (int i = next.fetch_add(1, std::memory_order_relaxed); i < n;
+           i = next.fetch_add(1, std::memory_order_relaxed)) {
+        body(worker, i);
+      }
+    }
+  });
 }
 
 // --input, when given, replaces stdin; false (after saying why) when it
@@ -92,7 +147,8 @@ bool OpenInput(std::ifstream* file, std::istream** input, std::string* source) {
   return true;
 }
 
-// Tags raw text with a bundle: see the top of this file.
+// Tags raw text with a bundle: see the top of this file. One per thread: it
+// holds that thread's buffers.
 class TextTagger {
  public:
   TextTagger(const Bundle* bundle, const Tokenizer* tokenizer,
@@ -104,8 +160,10 @@ class TextTagger {
         options_(options),
         stages_(OutputStages(*bundle)) {}
 
-  // Tags one sentence's tokens and writes it out (flushed).
-  absl::Status Emit(const std::vector<Token>& tokens, int64_t line) {
+  // Tags one sentence's tokens and appends its output to `out` (nothing on
+  // failure).
+  absl::Status Emit(const std::vector<Token>& tokens, int64_t line,
+                    std::string* out) {
     if (tokens.empty()) return absl::OkStatus();
     sentence_.tokens.clear();
     sentence_.offsets.clear();
@@ -117,31 +175,34 @@ class TextTagger {
     absl::Status status =
         bundle_->Tag(sentence_.tokens, options_, &scratch_, &sentence_.outputs);
     if (!status.ok()) return status;
-    out_.clear();
+    const size_t size = out->size();
     switch (format_) {
       case OutputFormat::kConll:
-        AppendConll(sentence_, options_.nbest, &out_);
+        AppendConll(sentence_, options_.nbest, out);
         break;
       case OutputFormat::kBracketed:
-        AppendBracketed(sentence_, bracket_stage_, &out_);
+        AppendBracketed(sentence_, bracket_stage_, out);
         break;
       case OutputFormat::kJson:
-        status = AppendJson(stages_, sentence_, &out_);
-        if (!status.ok()) return status;
+        status = AppendJson(stages_, sentence_, out);
+        if (!status.ok()) {
+          out->resize(size);
+          return status;
+        }
         break;
     }
-    std::fwrite(out_.data(), 1, out_.size(), stdout);
-    std::fflush(stdout);
     return absl::OkStatus();
   }
 
-  absl::Status Line(absl::string_view text, int64_t line) {
-    return Emit(tokenizer_->Tokenize(text), line);
+  absl::Status Line(absl::string_view text, int64_t line, std::string* out) {
+    return Emit(tokenizer_->Tokenize(text), line, out);
   }
 
-  absl::Status Paragraph(absl::string_view text, int64_t first_line) {
+  // On failure `out` holds the sentences before the failing one.
+  absl::Status Paragraph(absl::string_view text, int64_t first_line,
+                         std::string* out) {
     for (const std::vector<Token>& tokens : tokenizer_->SplitSentences(text)) {
-      absl::Status status = Emit(tokens, first_line);
+      absl::Status status = Emit(tokens, first_line, out);
       if (!status.ok()) return status;
     }
     return absl::OkStatus();
@@ -156,10 +217,9 @@ class TextTagger {
   const std::vector<OutputStage> stages_;
   BundleScratch scratch_;
   TaggedSentence sentence_;
-  std::string out_;
 };
 
-int RunBundle() {
+int RunBundle(int threads) {
   const std::string path = ResolveUserPath(absl::GetFlag(FLAGS_pipeline));
   absl::StatusOr<OutputFormat> format =
       ParseOutputFormat(absl::GetFlag(FLAGS_format));
@@ -202,44 +262,81 @@ int RunBundle() {
   std::string source = "stdin";
   if (!OpenInput(&file, &input, &source)) return 1;
   std::ios::sync_with_stdio(false);
-  TextTagger tagger(&*bundle, tokenizer->get(), *format, bracket_stage,
-                    options);
+  std::vector<TextTagger> taggers;
+  taggers.reserve(threads);
+  for (int t = 0; t < threads; ++t) {
+    taggers.emplace_back(&*bundle, tokenizer->get(), *format, bracket_stage,
+                         options);
+  }
   const bool paragraphs = absl::GetFlag(FLAGS_paragraphs);
+
+  // The batch: lines (or paragraphs) with their first line number, and what
+  // tagging each gave. The slots are reused, keeping their buffers.
+  const int capacity = kBatchPerThread * threads;
+  std::vector<std::string> texts(capacity);
+  std::vector<int64_t> text_lines(capacity);
+  std::vector<std::string> outs(capacity);
+  std::vector<absl::Status> statuses(capacity);
+  int batch = 0;
+  std::string out;
+  // Tags and writes the batch; false (after saying why) at the first
+  // failing sentence, once the output before it is written.
+  auto flush = [&]() {
+    ForEachItem(batch, threads, [&](int worker, int i) {
+      outs[i].clear();
+      statuses[i] =
+          paragraphs
+              ? taggers[worker].Paragraph(texts[i], text_lines[i], &outs[i])
+              : taggers[worker].Line(texts[i], text_lines[i], &outs[i]);
+    });
+    out.clear();
+    for (int i = 0; i < batch; ++i) {
+      out.append(outs[i]);
+      if (!statuses[i].ok()) {
+        Write(out);
+        std::fprintf(stderr, "tag: %s:%lld: %s\n", source.c_str(),
+                     static_cast<long long>(text_lines[i]),
+                     std::string(statuses[i].message()).c_str());
+        return false;
+      }
+    }
+    Write(out);
+    batch = 0;
+    return true;
+  };
+
   std::string line;
   std::string paragraph;
   int64_t line_number = 0;
   int64_t paragraph_line = 0;
-  auto fail = [&source](int64_t at, const absl::Status& status) {
-    std::fprintf(stderr, "tag: %s:%lld: %s\n", source.c_str(),
-                 static_cast<long long>(at),
-                 std::string(status.message()).c_str());
-    return 1;
+  auto add_paragraph = [&] {
+    if (paragraph.empty()) return;  // no tokens, no output
+    std::swap(texts[batch], paragraph);
+    paragraph.clear();
+    text_lines[batch++] = paragraph_line;
   };
   while (std::getline(*input, line)) {
     ++line_number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (!paragraphs) {
-      absl::Status status = tagger.Line(line, line_number);
-      if (!status.ok()) return fail(line_number, status);
-      continue;
-    }
-    if (line.find_first_not_of(" \t") == std::string::npos) {
-      absl::Status status = tagger.Paragraph(paragraph, paragraph_line);
-      if (!status.ok()) return fail(paragraph_line, status);
-      paragraph.clear();
-      continue;
-    }
-    if (paragraph.empty()) {
-      paragraph_line = line_number;
+      std::swap(texts[batch], line);
+      text_lines[batch++] = line_number;
+    } else if (line.find_first_not_of(" \t") == std::string::npos) {
+      add_paragraph();
     } else {
-      paragraph.push_back('\n');
+      if (paragraph.empty()) {
+        paragraph_line = line_number;
+      } else {
+        paragraph.push_back('\n');
+      }
+      paragraph.append(line);
     }
-    paragraph.append(line);
+    if (batch == capacity || (batch > 0 && InputDrained(input))) {
+      if (!flush()) return 1;
+    }
   }
-  if (paragraphs && !paragraph.empty()) {
-    absl::Status status = tagger.Paragraph(paragraph, paragraph_line);
-    if (!status.ok()) return fail(paragraph_line, status);
-  }
+  if (paragraphs) add_paragraph();
+  if (!flush()) return 1;
   if (input->bad()) {
     std::fprintf(stderr, "tag: %s: read error\n", source.c_str());
     return 1;
@@ -247,20 +344,7 @@ int RunBundle() {
   return 0;
 }
 
-int Run() {
-  if (!absl::GetFlag(FLAGS_pipeline).empty()) {
-    if (!absl::GetFlag(FLAGS_model).empty()) {
-      std::fprintf(stderr, "tag: give --model or --pipeline, not both\n");
-      return 2;
-    }
-    return RunBundle();
-  }
-  if (absl::GetFlag(FLAGS_model).empty()) {
-    std::fprintf(stderr,
-                 "tag: --model=<file> (CoNLL columns) or --pipeline=<bundle> "
-                 "(raw text) is required\n");
-    return 2;
-  }
+int RunModel(int threads) {
   absl::StatusOr<ChainModel> model =
       ChainModel::Load(ResolveUserPath(absl::GetFlag(FLAGS_model)));
   if (!model.ok()) {
@@ -285,8 +369,16 @@ int Run() {
   format.set_allow_missing_label(true);
   ConllReader reader(input, source, format);
   const std::string outside = "O";
-  TagScratch scratch;
-  std::vector<std::string> tags;
+
+  // The batch: items as read, and each sentence's tags and status. The
+  // slots are reused, keeping their buffers; one TagScratch per thread.
+  const int capacity = kBatchPerThread * threads;
+  std::vector<ConllReader::Item> items(capacity);
+  std::vector<std::vector<std::string>> tags(capacity);
+  std::vector<absl::Status> statuses(capacity);
+  std::vector<TagScratch> scratch(threads);
+  int batch = 0;
+
   std::vector<std::string> pending_docstarts;
   int output_fields = 0;  // fields of a tagged token line, once known
   std::string out;
@@ -300,42 +392,85 @@ int Run() {
     }
     pending_docstarts.clear();
   };
-  ConllReader::Item item;
+  // Tags and writes the batch in input order; false (after saying why) at
+  // the first failing sentence, once the output before it is written.
+  auto flush = [&]() {
+    ForEachItem(batch, threads, [&](int worker, int i) {
+      if (items[i].kind != ConllReader::Item::kSentence) return;
+      statuses[i] = model->Tag(items[i].sentence, &scratch[worker], &tags[i]);
+    });
+    out.clear();
+    for (int i = 0; i < batch; ++i) {
+      const ConllReader::Item& item = items[i];
+      if (item.kind == ConllReader::Item::kDocStart) {
+        // Held back until the next sentence shows the output field count.
+        pending_docstarts.push_back(item.line);
+        continue;
+      }
+      if (!statuses[i].ok()) {
+        Write(out);
+        std::fprintf(stderr, "tag: %s:%lld: %s\n", source.c_str(),
+                     static_cast<long long>(item.line_number),
+                     std::string(statuses[i].message()).c_str());
+        return false;
+      }
+      const Sentence& sentence = item.sentence;
+      if (output_fields == 0) {
+        output_fields = CountFields(sentence.lines[0]) + 1;
+      }
+      emit_docstarts();
+      for (size_t t = 0; t < sentence.lines.size(); ++t) {
+        out.append(sentence.lines[t]).append(" ").append(tags[i][t]);
+        out.append("\n");
+      }
+      out.append("\n");
+    }
+    Write(out);
+    batch = 0;
+    return true;
+  };
+
   while (true) {
-    absl::StatusOr<bool> more = reader.Next(&item);
+    absl::StatusOr<bool> more = reader.Next(&items[batch]);
     if (!more.ok()) {
+      if (!flush()) return 1;  // an earlier sentence failed first
       std::fprintf(stderr, "tag: %s\n", more.status().ToString().c_str());
       return 1;
     }
     if (!*more) break;
-    out.clear();
-    if (item.kind == ConllReader::Item::kDocStart) {
-      // Held back until the next sentence shows the output field count.
-      pending_docstarts.push_back(item.line);
-      continue;
+    ++batch;
+    if (batch == capacity || InputDrained(input)) {
+      if (!flush()) return 1;
     }
-    const Sentence& sentence = item.sentence;
-    absl::Status status = model->Tag(sentence, &scratch, &tags);
-    if (!status.ok()) {
-      std::fprintf(stderr, "tag: %s:%lld: %s\n", source.c_str(),
-                   static_cast<long long>(item.line_number),
-                   std::string(status.message()).c_str());
-      return 1;
-    }
-    if (output_fields == 0) output_fields = CountFields(sentence.lines[0]) + 1;
-    emit_docstarts();
-    for (size_t t = 0; t < sentence.lines.size(); ++t) {
-      out.append(sentence.lines[t]).append(" ").append(tags[t]).append("\n");
-    }
-    out.append("\n");
-    std::fwrite(out.data(), 1, out.size(), stdout);
-    std::fflush(stdout);
   }
+  if (!flush()) return 1;
   out.clear();
   emit_docstarts();
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  std::fflush(stdout);
+  Write(out);
   return 0;
+}
+
+int Run() {
+  const int threads = absl::GetFlag(FLAGS_threads);
+  if (threads < 1 || threads > kMaxThreads) {
+    std::fprintf(stderr, "tag: --threads must be between 1 and %d\n",
+                 kMaxThreads);
+    return 2;
+  }
+  if (!absl::GetFlag(FLAGS_pipeline).empty()) {
+    if (!absl::GetFlag(FLAGS_model).empty()) {
+      std::fprintf(stderr, "tag: give --model or --pipeline, not both\n");
+      return 2;
+    }
+    return RunBundle(threads);
+  }
+  if (absl::GetFlag(FLAGS_model).empty()) {
+    std::fprintf(stderr,
+                 "tag: --model=<file> (CoNLL columns) or --pipeline=<bundle> "
+                 "(raw text) is required\n");
+    return 2;
+  }
+  return RunModel(threads);
 }
 
 }  // namespace
@@ -343,9 +478,10 @@ int Run() {
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
-      "Tags CoNLL columns from stdin: tag --model=<file> < in > out\n"
+      "Tags CoNLL columns from stdin: tag --model=<file> [--threads=N] < in "
+      "> out\n"
       "or raw text: tag --pipeline=<bundle> [--format=conll|bracketed|json] "
-      "< text > out");
+      "[--threads=N] < text > out");
   absl::ParseCommandLine(argc, argv);
   return chaintag::Run();
 }
