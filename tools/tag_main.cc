@@ -375,6 +375,7 @@ int RunModel(int threads) {
   const int capacity = kBatchPerThread * threads;
   std::vector<ConllReader::Item> items(capacity);
   std::vector<std::vector<std::string>> tags(capacity);
+  std::vector<std::string> tagged(capacity);  // each sentence's output lines
   std::vector<absl::Status> statuses(capacity);
   std::vector<TagScratch> scratch(threads);
   int batch = 0;
@@ -395,9 +396,20 @@ int RunModel(int threads) {
   // Tags and writes the batch in input order; false (after saying why) at
   // the first failing sentence, once the output before it is written.
   auto flush = [&]() {
+    // The output lines are formatted by the workers too: only the
+    // concatenation and the write are left to this thread.
     ForEachItem(batch, threads, [&](int worker, int i) {
       if (items[i].kind != ConllReader::Item::kSentence) return;
-      statuses[i] = model->Tag(items[i].sentence, &scratch[worker], &tags[i]);
+      const Sentence& sentence = items[i].sentence;
+      statuses[i] = model->Tag(sentence, &scratch[worker], &tags[i]);
+      if (!statuses[i].ok()) return;
+      std::string& lines = tagged[i];
+      lines.clear();
+      for (size_t t = 0; t < sentence.lines.size(); ++t) {
+        lines.append(sentence.lines[t]).append(" ").append(tags[i][t]);
+        lines.append("\n");
+      }
+      lines.append("\n");
     });
     out.clear();
     for (int i = 0; i < batch; ++i) {
@@ -419,11 +431,7 @@ int RunModel(int threads) {
         output_fields = CountFields(sentence.lines[0]) + 1;
       }
       emit_docstarts();
-      for (size_t t = 0; t < sentence.lines.size(); ++t) {
-        out.append(sentence.lines[t]).append(" ").append(tags[i][t]);
-        out.append("\n");
-      }
-      out.append("\n");
+      out.append(tagged[i]);
     }
     Write(out);
     batch = 0;
