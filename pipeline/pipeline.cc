@@ -162,6 +162,40 @@ absl::StatusOr<double> EvaluateModel(
 
 namespace {
 
+// The rows for the buckets that the examples' features use: w is zero on
+// every other bucket, whatever the solver.
+BucketRows UsedRows(
+    std::initializer_list<const std::vector<ChainExample>*> example_sets,
+    uint64_t num_buckets) {
+  std::vector<const FeatureSequence*> sequences;
+  for (const std::vector<ChainExample>* examples : example_sets) {
+    for (const ChainExample& example : *examples) {
+      sequences.push_back(&example.features);
+    }
+  }
+  return BucketRows::FromFeatures(sequences, num_buckets);
+}
+
+// The problem over `rows` of examples whose features hold bucket ids.
+absl::Status MakeRowProblem(int num_labels, bool normalize_loss,
+                            const BucketRows& rows,
+                            std::vector<ChainExample> examples,
+                            std::unique_ptr<ChainProblem>* problem) {
+  for (ChainExample& example : examples) {
+    rows.Remap(&example.features);
+    // Extraction grew these by doubling: give the slack back.
+    example.features.buckets.shrink_to_fit();
+    example.features.values.shrink_to_fit();
+    example.features.DropUnitValues();
+  }
+  const ChainLayout layout{num_labels, rows.size()};
+  absl::Status valid = ChainProblem::Validate(layout, examples);
+  if (!valid.ok()) return valid;
+  *problem = std::make_unique<ChainProblem>(layout, std::move(examples),
+                                            normalize_loss);
+  return absl::OkStatus();
+}
+
 // The OCR words of the config's folds as a training problem and a test
 // problem (pipeline/ocr.h).
 absl::Status PrepareOcrCorpus(const PipelineOptions& options,
@@ -304,49 +338,14 @@ absl::Status PrepareConllCorpus(const PipelineOptions& options,
       ComputeFeatureStats(*prepared.extractor, sentences);
   if (!stats.ok()) return stats.status();
   prepared.feature_stats = *stats;
-  // Weight rows only for the buckets the training features use: w is zero
-  // on every other bucket, whatever the solver.
-  const uint64_t num_buckets = prepared.extractor->num_buckets();
-  auto used_rows = [num_buckets](
-                       std::initializer_list<const std::vector<ChainExample>*>
-                           sets) {
-    std::vector<const FeatureSequence*> sequences;
-    for (const std::vector<ChainExample>* set : sets) {
-      for (const ChainExample& example : *set) {
-        sequences.push_back(&example.features);
-      }
-    }
-    return std::make_unique<BucketRows>(
-        BucketRows::FromFeatures(sequences, num_buckets));
-  };
-  auto make_problem = [&](const BucketRows& rows,
-                          std::vector<ChainExample> remapped,
-                          std::unique_ptr<ChainProblem>* problem) {
-    for (ChainExample& example : remapped) {
-      rows.Remap(&example.features);
-      // Extraction grew these by doubling: give the slack back.
-      example.features.buckets.shrink_to_fit();
-      example.features.values.shrink_to_fit();
-      example.features.DropUnitValues();
-    }
-    const ChainLayout layout{prepared.labels.size(), rows.size()};
-    absl::Status valid = ChainProblem::Validate(layout, remapped);
-    if (!valid.ok()) return valid;
-    *problem = std::make_unique<ChainProblem>(
-        layout, std::move(remapped), prepared.config.model().normalize_loss());
-    return absl::OkStatus();
-  };
-  prepared.rows = used_rows({&examples});
-  if (retrain) {
-    prepared.rows_with_dev = used_rows({&examples, &dev_examples});
-    std::vector<ChainExample> all = examples;
-    all.insert(all.end(), std::make_move_iterator(dev_examples.begin()),
-               std::make_move_iterator(dev_examples.end()));
-    made = make_problem(*prepared.rows_with_dev, std::move(all),
-                        &prepared.problem_with_dev);
-    if (!made.ok()) return made;
-  }
-  return make_problem(*prepared.rows, std::move(examples), &prepared.problem);
+  prepared.rows = std::make_unique<BucketRows>(UsedRows(
+      {&examples}, prepared.extractor->num_buckets()));
+  // The train + dev problem is built when the final run needs it, once the
+  // train-only run has released its memory (PrepareRetrainingProblem).
+  if (retrain) prepared.dev_examples = std::move(dev_examples);
+  return MakeRowProblem(prepared.labels.size(),
+                        prepared.config.model().normalize_loss(),
+                        *prepared.rows, std::move(examples), &prepared.problem);
 }
 
 }  // namespace
@@ -366,6 +365,38 @@ absl::StatusOr<PreparedCorpus> PrepareCorpus(const PipelineConfig& config,
                             : PrepareConllCorpus(options, &prepared);
   if (!status.ok()) return status;
   return prepared;
+}
+
+absl::Status PrepareRetrainingProblem(PreparedCorpus* prepared) {
+  if (prepared->problem == nullptr || prepared->rows == nullptr) {
+    return absl::FailedPreconditionError(
+        "the training problem is gone: the retraining problem was built");
+  }
+  // The training examples back in bucket ids (rows ascend with buckets, so
+  // every position stays sorted), then the dev examples after them.
+  const ChainProblem& train = *prepared->problem;
+  const std::vector<uint32_t>& buckets = prepared->rows->buckets();
+  std::vector<ChainExample> examples;
+  examples.reserve(train.NumExamples() + prepared->dev_examples.size());
+  for (int i = 0; i < train.NumExamples(); ++i) {
+    examples.push_back(train.example(i));
+    for (uint32_t& id : examples.back().features.buckets) id = buckets[id];
+  }
+  for (ChainExample& example : prepared->dev_examples) {
+    examples.push_back(std::move(example));
+  }
+  prepared->dev_examples = std::vector<ChainExample>();
+  const int num_labels = train.layout().num_labels;
+  prepared->problem.reset();
+  prepared->rows.reset();
+  // The freed features are small blocks in malloc's heap, which the next
+  // solver's large (mmapped) vectors would never reuse.
+  malloc_trim(0);
+  prepared->rows_with_dev = std::make_unique<BucketRows>(
+      UsedRows({&examples}, prepared->extractor->num_buckets()));
+  return MakeRowProblem(num_labels, prepared->config.model().normalize_loss(),
+                        *prepared->rows_with_dev, std::move(examples),
+                        &prepared->problem_with_dev);
 }
 
 HeldOutScorer MakeHeldOutScorer(const PreparedCorpus& prepared, bool dev_only) {
@@ -520,6 +551,7 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
   const bool ocr = config.corpus().has_ocr();
   const ConllFormat& format = prepared->format;
   const std::vector<Sentence>& dev = prepared->dev;
+  const bool has_dev = !dev.empty();  // dev is released before retraining
   const std::vector<Sentence>& test = prepared->test;
   const LabelSet& labels = prepared->labels;
   const ChainProblem& problem = *prepared->problem;
@@ -675,7 +707,7 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
   result.model_path = ResolvePath(options.output_dir, config.model_path());
   // With retraining, the model trained on train alone is kept beside the
   // final one: it is the one the dev figures describe.
-  const bool retrain = prepared->problem_with_dev != nullptr;
+  const bool retrain = config.corpus().retrain_on_train_and_dev();
   if (retrain) {
     result.train_only_model_path =
         absl::StrCat(result.model_path, ".train_only");
@@ -749,10 +781,11 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
       // The train-only model is saved and scored: its weights (as large as
       // the solver's) are released before the final run needs the memory.
       model = absl::UnavailableError("the train-only model was released");
-      // So is the train-only problem: the final one holds the same
-      // sentences and more.
-      prepared->problem.reset();
-      prepared->rows.reset();
+      // So are the dev sentences (scored; the final model trains on them)
+      // and the train-only problem: the final one holds its examples.
+      prepared->dev = std::vector<Sentence>();
+      absl::Status made = PrepareRetrainingProblem(prepared);
+      if (!made.ok()) return made;
       const ChainProblem& with_dev = *prepared->problem_with_dev;
       say(absl::StrFormat(
           "final model: training again on train + dev (%d sentences), "
@@ -787,7 +820,7 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
                         &result.test_accuracy, &predictions);
       if (!f1.ok()) return f1.status();
       result.test_f1 = *f1;
-      if (!dev.empty()) {
+      if (has_dev) {
         say(absl::StrCat("test (", config.corpus().test(), ")",
                          retrain ? ", final model (train + dev)" : "", ":\n",
                          headline(result.test_report)));

@@ -98,8 +98,11 @@ struct PreparedCorpus {
   // features (BucketRows::Identity for OCR pixels), so that w has no
   // coordinate that is provably zero.
   std::unique_ptr<BucketRows> rows;
-  // corpus.retrain_on_train_and_dev: the training and dev sentences as one
-  // problem (same labels and features), for the final model, and its rows.
+  // corpus.retrain_on_train_and_dev: the dev sentences' examples (features
+  // as bucket ids), until PrepareRetrainingProblem turns the training and
+  // dev examples into one problem (same labels and features) for the final
+  // model, with its rows.
+  std::vector<ChainExample> dev_examples;
   std::unique_ptr<ChainProblem> problem_with_dev;
   std::unique_ptr<BucketRows> rows_with_dev;
   // OCR runs (corpus.ocr set): the test words as a problem, for decoding
@@ -115,6 +118,11 @@ struct PreparedCorpus {
 
 absl::StatusOr<PreparedCorpus> PrepareCorpus(const PipelineConfig& config,
                                              const PipelineOptions& options);
+
+// Builds problem_with_dev and rows_with_dev from `problem` and
+// dev_examples, releasing `problem` and `rows` first (the train-only run
+// must be over). RunPreparedPipeline calls it when it retrains.
+absl::Status PrepareRetrainingProblem(PreparedCorpus* prepared);
 
 // Scores weights on the dev split (F1, or token accuracy for untyped tags;
 // letter error for OCR), or, when there is none and `dev_only` is false, on
@@ -144,8 +152,9 @@ absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& config,
 // grid search). `start` is when the run began (for the total time); the
 // prepared config's solver section is updated to what ran. The training
 // sentences are released (they are featurised), and with
-// corpus.retrain_on_train_and_dev so are `problem` and `rows` once the
-// train-only model is scored, before the final run needs the memory.
+// corpus.retrain_on_train_and_dev `problem` and `rows` become
+// problem_with_dev and rows_with_dev once the train-only model is scored,
+// and the dev sentences are released.
 absl::StatusOr<PipelineResult> RunPreparedPipeline(
     PreparedCorpus* prepared, const PipelineOptions& options,
     absl::Time start = absl::Now());

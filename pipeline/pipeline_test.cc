@@ -417,12 +417,15 @@ TEST_F(PipelineTest, RetrainOnTrainAndDevEqualsTrainingOnBoth) {
   config.set_log_path("retrained.log.jsonl");
   absl::StatusOr<PreparedCorpus> prepared = PrepareCorpus(config, options_);
   ASSERT_TRUE(prepared.ok()) << prepared.status();
-  ASSERT_NE(prepared->problem_with_dev, nullptr);
   EXPECT_EQ(prepared->problem->NumExamples(), 200);
-  EXPECT_EQ(prepared->problem_with_dev->NumExamples(), 240);
+  EXPECT_EQ(prepared->dev_examples.size(), 40u);
   absl::StatusOr<PipelineResult> retrained =
       RunPreparedPipeline(&*prepared, options_);
   ASSERT_TRUE(retrained.ok()) << retrained.status();
+  // The train-only problem made way for the train + dev one.
+  EXPECT_EQ(prepared->problem, nullptr);
+  ASSERT_NE(prepared->problem_with_dev, nullptr);
+  EXPECT_EQ(prepared->problem_with_dev->NumExamples(), 240);
 
   PipelineConfig plain = SmallConfig();
   plain.mutable_model()->set_weight_precision(FLOAT64);
@@ -491,6 +494,8 @@ TEST_F(PipelineTest, RetrainNeedsADevSplit) {
   absl::StatusOr<PreparedCorpus> prepared = PrepareCorpus(config, options_);
   ASSERT_TRUE(prepared.ok()) << prepared.status();
   EXPECT_EQ(prepared->problem->NumExamples(), 180);
+  ASSERT_TRUE(PrepareRetrainingProblem(&*prepared).ok());
+  EXPECT_EQ(prepared->problem, nullptr);
   EXPECT_EQ(prepared->problem_with_dev->NumExamples(), 200);
 }
 
