@@ -33,6 +33,15 @@ struct FeatureSequence {
     values = std::vector<float>();
   }
 
+  // For a sequence kept long (a training set's): gives back the slack that
+  // growing by doubling left, and drops unit values.
+  void Compact() {
+    offsets.shrink_to_fit();
+    buckets.shrink_to_fit();
+    values.shrink_to_fit();
+    DropUnitValues();
+  }
+
   // Back to zero positions; keeps capacity so a reused sequence does not
   // allocate.
   void Clear() {

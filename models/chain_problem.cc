@@ -145,6 +145,15 @@ ChainProblem::ChainProblem(ChainLayout layout,
   gram_ = std::vector<double>();
 }
 
+std::vector<ChainExample> ChainProblem::TakeExamples() {
+  std::vector<ChainExample> examples = std::move(examples_);
+  examples_.clear();
+  gram_offset_.assign(1, 0);
+  gram_ = std::vector<double>();
+  gram_f32_ = std::vector<float>();
+  return examples;
+}
+
 double ChainProblem::LossUnit(int i) const {
   return normalize_loss_ ? 1.0 / examples_[i].labels.size() : 1.0;
 }

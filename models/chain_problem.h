@@ -45,6 +45,9 @@ class ChainProblem : public Problem {
 
   const ChainLayout& layout() const { return layout_; }
   const ChainExample& example(int i) const { return examples_[i]; }
+  // Moves the examples out (to build another problem from them without a
+  // copy); the problem is then empty.
+  std::vector<ChainExample> TakeExamples();
 
   int NumExamples() const override {
     return static_cast<int>(examples_.size());

@@ -183,10 +183,7 @@ absl::Status MakeRowProblem(int num_labels, bool normalize_loss,
                             std::unique_ptr<ChainProblem>* problem) {
   for (ChainExample& example : examples) {
     rows.Remap(&example.features);
-    // Extraction grew these by doubling: give the slack back.
-    example.features.buckets.shrink_to_fit();
-    example.features.values.shrink_to_fit();
-    example.features.DropUnitValues();
+    example.features.Compact();
   }
   const ChainLayout layout{num_labels, rows.size()};
   absl::Status valid = ChainProblem::Validate(layout, examples);
@@ -342,7 +339,10 @@ absl::Status PrepareConllCorpus(const PipelineOptions& options,
       {&examples}, prepared.extractor->num_buckets()));
   // The train + dev problem is built when the final run needs it, once the
   // train-only run has released its memory (PrepareRetrainingProblem).
-  if (retrain) prepared.dev_examples = std::move(dev_examples);
+  if (retrain) {
+    for (ChainExample& example : dev_examples) example.features.Compact();
+    prepared.dev_examples = std::move(dev_examples);
+  }
   return MakeRowProblem(prepared.labels.size(),
                         prepared.config.model().normalize_loss(),
                         *prepared.rows, std::move(examples), &prepared.problem);
@@ -372,24 +372,22 @@ absl::Status PrepareRetrainingProblem(PreparedCorpus* prepared) {
     return absl::FailedPreconditionError(
         "the training problem is gone: the retraining problem was built");
   }
-  // The training examples back in bucket ids (rows ascend with buckets, so
-  // every position stays sorted), then the dev examples after them.
-  const ChainProblem& train = *prepared->problem;
+  // The training examples back in bucket ids, in place (rows ascend with
+  // buckets, so every position stays sorted), then the dev examples.
+  const int num_labels = prepared->problem->layout().num_labels;
+  std::vector<ChainExample> examples = prepared->problem->TakeExamples();
   const std::vector<uint32_t>& buckets = prepared->rows->buckets();
-  std::vector<ChainExample> examples;
-  examples.reserve(train.NumExamples() + prepared->dev_examples.size());
-  for (int i = 0; i < train.NumExamples(); ++i) {
-    examples.push_back(train.example(i));
-    for (uint32_t& id : examples.back().features.buckets) id = buckets[id];
+  for (ChainExample& example : examples) {
+    for (uint32_t& id : example.features.buckets) id = buckets[id];
   }
+  examples.reserve(examples.size() + prepared->dev_examples.size());
   for (ChainExample& example : prepared->dev_examples) {
     examples.push_back(std::move(example));
   }
   prepared->dev_examples = std::vector<ChainExample>();
-  const int num_labels = train.layout().num_labels;
   prepared->problem.reset();
   prepared->rows.reset();
-  // The freed features are small blocks in malloc's heap, which the next
+  // What was freed is small blocks in malloc's heap, which the next
   // solver's large (mmapped) vectors would never reuse.
   malloc_trim(0);
   prepared->rows_with_dev = std::make_unique<BucketRows>(
