@@ -136,12 +136,21 @@ ChainProblem::ChainProblem(ChainLayout layout,
       for (int b = a; b < T; ++b) *gram++ = SparseDot(f, a, b);
     }
   }
-  // Binary features give small integer counts, exact in float: then half
-  // the memory again, with the same sums.
+  // Binary features give small integer counts: stored as 16-bit integers
+  // (or floats) when that is exact, the same sums in a quarter (a half) of
+  // the memory.
+  bool integers = true, floats = true;
   for (double g : gram_) {
-    if (static_cast<double>(static_cast<float>(g)) != g) return;
+    integers &= g >= 0 && g <= 65535 && g == static_cast<uint16_t>(g);
+    floats &= static_cast<double>(static_cast<float>(g)) == g;
   }
-  gram_f32_.assign(gram_.begin(), gram_.end());
+  if (integers) {
+    gram_u16_.assign(gram_.begin(), gram_.end());
+  } else if (floats) {
+    gram_f32_.assign(gram_.begin(), gram_.end());
+  } else {
+    return;
+  }
   gram_ = std::vector<double>();
 }
 
@@ -151,6 +160,7 @@ std::vector<ChainExample> ChainProblem::TakeExamples() {
   gram_offset_.assign(1, 0);
   gram_ = std::vector<double>();
   gram_f32_ = std::vector<float>();
+  gram_u16_ = std::vector<uint16_t>();
   return examples;
 }
 
@@ -436,10 +446,13 @@ double ChainProblem::StateDifferenceNormSquared(int i, const double* d) const {
   const int T = examples_[i].features.size();
   const int L = layout_.num_labels;
   const int64_t TL = static_cast<int64_t>(T) * L;
+  const int64_t offset = gram_offset_[i];
   const double emission =
-      gram_f32_.empty()
-          ? EmissionNormSquared(gram_.data() + gram_offset_[i], T, L, d)
-          : EmissionNormSquared(gram_f32_.data() + gram_offset_[i], T, L, d);
+      !gram_u16_.empty()
+          ? EmissionNormSquared(gram_u16_.data() + offset, T, L, d)
+      : !gram_f32_.empty()
+          ? EmissionNormSquared(gram_f32_.data() + offset, T, L, d)
+          : EmissionNormSquared(gram_.data() + offset, T, L, d);
   double rest = 0;
   for (int64_t k = TL; k < BlockStateSize(i); ++k) rest += d[k] * d[k];
   return emission + rest;

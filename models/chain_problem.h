@@ -118,10 +118,11 @@ class ChainProblem : public Problem {
   std::vector<ChainExample> examples_;
   bool normalize_loss_;
   // Example i's Gram matrix, upper triangle row by row, at gram_offset_[i]:
-  // in gram_f32_ when every entry is exact in float, else in gram_.
+  // in the narrowest of these in which every entry is exact (one is used).
   std::vector<int64_t> gram_offset_;
   std::vector<double> gram_;
   std::vector<float> gram_f32_;
+  std::vector<uint16_t> gram_u16_;
 };
 
 }  // namespace chaintag

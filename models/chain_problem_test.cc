@@ -17,12 +17,28 @@ constexpr uint64_t kBuckets = 6;
 
 // Random sentences with 1-3 sparse features per position, some colliding
 // across positions so the Gram matrices have off-diagonal terms.
+// Feature values: real (the Gram matrices kept in double), small integers
+// (kept as 16-bit integers) or dyadic fractions (exact in float).
+enum class Values { kReal, kInteger, kDyadic };
+
 std::vector<ChainExample> RandomExamples(int n, int num_labels,
                                          std::mt19937* rng,
-                                         int max_length = 5) {
+                                         int max_length = 5,
+                                         Values kind = Values::kReal) {
   std::uniform_int_distribution<int> length(1, max_length), count(1, 3),
-      bucket(0, kBuckets - 1), label(0, num_labels - 1);
-  std::uniform_real_distribution<float> value(0.5f, 1.5f);
+      bucket(0, kBuckets - 1), label(0, num_labels - 1), small(1, 3);
+  std::uniform_real_distribution<float> real(0.5f, 1.5f);
+  auto value = [&](std::mt19937& random) -> float {
+    switch (kind) {
+      case Values::kInteger:
+        return static_cast<float>(small(random));
+      case Values::kDyadic:
+        return 0.25f * static_cast<float>(small(random)) + 0.5f;
+      case Values::kReal:
+        break;
+    }
+    return real(random);
+  };
   std::vector<ChainExample> examples(n);
   for (ChainExample& example : examples) {
     const int T = length(*rng);
@@ -127,12 +143,22 @@ TEST_P(ChainProblemTest, OraclesMatchBruteForce) {
   }
 }
 
+void CheckBlockStateAlgebra(Values kind, bool normalize_loss);
+
 TEST_P(ChainProblemTest, BlockStateAlgebraMatchesDenseVectors) {
+  for (Values kind : {Values::kReal, Values::kInteger, Values::kDyadic}) {
+    SCOPED_TRACE(static_cast<int>(kind));
+    CheckBlockStateAlgebra(kind, GetParam());
+  }
+}
+
+void CheckBlockStateAlgebra(Values kind, bool normalize_loss) {
   std::mt19937 rng(5);
   const int L = 3;
   const ChainLayout layout{L, kBuckets};
-  std::vector<ChainExample> examples = RandomExamples(6, L, &rng);
-  ChainProblem problem(layout, examples, GetParam());
+  std::vector<ChainExample> examples =
+      RandomExamples(6, L, &rng, /*max_length=*/5, kind);
+  ChainProblem problem(layout, examples, normalize_loss);
   std::normal_distribution<double> normal(0, 1);
   std::uniform_real_distribution<double> uniform(0, 1);
   std::vector<double> w(layout.dim());
