@@ -1,5 +1,6 @@
 #include "solvers/bcfw.h"
 
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include "solvers/bcfw_run.h"
 #include "solvers/corner_store.h"
 #include "solvers/duality_gap.h"
+#include "solvers/huge_pages.h"
 #include "solvers/parallel.h"
 #include "solvers/random.h"
 #include "solvers/sum_tree.h"
@@ -74,6 +76,8 @@ BcfwRun::BcfwRun(const SolverConfig& config, const Problem& problem)
       random_(config.seed()) {}
 
 void BcfwRun::Initialize() {
+  // Steps read and write w's rows at random.
+  ReserveHugePages(&w_, dim_);
   w_.assign(dim_, 0.0);
   ell_block_.assign(n_, 0.0);
   state_offset_ = BlockStateOffsets(problem_);
@@ -698,6 +702,7 @@ const std::vector<double>& BcfwRun::ReturnedPoint() {
   if (!averaging_) return w_;
   if (average_steps_ == steps_) return average_;  // already current
   average_steps_ = steps_;
+  ReserveHugePages(&average_, dim_);
   average_.assign(dim_, 0.0);
   box_v_average_.assign(box_index_.size(), 0.0);
   if (steps_ == 0) {

@@ -9,35 +9,8 @@
 #include "absl/time/time.h"
 #include "solvers/parallel.h"
 
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
 
 namespace chaintag {
-namespace {
-
-constexpr size_t kHugePage = size_t{1} << 21;
-
-}  // namespace
-
-void* AllocateHugePageHinted(size_t bytes) {
-  if (bytes < kHugePage) return ::operator new(bytes);
-  const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-  void* p = ::operator new(rounded, std::align_val_t(kHugePage));
-#ifdef __linux__
-  madvise(p, rounded, MADV_HUGEPAGE);
-#endif
-  return p;
-}
-
-void DeallocateHugePageHinted(void* p, size_t bytes) {
-  if (bytes < kHugePage) {
-    ::operator delete(p);
-  } else {
-    ::operator delete(p, std::align_val_t(kHugePage));
-  }
-}
-
 namespace {
 
 // The largest g that divides Dim() and the start and length of every range

@@ -50,42 +50,11 @@
 #include <new>
 #include <vector>
 
+#include "solvers/huge_pages.h"
 #include "solvers/problem.h"
 #include "solvers/random.h"
 
 namespace chaintag {
-
-// std::allocator, except that blocks of 2 MiB or more are 2 MiB-aligned and
-// marked for transparent huge pages (Linux madvise; a hint, ignored where
-// unsupported): the lazy steps touch rows at random in arrays of hundreds of
-// megabytes, and with 4 KiB pages nearly every such row is a TLB miss.
-void* AllocateHugePageHinted(size_t bytes);
-void DeallocateHugePageHinted(void* p, size_t bytes);
-
-template <typename T>
-struct HugePageAllocator {
-  using value_type = T;
-  HugePageAllocator() = default;
-  template <typename U>
-  HugePageAllocator(const HugePageAllocator<U>&) {}  // NOLINT
-  T* allocate(size_t n) {
-    return static_cast<T*>(AllocateHugePageHinted(n * sizeof(T)));
-  }
-  void deallocate(T* p, size_t n) {
-    DeallocateHugePageHinted(p, n * sizeof(T));
-  }
-  template <typename U>
-  bool operator==(const HugePageAllocator<U>&) const {
-    return true;
-  }
-  template <typename U>
-  bool operator!=(const HugePageAllocator<U>&) const {
-    return false;
-  }
-};
-
-template <typename T>
-using HugePageVector = std::vector<T, HugePageAllocator<T>>;
 
 struct SvrgEpochSettings {
   double lambda = 0;
