@@ -54,6 +54,12 @@ class BucketRows {
     return static_cast<int64_t>(entry[1]) + PopCount(entry[0] & (bit - 1));
   }
 
+  // Hints the cache to fetch what Find(bucket) reads: looking up a batch
+  // after prefetching it overlaps the misses instead of taking them in turn.
+  void Prefetch(uint64_t bucket) const {
+    if (bucket < num_buckets_) __builtin_prefetch(index_.data() + 2 * (bucket >> 6));
+  }
+
   // Rewrites bucket ids to row ids in place and drops the features whose
   // bucket has no row. Rows ascend with buckets, so each position's ids stay
   // ascending and distinct.

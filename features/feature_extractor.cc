@@ -574,6 +574,44 @@ absl::Status FeatureExtractor::Extract(const Sentence& sentence,
   return status;
 }
 
+absl::Status FeatureExtractor::ExtractRows(const Sentence& sentence,
+                                           const BucketRows& rows,
+                                           FeatureSequence* out) const {
+  out->Clear();
+  // A position's buckets and values, looked up together at its end so that
+  // the index's cache misses overlap.
+  thread_local std::vector<uint32_t> buckets;
+  thread_local std::vector<float> values;
+  buckets.clear();
+  values.clear();
+  bool unit_values = true;
+  absl::Status status = ForEachHash(
+      sentence,
+      [this, &rows](uint64_t hash, float value) {
+        const uint32_t bucket = Bucket(hash);
+        rows.Prefetch(bucket);
+        buckets.push_back(bucket);
+        values.push_back(value);
+      },
+      [&rows, &unit_values, out] {
+        for (size_t k = 0; k < buckets.size(); ++k) {
+          const int64_t row = rows.Find(buckets[k]);
+          if (row < 0) continue;  // zero weight
+          if (values[k] != 1.0f && unit_values) {
+            unit_values = false;
+            out->values.assign(out->buckets.size(), 1.0f);
+          }
+          out->buckets.push_back(static_cast<uint32_t>(row));
+          if (!unit_values) out->values.push_back(values[k]);
+        }
+        buckets.clear();
+        values.clear();
+        out->offsets.push_back(static_cast<int32_t>(out->buckets.size()));
+      });
+  if (!status.ok()) out->Clear();
+  return status;
+}
+
 absl::Status FeatureExtractor::ExtractHashes(const Sentence& sentence,
                                              std::vector<int32_t>* offsets,
                                              std::vector<uint64_t>* hashes,

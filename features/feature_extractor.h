@@ -25,6 +25,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "corpora/sentence.h"
+#include "features/bucket_rows.h"
 #include "features/feature_config.pb.h"
 #include "features/feature_sequence.h"
 #include "re2/re2.h"
@@ -48,6 +49,13 @@ class FeatureExtractor {
   // buckets ascending, equal buckets merged by summing their values. Fails
   // when a template reads an attribute the sentence does not have.
   absl::Status Extract(const Sentence& sentence, FeatureSequence* out) const;
+
+  // For scoring, where neither order nor merging changes a score (beyond
+  // rounding): Extract without sorting or merging, each position's features
+  // in template order and mapped to rows, the ones without a row dropped.
+  // `values` stays empty when every value is 1.
+  absl::Status ExtractRows(const Sentence& sentence, const BucketRows& rows,
+                           FeatureSequence* out) const;
 
   // The unreduced 64-bit hashes behind Extract, for statistics: per position
   // t, [offsets[t], offsets[t+1]) of `hashes` and `values`, in template order

@@ -100,9 +100,9 @@ absl::Status ComputeSentenceUnary(const FeatureExtractor& extractor,
                                   const WeightsView& weights,
                                   const Sentence& sentence,
                                   TagScratch* scratch) {
-  absl::Status status = extractor.Extract(sentence, &scratch->features);
+  absl::Status status =
+      extractor.ExtractRows(sentence, *weights.rows, &scratch->features);
   if (!status.ok()) return status;
-  if (weights.rows != nullptr) weights.rows->Remap(&scratch->features);
   const int T = scratch->features.size();
   scratch->unary.resize(static_cast<size_t>(T) * weights.num_labels);
   if (weights.emission_f32 != nullptr) {

@@ -85,7 +85,7 @@ struct Decoded {
 // The weights a decoder reads, in either of two layouts: a model's
 // compact rows (float32 or float64) or a solver's iterate (double, the
 // ChainLayout of its problem). Extracted buckets become rows through
-// `rows`. Non-owning.
+// `rows` (required). Non-owning.
 struct WeightsView {
   int num_labels = 0;
   const BucketRows* rows = nullptr;
