@@ -14,10 +14,10 @@ absl::StatusOr<BucketRows> BucketRows::FromSorted(
   }
   for (size_t k = 0; k < buckets.size(); ++k) {
     if (buckets[k] >= num_buckets || (k > 0 && buckets[k] <= buckets[k - 1])) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "bucket ", buckets[k], " at row ", k,
-          " is out of range or not above the row before it (",
-          num_buckets, " buckets)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("bucket ", buckets[k], " at row ", k,
+                       " is out of range or not above the row before it (",
+                       num_buckets, " buckets)"));
     }
   }
   BucketRows rows;

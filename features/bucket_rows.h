@@ -34,8 +34,7 @@ class BucketRows {
       absl::Span<const uint32_t> buckets, uint64_t num_buckets);
   // The buckets that occur in any of `sequences` (bucket ids < num_buckets).
   static BucketRows FromFeatures(
-      absl::Span<const FeatureSequence* const> sequences,
-      uint64_t num_buckets);
+      absl::Span<const FeatureSequence* const> sequences, uint64_t num_buckets);
   // Every bucket is its own row (for dense feature spaces such as OCR
   // pixels, where remapping would save nothing).
   static BucketRows Identity(uint64_t num_buckets);
@@ -57,7 +56,8 @@ class BucketRows {
   // Hints the cache to fetch what Find(bucket) reads: looking up a batch
   // after prefetching it overlaps the misses instead of taking them in turn.
   void Prefetch(uint64_t bucket) const {
-    if (bucket < num_buckets_) __builtin_prefetch(index_.data() + 2 * (bucket >> 6));
+    if (bucket < num_buckets_)
+      __builtin_prefetch(index_.data() + 2 * (bucket >> 6));
   }
 
   // Rewrites bucket ids to row ids in place and drops the features whose

@@ -31,7 +31,8 @@ TEST(BucketRowsTest, FindAgreesWithASortedListOnRandomSets) {
       chosen.insert(static_cast<uint32_t>(pick(random)));
     }
     const std::vector<uint32_t> sorted(chosen.begin(), chosen.end());
-    absl::StatusOr<BucketRows> rows = BucketRows::FromSorted(sorted, num_buckets);
+    absl::StatusOr<BucketRows> rows =
+        BucketRows::FromSorted(sorted, num_buckets);
     ASSERT_TRUE(rows.ok()) << rows.status();
     ASSERT_EQ(rows->size(), static_cast<int64_t>(sorted.size()));
     for (uint64_t b = 0; b < num_buckets + 70; ++b) {
@@ -48,8 +49,7 @@ TEST(BucketRowsTest, FromFeaturesCollectsTheDistinctBucketsInOrder) {
   const FeatureSequence b = Sequence({{0, 70}, {129, 255}});
   const FeatureSequence* sequences[] = {&a, &b};
   const BucketRows rows = BucketRows::FromFeatures(sequences, 256);
-  EXPECT_EQ(rows.buckets(),
-            (std::vector<uint32_t>{0, 3, 70, 129, 200, 255}));
+  EXPECT_EQ(rows.buckets(), (std::vector<uint32_t>{0, 3, 70, 129, 200, 255}));
   EXPECT_EQ(rows.Find(129), 3);
   EXPECT_EQ(rows.Find(128), -1);
   EXPECT_EQ(rows.Find(256), -1);
@@ -87,10 +87,8 @@ TEST(BucketRowsTest, IdentityMapsEveryBucketToItself) {
 }
 
 TEST(BucketRowsTest, FromSortedRejectsDisorderAndOutOfRange) {
-  EXPECT_FALSE(
-      BucketRows::FromSorted(std::vector<uint32_t>{4, 4}, 10).ok());
-  EXPECT_FALSE(
-      BucketRows::FromSorted(std::vector<uint32_t>{5, 2}, 10).ok());
+  EXPECT_FALSE(BucketRows::FromSorted(std::vector<uint32_t>{4, 4}, 10).ok());
+  EXPECT_FALSE(BucketRows::FromSorted(std::vector<uint32_t>{5, 2}, 10).ok());
   EXPECT_FALSE(BucketRows::FromSorted(std::vector<uint32_t>{10}, 10).ok());
   EXPECT_TRUE(BucketRows::FromSorted(std::vector<uint32_t>{}, 10).ok());
 }

@@ -26,9 +26,7 @@ struct ChainLayout {
   int num_labels = 0;
   int64_t num_rows = 0;
 
-  int64_t emission_size() const {
-    return num_rows * num_labels;
-  }
+  int64_t emission_size() const { return num_rows * num_labels; }
   int64_t transition_offset() const { return emission_size(); }
   int64_t start_offset() const {
     return transition_offset() + static_cast<int64_t>(num_labels) * num_labels;
@@ -53,15 +51,13 @@ template <typename Weight>
 void ComputeUnaryScores(int num_labels, const Weight* emission,
                         const FeatureSequence& features, double* unary);
 extern template void ComputeUnaryScores<float>(int, const float*,
-                                               const FeatureSequence&,
-                                               double*);
+                                               const FeatureSequence&, double*);
 extern template void ComputeUnaryScores<double>(int, const double*,
                                                 const FeatureSequence&,
                                                 double*);
 
 inline void ComputeUnaryScores(const ChainLayout& layout, const double* w,
-                               const FeatureSequence& features,
-                               double* unary) {
+                               const FeatureSequence& features, double* unary) {
   ComputeUnaryScores(layout.num_labels, w, features, unary);
 }
 

@@ -11,8 +11,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "corpora/tag_scheme.h"
+#include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "models/file_io.h"
 #include "xxhash.h"
 
@@ -151,8 +151,8 @@ absl::StatusOr<ChainModel> ChainModel::FromFile(ModelFile file) {
   absl::StatusOr<FeatureExtractor> extractor =
       FeatureExtractor::Create(file.features());
   if (!extractor.ok()) return extractor.status();
-  absl::StatusOr<BucketRows> rows = BucketRows::FromSorted(
-      file.emission_buckets(), extractor->num_buckets());
+  absl::StatusOr<BucketRows> rows =
+      BucketRows::FromSorted(file.emission_buckets(), extractor->num_buckets());
   if (!rows.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("emission rows: ", rows.status().message()));
@@ -196,16 +196,16 @@ absl::StatusOr<ChainModel> ChainModel::Create(
       if (f64) {
         header.add_emission_weights_f64(row[y]);
       } else if (std::abs(row[y]) > std::numeric_limits<float>::max()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "weight ", row[y], " is beyond float32's range: save the model "
-            "with weight_precision FLOAT64"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("weight ", row[y],
+                         " is beyond float32's range: save the model "
+                         "with weight_precision FLOAT64"));
       } else {
         header.add_emission_weights_f32(static_cast<float>(row[y]));
       }
     }
   }
-  for (int64_t k = layout.transition_offset(); k < layout.start_offset();
-       ++k) {
+  for (int64_t k = layout.transition_offset(); k < layout.start_offset(); ++k) {
     header.add_transitions(weights[k]);
   }
   for (int y = 0; y < L; ++y) {
@@ -404,8 +404,8 @@ absl::Status ChainModel::PredictNBest(const Sentence& sentence,
                                       const DecodeOptions& options,
                                       TagScratch* scratch,
                                       Decoded* decoded) const {
-  return PredictNBestWithWeights(extractor_, weights(), constraints_,
-                                 sentence, options, scratch, decoded);
+  return PredictNBestWithWeights(extractor_, weights(), constraints_, sentence,
+                                 options, scratch, decoded);
 }
 
 absl::Status ChainModel::Predict(const Sentence& sentence, TagScratch* scratch,

@@ -182,8 +182,7 @@ std::vector<std::string> LabelsToTags(const LabelSet& labels, TagScheme from,
 // PredictNBest does.
 absl::Status PredictWithWeights(
     const FeatureExtractor& extractor, const WeightsView& weights,
-    const Sentence& sentence, TagScratch* scratch,
-    std::vector<int32_t>* labels,
+    const Sentence& sentence, TagScratch* scratch, std::vector<int32_t>* labels,
     const TransitionConstraints* constraints = nullptr);
 
 // PredictNBest with weights other than the model's own; `constraints`

@@ -46,7 +46,8 @@ constexpr int kBuckets = 64;
 
 // Every bucket as its own row: the dense layout of the tests' references.
 const BucketRows& AllBuckets() {
-  static const BucketRows* rows = new BucketRows(BucketRows::Identity(kBuckets));
+  static const BucketRows* rows =
+      new BucketRows(BucketRows::Identity(kBuckets));
   return *rows;
 }
 
@@ -113,8 +114,8 @@ TEST(ChainModelTest, PrecisionsRoundTheEmissionsOnly) {
   const std::vector<double> original = RandomWeights(4);
   const ChainLayout layout{4, kBuckets};
   for (WeightPrecision precision : {FLOAT32, FLOAT64}) {
-    ChainModel model = MakeModel({"O", "B-NP", "E-NP", "S-NP"}, false,
-                                 precision);
+    ChainModel model =
+        MakeModel({"O", "B-NP", "E-NP", "S-NP"}, false, precision);
     EXPECT_EQ(model.header().weight_precision(), precision);
     const std::string path = TempPath("precision.model");
     ASSERT_TRUE(model.Save(path).ok());
@@ -136,9 +137,8 @@ TEST(ChainModelTest, PrecisionsRoundTheEmissionsOnly) {
   const std::string f32 = TempPath("f32.model");
   const std::string f64 = TempPath("f64.model");
   ASSERT_TRUE(MakeModel().Save(f32).ok());
-  ASSERT_TRUE(MakeModel({"O", "B-NP", "E-NP", "S-NP"}, false, FLOAT64)
-                  .Save(f64)
-                  .ok());
+  ASSERT_TRUE(
+      MakeModel({"O", "B-NP", "E-NP", "S-NP"}, false, FLOAT64).Save(f64).ok());
   EXPECT_LT(ReadAll(f32).size(), ReadAll(f64).size());
 }
 
@@ -306,8 +306,8 @@ std::vector<Scored> BruteForce(const ChainModel& model,
   const std::vector<double> dense = model.DenseWeights(AllBuckets());
   std::vector<double> unary(static_cast<size_t>(T) * L);
   ComputeUnaryScores(layout, dense.data(), features, unary.data());
-  const ChainScores scores = MakeChainScores(layout, dense.data(), T,
-                                             unary.data());
+  const ChainScores scores =
+      MakeChainScores(layout, dense.data(), T, unary.data());
   const TagScheme scheme = model.header().train_scheme();
   return SortedLabelings(scores, [&](const std::vector<int32_t>& y) {
     if (!valid_only) return true;
@@ -513,8 +513,7 @@ TEST(ChainModelTest, CreateChecksSizes) {
                                   std::vector<double>(12))
                    .ok());
   header.add_labels("O");
-  EXPECT_FALSE(
-      ChainModel::Create(header, rows, std::vector<double>(20)).ok());
+  EXPECT_FALSE(ChainModel::Create(header, rows, std::vector<double>(20)).ok());
   // Beyond float32's range: refused for FLOAT32, kept by FLOAT64.
   ModelFile one;
   one.add_labels("O");

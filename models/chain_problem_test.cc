@@ -22,8 +22,7 @@ constexpr uint64_t kBuckets = 6;
 enum class Values { kReal, kInteger, kDyadic };
 
 std::vector<ChainExample> RandomExamples(int n, int num_labels,
-                                         std::mt19937* rng,
-                                         int max_length = 5,
+                                         std::mt19937* rng, int max_length = 5,
                                          Values kind = Values::kReal) {
   std::uniform_int_distribution<int> length(1, max_length), count(1, 3),
       bucket(0, kBuckets - 1), label(0, num_labels - 1), small(1, 3);

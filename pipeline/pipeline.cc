@@ -335,8 +335,8 @@ absl::Status PrepareConllCorpus(const PipelineOptions& options,
       ComputeFeatureStats(*prepared.extractor, sentences);
   if (!stats.ok()) return stats.status();
   prepared.feature_stats = *stats;
-  prepared.rows = std::make_unique<BucketRows>(UsedRows(
-      {&examples}, prepared.extractor->num_buckets()));
+  prepared.rows = std::make_unique<BucketRows>(
+      UsedRows({&examples}, prepared.extractor->num_buckets()));
   // The train + dev problem is built when the final run needs it, once the
   // train-only run has released its memory (PrepareRetrainingProblem).
   if (retrain) {
@@ -446,10 +446,9 @@ HeldOutScorer MakeHeldOutScorer(const PreparedCorpus& prepared, bool dev_only) {
     absl::StatusOr<double> f1 = ScoreTagger(
         [&](const Sentence& s, TagScratch* scratch,
             std::vector<std::string>* tags) {
-          absl::Status status =
-              PredictWithWeights(*extractor,
-                                 SolverWeightsView(layout, *rows, w), s,
-                                 scratch, &scratch->labels, constraints.get());
+          absl::Status status = PredictWithWeights(
+              *extractor, SolverWeightsView(layout, *rows, w), s, scratch,
+              &scratch->labels, constraints.get());
           if (!status.ok()) return status;
           *tags = LabelsToTags(*labels, train_scheme, input_scheme,
                                scratch->labels);
@@ -805,8 +804,8 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
       final_solver->reset();
       result.train_only_summary = result.summary;
       result.summary = *final_summary;
-      model = make_model(final_weights, *prepared->rows_with_dev,
-                         *final_summary);
+      model =
+          make_model(final_weights, *prepared->rows_with_dev, *final_summary);
       if (!model.ok()) return model.status();
       saved = model->Save(result.model_path);
       if (!saved.ok()) return saved;

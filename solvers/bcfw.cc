@@ -1,6 +1,5 @@
 #include "solvers/bcfw.h"
 
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

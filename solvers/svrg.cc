@@ -9,7 +9,6 @@
 #include "absl/time/time.h"
 #include "solvers/parallel.h"
 
-
 namespace chaintag {
 namespace {
 

@@ -129,8 +129,7 @@ TEST_F(OcrEndToEndTest, NonnegativeTransitionsAreEnforcedAndCertified) {
   absl::StatusOr<ChainModel> model = ChainModel::Load(result->model_path);
   ASSERT_TRUE(model.ok()) << model.status();
   const ChainLayout layout = model->layout();
-  const std::vector<double> weights =
-      model->DenseWeights(model->rows());
+  const std::vector<double> weights = model->DenseWeights(model->rows());
   int at_bound = 0;
   for (int64_t j = layout.transition_offset(); j < layout.start_offset(); ++j) {
     EXPECT_GE(weights[j], 0) << j;

@@ -146,7 +146,7 @@ const std::string& SavedModelPath() {
     const ChainModel* model = TrainedModel();
     const std::string file = TempDir() + "/bench_tagger.model";
     return new std::string(model != nullptr && model->Save(file).ok() ? file
-                                                                       : "");
+                                                                      : "");
   }();
   return *path;
 }
@@ -238,7 +238,8 @@ void BM_TagProcess(benchmark::State& state) {
     return;
   }
   int64_t tokens = 0;
-  for (const Sentence& sentence : BenchCorpus()->test) tokens += sentence.size();
+  for (const Sentence& sentence : BenchCorpus()->test)
+    tokens += sentence.size();
   const int threads = static_cast<int>(state.range(0));
   ProcessRun load, one, many;
   for (auto _ : state) {
