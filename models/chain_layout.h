@@ -47,14 +47,10 @@ inline void PrefetchRow(const Weight* row, int length) {
 
 // unary[t·L + y] = Σ_{f at t} value_f · emission[row_f·L + y], the features
 // holding row ids; accumulated in double whatever the rows' precision.
-template <typename Weight>
-void ComputeUnaryScores(int num_labels, const Weight* emission,
+void ComputeUnaryScores(int num_labels, const float* emission,
                         const FeatureSequence& features, double* unary);
-extern template void ComputeUnaryScores<float>(int, const float*,
-                                               const FeatureSequence&, double*);
-extern template void ComputeUnaryScores<double>(int, const double*,
-                                                const FeatureSequence&,
-                                                double*);
+void ComputeUnaryScores(int num_labels, const double* emission,
+                        const FeatureSequence& features, double* unary);
 
 inline void ComputeUnaryScores(const ChainLayout& layout, const double* w,
                                const FeatureSequence& features, double* unary) {
