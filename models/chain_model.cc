@@ -11,9 +11,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/file_io.h"
 #include "corpora/tag_scheme.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
-#include "models/file_io.h"
 #include "xxhash.h"
 
 namespace chaintag {

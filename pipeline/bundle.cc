@@ -9,10 +9,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/file_io.h"
+#include "base/paths.h"
 #include "corpora/tag_scheme.h"
 #include "google/protobuf/text_format.h"
-#include "models/file_io.h"
-#include "pipeline/paths.h"
 
 namespace chaintag {
 namespace {

@@ -29,12 +29,12 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/paths.h"
 #include "corpora/conll_reader.h"
 #include "google/protobuf/text_format.h"
 #include "models/chain_model.h"
 #include "pipeline/bundle.h"
 #include "pipeline/bundle_eval.h"
-#include "pipeline/paths.h"
 #include "pipeline/pipeline.h"
 
 ABSL_FLAG(std::string, out, "english_bundle",

@@ -5,10 +5,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/parallel.h"
+#include "base/paths.h"
 #include "corpora/ocr_reader.h"
 #include "features/pixel_features.h"
-#include "pipeline/paths.h"
-#include "solvers/parallel.h"
 
 namespace chaintag {
 namespace {

@@ -23,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/paths.h"
 #include "corpora/corpus.pb.h"
 #include "corpora/label_set.h"
 #include "corpora/sentence.h"
@@ -32,7 +33,6 @@
 #include "models/chain_model.h"
 #include "models/chain_problem.h"
 #include "pipeline/lambda_path.h"
-#include "pipeline/paths.h"
 #include "pipeline/pipeline_config.pb.h"
 #include "solvers/solver_config.pb.h"
 

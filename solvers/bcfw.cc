@@ -11,12 +11,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/huge_pages.h"
+#include "base/parallel.h"
+#include "base/random.h"
 #include "solvers/bcfw_run.h"
 #include "solvers/corner_store.h"
 #include "solvers/duality_gap.h"
-#include "solvers/huge_pages.h"
-#include "solvers/parallel.h"
-#include "solvers/random.h"
 #include "solvers/sum_tree.h"
 
 namespace chaintag {

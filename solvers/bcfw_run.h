@@ -14,11 +14,11 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/random.h"
 #include "solvers/bcfw.h"
 #include "solvers/corner_store.h"
 #include "solvers/monitor.h"
 #include "solvers/problem.h"
-#include "solvers/random.h"
 #include "solvers/solver_config.pb.h"
 #include "solvers/sum_tree.h"
 

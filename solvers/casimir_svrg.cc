@@ -10,8 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/random.h"
 #include "solvers/duality_gap.h"
-#include "solvers/random.h"
 #include "solvers/svrg.h"
 
 namespace chaintag {

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "solvers/parallel.h"
+#include "base/parallel.h"
 
 namespace chaintag {
 

@@ -8,8 +8,8 @@
 
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/parallel.h"
 #include "solvers/duality_gap.h"
-#include "solvers/parallel.h"
 
 namespace chaintag {
 namespace {

@@ -9,8 +9,8 @@
 
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/random.h"
 #include "solvers/duality_gap.h"
-#include "solvers/random.h"
 
 namespace chaintag {
 namespace {

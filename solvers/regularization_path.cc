@@ -11,8 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/parallel.h"
 #include "solvers/bcfw_run.h"
-#include "solvers/parallel.h"
 
 namespace chaintag {
 namespace {

@@ -8,10 +8,10 @@
 #include <cmath>
 #include <vector>
 
+#include "base/random.h"
 #include "gtest/gtest.h"
 #include "solvers/duality_gap.h"
 #include "solvers/multiclass_problem_testing.h"
-#include "solvers/random.h"
 #include "solvers/solver_testing.h"
 
 namespace chaintag {

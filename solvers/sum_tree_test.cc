@@ -3,8 +3,8 @@
 #include <cmath>
 #include <vector>
 
+#include "base/random.h"
 #include "gtest/gtest.h"
-#include "solvers/random.h"
 
 namespace chaintag {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "solvers/parallel.h"
+#include "base/parallel.h"
 
 namespace chaintag {
 namespace {

@@ -50,9 +50,9 @@
 #include <new>
 #include <vector>
 
-#include "solvers/huge_pages.h"
+#include "base/huge_pages.h"
+#include "base/random.h"
 #include "solvers/problem.h"
-#include "solvers/random.h"
 
 namespace chaintag {
 

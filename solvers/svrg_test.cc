@@ -11,11 +11,11 @@
 #include <random>
 #include <vector>
 
+#include "base/random.h"
 #include "gtest/gtest.h"
 #include "solvers/casimir_svrg.h"
 #include "solvers/duality_gap.h"
 #include "solvers/multiclass_problem_testing.h"
-#include "solvers/random.h"
 #include "solvers/solver_testing.h"
 
 namespace chaintag {

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/status/statusor.h"
-#include "pipeline/paths.h"
+#include "base/paths.h"
 
 namespace chaintag {
 namespace {

@@ -21,12 +21,12 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
+#include "base/paths.h"
 #include "benchmark/benchmark.h"
 #include "corpora/conll_reader.h"
 #include "corpora/tokenizer.h"
 #include "models/chain_model.h"
 #include "pipeline/bundle.h"
-#include "pipeline/paths.h"
 
 namespace chaintag {
 namespace {

@@ -26,11 +26,11 @@
 #include <memory>
 #include <vector>
 
+#include "base/random.h"
 #include "benchmark/benchmark.h"
 #include "pipeline/pipeline.h"
 #include "solvers/duality_gap.h"
 #include "solvers/problem.h"
-#include "solvers/random.h"
 #include "solvers/solver.h"
 #include "solvers/svrg.h"
 #include "tools/bench_corpus.h"

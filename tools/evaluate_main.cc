@@ -17,8 +17,8 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
+#include "base/paths.h"
 #include "corpora/conlleval.h"
-#include "pipeline/paths.h"
 
 namespace chaintag {
 namespace {

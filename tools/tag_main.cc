@@ -54,13 +54,13 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "base/parallel.h"
+#include "base/paths.h"
 #include "corpora/conll_reader.h"
 #include "corpora/tokenizer.h"
 #include "models/chain_model.h"
 #include "pipeline/bundle.h"
-#include "pipeline/paths.h"
 #include "pipeline/tag_output.h"
-#include "solvers/parallel.h"
 
 ABSL_FLAG(std::string, model, "", "Model file written by train.");
 ABSL_FLAG(std::string, input, "", "Read this file instead of stdin.");

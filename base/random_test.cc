@@ -1,4 +1,4 @@
-#include "solvers/random.h"
+#include "base/random.h"
 
 #include <algorithm>
 #include <vector>

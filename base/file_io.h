@@ -6,8 +6,8 @@
 // Thread-safety: stateless functions; concurrent writes to one path each
 // use their own temporary (named by process id) and the last rename wins.
 
-#ifndef CHAINTAG_MODELS_FILE_IO_H_
-#define CHAINTAG_MODELS_FILE_IO_H_
+#ifndef CHAINTAG_BASE_FILE_IO_H_
+#define CHAINTAG_BASE_FILE_IO_H_
 
 #include <string>
 
@@ -31,4 +31,4 @@ absl::Status WriteFileAtomically(const std::string& path,
 
 }  // namespace chaintag
 
-#endif  // CHAINTAG_MODELS_FILE_IO_H_
+#endif  // CHAINTAG_BASE_FILE_IO_H_

@@ -1,4 +1,4 @@
-#include "solvers/parallel.h"
+#include "base/parallel.h"
 
 #include <algorithm>
 #include <thread>

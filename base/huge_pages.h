@@ -4,8 +4,8 @@
 //
 // Thread-safety: stateless functions and an allocator without state.
 
-#ifndef CHAINTAG_SOLVERS_HUGE_PAGES_H_
-#define CHAINTAG_SOLVERS_HUGE_PAGES_H_
+#ifndef CHAINTAG_BASE_HUGE_PAGES_H_
+#define CHAINTAG_BASE_HUGE_PAGES_H_
 
 #include <cstddef>
 #include <new>
@@ -58,4 +58,4 @@ using HugePageVector = std::vector<T, HugePageAllocator<T>>;
 
 }  // namespace chaintag
 
-#endif  // CHAINTAG_SOLVERS_HUGE_PAGES_H_
+#endif  // CHAINTAG_BASE_HUGE_PAGES_H_

@@ -4,8 +4,8 @@
 //
 // Thread-safety: one generator per thread.
 
-#ifndef CHAINTAG_SOLVERS_RANDOM_H_
-#define CHAINTAG_SOLVERS_RANDOM_H_
+#ifndef CHAINTAG_BASE_RANDOM_H_
+#define CHAINTAG_BASE_RANDOM_H_
 
 #include <cstdint>
 #include <random>
@@ -52,4 +52,4 @@ class SolverRandom {
 
 }  // namespace chaintag
 
-#endif  // CHAINTAG_SOLVERS_RANDOM_H_
+#endif  // CHAINTAG_BASE_RANDOM_H_

@@ -4,8 +4,8 @@
 //
 // Thread-safety: `body` runs concurrently on disjoint ranges.
 
-#ifndef CHAINTAG_SOLVERS_PARALLEL_H_
-#define CHAINTAG_SOLVERS_PARALLEL_H_
+#ifndef CHAINTAG_BASE_PARALLEL_H_
+#define CHAINTAG_BASE_PARALLEL_H_
 
 #include <functional>
 
@@ -18,4 +18,4 @@ void ParallelFor(int n, int num_threads,
 
 }  // namespace chaintag
 
-#endif  // CHAINTAG_SOLVERS_PARALLEL_H_
+#endif  // CHAINTAG_BASE_PARALLEL_H_

@@ -7,8 +7,8 @@
 //
 // Thread-safety: reads the environment only.
 
-#ifndef CHAINTAG_PIPELINE_PATHS_H_
-#define CHAINTAG_PIPELINE_PATHS_H_
+#ifndef CHAINTAG_BASE_PATHS_H_
+#define CHAINTAG_BASE_PATHS_H_
 
 #include <string>
 
@@ -29,4 +29,4 @@ std::string DefaultCorporaRoot();
 
 }  // namespace chaintag
 
-#endif  // CHAINTAG_PIPELINE_PATHS_H_
+#endif  // CHAINTAG_BASE_PATHS_H_

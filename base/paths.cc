@@ -1,4 +1,4 @@
-#include "pipeline/paths.h"
+#include "base/paths.h"
 
 #include <cstdlib>
 
