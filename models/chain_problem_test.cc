@@ -6,57 +6,15 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "models/chain_examples_testing.h"
 #include "models/chain_scores_testing.h"
-#include "solvers/bcfw.h"
-#include "solvers/duality_gap.h"
 
 namespace chaintag {
 namespace {
 
-constexpr uint64_t kBuckets = 6;
-
-// Random sentences with 1-3 sparse features per position, some colliding
-// across positions so the Gram matrices have off-diagonal terms.
-// Feature values: real (the Gram matrices kept in double), small integers
-// (kept as 16-bit integers) or dyadic fractions (exact in float).
-enum class Values { kReal, kInteger, kDyadic };
-
-std::vector<ChainExample> RandomExamples(int n, int num_labels,
-                                         std::mt19937* rng, int max_length = 5,
-                                         Values kind = Values::kReal) {
-  std::uniform_int_distribution<int> length(1, max_length), count(1, 3),
-      bucket(0, kBuckets - 1), label(0, num_labels - 1), small(1, 3);
-  std::uniform_real_distribution<float> real(0.5f, 1.5f);
-  auto value = [&](std::mt19937& random) -> float {
-    switch (kind) {
-      case Values::kInteger:
-        return static_cast<float>(small(random));
-      case Values::kDyadic:
-        return 0.25f * static_cast<float>(small(random)) + 0.5f;
-      case Values::kReal:
-        break;
-    }
-    return real(random);
-  };
-  std::vector<ChainExample> examples(n);
-  for (ChainExample& example : examples) {
-    const int T = length(*rng);
-    for (int t = 0; t < T; ++t) {
-      std::vector<bool> used(kBuckets, false);
-      const int k = count(*rng);
-      for (int j = 0; j < k; ++j) used[bucket(*rng)] = true;
-      for (uint32_t b = 0; b < kBuckets; ++b) {
-        if (!used[b]) continue;
-        example.features.buckets.push_back(b);
-        example.features.values.push_back(value(*rng));
-      }
-      example.features.offsets.push_back(
-          static_cast<int32_t>(example.features.buckets.size()));
-      example.labels.push_back(label(*rng));
-    }
-  }
-  return examples;
-}
+using ::chaintag::chain_testing::RandomExamples;
+using ::chaintag::chain_testing::Values;
+constexpr uint64_t kBuckets = ::chaintag::chain_testing::kBuckets;
 
 // φ(x, y) written out densely, independently of ChainProblem.
 std::vector<double> DenseFeatures(const ChainLayout& layout,
@@ -375,105 +333,6 @@ TEST_P(ChainProblemTest, SmoothedOraclesMatchBruteForce) {
 }
 
 INSTANTIATE_TEST_SUITE_P(NormalizedAndNot, ChainProblemTest, ::testing::Bool());
-
-// Every exact gap BCFW reports is a certificate: ≥ 0, equal to primal −
-// dual, and the primal is that of the weights it returns.
-void ExpectCertified(const ChainProblem& problem, double lambda,
-                     const Monitor& monitor, const std::vector<double>& w,
-                     const TrainingSummary& summary) {
-  int checks = 0;
-  for (const PassRecord& record : monitor.records()) {
-    if (!record.gap_exact()) continue;
-    ++checks;
-    EXPECT_GE(record.gap(), -1e-12);
-    EXPECT_NEAR(record.primal() - record.dual(), record.gap(), 1e-12);
-  }
-  EXPECT_GT(checks, 0);
-  const double primal = 0.5 * lambda * SquaredNorm(w.data(), w.size()) +
-                        AverageHingeLoss(problem, w.data(), 1);
-  EXPECT_NEAR(primal, summary.primal(), 1e-12);
-}
-
-TEST(ChainProblemBcfwTest, GapReachesOneInAMillion) {
-  // Two labels and at most two positions: few corners per block, so BCFW
-  // with line search converges fast enough to certify a 1e-6 gap.
-  std::mt19937 rng(9);
-  const ChainLayout layout{2, kBuckets};
-  ChainProblem problem(layout, RandomExamples(10, 2, &rng, 2), true);
-  SolverConfig config;
-  config.set_lambda(0.1);
-  config.set_max_passes(20000);
-  config.set_gap_check(5);
-  config.set_gap_tolerance(1e-6);
-  config.set_weighted_averaging(false);
-  BcfwSolver solver(config);
-  Monitor monitor;
-  monitor.set_progress_stream(nullptr);
-  std::vector<double> w;
-  absl::StatusOr<TrainingSummary> summary = solver.Solve(problem, &monitor, &w);
-  ASSERT_TRUE(summary.ok()) << summary.status();
-  EXPECT_EQ(summary->stop_reason(), "gap_tolerance");
-  EXPECT_LE(summary->gap(), 1e-6);
-  ExpectCertified(problem, 0.1, monitor, w, *summary);
-}
-
-TEST(ChainProblemBcfwTest, AveragedIterateIsCertifiedAndConverges) {
-  std::mt19937 rng(9);
-  const ChainLayout layout{3, kBuckets};
-  ChainProblem problem(layout, RandomExamples(12, 3, &rng), true);
-  SolverConfig config;
-  config.set_lambda(0.1);
-  config.set_max_passes(2000);
-  config.set_gap_check(10);
-  config.set_gap_tolerance(2e-3);
-  config.set_num_threads(2);
-  for (auto sampling : {SolverConfig::UNIFORM, SolverConfig::PERMUTATION}) {
-    config.set_sampling(sampling);
-    BcfwSolver solver(config);
-    Monitor monitor;
-    monitor.set_progress_stream(getenv("VERBOSE") ? stderr : nullptr);
-    std::vector<double> w;
-    absl::StatusOr<TrainingSummary> summary =
-        solver.Solve(problem, &monitor, &w);
-    ASSERT_TRUE(summary.ok()) << summary.status();
-    EXPECT_EQ(summary->stop_reason(), "gap_tolerance");
-    EXPECT_LE(summary->gap(), 2e-3);
-    ExpectCertified(problem, 0.1, monitor, w, *summary);
-  }
-}
-
-TEST(ChainProblemBcfwTest, StopsOnTheTimeBudget) {
-  std::mt19937 rng(4);
-  const ChainLayout layout{3, kBuckets};
-  ChainProblem problem(layout, RandomExamples(12, 3, &rng), true);
-  SolverConfig config;
-  config.set_max_passes(1000000);
-  config.set_max_seconds(1e-9);
-  BcfwSolver solver(config);
-  std::vector<double> w;
-  absl::StatusOr<TrainingSummary> summary = solver.Solve(problem, nullptr, &w);
-  ASSERT_TRUE(summary.ok()) << summary.status();
-  EXPECT_EQ(summary->stop_reason(), "max_seconds");
-  EXPECT_EQ(summary->passes(), 1);
-  EXPECT_GE(summary->gap(), 0);  // the early stop is still certified
-  EXPECT_EQ(w.size(), static_cast<size_t>(layout.dim()));
-}
-
-TEST(ChainProblemBcfwTest, SameSeedSameResult) {
-  std::mt19937 rng(4);
-  const ChainLayout layout{3, kBuckets};
-  ChainProblem problem(layout, RandomExamples(12, 3, &rng), true);
-  SolverConfig config;
-  config.set_lambda(0.05);
-  config.set_max_passes(30);
-  config.set_seed(17);
-  std::vector<double> first, second;
-  for (std::vector<double>* w : {&first, &second}) {
-    BcfwSolver solver(config);
-    ASSERT_TRUE(solver.Solve(problem, nullptr, w).ok());
-  }
-  EXPECT_EQ(first, second);
-}
 
 }  // namespace
 }  // namespace chaintag
