@@ -26,6 +26,7 @@
 #include "pipeline/ocr.h"
 #include "solvers/duality_gap.h"
 #include "solvers/monitor.h"
+#include "solvers/registry.h"
 #include "solvers/regularization_path.h"
 #include "solvers/solver.h"
 

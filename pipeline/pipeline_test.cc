@@ -18,6 +18,7 @@
 #include "corpora/conlleval.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "solvers/registry.h"
 #include "solvers/solver.h"
 
 namespace chaintag {

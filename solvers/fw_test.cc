@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "solvers/duality_gap.h"
 #include "solvers/multiclass_problem_testing.h"
+#include "solvers/registry.h"
 #include "solvers/solver_testing.h"
 
 namespace chaintag {

@@ -1,5 +1,5 @@
-// Solver: the interface every structured-SVM solver implements, and the
-// registry that builds one from a SolverConfig by name.
+// Solver: the interface every structured-SVM solver implements (the
+// registry that builds one by name is solvers/registry.h).
 //
 // Thread-safety: a Solver is used by one thread at a time; it may use
 // worker threads internally (config.num_threads) for batch passes.
@@ -36,9 +36,6 @@ double ResolveLambda(const SolverConfig& config, int num_examples);
 // marked exact, or into a run's summary.
 void SetCertificate(const DualityGap& gap, PassRecord* record);
 void SetCertificate(const DualityGap& gap, TrainingSummary* summary);
-
-absl::StatusOr<std::unique_ptr<Solver>> CreateSolver(
-    const SolverConfig& config);
 
 }  // namespace chaintag
 

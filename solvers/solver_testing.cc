@@ -7,6 +7,7 @@
 #include "absl/status/statusor.h"
 #include "gtest/gtest.h"
 #include "solvers/bcfw.h"
+#include "solvers/registry.h"
 
 namespace chaintag {
 

@@ -10,6 +10,7 @@
 
 #include "solvers/multiclass_problem_testing.h"
 #include "solvers/problem.h"
+#include "solvers/registry.h"
 #include "solvers/solver.h"
 #include "solvers/solver_config.pb.h"
 

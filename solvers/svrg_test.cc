@@ -16,6 +16,7 @@
 #include "solvers/casimir_svrg.h"
 #include "solvers/duality_gap.h"
 #include "solvers/multiclass_problem_testing.h"
+#include "solvers/registry.h"
 #include "solvers/solver_testing.h"
 
 namespace chaintag {

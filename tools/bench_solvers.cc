@@ -31,6 +31,7 @@
 #include "pipeline/pipeline.h"
 #include "solvers/duality_gap.h"
 #include "solvers/problem.h"
+#include "solvers/registry.h"
 #include "solvers/solver.h"
 #include "solvers/svrg.h"
 #include "tools/bench_corpus.h"

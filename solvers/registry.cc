@@ -1,0 +1,54 @@
+#include "solvers/registry.h"
+
+#include "absl/strings/str_cat.h"
+#include "solvers/bcfw.h"
+#include "solvers/casimir_svrg.h"
+#include "solvers/fw.h"
+#include "solvers/mp_bcfw.h"
+#include "solvers/ssg.h"
+
+namespace chaintag {
+
+absl::StatusOr<std::unique_ptr<Solver>> CreateSolver(
+    const SolverConfig& config) {
+  if (config.lambda() < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("solver.lambda must be positive (or 0 for 1/n), got ",
+                     config.lambda()));
+  }
+  if (config.max_passes() <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "solver.max_passes must be positive, got ", config.max_passes()));
+  }
+  if (config.gap_check() <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "solver.gap_check must be positive, got ", config.gap_check()));
+  }
+  if (config.box_size() > 0 && config.name() != "bcfw" &&
+      config.name() != "active_set_bcfw") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "solver ", config.name(),
+        " does not support box constraints (bcfw and active_set_bcfw do)"));
+  }
+  if (config.name() == "bcfw" || config.name() == "active_set_bcfw") {
+    return std::unique_ptr<Solver>(new BcfwSolver(config));
+  }
+  if (config.name() == "fw") {
+    return std::unique_ptr<Solver>(new FwSolver(config));
+  }
+  if (config.name() == "ssg") {
+    return std::unique_ptr<Solver>(new SsgSolver(config));
+  }
+  if (config.name() == "mp_bcfw") {
+    return std::unique_ptr<Solver>(new MpBcfwSolver(config));
+  }
+  if (config.name() == "svrg" || config.name() == "casimir_svrg") {
+    return std::unique_ptr<Solver>(new CasimirSvrgSolver(config));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown solver \"", config.name(),
+                   "\" (known: bcfw, active_set_bcfw, fw, ssg, mp_bcfw, svrg, "
+                   "casimir_svrg)"));
+}
+
+}  // namespace chaintag
