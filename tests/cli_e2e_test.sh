@@ -148,4 +148,15 @@ for format in conll bracketed json; do
     done
   done
 done
+# --set reaches any field by its dotted path, after the named flags; a
+# mistyped path fails and names it.
+"$TRAIN" --config="$CONFIG" --max_train_sentences=100 --max_passes=3 \
+  --set=solver.max_passes=1,solver.lambda=0.02 --eval_every=0 \
+  --model=set.model --log=set.jsonl --quiet > /dev/null
+[[ $(wc -l < set.jsonl) -eq 1 ]] || fail "--set=solver.max_passes=1 ignored"
+grep -q '"lambda":0.02' set.jsonl || fail "--set=solver.lambda=0.02 not in the run"
+if "$TRAIN" --config="$CONFIG" --set=solver.lamda=1 > /dev/null 2> err.txt; then
+  fail "--set with an unknown field accepted"
+fi
+grep -q 'solver.lamda' err.txt || fail "--set error does not name the path: $(cat err.txt)"
 echo "PASS"

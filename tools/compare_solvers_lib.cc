@@ -18,6 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/config_override.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/util/json_util.h"
 #include "tools/svg_plot.h"
@@ -32,22 +33,6 @@ using google::protobuf::FieldDescriptor;
 using google::protobuf::Reflection;
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
-
-std::string KnownFields(const Descriptor& descriptor) {
-  std::vector<std::string> names;
-  for (int i = 0; i < descriptor.field_count(); ++i) {
-    names.push_back(descriptor.field(i)->name());
-  }
-  return absl::StrJoin(names, ", ");
-}
-
-std::string KnownValues(const EnumDescriptor& descriptor) {
-  std::vector<std::string> names;
-  for (int i = 0; i < descriptor.value_count(); ++i) {
-    names.push_back(absl::AsciiStrToLower(descriptor.value(i)->name()));
-  }
-  return absl::StrJoin(names, ", ");
-}
 
 // A number printed for the table and the TSV: short, but exact enough to
 // compare gaps across orders of magnitude.
@@ -138,98 +123,6 @@ absl::StatusOr<std::vector<RunSpec>> ParseRunSpecs(absl::string_view specs) {
   return runs;
 }
 
-absl::Status SetFieldFromString(const std::string& name,
-                                const std::string& value,
-                                google::protobuf::Message* message) {
-  const Descriptor& descriptor = *message->GetDescriptor();
-  const FieldDescriptor* field = descriptor.FindFieldByName(name);
-  if (field == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(descriptor.name(), " has no field \"", name,
-                     "\" (fields: ", KnownFields(descriptor), ")"));
-  }
-  if (field->is_repeated() ||
-      field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(descriptor.name(), ".", name,
-                     " is not a single scalar field; cannot set it here"));
-  }
-  const Reflection& reflection = *message->GetReflection();
-  auto bad_value = [&](absl::string_view expected) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        descriptor.name(), ".", name, ": \"", value, "\" is not ", expected));
-  };
-  switch (field->cpp_type()) {
-    case FieldDescriptor::CPPTYPE_INT32: {
-      int32_t v;
-      if (!absl::SimpleAtoi(value, &v)) return bad_value("a 32-bit integer");
-      reflection.SetInt32(message, field, v);
-      break;
-    }
-    case FieldDescriptor::CPPTYPE_INT64: {
-      int64_t v;
-      if (!absl::SimpleAtoi(value, &v)) return bad_value("a 64-bit integer");
-      reflection.SetInt64(message, field, v);
-      break;
-    }
-    case FieldDescriptor::CPPTYPE_UINT32: {
-      uint32_t v;
-      if (!absl::SimpleAtoi(value, &v)) {
-        return bad_value("an unsigned 32-bit integer");
-      }
-      reflection.SetUInt32(message, field, v);
-      break;
-    }
-    case FieldDescriptor::CPPTYPE_UINT64: {
-      uint64_t v;
-      if (!absl::SimpleAtoi(value, &v)) {
-        return bad_value("an unsigned 64-bit integer");
-      }
-      reflection.SetUInt64(message, field, v);
-      break;
-    }
-    case FieldDescriptor::CPPTYPE_DOUBLE: {
-      double v;
-      if (!absl::SimpleAtod(value, &v)) return bad_value("a number");
-      reflection.SetDouble(message, field, v);
-      break;
-    }
-    case FieldDescriptor::CPPTYPE_FLOAT: {
-      float v;
-      if (!absl::SimpleAtof(value, &v)) return bad_value("a number");
-      reflection.SetFloat(message, field, v);
-      break;
-    }
-    case FieldDescriptor::CPPTYPE_BOOL: {
-      bool v;
-      if (!absl::SimpleAtob(value, &v)) return bad_value("true or false");
-      reflection.SetBool(message, field, v);
-      break;
-    }
-    case FieldDescriptor::CPPTYPE_STRING:
-      reflection.SetString(message, field, value);
-      break;
-    case FieldDescriptor::CPPTYPE_ENUM: {
-      const EnumDescriptor& type = *field->enum_type();
-      const EnumValueDescriptor* found = nullptr;
-      for (int i = 0; i < type.value_count(); ++i) {
-        if (absl::EqualsIgnoreCase(type.value(i)->name(), value)) {
-          found = type.value(i);
-        }
-      }
-      if (found == nullptr) {
-        return bad_value(absl::StrCat("one of ", KnownValues(type)));
-      }
-      reflection.SetEnum(message, field, found);
-      break;
-    }
-    default:
-      return absl::InvalidArgumentError(absl::StrCat(
-          descriptor.name(), ".", name, ": unsupported field type"));
-  }
-  return absl::OkStatus();
-}
-
 absl::Status ApplyRunSpec(const RunSpec& spec, SolverConfig* config) {
   config->set_name(spec.solver_name);
   for (const auto& [name, value] : spec.fields) {
@@ -238,7 +131,7 @@ absl::Status ApplyRunSpec(const RunSpec& spec, SolverConfig* config) {
           "run spec \"", spec.label, "\": ", name,
           name == "name" ? " goes before the ':'" : " comes from --seeds"));
     }
-    absl::Status status = SetFieldFromString(name, value, config);
+    absl::Status status = SetFieldByPath(name, value, config);
     if (!status.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("run spec \"", spec.label, "\": ", status.message()));

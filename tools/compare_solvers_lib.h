@@ -40,13 +40,6 @@ absl::StatusOr<RunSpec> ParseRunSpec(absl::string_view spec);
 // labels must be distinct.
 absl::StatusOr<std::vector<RunSpec>> ParseRunSpecs(absl::string_view specs);
 
-// Sets the singular scalar field `name` of `message` from `value`:
-// numbers, bools (true/false/1/0), strings, enums by value name
-// (case-insensitive).
-absl::Status SetFieldFromString(const std::string& name,
-                                const std::string& value,
-                                google::protobuf::Message* message);
-
 // Sets the solver name and the spec's fields on `config`. The seed is
 // not a spec field: it comes from --seeds.
 absl::Status ApplyRunSpec(const RunSpec& spec, SolverConfig* config);

@@ -92,23 +92,6 @@ TEST(ParseRunSpecsTest, ErrorsNameTheProblem) {
   EXPECT_FALSE(ParseRunSpecs(" ; ").ok());
 }
 
-TEST(SetFieldFromStringTest, AllScalarKinds) {
-  SolverConfig config;
-  ASSERT_TRUE(SetFieldFromString("lambda", "1e-4", &config).ok());
-  ASSERT_TRUE(SetFieldFromString("gap_check", "1", &config).ok());
-  ASSERT_TRUE(SetFieldFromString("seed", "18446744073709551615", &config).ok());
-  ASSERT_TRUE(SetFieldFromString("line_search", "false", &config).ok());
-  ASSERT_TRUE(SetFieldFromString("name", "ssg", &config).ok());
-  ASSERT_TRUE(SetFieldFromString("mp_rule", "wall_clock", &config).ok());
-  EXPECT_DOUBLE_EQ(config.lambda(), 1e-4);
-  EXPECT_EQ(config.gap_check(), 1);
-  EXPECT_EQ(config.seed(), 18446744073709551615ull);
-  EXPECT_FALSE(config.line_search());
-  EXPECT_EQ(config.name(), "ssg");
-  EXPECT_EQ(config.mp_rule(), SolverConfig::WALL_CLOCK);
-  EXPECT_FALSE(SetFieldFromString("seed", "-1", &config).ok());
-}
-
 TEST(FileStemTest, SafeCharacters) {
   EXPECT_EQ(FileStem("bcfw:sampling=gap,step=pairwise"),
             "bcfw_sampling_gap_step_pairwise");

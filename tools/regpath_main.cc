@@ -26,6 +26,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "base/config_override.h"
 #include "base/paths.h"
 #include "pipeline/lambda_path.h"
 #include "pipeline/pipeline.h"
@@ -33,6 +34,10 @@
 #include "tools/svg_plot.h"
 
 ABSL_FLAG(std::string, config, "", "PipelineConfig in protobuf text format.");
+ABSL_FLAG(std::vector<std::string>, set, {},
+          "Sets any config field by its dotted path, after the named flags: "
+          "--set=solver.lambda=1e-4,features.num_buckets=2097152 (repeat "
+          "the flag or separate assignments by commas; enums by name).");
 ABSL_FLAG(std::string, corpora, "",
           "Corpora root (default: $CHAINTAG_CORPORA, else ../shared/corpora "
           "beside the workspace).");
@@ -154,6 +159,11 @@ absl::Status ApplyOverrides(PipelineConfig* config) {
     }
     corpus->clear_test_folds();
     for (int fold : test) corpus->add_test_folds(fold);
+  }
+  // Last, so that a dotted path wins over the named flag for its field.
+  for (const std::string& assignment : absl::GetFlag(FLAGS_set)) {
+    absl::Status set = ApplyAssignment(assignment, config);
+    if (!set.ok()) return set;
   }
   return absl::OkStatus();
 }

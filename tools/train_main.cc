@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "base/config_override.h"
 #include "corpora/tag_scheme.h"
 #include "pipeline/pipeline.h"
 
@@ -100,6 +101,10 @@ ABSL_FLAG(std::string, retrain_on_train_and_dev, "",
 ABSL_FLAG(std::string, weight_precision, "",
           "Override: float32 (default; half the model) | float64 (the "
           "solver's weights exactly) for the saved emission weights.");
+ABSL_FLAG(std::vector<std::string>, set, {},
+          "Sets any config field by its dotted path, after the named flags: "
+          "--set=solver.lambda=1e-4,features.num_buckets=2097152 (repeat "
+          "the flag or separate assignments by commas; enums by name).");
 ABSL_FLAG(bool, quiet, false, "No progress lines.");
 
 namespace chaintag {
@@ -365,6 +370,11 @@ absl::Status ApplyOverrides(PipelineConfig* config) {
   }
   if (absl::GetFlag(FLAGS_eval_every) >= 0) {
     config->set_eval_every(absl::GetFlag(FLAGS_eval_every));
+  }
+  // Last, so that a dotted path wins over the named flag for its field.
+  for (const std::string& assignment : absl::GetFlag(FLAGS_set)) {
+    absl::Status set = ApplyAssignment(assignment, config);
+    if (!set.ok()) return set;
   }
   return absl::OkStatus();
 }

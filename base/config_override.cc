@@ -1,0 +1,170 @@
+#include "base/config_override.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "google/protobuf/descriptor.h"
+
+namespace chaintag {
+namespace {
+
+using google::protobuf::Descriptor;
+using google::protobuf::EnumDescriptor;
+using google::protobuf::EnumValueDescriptor;
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Reflection;
+
+std::string KnownFields(const Descriptor& descriptor) {
+  std::vector<std::string> names;
+  for (int i = 0; i < descriptor.field_count(); ++i) {
+    names.push_back(descriptor.field(i)->name());
+  }
+  return absl::StrJoin(names, ", ");
+}
+
+std::string KnownValues(const EnumDescriptor& descriptor) {
+  std::vector<std::string> names;
+  for (int i = 0; i < descriptor.value_count(); ++i) {
+    names.push_back(absl::AsciiStrToLower(descriptor.value(i)->name()));
+  }
+  return absl::StrJoin(names, ", ");
+}
+
+// Sets the singular scalar field `name` of `message` from `value`.
+absl::Status SetScalarField(absl::string_view name, absl::string_view value,
+                            google::protobuf::Message* message) {
+  const Descriptor& descriptor = *message->GetDescriptor();
+  const FieldDescriptor* field = descriptor.FindFieldByName(std::string(name));
+  if (field == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(descriptor.name(), " has no field \"", name,
+                     "\" (fields: ", KnownFields(descriptor), ")"));
+  }
+  if (field->is_repeated() ||
+      field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(descriptor.name(), ".", name,
+                     " is not a single scalar field; cannot set it here"));
+  }
+  const Reflection& reflection = *message->GetReflection();
+  auto bad_value = [&](absl::string_view expected) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        descriptor.name(), ".", name, ": \"", value, "\" is not ", expected));
+  };
+  switch (field->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_INT32: {
+      int32_t v;
+      if (!absl::SimpleAtoi(value, &v)) return bad_value("a 32-bit integer");
+      reflection.SetInt32(message, field, v);
+      break;
+    }
+    case FieldDescriptor::CPPTYPE_INT64: {
+      int64_t v;
+      if (!absl::SimpleAtoi(value, &v)) return bad_value("a 64-bit integer");
+      reflection.SetInt64(message, field, v);
+      break;
+    }
+    case FieldDescriptor::CPPTYPE_UINT32: {
+      uint32_t v;
+      if (!absl::SimpleAtoi(value, &v)) {
+        return bad_value("an unsigned 32-bit integer");
+      }
+      reflection.SetUInt32(message, field, v);
+      break;
+    }
+    case FieldDescriptor::CPPTYPE_UINT64: {
+      uint64_t v;
+      if (!absl::SimpleAtoi(value, &v)) {
+        return bad_value("an unsigned 64-bit integer");
+      }
+      reflection.SetUInt64(message, field, v);
+      break;
+    }
+    case FieldDescriptor::CPPTYPE_DOUBLE: {
+      double v;
+      if (!absl::SimpleAtod(value, &v)) return bad_value("a number");
+      reflection.SetDouble(message, field, v);
+      break;
+    }
+    case FieldDescriptor::CPPTYPE_FLOAT: {
+      float v;
+      if (!absl::SimpleAtof(value, &v)) return bad_value("a number");
+      reflection.SetFloat(message, field, v);
+      break;
+    }
+    case FieldDescriptor::CPPTYPE_BOOL: {
+      bool v;
+      if (!absl::SimpleAtob(value, &v)) return bad_value("true or false");
+      reflection.SetBool(message, field, v);
+      break;
+    }
+    case FieldDescriptor::CPPTYPE_STRING:
+      reflection.SetString(message, field, std::string(value));
+      break;
+    case FieldDescriptor::CPPTYPE_ENUM: {
+      const EnumDescriptor& type = *field->enum_type();
+      const EnumValueDescriptor* found = nullptr;
+      for (int i = 0; i < type.value_count(); ++i) {
+        if (absl::EqualsIgnoreCase(type.value(i)->name(), value)) {
+          found = type.value(i);
+        }
+      }
+      if (found == nullptr) {
+        return bad_value(absl::StrCat("one of ", KnownValues(type)));
+      }
+      reflection.SetEnum(message, field, found);
+      break;
+    }
+    default:
+      return absl::InvalidArgumentError(absl::StrCat(
+          descriptor.name(), ".", name, ": unsupported field type"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status SetFieldByPath(absl::string_view path, absl::string_view value,
+                            google::protobuf::Message* root) {
+  const std::vector<absl::string_view> parts = absl::StrSplit(path, '.');
+  google::protobuf::Message* message = root;
+  for (size_t k = 0; k + 1 < parts.size(); ++k) {
+    const Descriptor& descriptor = *message->GetDescriptor();
+    const FieldDescriptor* field =
+        descriptor.FindFieldByName(std::string(parts[k]));
+    if (field == nullptr ||
+        field->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE ||
+        field->is_repeated()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": ", descriptor.name(), " has no message field \"", parts[k],
+          "\" (fields: ", KnownFields(descriptor), ")"));
+    }
+    message = message->GetReflection()->MutableMessage(message, field);
+  }
+  absl::Status status = SetScalarField(parts.back(), value, message);
+  if (!status.ok() && parts.size() > 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": ", status.message()));
+  }
+  return status;
+}
+
+absl::Status ApplyAssignment(absl::string_view assignment,
+                             google::protobuf::Message* root) {
+  const size_t equals = assignment.find('=');
+  if (equals == absl::string_view::npos || equals == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "\"", assignment, "\" is not path=value (e.g. solver.lambda=1e-4)"));
+  }
+  return SetFieldByPath(assignment.substr(0, equals),
+                        assignment.substr(equals + 1), root);
+}
+
+}  // namespace chaintag

@@ -1,0 +1,30 @@
+// Setting any field of a config proto from text, by its dotted path
+// ("solver.lambda=1e-4", "features.num_buckets=2097152", enums by value
+// name in any case), through protobuf reflection: one mechanism for every
+// tool's overrides.
+//
+// Thread-safety: stateless functions; each call mutates only its message.
+
+#ifndef CHAINTAG_BASE_CONFIG_OVERRIDE_H_
+#define CHAINTAG_BASE_CONFIG_OVERRIDE_H_
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "google/protobuf/message.h"
+
+namespace chaintag {
+
+// Sets the singular scalar field at `path` (field names joined by '.',
+// through singular message fields) of `root` from `value`: numbers, bools
+// (true/false/1/0), strings, enums by value name (case-insensitive). Errors
+// name the path and list the fields or values that exist.
+absl::Status SetFieldByPath(absl::string_view path, absl::string_view value,
+                            google::protobuf::Message* root);
+
+// SetFieldByPath from "path=value".
+absl::Status ApplyAssignment(absl::string_view assignment,
+                             google::protobuf::Message* root);
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_BASE_CONFIG_OVERRIDE_H_

@@ -1,0 +1,79 @@
+#include "base/config_override.h"
+
+#include <string>
+
+#include "base/config_override_test.pb.h"
+#include "gtest/gtest.h"
+
+namespace chaintag {
+namespace {
+
+using override_test::Inner;
+using override_test::Outer;
+
+TEST(ConfigOverrideTest, AllScalarKinds) {
+  Inner config;
+  ASSERT_TRUE(SetFieldByPath("lambda", "1e-4", &config).ok());
+  ASSERT_TRUE(SetFieldByPath("gap_check", "1", &config).ok());
+  ASSERT_TRUE(SetFieldByPath("seed", "18446744073709551615", &config).ok());
+  ASSERT_TRUE(SetFieldByPath("line_search", "false", &config).ok());
+  ASSERT_TRUE(SetFieldByPath("name", "ssg", &config).ok());
+  ASSERT_TRUE(SetFieldByPath("mp_rule", "wall_clock", &config).ok());
+  ASSERT_TRUE(SetFieldByPath("ratio", "0.25", &config).ok());
+  ASSERT_TRUE(SetFieldByPath("budget", "-3", &config).ok());
+  ASSERT_TRUE(SetFieldByPath("count", "7", &config).ok());
+  EXPECT_DOUBLE_EQ(config.lambda(), 1e-4);
+  EXPECT_EQ(config.gap_check(), 1);
+  EXPECT_EQ(config.seed(), 18446744073709551615ull);
+  EXPECT_FALSE(config.line_search());
+  EXPECT_EQ(config.name(), "ssg");
+  EXPECT_EQ(config.mp_rule(), Inner::WALL_CLOCK);
+  EXPECT_EQ(config.ratio(), 0.25f);
+  EXPECT_EQ(config.budget(), -3);
+  EXPECT_EQ(config.count(), 7u);
+  EXPECT_FALSE(SetFieldByPath("seed", "-1", &config).ok());
+  EXPECT_FALSE(SetFieldByPath("count", "-1", &config).ok());
+  EXPECT_FALSE(SetFieldByPath("gap_check", "1.5", &config).ok());
+  EXPECT_FALSE(SetFieldByPath("line_search", "maybe", &config).ok());
+}
+
+TEST(ConfigOverrideTest, DottedPathsReachNestedFields) {
+  Outer config;
+  ASSERT_TRUE(SetFieldByPath("solver.lambda", "3e-4", &config).ok());
+  ASSERT_TRUE(ApplyAssignment("model.gap_check=12", &config).ok());
+  ASSERT_TRUE(ApplyAssignment("model.scheme=iobes", &config).ok());
+  ASSERT_TRUE(ApplyAssignment("solver.scheme=IOB2", &config).ok());
+  ASSERT_TRUE(ApplyAssignment("solver.name=a=b.txt", &config).ok());
+  ASSERT_TRUE(ApplyAssignment("name=", &config).ok());
+  EXPECT_DOUBLE_EQ(config.solver().lambda(), 3e-4);
+  EXPECT_EQ(config.model().gap_check(), 12);
+  EXPECT_EQ(config.model().scheme(), override_test::IOBES);
+  EXPECT_EQ(config.solver().scheme(), override_test::IOB2);
+  EXPECT_EQ(config.solver().name(), "a=b.txt");  // split at the first '='
+  EXPECT_TRUE(config.has_name());
+  EXPECT_EQ(config.name(), "");
+}
+
+TEST(ConfigOverrideTest, ErrorsNameThePathAndWhatExists) {
+  Outer config;
+  absl::Status status = SetFieldByPath("solver.lamda", "1", &config);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("solver.lamda"), std::string::npos);
+  EXPECT_NE(status.message().find("lambda"), std::string::npos) << status;
+  status = SetFieldByPath("solvr.lambda", "1", &config);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("solvr"), std::string::npos);
+  status = SetFieldByPath("solver.scheme", "bio", &config);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("iobes"), std::string::npos) << status;
+  EXPECT_FALSE(SetFieldByPath("solver", "1", &config).ok());       // a message
+  EXPECT_FALSE(SetFieldByPath("runs.lambda", "1", &config).ok());  // repeated
+  EXPECT_FALSE(SetFieldByPath("solver.lambda", "fast", &config).ok());
+  EXPECT_FALSE(ApplyAssignment("solver.lambda", &config).ok());  // no '='
+  EXPECT_FALSE(ApplyAssignment("=1", &config).ok());
+  // A failed override changes no value.
+  EXPECT_FALSE(config.solver().has_lambda());
+}
+
+}  // namespace
+}  // namespace chaintag
