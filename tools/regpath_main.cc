@@ -15,19 +15,21 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
-#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "base/config_override.h"
 #include "base/paths.h"
+#include "pipeline/flag_aliases.h"
 #include "pipeline/lambda_path.h"
 #include "pipeline/pipeline.h"
 #include "solvers/regularization_path.h"
@@ -74,8 +76,7 @@ namespace {
 
 absl::Status ApplyOverrides(PipelineConfig* config) {
   config->set_lambda("path");
-  SolverConfig* solver = config->mutable_solver();
-  RegularizationPathConfig* path = solver->mutable_path();
+  RegularizationPathConfig* path = config->mutable_solver()->mutable_path();
   const std::string mode = absl::GetFlag(FLAGS_mode);
   if (mode == "epsilon") {
     path->set_mode(RegularizationPathConfig::EPSILON_APPROXIMATE);
@@ -99,40 +100,25 @@ absl::Status ApplyOverrides(PipelineConfig* config) {
   if (absl::GetFlag(FLAGS_lambda_max) > 0) {
     path->set_lambda_max(absl::GetFlag(FLAGS_lambda_max));
   }
-  if (absl::GetFlag(FLAGS_max_passes) > 0) {
-    solver->set_max_passes(absl::GetFlag(FLAGS_max_passes));
-  }
-  if (!absl::GetFlag(FLAGS_solver).empty()) {
-    solver->set_name(absl::GetFlag(FLAGS_solver));
-  }
-  const std::string step = absl::GetFlag(FLAGS_step);
-  if (!step.empty()) {
-    SolverConfig::Step value;
-    if (!SolverConfig::Step_Parse(absl::AsciiStrToUpper(step), &value)) {
-      return absl::InvalidArgumentError(absl::StrCat("--step: ", step));
-    }
-    solver->set_step(value);
-  }
-  const std::string sampling = absl::GetFlag(FLAGS_sampling);
-  if (!sampling.empty()) {
-    SolverConfig::Sampling value;
-    if (!SolverConfig::Sampling_Parse(absl::AsciiStrToUpper(sampling),
-                                      &value)) {
-      return absl::InvalidArgumentError(absl::StrCat("--sampling: ", sampling));
-    }
-    solver->set_sampling(value);
-  }
-  const std::string cache = absl::GetFlag(FLAGS_cache);
-  if (!cache.empty()) {
-    bool value;
-    if (!absl::SimpleAtob(cache, &value)) {
-      return absl::InvalidArgumentError(absl::StrCat("--cache: ", cache));
-    }
-    solver->set_cache(value);
-  }
-  if (absl::GetFlag(FLAGS_threads) > 0) {
-    solver->set_num_threads(absl::GetFlag(FLAGS_threads));
-  }
+  // The flags regpath shares with train, through train's aliases (its own
+  // --kappa is the path's κ, not the solver's).
+  absl::Status shared = ApplyFlagAliases(
+      PipelineFlagAliases(),
+      [](absl::string_view name) -> std::optional<std::string> {
+        static constexpr absl::string_view kShared[] = {
+            "max_passes", "solver", "step", "sampling", "cache", "threads"};
+        if (std::find(std::begin(kShared), std::end(kShared), name) ==
+            std::end(kShared)) {
+          return std::nullopt;
+        }
+        const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+        if (flag == nullptr || flag->CurrentValue() == flag->DefaultValue()) {
+          return std::nullopt;
+        }
+        return flag->CurrentValue();
+      },
+      config);
+  if (!shared.ok()) return shared;
   CorpusConfig* corpus = config->mutable_corpus();
   if (absl::GetFlag(FLAGS_dev_fraction) >= 0) {
     corpus->clear_dev();

@@ -8,21 +8,17 @@
 // Progress goes to stderr; the final conlleval table to stdout.
 
 #include <cstdio>
-#include <initializer_list>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
-#include "absl/strings/ascii.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "base/config_override.h"
-#include "corpora/tag_scheme.h"
+#include "pipeline/flag_aliases.h"
 #include "pipeline/pipeline.h"
 
 ABSL_FLAG(std::string, config, "", "PipelineConfig in protobuf text format.");
@@ -110,267 +106,19 @@ ABSL_FLAG(bool, quiet, false, "No progress lines.");
 namespace chaintag {
 namespace {
 
-// A string flag that names a bool: "" = not given, else true or false.
-absl::Status ParseBoolFlag(absl::string_view flag, const std::string& value,
-                           std::optional<bool>* out) {
-  if (value == "true" || value == "false") {
-    *out = value == "true";
-  } else if (!value.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--", flag, ": expected true or false, got '", value, "'"));
-  }
-  return absl::OkStatus();
-}
-
-// A string flag that names one of an enum's values: "" = not given.
-template <typename Enum>
-absl::Status ParseEnumFlag(
-    absl::string_view flag, const std::string& value,
-    std::initializer_list<std::pair<absl::string_view, Enum>> names,
-    std::optional<Enum>* out) {
-  if (value.empty()) return absl::OkStatus();
-  std::vector<absl::string_view> expected;
-  for (const auto& [name, enum_value] : names) {
-    if (value == name) {
-      *out = enum_value;
-      return absl::OkStatus();
-    }
-    expected.push_back(name);
-  }
-  return absl::InvalidArgumentError(absl::StrCat("--", flag, ": expected ",
-                                                 absl::StrJoin(expected, " | "),
-                                                 ", got '", value, "'"));
-}
-
-// The overrides of SolverConfig's svrg / casimir_svrg options.
-absl::Status ApplySmoothedSolverOverrides(SolverConfig* solver) {
-  std::optional<SolverConfig::SmoothingKind> smoothing;
-  absl::Status status = ParseEnumFlag<SolverConfig::SmoothingKind>(
-      "smoothing", absl::GetFlag(FLAGS_smoothing),
-      {{"none", SolverConfig::NO_SMOOTHING},
-       {"l2_top_k", SolverConfig::L2_TOP_K},
-       {"entropy", SolverConfig::ENTROPY}},
-      &smoothing);
-  if (!status.ok()) return status;
-  if (smoothing.has_value()) solver->set_smoothing(*smoothing);
-  std::optional<SolverConfig::SmoothingSchedule> schedule;
-  status = ParseEnumFlag<SolverConfig::SmoothingSchedule>(
-      "smoothing_schedule", absl::GetFlag(FLAGS_smoothing_schedule),
-      {{"constant", SolverConfig::CONSTANT_SMOOTHING},
-       {"linear", SolverConfig::LINEAR_DECAY},
-       {"exponential", SolverConfig::EXPONENTIAL_DECAY}},
-      &schedule);
-  if (!status.ok()) return status;
-  if (schedule.has_value()) solver->set_smoothing_schedule(*schedule);
-  std::optional<SolverConfig::CasimirVariant> variant;
-  status = ParseEnumFlag<SolverConfig::CasimirVariant>(
-      "casimir_variant", absl::GetFlag(FLAGS_casimir_variant),
-      {{"const", SolverConfig::CASIMIR_CONST},
-       {"adapt", SolverConfig::CASIMIR_ADAPT}},
-      &variant);
-  if (!status.ok()) return status;
-  if (variant.has_value()) solver->set_casimir_variant(*variant);
-  std::optional<SolverConfig::WarmStart> warm_start;
-  status = ParseEnumFlag<SolverConfig::WarmStart>(
-      "warm_start", absl::GetFlag(FLAGS_warm_start),
-      {{"prox_center", SolverConfig::PROX_CENTER},
-       {"prev_iterate", SolverConfig::PREV_ITERATE},
-       {"extrapolation", SolverConfig::EXTRAPOLATION}},
-      &warm_start);
-  if (!status.ok()) return status;
-  if (warm_start.has_value()) solver->set_warm_start(*warm_start);
-  std::optional<SolverConfig::DecayQ> decay_q;
-  status = ParseEnumFlag<SolverConfig::DecayQ>(
-      "decay_q", absl::GetFlag(FLAGS_decay_q),
-      {{"reference_code", SolverConfig::Q_REFERENCE_CODE},
-       {"paper", SolverConfig::Q_PAPER}},
-      &decay_q);
-  if (!status.ok()) return status;
-  if (decay_q.has_value()) solver->set_decay_q(*decay_q);
-  std::optional<bool> lazy;
-  status =
-      ParseBoolFlag("lazy_updates", absl::GetFlag(FLAGS_lazy_updates), &lazy);
-  if (!status.ok()) return status;
-  if (lazy.has_value()) solver->set_lazy_updates(*lazy);
-  if (absl::GetFlag(FLAGS_smoothing_mu) >= 0) {
-    solver->set_smoothing_mu(absl::GetFlag(FLAGS_smoothing_mu));
-  }
-  if (absl::GetFlag(FLAGS_top_k) > 0) {
-    solver->set_top_k(absl::GetFlag(FLAGS_top_k));
-  }
-  if (absl::GetFlag(FLAGS_lr) >= 0) {
-    solver->set_learning_rate(absl::GetFlag(FLAGS_lr));
-  }
-  if (absl::GetFlag(FLAGS_smoothness) >= 0) {
-    solver->set_smoothness(absl::GetFlag(FLAGS_smoothness));
-  }
-  if (absl::GetFlag(FLAGS_kappa) >= 0) {
-    solver->set_kappa(absl::GetFlag(FLAGS_kappa));
-  }
-  return absl::OkStatus();
-}
-
-// The overrides of SolverConfig's Frank-Wolfe family options.
-absl::Status ApplySolverOptionOverrides(SolverConfig* solver) {
-  std::optional<SolverConfig::Sampling> sampling;
-  absl::Status status = ParseEnumFlag<SolverConfig::Sampling>(
-      "sampling", absl::GetFlag(FLAGS_sampling),
-      {{"uniform", SolverConfig::UNIFORM},
-       {"permutation", SolverConfig::PERMUTATION},
-       {"gap", SolverConfig::GAP}},
-      &sampling);
-  if (!status.ok()) return status;
-  if (sampling.has_value()) solver->set_sampling(*sampling);
-
-  std::optional<SolverConfig::Step> step;
-  status =
-      ParseEnumFlag<SolverConfig::Step>("step", absl::GetFlag(FLAGS_step),
-                                        {{"fw", SolverConfig::FW},
-                                         {"pairwise", SolverConfig::PAIRWISE},
-                                         {"away", SolverConfig::AWAY},
-                                         {"best", SolverConfig::BEST}},
-                                        &step);
-  if (!status.ok()) return status;
-  if (step.has_value()) solver->set_step(*step);
-
-  std::optional<SolverConfig::ApproxRule> rule;
-  status = ParseEnumFlag<SolverConfig::ApproxRule>(
-      "mp_rule", absl::GetFlag(FLAGS_mp_rule),
-      {{"deterministic", SolverConfig::DETERMINISTIC},
-       {"wall_clock", SolverConfig::WALL_CLOCK}},
-      &rule);
-  if (!status.ok()) return status;
-  if (rule.has_value()) solver->set_mp_rule(*rule);
-
-  status = ApplySmoothedSolverOverrides(solver);
-  if (!status.ok()) return status;
-
-  std::optional<bool> flag;
-  status = ParseBoolFlag("cache", absl::GetFlag(FLAGS_cache), &flag);
-  if (!status.ok()) return status;
-  if (flag.has_value()) solver->set_cache(*flag);
-  flag.reset();
-  status = ParseBoolFlag("weighted_averaging",
-                         absl::GetFlag(FLAGS_weighted_averaging), &flag);
-  if (!status.ok()) return status;
-  if (flag.has_value()) solver->set_weighted_averaging(*flag);
-  flag.reset();
-  status =
-      ParseBoolFlag("line_search", absl::GetFlag(FLAGS_line_search), &flag);
-  if (!status.ok()) return status;
-  if (flag.has_value()) solver->set_line_search(*flag);
-
-  if (absl::GetFlag(FLAGS_cache_factor) >= 0) {
-    solver->set_cache_factor(absl::GetFlag(FLAGS_cache_factor));
-  }
-  if (absl::GetFlag(FLAGS_cache_nu) >= 0) {
-    solver->set_cache_nu(absl::GetFlag(FLAGS_cache_nu));
-  }
-  if (absl::GetFlag(FLAGS_max_cache_size) > 0) {
-    solver->set_max_cache_size(absl::GetFlag(FLAGS_max_cache_size));
-  }
-  if (absl::GetFlag(FLAGS_mp_max_planes) > 0) {
-    solver->set_mp_max_planes(absl::GetFlag(FLAGS_mp_max_planes));
-  }
-  if (absl::GetFlag(FLAGS_mp_inactive_iterations) > 0) {
-    solver->set_mp_inactive_iterations(
-        absl::GetFlag(FLAGS_mp_inactive_iterations));
-  }
-  if (absl::GetFlag(FLAGS_mp_max_approx_passes) > 0) {
-    solver->set_mp_max_approx_passes(absl::GetFlag(FLAGS_mp_max_approx_passes));
-  }
-  return absl::OkStatus();
-}
-
 absl::Status ApplyOverrides(PipelineConfig* config) {
-  SolverConfig* solver = config->mutable_solver();
-  if (!absl::GetFlag(FLAGS_model).empty()) {
-    config->set_model_path(absl::GetFlag(FLAGS_model));
-  }
-  if (!absl::GetFlag(FLAGS_log).empty()) {
-    config->set_log_path(absl::GetFlag(FLAGS_log));
-  }
-  if (!absl::GetFlag(FLAGS_predictions).empty()) {
-    config->set_predictions_path(absl::GetFlag(FLAGS_predictions));
-  }
-  if (!absl::GetFlag(FLAGS_solver).empty()) {
-    solver->set_name(absl::GetFlag(FLAGS_solver));
-  }
-  if (absl::GetFlag(FLAGS_lambda) >= 0) {
-    solver->set_lambda(absl::GetFlag(FLAGS_lambda));
-  }
-  if (absl::GetFlag(FLAGS_max_passes) > 0) {
-    solver->set_max_passes(absl::GetFlag(FLAGS_max_passes));
-  }
-  if (absl::GetFlag(FLAGS_max_seconds) >= 0) {
-    solver->set_max_seconds(absl::GetFlag(FLAGS_max_seconds));
-  }
-  if (absl::GetFlag(FLAGS_gap_tolerance) >= 0) {
-    solver->set_gap_tolerance(absl::GetFlag(FLAGS_gap_tolerance));
-  }
-  if (absl::GetFlag(FLAGS_gap_check) > 0) {
-    solver->set_gap_check(absl::GetFlag(FLAGS_gap_check));
-  }
-  if (absl::GetFlag(FLAGS_seed) >= 0) {
-    solver->set_seed(static_cast<uint64_t>(absl::GetFlag(FLAGS_seed)));
-  }
-  absl::Status status = ApplySolverOptionOverrides(solver);
+  // A named flag that keeps its default was not given.
+  absl::Status status = ApplyFlagAliases(
+      PipelineFlagAliases(),
+      [](absl::string_view name) -> std::optional<std::string> {
+        const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+        if (flag == nullptr || flag->CurrentValue() == flag->DefaultValue()) {
+          return std::nullopt;
+        }
+        return flag->CurrentValue();
+      },
+      config);
   if (!status.ok()) return status;
-  if (absl::GetFlag(FLAGS_threads) > 0) {
-    solver->set_num_threads(absl::GetFlag(FLAGS_threads));
-  }
-  if (absl::GetFlag(FLAGS_num_buckets) > 0) {
-    config->mutable_features()->set_num_buckets(
-        static_cast<uint64_t>(absl::GetFlag(FLAGS_num_buckets)));
-  }
-  if (!absl::GetFlag(FLAGS_train_scheme).empty()) {
-    absl::StatusOr<TagScheme> scheme =
-        ParseTagScheme(absl::GetFlag(FLAGS_train_scheme));
-    if (!scheme.ok()) return scheme.status();
-    config->mutable_model()->set_train_scheme(*scheme);
-  }
-  if (!absl::GetFlag(FLAGS_weight_precision).empty()) {
-    WeightPrecision precision;
-    if (!WeightPrecision_Parse(
-            absl::AsciiStrToUpper(absl::GetFlag(FLAGS_weight_precision)),
-            &precision) ||
-        precision == WEIGHT_PRECISION_UNSPECIFIED) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--weight_precision: expected float32 or float64, got ",
-                       absl::GetFlag(FLAGS_weight_precision)));
-    }
-    config->mutable_model()->set_weight_precision(precision);
-  }
-  std::optional<bool> normalize;
-  status = ParseBoolFlag("normalize_loss", absl::GetFlag(FLAGS_normalize_loss),
-                         &normalize);
-  if (!status.ok()) return status;
-  if (normalize.has_value()) {
-    config->mutable_model()->set_normalize_loss(*normalize);
-  }
-  std::optional<bool> nonnegative;
-  status =
-      ParseBoolFlag("nonnegative_transitions",
-                    absl::GetFlag(FLAGS_nonnegative_transitions), &nonnegative);
-  if (!status.ok()) return status;
-  if (nonnegative.has_value()) {
-    config->mutable_model()->set_nonnegative_transitions(*nonnegative);
-  }
-  std::optional<bool> retrain;
-  status =
-      ParseBoolFlag("retrain_on_train_and_dev",
-                    absl::GetFlag(FLAGS_retrain_on_train_and_dev), &retrain);
-  if (!status.ok()) return status;
-  if (retrain.has_value()) {
-    config->mutable_corpus()->set_retrain_on_train_and_dev(*retrain);
-  }
-  if (absl::GetFlag(FLAGS_max_train_sentences) >= 0) {
-    config->mutable_corpus()->set_max_train_sentences(
-        absl::GetFlag(FLAGS_max_train_sentences));
-  }
-  if (absl::GetFlag(FLAGS_eval_every) >= 0) {
-    config->set_eval_every(absl::GetFlag(FLAGS_eval_every));
-  }
   // Last, so that a dotted path wins over the named flag for its field.
   for (const std::string& assignment : absl::GetFlag(FLAGS_set)) {
     absl::Status set = ApplyAssignment(assignment, config);
