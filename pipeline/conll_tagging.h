@@ -1,0 +1,47 @@
+// Tagging CoNLL columns as `tag --model` does: sentences are read from a
+// stream, tagged with a ChainModel and written back with the predicted tag
+// appended to every line, in input order.
+//
+// Sentences are read in batches of options.batch_per_thread per thread; a
+// batch also ends when the input has nothing buffered (the next read could
+// block), and what was read is tagged and written before that read, so a
+// pipe is answered sentence by sentence. With threads ≥ 2, threads − 1
+// helpers tag a batch while the calling thread reads the next one, then it
+// joins in and writes; the output does not depend on the thread count.
+// -DOCSTART- lines are passed through; when the tagged lines carry a gold
+// column, the outside tag is appended to them too, so that the output has
+// one field count throughout, as conlleval requires.
+//
+// Thread-safety: one call per stream; the model is only read.
+
+#ifndef CHAINTAG_PIPELINE_CONLL_TAGGING_H_
+#define CHAINTAG_PIPELINE_CONLL_TAGGING_H_
+
+#include <functional>
+#include <istream>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "models/chain_model.h"
+
+namespace chaintag {
+
+struct ConllTaggingOptions {
+  int threads = 1;
+  int batch_per_thread = 256;
+};
+
+// Tags `input` (named `source` in messages) and hands the output to
+// `write`, a batch at a time. On an error the output written holds exactly
+// the sentences before the failing one; a tagging error is reported as
+// "<source>:<line>: <why>", a reading error as the reader reports it (file
+// and line).
+absl::Status TagConllStream(
+    const ChainModel& model, std::istream* input, absl::string_view source,
+    const ConllTaggingOptions& options,
+    const std::function<void(const std::string&)>& write);
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_PIPELINE_CONLL_TAGGING_H_

@@ -1,0 +1,137 @@
+#include "pipeline/conll_tagging.h"
+
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "features/bucket_rows.h"
+#include "gtest/gtest.h"
+#include "models/chain_model.h"
+
+namespace chaintag {
+namespace {
+
+constexpr int kBuckets = 64;
+
+// An IOB2 model over word identity with random weights; the input is
+// "word [gold]" lines.
+ChainModel MakeModel() {
+  ModelFile header;
+  for (const char* label : {"O", "B-NP", "I-NP"}) header.add_labels(label);
+  FeatureConfig* features = header.mutable_features();
+  features->set_num_buckets(kBuckets);
+  features->add_templates()->add_parts()->set_attribute(0);
+  ConllFormat* format = header.mutable_input_format();
+  format->add_attribute_columns(0);
+  format->set_label_column(1);
+  format->set_tag_scheme(IOB2);
+  format->set_allow_missing_label(true);
+  header.set_input_num_columns(2);
+  header.set_train_scheme(IOB2);
+  header.set_output_scheme(IOB2);
+  const ChainLayout layout{3, kBuckets};
+  std::vector<double> weights(layout.dim());
+  std::mt19937 rng(5);
+  std::normal_distribution<double> normal(0, 1);
+  for (double& w : weights) w = normal(rng);
+  absl::StatusOr<ChainModel> model =
+      ChainModel::Create(header, BucketRows::Identity(kBuckets), weights);
+  EXPECT_TRUE(model.ok()) << model.status();
+  return std::move(*model);
+}
+
+// `n` sentences of 1–6 words, with a gold column; a -DOCSTART- line
+// before every tenth.
+std::string Corpus(int n) {
+  const std::vector<std::string> words = {"the", "dog", "barks", "a",
+                                          "cat", "sat", "on",    "mat"};
+  std::mt19937 rng(7);
+  std::string text;
+  for (int s = 0; s < n; ++s) {
+    if (s % 10 == 0) text += "-DOCSTART- O\n\n";
+    for (int t = 0; t <= static_cast<int>(rng() % 6); ++t) {
+      absl::StrAppend(&text, words[rng() % words.size()], " O\n");
+    }
+    text += "\n";
+  }
+  return text;
+}
+
+absl::Status Tag(const ChainModel& model, const std::string& text, int threads,
+                 int batch, std::string* out) {
+  std::istringstream input(text);
+  ConllTaggingOptions options;
+  options.threads = threads;
+  options.batch_per_thread = batch;
+  out->clear();
+  return TagConllStream(model, &input, "in.txt", options,
+                        [out](const std::string& part) { out->append(part); });
+}
+
+TEST(ConllTaggingTest, AppendsOneTagALineInInputOrder) {
+  const ChainModel model = MakeModel();
+  const std::string text = Corpus(57);
+  std::string out;
+  ASSERT_TRUE(Tag(model, text, 1, 256, &out).ok());
+  const std::vector<std::string> in_lines = absl::StrSplit(text, '\n');
+  const std::vector<std::string> out_lines = absl::StrSplit(out, '\n');
+  ASSERT_EQ(in_lines.size(), out_lines.size());
+  for (size_t k = 0; k < in_lines.size(); ++k) {
+    if (in_lines[k].empty()) {
+      EXPECT_TRUE(out_lines[k].empty()) << k;
+      continue;
+    }
+    // Every line, -DOCSTART- included, gains one field: the prediction (the
+    // outside tag for -DOCSTART-, so that conlleval sees one field count).
+    ASSERT_EQ(out_lines[k].rfind(in_lines[k] + " ", 0), 0u) << out_lines[k];
+    const std::string tag = out_lines[k].substr(in_lines[k].size() + 1);
+    EXPECT_TRUE(tag == "O" || tag == "B-NP" || tag == "I-NP") << tag;
+    if (in_lines[k].rfind("-DOCSTART-", 0) == 0) EXPECT_EQ(tag, "O");
+  }
+}
+
+TEST(ConllTaggingTest, OutputDoesNotDependOnThreadsOrBatches) {
+  const ChainModel model = MakeModel();
+  const std::string text = Corpus(203);
+  std::string one;
+  ASSERT_TRUE(Tag(model, text, 1, 256, &one).ok());
+  for (int threads : {1, 2, 3, 5}) {
+    for (int batch : {1, 2, 7, 256}) {
+      std::string out;
+      ASSERT_TRUE(Tag(model, text, threads, batch, &out).ok());
+      EXPECT_EQ(out, one) << threads << " threads, batches of " << batch;
+    }
+  }
+}
+
+TEST(ConllTaggingTest, AnErrorStopsAfterTheSentencesBeforeIt) {
+  const ChainModel model = MakeModel();
+  const std::string good = Corpus(40);
+  const int bad_line =
+      static_cast<int>(std::count(good.begin(), good.end(), '\n')) + 2;
+  const std::string text = good + "zebra O\nyak O extra\n\n" + Corpus(20);
+  std::string before;
+  ASSERT_TRUE(Tag(model, good, 1, 256, &before).ok());
+  for (int threads : {1, 3}) {
+    for (int batch : {1, 4, 256}) {
+      std::string out;
+      absl::Status status = Tag(model, text, threads, batch, &out);
+      ASSERT_FALSE(status.ok());
+      EXPECT_NE(status.message().find(absl::StrCat("in.txt:", bad_line)),
+                std::string::npos)
+          << status;
+      // -DOCSTART- lines are held until the next sentence, so compare the
+      // sentences: everything before the bad one, and nothing after it.
+      EXPECT_EQ(out.substr(0, std::min(out.size(), before.size())),
+                before.substr(0, std::min(out.size(), before.size())));
+      EXPECT_GE(out.size() + 16, before.size()) << threads << " " << batch;
+      EXPECT_EQ(out.find("zebra"), std::string::npos) << out;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace chaintag
