@@ -22,13 +22,6 @@ int CountFields(const std::string& line) {
           .size());
 }
 
-// Whether the next read from `input` could block: nothing is left in its
-// buffer, nor ready in the file underneath (libstdc++ asks the descriptor
-// with FIONREAD, so this works for pipes, terminals and files).
-bool InputDrained(std::istream* input) {
-  return input->rdbuf()->in_avail() <= 0;
-}
-
 // Tags one batch at a time on threads − 1 helper threads while the calling
 // thread reads the next batch; the caller then joins in (Finish), so no more
 // threads run than asked for and reading is not a serial phase. One thread
@@ -106,6 +99,10 @@ class BatchTagger {
 };
 
 }  // namespace
+
+bool InputWouldBlock(std::istream* input) {
+  return input->rdbuf()->in_avail() <= 0;
+}
 
 absl::Status TagConllStream(
     const ChainModel& model, std::istream* input, absl::string_view source,
@@ -212,7 +209,7 @@ absl::Status TagConllStream(
   while (true) {
     // A read that could block waits for input: what was read goes out
     // first, so a pipe is answered sentence by sentence.
-    if (InputDrained(input)) {
+    if (InputWouldBlock(input)) {
       absl::Status written = finish();
       if (!written.ok()) return written;
     }
@@ -228,7 +225,7 @@ absl::Status TagConllStream(
     }
     if (!*more) break;
     ++reading->size;
-    if (reading->size == capacity || InputDrained(input)) {
+    if (reading->size == capacity || InputWouldBlock(input)) {
       absl::Status written = finish();
       if (!written.ok()) return written;
       start();

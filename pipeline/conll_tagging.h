@@ -27,6 +27,12 @@
 
 namespace chaintag {
 
+// Whether the next read from `input` could block: nothing is left in its
+// buffer, nor ready in the file underneath (libstdc++ asks the descriptor
+// with FIONREAD, so this works for pipes, terminals and files). A streaming
+// tagger writes what it has read before such a read.
+bool InputWouldBlock(std::istream* input);
+
 struct ConllTaggingOptions {
   int threads = 1;
   int batch_per_thread = 256;

@@ -35,30 +35,22 @@
 // blocks. On an error the output holds exactly the sentences before the
 // failing one, as when tagging one sentence at a time.
 
-#include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <fstream>
-#include <functional>
 #include <iostream>
 #include <memory>
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
-#include "base/parallel.h"
 #include "base/paths.h"
-#include "corpora/conll_reader.h"
 #include "corpora/tokenizer.h"
 #include "models/chain_model.h"
 #include "pipeline/bundle.h"
 #include "pipeline/conll_tagging.h"
 #include "pipeline/tag_output.h"
+#include "pipeline/text_tagging.h"
 
 ABSL_FLAG(std::string, model, "", "Model file written by train.");
 ABSL_FLAG(std::string, input, "", "Read this file instead of stdin.");
@@ -96,36 +88,9 @@ namespace {
 constexpr int kBatchPerThread = 256;
 constexpr int kMaxThreads = 256;
 
-// Whether the next read from `input` could block: nothing is left in its
-// buffer, nor ready in the file underneath (libstdc++ asks the descriptor
-// with FIONREAD, so this works for pipes, terminals and files). The batch so
-// far is then tagged and flushed before reading on. When the input stops in
-// the middle of a sentence, the sentences before it wait with that one: a
-// writer that sends whole sentences is answered sentence by sentence.
-bool InputDrained(std::istream* input) {
-  return input->rdbuf()->in_avail() <= 0;
-}
-
 void Write(const std::string& out) {
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
-}
-
-// Runs body(worker, i) for every i in [0, n) on up to `threads` threads;
-// worker in [0, threads) is the calling thread's index, for per-thread
-// buffers. Items are handed out one at a time, so uneven ones balance.
-template <typename Body>
-void ForEachItem(int n, int threads, const Body& body) {
-  const int workers = std::max(1, std::min(threads, n));
-  std::atomic<int> next{0};
-  ParallelFor(workers, workers, [&](int begin, int end) {
-    for (int worker = begin; worker < end; ++worker) {
-      for (int i = next.fetch_add(1, std::memory_order_relaxed); i < n;
-           i = next.fetch_add(1, std::memory_order_relaxed)) {
-        body(worker, i);
-      }
-    }
-  });
 }
 
 // --input, when given, replaces stdin; false (after saying why) when it
@@ -141,78 +106,6 @@ bool OpenInput(std::ifstream* file, std::istream** input, std::string* source) {
   *input = file;
   return true;
 }
-
-// Tags raw text with a bundle: see the top of this file. One per thread: it
-// holds that thread's buffers.
-class TextTagger {
- public:
-  TextTagger(const Bundle* bundle, const Tokenizer* tokenizer,
-             OutputFormat format, int bracket_stage, BundleOptions options)
-      : bundle_(bundle),
-        tokenizer_(tokenizer),
-        format_(format),
-        bracket_stage_(bracket_stage),
-        options_(options),
-        stages_(OutputStages(*bundle)) {}
-
-  // Tags one sentence's tokens and appends its output to `out` (nothing on
-  // failure).
-  absl::Status Emit(const std::vector<Token>& tokens, int64_t line,
-                    std::string* out) {
-    if (tokens.empty()) return absl::OkStatus();
-    sentence_.tokens.clear();
-    sentence_.offsets.clear();
-    for (const Token& token : tokens) {
-      sentence_.tokens.push_back(token.text);
-      sentence_.offsets.emplace_back(token.begin, token.end);
-    }
-    sentence_.line = line;
-    absl::Status status =
-        bundle_->Tag(sentence_.tokens, options_, &scratch_, &sentence_.outputs);
-    if (!status.ok()) return status;
-    const size_t size = out->size();
-    switch (format_) {
-      case OutputFormat::kConll:
-        AppendConll(sentence_, options_.nbest, out);
-        break;
-      case OutputFormat::kBracketed:
-        AppendBracketed(sentence_, bracket_stage_, out);
-        break;
-      case OutputFormat::kJson:
-        status = AppendJson(stages_, sentence_, out);
-        if (!status.ok()) {
-          out->resize(size);
-          return status;
-        }
-        break;
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status Line(absl::string_view text, int64_t line, std::string* out) {
-    return Emit(tokenizer_->Tokenize(text), line, out);
-  }
-
-  // On failure `out` holds the sentences before the failing one.
-  absl::Status Paragraph(absl::string_view text, int64_t first_line,
-                         std::string* out) {
-    for (const std::vector<Token>& tokens : tokenizer_->SplitSentences(text)) {
-      absl::Status status = Emit(tokens, first_line, out);
-      if (!status.ok()) return status;
-    }
-    return absl::OkStatus();
-  }
-
- private:
-  const Bundle* bundle_;
-  const Tokenizer* tokenizer_;
-  const OutputFormat format_;
-  const int bracket_stage_;
-  const BundleOptions options_;
-  const std::vector<OutputStage> stages_;
-  BundleScratch scratch_;
-  TaggedSentence sentence_;
-};
 
 int RunBundle(int threads) {
   const std::string path = ResolveUserPath(absl::GetFlag(FLAGS_pipeline));
@@ -257,83 +150,18 @@ int RunBundle(int threads) {
   std::string source = "stdin";
   if (!OpenInput(&file, &input, &source)) return 1;
   std::ios::sync_with_stdio(false);
-  std::vector<TextTagger> taggers;
-  taggers.reserve(threads);
-  for (int t = 0; t < threads; ++t) {
-    taggers.emplace_back(&*bundle, tokenizer->get(), *format, bracket_stage,
-                         options);
-  }
-  const bool paragraphs = absl::GetFlag(FLAGS_paragraphs);
-
-  // The batch: lines (or paragraphs) with their first line number, and what
-  // tagging each gave. The slots are reused, keeping their buffers.
-  const int capacity = kBatchPerThread * threads;
-  std::vector<std::string> texts(capacity);
-  std::vector<int64_t> text_lines(capacity);
-  std::vector<std::string> outs(capacity);
-  std::vector<absl::Status> statuses(capacity);
-  int batch = 0;
-  std::string out;
-  // Tags and writes the batch; false (after saying why) at the first
-  // failing sentence, once the output before it is written.
-  auto flush = [&]() {
-    ForEachItem(batch, threads, [&](int worker, int i) {
-      outs[i].clear();
-      statuses[i] =
-          paragraphs
-              ? taggers[worker].Paragraph(texts[i], text_lines[i], &outs[i])
-              : taggers[worker].Line(texts[i], text_lines[i], &outs[i]);
-    });
-    out.clear();
-    for (int i = 0; i < batch; ++i) {
-      out.append(outs[i]);
-      if (!statuses[i].ok()) {
-        Write(out);
-        std::fprintf(stderr, "tag: %s:%lld: %s\n", source.c_str(),
-                     static_cast<long long>(text_lines[i]),
-                     std::string(statuses[i].message()).c_str());
-        return false;
-      }
-    }
-    Write(out);
-    batch = 0;
-    return true;
-  };
-
-  std::string line;
-  std::string paragraph;
-  int64_t line_number = 0;
-  int64_t paragraph_line = 0;
-  auto add_paragraph = [&] {
-    if (paragraph.empty()) return;  // no tokens, no output
-    std::swap(texts[batch], paragraph);
-    paragraph.clear();
-    text_lines[batch++] = paragraph_line;
-  };
-  while (std::getline(*input, line)) {
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (!paragraphs) {
-      std::swap(texts[batch], line);
-      text_lines[batch++] = line_number;
-    } else if (line.find_first_not_of(" \t") == std::string::npos) {
-      add_paragraph();
-    } else {
-      if (paragraph.empty()) {
-        paragraph_line = line_number;
-      } else {
-        paragraph.push_back('\n');
-      }
-      paragraph.append(line);
-    }
-    if (batch == capacity || (batch > 0 && InputDrained(input))) {
-      if (!flush()) return 1;
-    }
-  }
-  if (paragraphs) add_paragraph();
-  if (!flush()) return 1;
-  if (input->bad()) {
-    std::fprintf(stderr, "tag: %s: read error\n", source.c_str());
+  TextTaggingOptions text_options;
+  text_options.format = *format;
+  text_options.bracket_stage = bracket_stage;
+  text_options.decode = options;
+  text_options.paragraphs = absl::GetFlag(FLAGS_paragraphs);
+  text_options.threads = threads;
+  text_options.batch_per_thread = kBatchPerThread;
+  absl::Status status =
+      TagTextStream(*bundle, **tokenizer, input, source, text_options, Write);
+  if (!status.ok()) {
+    // The message names the file and line.
+    std::fprintf(stderr, "tag: %s\n", std::string(status.message()).c_str());
     return 1;
   }
   return 0;

@@ -1,0 +1,193 @@
+#include "pipeline/text_tagging.h"
+
+#include <algorithm>
+#include <atomic>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/parallel.h"
+#include "pipeline/conll_tagging.h"
+
+namespace chaintag {
+namespace {
+
+// Runs body(worker, i) for every i in [0, n) on up to `threads` threads;
+// worker in [0, threads) is the calling thread's index, for per-thread
+// buffers. Items are handed out one at a time, so uneven ones balance.
+template <typename Body>
+void ForEachItem(int n, int threads, const Body& body) {
+  const int workers = std::max(1, std::min(threads, n));
+  std::atomic<int> next{0};
+  ParallelFor(workers, workers, [&](int begin, int end) {
+    for (int worker = begin; worker < end; ++worker) {
+      for (int i = next.fetch_add(1, std::memory_order_relaxed); i < n;
+           i = next.fetch_add(1, std::memory_order_relaxed)) {
+        body(worker, i);
+      }
+    }
+  });
+}
+
+// Tags raw text with a bundle: see the top of this file. One per thread: it
+// holds that thread's buffers.
+class TextTagger {
+ public:
+  TextTagger(const Bundle* bundle, const Tokenizer* tokenizer,
+             OutputFormat format, int bracket_stage, BundleOptions options)
+      : bundle_(bundle),
+        tokenizer_(tokenizer),
+        format_(format),
+        bracket_stage_(bracket_stage),
+        options_(options),
+        stages_(OutputStages(*bundle)) {}
+
+  // Tags one sentence's tokens and appends its output to `out` (nothing on
+  // failure).
+  absl::Status Emit(const std::vector<Token>& tokens, int64_t line,
+                    std::string* out) {
+    if (tokens.empty()) return absl::OkStatus();
+    sentence_.tokens.clear();
+    sentence_.offsets.clear();
+    for (const Token& token : tokens) {
+      sentence_.tokens.push_back(token.text);
+      sentence_.offsets.emplace_back(token.begin, token.end);
+    }
+    sentence_.line = line;
+    absl::Status status =
+        bundle_->Tag(sentence_.tokens, options_, &scratch_, &sentence_.outputs);
+    if (!status.ok()) return status;
+    const size_t size = out->size();
+    switch (format_) {
+      case OutputFormat::kConll:
+        AppendConll(sentence_, options_.nbest, out);
+        break;
+      case OutputFormat::kBracketed:
+        AppendBracketed(sentence_, bracket_stage_, out);
+        break;
+      case OutputFormat::kJson:
+        status = AppendJson(stages_, sentence_, out);
+        if (!status.ok()) {
+          out->resize(size);
+          return status;
+        }
+        break;
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Line(absl::string_view text, int64_t line, std::string* out) {
+    return Emit(tokenizer_->Tokenize(text), line, out);
+  }
+
+  // On failure `out` holds the sentences before the failing one.
+  absl::Status Paragraph(absl::string_view text, int64_t first_line,
+                         std::string* out) {
+    for (const std::vector<Token>& tokens : tokenizer_->SplitSentences(text)) {
+      absl::Status status = Emit(tokens, first_line, out);
+      if (!status.ok()) return status;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const Bundle* bundle_;
+  const Tokenizer* tokenizer_;
+  const OutputFormat format_;
+  const int bracket_stage_;
+  const BundleOptions options_;
+  const std::vector<OutputStage> stages_;
+  BundleScratch scratch_;
+  TaggedSentence sentence_;
+};
+
+}  // namespace
+
+absl::Status TagTextStream(
+    const Bundle& bundle, const Tokenizer& tokenizer, std::istream* input,
+    absl::string_view source, const TextTaggingOptions& options,
+    const std::function<void(const std::string&)>& write) {
+  const int threads = std::max(1, options.threads);
+  std::vector<TextTagger> taggers;
+  taggers.reserve(threads);
+  for (int t = 0; t < threads; ++t) {
+    taggers.emplace_back(&bundle, &tokenizer, options.format,
+                         options.bracket_stage, options.decode);
+  }
+  const bool paragraphs = options.paragraphs;
+
+  // The batch: lines (or paragraphs) with their first line number, and what
+  // tagging each gave. The slots are reused, keeping their buffers.
+  const int capacity = options.batch_per_thread * threads;
+  std::vector<std::string> texts(capacity);
+  std::vector<int64_t> text_lines(capacity);
+  std::vector<std::string> outs(capacity);
+  std::vector<absl::Status> statuses(capacity);
+  int batch = 0;
+  std::string out;
+  // Tags and writes the batch; at the first failing sentence, writes the
+  // output before it and says why.
+  auto flush = [&]() -> absl::Status {
+    ForEachItem(batch, threads, [&](int worker, int i) {
+      outs[i].clear();
+      statuses[i] =
+          paragraphs
+              ? taggers[worker].Paragraph(texts[i], text_lines[i], &outs[i])
+              : taggers[worker].Line(texts[i], text_lines[i], &outs[i]);
+    });
+    out.clear();
+    for (int i = 0; i < batch; ++i) {
+      out.append(outs[i]);
+      if (!statuses[i].ok()) {
+        write(out);
+        return absl::Status(statuses[i].code(),
+                            absl::StrCat(source, ":", text_lines[i], ": ",
+                                         statuses[i].message()));
+      }
+    }
+    write(out);
+    batch = 0;
+    return absl::OkStatus();
+  };
+
+  std::string line;
+  std::string paragraph;
+  int64_t line_number = 0;
+  int64_t paragraph_line = 0;
+  auto add_paragraph = [&] {
+    if (paragraph.empty()) return;  // no tokens, no output
+    std::swap(texts[batch], paragraph);
+    paragraph.clear();
+    text_lines[batch++] = paragraph_line;
+  };
+  while (std::getline(*input, line)) {
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!paragraphs) {
+      std::swap(texts[batch], line);
+      text_lines[batch++] = line_number;
+    } else if (line.find_first_not_of(" \t") == std::string::npos) {
+      add_paragraph();
+    } else {
+      if (paragraph.empty()) {
+        paragraph_line = line_number;
+      } else {
+        paragraph.push_back('\n');
+      }
+      paragraph.append(line);
+    }
+    if (batch == capacity || (batch > 0 && InputWouldBlock(input))) {
+      absl::Status written = flush();
+      if (!written.ok()) return written;
+    }
+  }
+  if (paragraphs) add_paragraph();
+  absl::Status written = flush();
+  if (!written.ok()) return written;
+  if (input->bad()) {
+    return absl::DataLossError(absl::StrCat(source, ": read error"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace chaintag
