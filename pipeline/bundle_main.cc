@@ -18,6 +18,7 @@
 // whose chunk definitions it follows), so the NER model sees slightly
 // different chunk tags in the bundle than in training.
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -27,8 +28,10 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/config_override.h"
 #include "base/paths.h"
 #include "corpora/conll_reader.h"
 #include "google/protobuf/text_format.h"
@@ -48,6 +51,10 @@ ABSL_FLAG(bool, ner, false,
 ABSL_FLAG(bool, retrain, false, "Train even when up-to-date models exist.");
 ABSL_FLAG(bool, evaluate, true, "Score the bundle on the test splits.");
 ABSL_FLAG(bool, quiet, false, "No training progress lines.");
+ABSL_FLAG(std::vector<std::string>, set, {},
+          "Overrides a stage's config field: --set=ner.solver.lambda=1e-4 "
+          "(the stage, pos, chunk or ner, then the field's dotted path; "
+          "repeat the flag or separate assignments by commas).");
 ABSL_FLAG(std::string, pos_config, "", "The POS preset (set by the target).");
 ABSL_FLAG(std::string, chunk_config, "",
           "The chunking preset (set by the target).");
@@ -137,6 +144,19 @@ int Run() {
                       {"pos", TAG_SCHEME_UNSPECIFIED},
                       {"chunk", IOB1}}});
   }
+  for (const std::string& assignment : absl::GetFlag(FLAGS_set)) {
+    const bool known = std::any_of(
+        specs.begin(), specs.end(), [&assignment](const StageSpec& spec) {
+          return absl::StartsWith(assignment, spec.name + ".");
+        });
+    if (!known) {
+      std::fprintf(stderr,
+                   "english_bundle: --set=%s: start with a stage of this "
+                   "run (pos, chunk, or ner with --ner)\n",
+                   assignment.c_str());
+      return 2;
+    }
+  }
   BundleManifest manifest;
   manifest.set_name("english");
   std::vector<PipelineConfig> configs;
@@ -152,6 +172,16 @@ int Run() {
       std::fprintf(stderr, "english_bundle: %s\n",
                    config.status().ToString().c_str());
       return 1;
+    }
+    for (const std::string& assignment : absl::GetFlag(FLAGS_set)) {
+      if (!absl::StartsWith(assignment, spec.name + ".")) continue;
+      absl::Status set = ApplyAssignment(
+          absl::string_view(assignment).substr(spec.name.size() + 1), &*config);
+      if (!set.ok()) {
+        std::fprintf(stderr, "english_bundle: --set: %s\n",
+                     std::string(set.message()).c_str());
+        return 2;
+      }
     }
     const std::string model_file = spec.name + ".model";
     config->set_model_path(ResolvePath(out_dir, model_file));
