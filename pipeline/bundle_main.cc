@@ -54,7 +54,7 @@ ABSL_FLAG(bool, quiet, false, "No training progress lines.");
 ABSL_FLAG(std::vector<std::string>, set, {},
           "Overrides a stage's config field: --set=ner.solver.lambda=1e-4 "
           "(the stage, pos, chunk or ner, then the field's dotted path; "
-          "repeat the flag or separate assignments by commas).");
+          "assignments separated by commas, in one --set).");
 ABSL_FLAG(std::string, pos_config, "", "The POS preset (set by the target).");
 ABSL_FLAG(std::string, chunk_config, "",
           "The chunking preset (set by the target).");

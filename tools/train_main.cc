@@ -99,8 +99,9 @@ ABSL_FLAG(std::string, weight_precision, "",
           "solver's weights exactly) for the saved emission weights.");
 ABSL_FLAG(std::vector<std::string>, set, {},
           "Sets any config field by its dotted path, after the named flags: "
-          "--set=solver.lambda=1e-4,features.num_buckets=2097152 (repeat "
-          "the flag or separate assignments by commas; enums by name).");
+          "--set=solver.lambda=1e-4,features.num_buckets=2097152 "
+          "(assignments separated by commas, one --set: a repeated flag "
+          "keeps its last value; enums by name).");
 ABSL_FLAG(bool, quiet, false, "No progress lines.");
 
 namespace chaintag {
