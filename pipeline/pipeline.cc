@@ -519,6 +519,142 @@ absl::StatusOr<TrainingSummary> TrainOnPath(
   return summary;
 }
 
+// The corpus and feature lines of the progress stream, and the example
+// counts of the result.
+void ReportCorpus(const PreparedCorpus& prepared,
+                  const std::function<void(const std::string&)>& say,
+                  PipelineResult* result) {
+  const ChainLayout& layout = prepared.problem->layout();
+  const LabelSet& labels = prepared.labels;
+  result->num_train_sentences = prepared.problem->NumExamples();
+  if (prepared.config.corpus().has_ocr()) {
+    result->num_test_sentences = prepared.ocr_test->NumExamples();
+    say(absl::StrFormat(
+        "corpus: OCR %s, %d training words (%d letters), %d test words (%d "
+        "letters), %d labels",
+        prepared.ocr_path, result->num_train_sentences,
+        prepared.ocr_train_letters, result->num_test_sentences,
+        prepared.ocr_test_letters, labels.size()));
+    say(absl::StrFormat("features: %d pixels + constant per letter, dim %d",
+                        layout.num_rows - 1, layout.dim()));
+    return;
+  }
+  const FeatureStats& stats = prepared.feature_stats;
+  result->num_dev_sentences = static_cast<int>(prepared.dev.size());
+  result->num_test_sentences = static_cast<int>(prepared.test.size());
+  say(absl::StrFormat(
+      "corpus: %d training sentences, %s%d test sentences, %d labels (%s; "
+      "input and output in %s)",
+      result->num_train_sentences,
+      prepared.dev.empty()
+          ? ""
+          : absl::StrFormat("%d dev sentences, ", result->num_dev_sentences),
+      result->num_test_sentences, labels.size(),
+      TagSchemeName(prepared.config.model().train_scheme()),
+      TagSchemeName(prepared.format.tag_scheme())));
+  say(absl::StrFormat(
+      "features: %d distinct attributes in %d buckets (%d used), collision "
+      "rate %.2f%%, dim %d",
+      stats.distinct_attributes, prepared.extractor->num_buckets(),
+      stats.distinct_buckets, 100 * stats.collision_rate, layout.dim()));
+}
+
+// The model file of `weights` (over `rows`). An OCR model has the same file
+// format: its feature config (129 buckets, no templates, no hashed bias) and
+// resolved_config (with corpus.ocr) say that its input is pixels, and it has
+// no input_format.
+absl::StatusOr<ChainModel> MakeModel(const PreparedCorpus& prepared,
+                                     const SolverConfig& solver_config,
+                                     const std::vector<double>& weights,
+                                     const BucketRows& rows,
+                                     const TrainingSummary& training) {
+  const PipelineConfig& config = prepared.config;
+  ModelFile header;
+  for (const std::string& name : prepared.labels.names()) {
+    header.add_labels(name);
+  }
+  *header.mutable_features() = config.features();
+  if (!config.corpus().has_ocr()) {
+    ConllFormat model_format = prepared.format;
+    model_format.set_allow_missing_label(true);
+    *header.mutable_input_format() = model_format;
+    header.set_input_num_columns(prepared.num_columns);
+  }
+  header.set_train_scheme(config.model().train_scheme());
+  header.set_output_scheme(prepared.format.tag_scheme());
+  header.set_normalize_loss(config.model().normalize_loss());
+  header.set_weight_precision(config.model().weight_precision());
+  // Set only when true: a plain model's file stays as it was.
+  if (config.model().constrained_decoding()) {
+    header.set_constrained_decoding(true);
+  }
+  *header.mutable_solver() = solver_config;
+  *header.mutable_training() = training;
+  google::protobuf::TextFormat::PrintToString(config,
+                                              header.mutable_resolved_config());
+  return ChainModel::Create(std::move(header), rows, weights);
+}
+
+// Letter errors of the saved (rounded) model on the training and test
+// words; returns the `done:` line's scores.
+std::string ScoreOcrModel(const PreparedCorpus& prepared,
+                          const ChainModel& model, int threads,
+                          PipelineResult* result) {
+  const std::vector<double> saved_weights = model.DenseWeights(*prepared.rows);
+  const double* w = saved_weights.data();
+  result->train_letter_error =
+      LetterErrorPercent(*prepared.problem, w, threads);
+  const LetterErrors test_errors =
+      ComputeLetterErrors(*prepared.ocr_test, w, threads);
+  result->test_letter_error = test_errors.letter_percent;
+  result->test_word_averaged_letter_error = test_errors.word_averaged_percent;
+  result->test_report = absl::StrFormat(
+      "letter error: train %.2f%% (%d words, %d letters), test %.2f%% (%d "
+      "words, %d letters)\n"
+      "test error averaged per word (as the BCFW reference code reports "
+      "it): %.2f%%\n",
+      result->train_letter_error, result->num_train_sentences,
+      prepared.ocr_train_letters, result->test_letter_error,
+      result->num_test_sentences, prepared.ocr_test_letters,
+      test_errors.word_averaged_percent);
+  return absl::StrFormat(", train letter error %.2f%%, test %.2f%%",
+                         result->train_letter_error, result->test_letter_error);
+}
+
+// corpus.retrain_on_train_and_dev: trains again, with the same solver
+// settings, on train + dev (built from the train-only problem, which is
+// released, as are the dev sentences), and returns that model, saved.
+absl::StatusOr<ChainModel> TrainFinalModel(
+    PreparedCorpus* prepared, const SolverConfig& solver_config,
+    std::FILE* progress, const std::function<void(const std::string&)>& say,
+    PipelineResult* result) {
+  prepared->dev = std::vector<Sentence>();
+  absl::Status made = PrepareRetrainingProblem(prepared);
+  if (!made.ok()) return made;
+  const ChainProblem& with_dev = *prepared->problem_with_dev;
+  say(absl::StrFormat(
+      "final model: training again on train + dev (%d sentences), "
+      "lambda %g, up to %d passes",
+      with_dev.NumExamples(), solver_config.lambda(),
+      solver_config.max_passes()));
+  absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(solver_config);
+  if (!solver.ok()) return solver.status();
+  Monitor monitor;
+  monitor.set_progress_stream(progress);
+  result->final_log_path = absl::StrCat(result->log_path, ".train_and_dev");
+  absl::Status log = monitor.OpenLog(result->final_log_path);
+  if (!log.ok()) return log;
+  std::vector<double> weights;
+  absl::StatusOr<TrainingSummary> summary =
+      (*solver)->Solve(with_dev, &monitor, &weights);
+  if (!summary.ok()) return summary.status();
+  solver->reset();
+  result->train_only_summary = result->summary;
+  result->summary = *summary;
+  return MakeModel(*prepared, solver_config, weights, *prepared->rows_with_dev,
+                   *summary);
+}
+
 }  // namespace
 
 absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
@@ -551,13 +687,10 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
   const std::vector<Sentence>& dev = prepared->dev;
   const bool has_dev = !dev.empty();  // dev is released before retraining
   const std::vector<Sentence>& test = prepared->test;
-  const LabelSet& labels = prepared->labels;
   const ChainProblem& problem = *prepared->problem;
   const ChainLayout& layout = problem.layout();
   const TagScheme input_scheme = format.tag_scheme();
-  const TagScheme train_scheme = config.model().train_scheme();
   const int threads = std::max(1, config.solver().num_threads());
-  const FeatureStats& stats = prepared->feature_stats;
 
   // The training sentences are featurised: their text is not read again,
   // and it is as large as the features.
@@ -567,36 +700,8 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
   malloc_trim(0);
 
   PipelineResult result;
-  result.num_train_sentences = problem.NumExamples();
-  result.feature_stats = stats;
-  if (ocr) {
-    result.num_test_sentences = prepared->ocr_test->NumExamples();
-    say(absl::StrFormat(
-        "corpus: OCR %s, %d training words (%d letters), %d test words (%d "
-        "letters), %d labels",
-        prepared->ocr_path, result.num_train_sentences,
-        prepared->ocr_train_letters, result.num_test_sentences,
-        prepared->ocr_test_letters, labels.size()));
-    say(absl::StrFormat("features: %d pixels + constant per letter, dim %d",
-                        layout.num_rows - 1, layout.dim()));
-  } else {
-    result.num_dev_sentences = static_cast<int>(dev.size());
-    result.num_test_sentences = static_cast<int>(test.size());
-    say(absl::StrFormat(
-        "corpus: %d training sentences, %s%d test sentences, %d labels (%s; "
-        "input and output in %s)",
-        result.num_train_sentences,
-        dev.empty()
-            ? ""
-            : absl::StrFormat("%d dev sentences, ", result.num_dev_sentences),
-        result.num_test_sentences, labels.size(), TagSchemeName(train_scheme),
-        TagSchemeName(input_scheme)));
-    say(absl::StrFormat(
-        "features: %d distinct attributes in %d buckets (%d used), collision "
-        "rate %.2f%%, dim %d",
-        stats.distinct_attributes, prepared->extractor->num_buckets(),
-        stats.distinct_buckets, 100 * stats.collision_rate, layout.dim()));
-  }
+  result.feature_stats = prepared->feature_stats;
+  ReportCorpus(*prepared, say, &result);
 
   // Solver.
   SolverConfig solver_config = config.solver();
@@ -668,37 +773,8 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
   if (!summary.ok()) return summary.status();
   result.summary = *summary;
 
-  // Model files. An OCR model has the same file format: its feature config
-  // (129 buckets, no templates, no hashed bias) and resolved_config (with
-  // corpus.ocr) say that its input is pixels, and it has no input_format.
-  auto make_model = [&](const std::vector<double>& model_weights,
-                        const BucketRows& rows,
-                        const TrainingSummary& training) {
-    ModelFile header;
-    for (const std::string& name : labels.names()) header.add_labels(name);
-    *header.mutable_features() = config.features();
-    if (!ocr) {
-      ConllFormat model_format = format;
-      model_format.set_allow_missing_label(true);
-      *header.mutable_input_format() = model_format;
-      header.set_input_num_columns(prepared->num_columns);
-    }
-    header.set_train_scheme(train_scheme);
-    header.set_output_scheme(input_scheme);
-    header.set_normalize_loss(config.model().normalize_loss());
-    header.set_weight_precision(config.model().weight_precision());
-    // Set only when true: a plain model's file stays as it was.
-    if (config.model().constrained_decoding()) {
-      header.set_constrained_decoding(true);
-    }
-    *header.mutable_solver() = solver_config;
-    *header.mutable_training() = training;
-    google::protobuf::TextFormat::PrintToString(
-        config, header.mutable_resolved_config());
-    return ChainModel::Create(std::move(header), rows, model_weights);
-  };
   absl::StatusOr<ChainModel> model =
-      make_model(weights, *prepared->rows, *summary);
+      MakeModel(*prepared, solver_config, weights, *prepared->rows, *summary);
   // The model holds its own copy; the solver's vector is not read again.
   weights = std::vector<double>();
   if (!model.ok()) return model.status();
@@ -718,27 +794,7 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
   // the tagging path `tag` runs), not from the solver's vector.
   std::string scores;
   if (ocr) {
-    // The saved (rounded) weights, in the problem's rows.
-    const std::vector<double> saved_weights =
-        model->DenseWeights(*prepared->rows);
-    const double* w = saved_weights.data();
-    result.train_letter_error = LetterErrorPercent(problem, w, threads);
-    const LetterErrors test_errors =
-        ComputeLetterErrors(*prepared->ocr_test, w, threads);
-    result.test_letter_error = test_errors.letter_percent;
-    result.test_word_averaged_letter_error = test_errors.word_averaged_percent;
-    result.test_report = absl::StrFormat(
-        "letter error: train %.2f%% (%d words, %d letters), test %.2f%% (%d "
-        "words, %d letters)\n"
-        "test error averaged per word (as the BCFW reference code reports "
-        "it): %.2f%%\n",
-        result.train_letter_error, result.num_train_sentences,
-        prepared->ocr_train_letters, result.test_letter_error,
-        result.num_test_sentences, prepared->ocr_test_letters,
-        test_errors.word_averaged_percent);
-    scores =
-        absl::StrFormat(", train letter error %.2f%%, test %.2f%%",
-                        result.train_letter_error, result.test_letter_error);
+    scores = ScoreOcrModel(*prepared, *model, threads, &result);
   } else {
     // Each split's conlleval header, for the progress stream (the test
     // report is the caller's to print).
@@ -779,34 +835,7 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
       // The train-only model is saved and scored: its weights (as large as
       // the solver's) are released before the final run needs the memory.
       model = absl::UnavailableError("the train-only model was released");
-      // So are the dev sentences (scored; the final model trains on them)
-      // and the train-only problem: the final one holds its examples.
-      prepared->dev = std::vector<Sentence>();
-      absl::Status made = PrepareRetrainingProblem(prepared);
-      if (!made.ok()) return made;
-      const ChainProblem& with_dev = *prepared->problem_with_dev;
-      say(absl::StrFormat(
-          "final model: training again on train + dev (%d sentences), "
-          "lambda %g, up to %d passes",
-          with_dev.NumExamples(), solver_config.lambda(),
-          solver_config.max_passes()));
-      absl::StatusOr<std::unique_ptr<Solver>> final_solver =
-          CreateSolver(solver_config);
-      if (!final_solver.ok()) return final_solver.status();
-      Monitor final_monitor;
-      final_monitor.set_progress_stream(progress);
-      result.final_log_path = absl::StrCat(result.log_path, ".train_and_dev");
-      absl::Status log = final_monitor.OpenLog(result.final_log_path);
-      if (!log.ok()) return log;
-      std::vector<double> final_weights;
-      absl::StatusOr<TrainingSummary> final_summary =
-          (*final_solver)->Solve(with_dev, &final_monitor, &final_weights);
-      if (!final_summary.ok()) return final_summary.status();
-      final_solver->reset();
-      result.train_only_summary = result.summary;
-      result.summary = *final_summary;
-      model =
-          make_model(final_weights, *prepared->rows_with_dev, *final_summary);
+      model = TrainFinalModel(prepared, solver_config, progress, say, &result);
       if (!model.ok()) return model.status();
       saved = model->Save(result.model_path);
       if (!saved.ok()) return saved;
