@@ -655,6 +655,92 @@ absl::StatusOr<ChainModel> TrainFinalModel(
                    *summary);
 }
 
+// Scores the train-only model on dev (and on test, with retraining), trains
+// and saves the final model on train + dev when asked, scores it on test and
+// writes the predictions; returns the `done:` line's scores.
+absl::StatusOr<std::string> ScoreConllModels(
+    PreparedCorpus* prepared, const SolverConfig& solver_config,
+    const PipelineOptions& options,
+    const std::function<void(const std::string&)>& say,
+    absl::StatusOr<ChainModel>* model, PipelineResult* result_out) {
+  const PipelineConfig& config = prepared->config;
+  const std::vector<Sentence>& dev = prepared->dev;
+  const bool has_dev = !dev.empty();  // released before retraining
+  const std::vector<Sentence>& test = prepared->test;
+  const bool raw = prepared->format.tag_scheme() == NONE;
+  const bool retrain = config.corpus().retrain_on_train_and_dev();
+  const int threads = std::max(1, config.solver().num_threads());
+  PipelineResult& result = *result_out;
+  std::string scores;
+  // Each split's conlleval header, for the progress stream (the test
+  // report is the caller's to print).
+  auto headline = [](const std::string& report) {
+    const size_t first = report.find('\n');
+    const size_t second = first == std::string::npos
+                              ? std::string::npos
+                              : report.find('\n', first + 1);
+    return report.substr(0, second);
+  };
+  auto score_name = [raw](double f1, double accuracy) {
+    return raw ? absl::StrFormat("accuracy %.2f%%", accuracy)
+               : absl::StrFormat("F1 %.2f", f1);
+  };
+  if (!dev.empty()) {
+    absl::StatusOr<double> f1 = EvaluateModel(
+        **model, dev, threads, &result.dev_report, &result.dev_accuracy);
+    if (!f1.ok()) return f1.status();
+    result.dev_f1 = *f1;
+    say(absl::StrCat("dev (", config.corpus().dev(), "):\n",
+                     headline(result.dev_report)));
+    scores =
+        absl::StrCat(", dev ", score_name(result.dev_f1, result.dev_accuracy));
+  }
+  if (retrain) {
+    if (!test.empty()) {
+      double accuracy = 0;
+      absl::StatusOr<double> f1 = EvaluateModel(
+          **model, test, threads, &result.train_only_test_report, &accuracy);
+      if (!f1.ok()) return f1.status();
+      result.train_only_test_f1 = *f1;
+      say(absl::StrCat("test (", config.corpus().test(),
+                       "), model trained on train only:\n",
+                       headline(result.train_only_test_report)));
+      absl::StrAppend(&scores, ", test ", score_name(*f1, accuracy),
+                      " (train only)");
+    }
+    // The train-only model is saved and scored: its weights (as large as
+    // the solver's) are released before the final run needs the memory.
+    *model = absl::UnavailableError("the train-only model was released");
+    *model = TrainFinalModel(prepared, solver_config, options.progress, say,
+                             &result);
+    if (!model->ok()) return model->status();
+    absl::Status saved = (**model).Save(result.model_path);
+    if (!saved.ok()) return saved;
+  }
+  if (!test.empty()) {
+    std::vector<std::vector<std::string>> predictions;
+    absl::StatusOr<double> f1 =
+        EvaluateModel(**model, test, threads, &result.test_report,
+                      &result.test_accuracy, &predictions);
+    if (!f1.ok()) return f1.status();
+    result.test_f1 = *f1;
+    if (has_dev) {
+      say(absl::StrCat("test (", config.corpus().test(), ")",
+                       retrain ? ", final model (train + dev)" : "", ":\n",
+                       headline(result.test_report)));
+    }
+    absl::StrAppend(&scores, retrain ? ", final model: test " : ", test ",
+                    score_name(result.test_f1, result.test_accuracy));
+    if (!config.predictions_path().empty()) {
+      absl::Status written = WritePredictions(
+          ResolvePath(options.output_dir, config.predictions_path()), test,
+          predictions);
+      if (!written.ok()) return written;
+    }
+  }
+  return scores;
+}
+
 }  // namespace
 
 absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
@@ -683,13 +769,8 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
   absl::Status lambda = CheckLambdaSelection(config);
   if (!lambda.ok()) return lambda;
   const bool ocr = config.corpus().has_ocr();
-  const ConllFormat& format = prepared->format;
-  const std::vector<Sentence>& dev = prepared->dev;
-  const bool has_dev = !dev.empty();  // dev is released before retraining
-  const std::vector<Sentence>& test = prepared->test;
   const ChainProblem& problem = *prepared->problem;
   const ChainLayout& layout = problem.layout();
-  const TagScheme input_scheme = format.tag_scheme();
   const int threads = std::max(1, config.solver().num_threads());
 
   // The training sentences are featurised: their text is not read again,
@@ -739,7 +820,6 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
     absl::Status log = monitor.OpenLog(result.log_path);
     if (!log.ok()) return log;
   }
-  const bool raw = input_scheme == NONE;
   const int eval_every =
       config.eval_every() > 0 ? config.eval_every() : 1 << 30;
   const HeldOutScorer scorer = MakeHeldOutScorer(*prepared, false);
@@ -796,71 +876,10 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
   if (ocr) {
     scores = ScoreOcrModel(*prepared, *model, threads, &result);
   } else {
-    // Each split's conlleval header, for the progress stream (the test
-    // report is the caller's to print).
-    auto headline = [](const std::string& report) {
-      const size_t first = report.find('\n');
-      const size_t second = first == std::string::npos
-                                ? std::string::npos
-                                : report.find('\n', first + 1);
-      return report.substr(0, second);
-    };
-    auto score_name = [raw](double f1, double accuracy) {
-      return raw ? absl::StrFormat("accuracy %.2f%%", accuracy)
-                 : absl::StrFormat("F1 %.2f", f1);
-    };
-    if (!dev.empty()) {
-      absl::StatusOr<double> f1 = EvaluateModel(
-          *model, dev, threads, &result.dev_report, &result.dev_accuracy);
-      if (!f1.ok()) return f1.status();
-      result.dev_f1 = *f1;
-      say(absl::StrCat("dev (", config.corpus().dev(), "):\n",
-                       headline(result.dev_report)));
-      scores = absl::StrCat(", dev ",
-                            score_name(result.dev_f1, result.dev_accuracy));
-    }
-    if (retrain) {
-      if (!test.empty()) {
-        double accuracy = 0;
-        absl::StatusOr<double> f1 = EvaluateModel(
-            *model, test, threads, &result.train_only_test_report, &accuracy);
-        if (!f1.ok()) return f1.status();
-        result.train_only_test_f1 = *f1;
-        say(absl::StrCat("test (", config.corpus().test(),
-                         "), model trained on train only:\n",
-                         headline(result.train_only_test_report)));
-        absl::StrAppend(&scores, ", test ", score_name(*f1, accuracy),
-                        " (train only)");
-      }
-      // The train-only model is saved and scored: its weights (as large as
-      // the solver's) are released before the final run needs the memory.
-      model = absl::UnavailableError("the train-only model was released");
-      model = TrainFinalModel(prepared, solver_config, progress, say, &result);
-      if (!model.ok()) return model.status();
-      saved = model->Save(result.model_path);
-      if (!saved.ok()) return saved;
-    }
-    if (!test.empty()) {
-      std::vector<std::vector<std::string>> predictions;
-      absl::StatusOr<double> f1 =
-          EvaluateModel(*model, test, threads, &result.test_report,
-                        &result.test_accuracy, &predictions);
-      if (!f1.ok()) return f1.status();
-      result.test_f1 = *f1;
-      if (has_dev) {
-        say(absl::StrCat("test (", config.corpus().test(), ")",
-                         retrain ? ", final model (train + dev)" : "", ":\n",
-                         headline(result.test_report)));
-      }
-      absl::StrAppend(&scores, retrain ? ", final model: test " : ", test ",
-                      score_name(result.test_f1, result.test_accuracy));
-      if (!config.predictions_path().empty()) {
-        absl::Status written = WritePredictions(
-            ResolvePath(options.output_dir, config.predictions_path()), test,
-            predictions);
-        if (!written.ok()) return written;
-      }
-    }
+    absl::StatusOr<std::string> conll_scores = ScoreConllModels(
+        prepared, solver_config, options, say, &model, &result);
+    if (!conll_scores.ok()) return conll_scores.status();
+    scores = *conll_scores;
   }
   // Solvers without a dual (ssg) certify nothing: say so rather than print
   // a zero gap.
