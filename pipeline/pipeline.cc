@@ -741,6 +741,68 @@ absl::StatusOr<std::string> ScoreConllModels(
   return scores;
 }
 
+// Trains on the training problem, at the configured λ or along the path
+// (`lambda: "path"`, which settles solver_config's λ); the pass records, or
+// the path's JSON, go to the log. `solver` is released once it has run.
+absl::Status TrainOnTrainingSplit(
+    PreparedCorpus* prepared, const PipelineOptions& options,
+    const std::function<void(const std::string&)>& say,
+    std::unique_ptr<Solver> solver, SolverConfig* solver_config,
+    std::vector<double>* weights, PipelineResult* result) {
+  PipelineConfig& config = prepared->config;
+  const ChainProblem& problem = *prepared->problem;
+  Monitor monitor;
+  monitor.set_progress_stream(options.progress);
+  result->log_path = ResolvePath(options.output_dir, config.log_path());
+  const bool on_path = config.lambda() == "path";
+  // A path run's log is the path's JSON, written once it is known; both
+  // are opened now, so that an unwritable path fails before training.
+  std::ofstream path_log;
+  if (on_path) {
+    path_log.open(result->log_path, std::ios::trunc);
+    if (!path_log) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot write the path log ", result->log_path));
+    }
+  } else {
+    absl::Status log = monitor.OpenLog(result->log_path);
+    if (!log.ok()) return log;
+  }
+  const int eval_every =
+      config.eval_every() > 0 ? config.eval_every() : 1 << 30;
+  const HeldOutScorer scorer = MakeHeldOutScorer(*prepared, false);
+  if (scorer.score) {
+    monitor.SetEvaluator(scorer.name, eval_every,
+                         [&scorer](absl::Span<const double> w) {
+                           return scorer.score(w.data());
+                         });
+  }
+  absl::StatusOr<TrainingSummary> summary;
+  if (on_path) {
+    absl::StatusOr<TrainingSummary> chosen = TrainOnPath(
+        problem, *prepared, say, solver_config, weights, &result->path);
+    if (!chosen.ok()) return chosen.status();
+    summary = *chosen;
+    *config.mutable_solver() = *solver_config;
+    // The log holds the path's breakpoints instead of pass records. A
+    // failed write is reported, but the model is still saved below.
+    path_log << PathToJson(result->path);
+    path_log.close();
+    if (!path_log) {
+      say(absl::StrCat("warning: cannot write the path log ",
+                       result->log_path));
+    }
+  } else {
+    summary = solver->Solve(problem, &monitor, weights);
+    // Nothing of the solver is read after its run; a retraining run should
+    // not share the memory with whatever state it keeps.
+    solver.reset();
+  }
+  if (!summary.ok()) return summary.status();
+  result->summary = *summary;
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
@@ -803,58 +865,14 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
                         solver_config.max_passes()));
   }
 
-  Monitor monitor;
-  monitor.set_progress_stream(progress);
-  result.log_path = ResolvePath(options.output_dir, config.log_path());
-  const bool on_path = config.lambda() == "path";
-  // A path run's log is the path's JSON, written once it is known; both
-  // are opened now, so that an unwritable path fails before training.
-  std::ofstream path_log;
-  if (on_path) {
-    path_log.open(result.log_path, std::ios::trunc);
-    if (!path_log) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("cannot write the path log ", result.log_path));
-    }
-  } else {
-    absl::Status log = monitor.OpenLog(result.log_path);
-    if (!log.ok()) return log;
-  }
-  const int eval_every =
-      config.eval_every() > 0 ? config.eval_every() : 1 << 30;
-  const HeldOutScorer scorer = MakeHeldOutScorer(*prepared, false);
-  if (scorer.score) {
-    monitor.SetEvaluator(scorer.name, eval_every,
-                         [&scorer](absl::Span<const double> w) {
-                           return scorer.score(w.data());
-                         });
-  }
   std::vector<double> weights;
-  absl::StatusOr<TrainingSummary> summary;
-  if (on_path) {
-    absl::StatusOr<TrainingSummary> chosen = TrainOnPath(
-        problem, *prepared, say, &solver_config, &weights, &result.path);
-    if (!chosen.ok()) return chosen.status();
-    summary = *chosen;
-    *config.mutable_solver() = solver_config;
-    // The log holds the path's breakpoints instead of pass records. A
-    // failed write is reported, but the model is still saved below.
-    path_log << PathToJson(result.path);
-    path_log.close();
-    if (!path_log) {
-      say(absl::StrCat("warning: cannot write the path log ", result.log_path));
-    }
-  } else {
-    summary = (*solver)->Solve(problem, &monitor, &weights);
-    // Nothing of the solver is read after its run; a retraining run should
-    // not share the memory with whatever state it keeps.
-    solver->reset();
-  }
-  if (!summary.ok()) return summary.status();
-  result.summary = *summary;
+  absl::Status trained =
+      TrainOnTrainingSplit(prepared, options, say, std::move(*solver),
+                           &solver_config, &weights, &result);
+  if (!trained.ok()) return trained;
 
-  absl::StatusOr<ChainModel> model =
-      MakeModel(*prepared, solver_config, weights, *prepared->rows, *summary);
+  absl::StatusOr<ChainModel> model = MakeModel(
+      *prepared, solver_config, weights, *prepared->rows, result.summary);
   // The model holds its own copy; the solver's vector is not read again.
   weights = std::vector<double>();
   if (!model.ok()) return model.status();
