@@ -7,41 +7,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "features/bucket_rows.h"
 #include "gtest/gtest.h"
 #include "models/chain_model.h"
+#include "models/chain_model_testing.h"
 
 namespace chaintag {
 namespace {
 
-constexpr int kBuckets = 64;
-
-// An IOB2 model over word identity with random weights; the input is
-// "word [gold]" lines.
-ChainModel MakeModel() {
-  ModelFile header;
-  for (const char* label : {"O", "B-NP", "I-NP"}) header.add_labels(label);
-  FeatureConfig* features = header.mutable_features();
-  features->set_num_buckets(kBuckets);
-  features->add_templates()->add_parts()->set_attribute(0);
-  ConllFormat* format = header.mutable_input_format();
-  format->add_attribute_columns(0);
-  format->set_label_column(1);
-  format->set_tag_scheme(IOB2);
-  format->set_allow_missing_label(true);
-  header.set_input_num_columns(2);
-  header.set_train_scheme(IOB2);
-  header.set_output_scheme(IOB2);
-  const ChainLayout layout{3, kBuckets};
-  std::vector<double> weights(layout.dim());
-  std::mt19937 rng(5);
-  std::normal_distribution<double> normal(0, 1);
-  for (double& w : weights) w = normal(rng);
-  absl::StatusOr<ChainModel> model =
-      ChainModel::Create(header, BucketRows::Identity(kBuckets), weights);
-  EXPECT_TRUE(model.ok()) << model.status();
-  return std::move(*model);
-}
+ChainModel MakeModel() { return chain_testing::RandomWordChunker(5); }
 
 // `n` sentences of 1–6 words, with a gold column; a -DOCSTART- line
 // before every tenth.

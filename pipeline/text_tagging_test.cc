@@ -8,39 +8,17 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "features/bucket_rows.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "models/chain_model.h"
+#include "models/chain_model_testing.h"
 
 namespace chaintag {
 namespace {
 
-constexpr int kBuckets = 64;
-
 // A one-stage bundle: an IOB2 chunker over word identity, random weights.
 Bundle MakeBundle() {
-  ModelFile header;
-  for (const char* label : {"O", "B-NP", "I-NP"}) header.add_labels(label);
-  FeatureConfig* features = header.mutable_features();
-  features->set_num_buckets(kBuckets);
-  features->add_templates()->add_parts()->set_attribute(0);
-  ConllFormat* format = header.mutable_input_format();
-  format->add_attribute_columns(0);
-  format->set_label_column(1);
-  format->set_tag_scheme(IOB2);
-  format->set_allow_missing_label(true);
-  header.set_input_num_columns(2);
-  header.set_train_scheme(IOB2);
-  header.set_output_scheme(IOB2);
-  const ChainLayout layout{3, kBuckets};
-  std::vector<double> weights(layout.dim());
-  std::mt19937 rng(3);
-  std::normal_distribution<double> normal(0, 1);
-  for (double& w : weights) w = normal(rng);
-  absl::StatusOr<ChainModel> model =
-      ChainModel::Create(header, BucketRows::Identity(kBuckets), weights);
-  EXPECT_TRUE(model.ok()) << model.status();
+  ChainModel model = chain_testing::RandomWordChunker(3);
   BundleManifest manifest;
   EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(
       R"pb(
@@ -54,7 +32,7 @@ Bundle MakeBundle() {
       )pb",
       &manifest));
   std::vector<ChainModel> models;
-  models.push_back(std::move(*model));
+  models.push_back(std::move(model));
   absl::StatusOr<Bundle> bundle =
       Bundle::Create(manifest, std::move(models), "one.textproto");
   EXPECT_TRUE(bundle.ok()) << bundle.status();

@@ -19,18 +19,11 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "base/config_override.h"
-#include "google/protobuf/descriptor.h"
 #include "google/protobuf/util/json_util.h"
 #include "tools/svg_plot.h"
 
 namespace chaintag {
 namespace {
-
-using google::protobuf::Descriptor;
-using google::protobuf::EnumDescriptor;
-using google::protobuf::EnumValueDescriptor;
-using google::protobuf::FieldDescriptor;
-using google::protobuf::Reflection;
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
