@@ -57,17 +57,27 @@ inline void ComputeUnaryScores(const ChainLayout& layout, const double* w,
   ComputeUnaryScores(layout.num_labels, w, features, unary);
 }
 
+// The ChainScores view of a weight tail ([L×L transitions][L start][L end],
+// as a ChainLayout stores it after the emissions) with the given unary
+// scores.
+inline ChainScores ChainScoresFromTail(int num_labels, const double* tail,
+                                       int length, const double* unary) {
+  const int64_t L = num_labels;
+  ChainScores scores;
+  scores.length = length;
+  scores.num_labels = num_labels;
+  scores.unary = unary;
+  scores.transition = tail;
+  scores.start = tail + L * L;
+  scores.end = tail + L * L + L;
+  return scores;
+}
+
 // The ChainScores view of weights `w` with the given unary scores.
 inline ChainScores MakeChainScores(const ChainLayout& layout, const double* w,
                                    int length, const double* unary) {
-  ChainScores scores;
-  scores.length = length;
-  scores.num_labels = layout.num_labels;
-  scores.unary = unary;
-  scores.transition = w + layout.transition_offset();
-  scores.start = w + layout.start_offset();
-  scores.end = w + layout.end_offset();
-  return scores;
+  return ChainScoresFromTail(layout.num_labels, w + layout.transition_offset(),
+                             length, unary);
 }
 
 }  // namespace chaintag

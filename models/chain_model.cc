@@ -81,19 +81,6 @@ void ClearWeights(ModelFile* file) {
   file->clear_weights_checksum();
 }
 
-ChainScores ViewScores(const WeightsView& weights, int length,
-                       const double* unary) {
-  const int L = weights.num_labels;
-  ChainScores scores;
-  scores.length = length;
-  scores.num_labels = L;
-  scores.unary = unary;
-  scores.transition = weights.tail;
-  scores.start = weights.tail + L * L;
-  scores.end = weights.tail + L * L + L;
-  return scores;
-}
-
 // Extracts the sentence's features into scratch->features (as rows of
 // `weights`) and its unary scores into scratch->unary.
 absl::Status ComputeSentenceUnary(const FeatureExtractor& extractor,
@@ -326,7 +313,8 @@ absl::Status PredictWithWeights(const FeatureExtractor& extractor,
       ComputeSentenceUnary(extractor, weights, sentence, scratch);
   if (!status.ok()) return status;
   const int T = scratch->features.size();
-  ChainScores scores = ViewScores(weights, T, scratch->unary.data());
+  ChainScores scores = ChainScoresFromTail(weights.num_labels, weights.tail, T,
+                                           scratch->unary.data());
   if (constraints != nullptr) {
     absl::StatusOr<ChainScores> constrained =
         constraints->Apply(scores, &scratch->constrained);
@@ -359,7 +347,8 @@ absl::Status PredictNBestWithWeights(const FeatureExtractor& extractor,
       ComputeSentenceUnary(extractor, weights, sentence, scratch);
   if (!status.ok()) return status;
   const int T = scratch->features.size();
-  ChainScores scores = ViewScores(weights, T, scratch->unary.data());
+  ChainScores scores = ChainScoresFromTail(weights.num_labels, weights.tail, T,
+                                           scratch->unary.data());
   if (options.constrained) {
     absl::StatusOr<ChainScores> constrained =
         constraints.Apply(scores, &scratch->constrained);
