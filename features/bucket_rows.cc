@@ -30,7 +30,7 @@ absl::StatusOr<BucketRows> BucketRows::FromSorted(
 BucketRows BucketRows::FromFeatures(
     absl::Span<const FeatureSequence* const> sequences, uint64_t num_buckets) {
   // Occupancy bits first (one pass, no sorting), then the rows in bucket
-  // order straight from the bits.
+  // order straight from the bits, which are already the index's.
   BucketRows rows;
   rows.num_buckets_ = num_buckets;
   rows.index_.assign(2 * ((num_buckets + 63) / 64), 0);
@@ -45,7 +45,7 @@ BucketRows BucketRows::FromFeatures(
           static_cast<uint32_t>(64 * word + __builtin_ctzll(bits)));
     }
   }
-  rows.BuildIndex();
+  rows.CountRanks();
   return rows;
 }
 
@@ -65,10 +65,14 @@ void BucketRows::BuildIndex() {
   for (uint32_t bucket : buckets_) {
     index_[2 * (bucket >> 6)] |= uint64_t{1} << (bucket & 63);
   }
+  CountRanks();
+}
+
+void BucketRows::CountRanks() {
   uint64_t before = 0;
   for (size_t word = 0; 2 * word < index_.size(); ++word) {
     index_[2 * word + 1] = before;
-    before += __builtin_popcountll(index_[2 * word]);
+    before += PopCount(index_[2 * word]);
   }
 }
 

@@ -73,7 +73,10 @@ class BucketRows {
     x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
     return static_cast<int>((x * 0x0101010101010101ull) >> 56);
   }
+  // The index from buckets_: occupancy bits, then CountRanks.
   void BuildIndex();
+  // The rows-before counts of the index from its occupancy bits.
+  void CountRanks();
 
   uint64_t num_buckets_ = 0;
   std::vector<uint32_t> buckets_;
