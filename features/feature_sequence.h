@@ -1,7 +1,9 @@
 // FeatureSequence: the sparse features of one sentence in CSR form, one row
-// per token position: bucket ids (ascending, distinct within a row) and their
-// values. Training sets keep no values when all of them are 1 (binary
-// templates, the usual case): read them through value(k).
+// per token position: bucket (or weight-row) ids and their values. Extract
+// and the training problems keep each position's ids ascending and
+// distinct (the Gram matrices need it); ExtractRows, for scoring only, keeps
+// template order and repeats. Training sets keep no values when all of them
+// are 1 (binary templates, the usual case): read them through value(k).
 //
 // Thread-safety: a plain value type; const access is safe from any thread.
 
