@@ -5,7 +5,6 @@
 #include <cmath>
 #include <fstream>
 #include <functional>
-#include <initializer_list>
 #include <memory>
 #include <utility>
 
@@ -165,14 +164,12 @@ namespace {
 
 // The rows for the buckets that the examples' features use: w is zero on
 // every other bucket, whatever the solver.
-BucketRows UsedRows(
-    std::initializer_list<const std::vector<ChainExample>*> example_sets,
-    uint64_t num_buckets) {
+BucketRows UsedRows(const std::vector<ChainExample>& examples,
+                    uint64_t num_buckets) {
   std::vector<const FeatureSequence*> sequences;
-  for (const std::vector<ChainExample>* examples : example_sets) {
-    for (const ChainExample& example : *examples) {
-      sequences.push_back(&example.features);
-    }
+  sequences.reserve(examples.size());
+  for (const ChainExample& example : examples) {
+    sequences.push_back(&example.features);
   }
   return BucketRows::FromFeatures(sequences, num_buckets);
 }
@@ -337,7 +334,7 @@ absl::Status PrepareConllCorpus(const PipelineOptions& options,
   if (!stats.ok()) return stats.status();
   prepared.feature_stats = *stats;
   prepared.rows = std::make_unique<BucketRows>(
-      UsedRows({&examples}, prepared.extractor->num_buckets()));
+      UsedRows(examples, prepared.extractor->num_buckets()));
   // The train + dev problem is built when the final run needs it, once the
   // train-only run has released its memory (PrepareRetrainingProblem).
   if (retrain) {
@@ -392,7 +389,7 @@ absl::Status PrepareRetrainingProblem(PreparedCorpus* prepared) {
   // solver's large (mmapped) vectors would never reuse.
   malloc_trim(0);
   prepared->rows_with_dev = std::make_unique<BucketRows>(
-      UsedRows({&examples}, prepared->extractor->num_buckets()));
+      UsedRows(examples, prepared->extractor->num_buckets()));
   return MakeRowProblem(num_labels, prepared->config.model().normalize_loss(),
                         *prepared->rows_with_dev, std::move(examples),
                         &prepared->problem_with_dev);
@@ -623,7 +620,8 @@ std::string ScoreOcrModel(const PreparedCorpus& prepared,
 
 // corpus.retrain_on_train_and_dev: trains again, with the same solver
 // settings, on train + dev (built from the train-only problem, which is
-// released, as are the dev sentences), and returns that model, saved.
+// released, as are the dev sentences), and returns that model for the
+// caller to save.
 absl::StatusOr<ChainModel> TrainFinalModel(
     PreparedCorpus* prepared, const SolverConfig& solver_config,
     std::FILE* progress, const std::function<void(const std::string&)>& say,
