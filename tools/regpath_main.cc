@@ -21,7 +21,6 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -33,6 +32,7 @@
 #include "pipeline/lambda_path.h"
 #include "pipeline/pipeline.h"
 #include "solvers/regularization_path.h"
+#include "tools/given_flag.h"
 #include "tools/svg_plot.h"
 
 ABSL_FLAG(std::string, config, "", "PipelineConfig in protobuf text format.");
@@ -112,11 +112,7 @@ absl::Status ApplyOverrides(PipelineConfig* config) {
             std::end(kShared)) {
           return std::nullopt;
         }
-        const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
-        if (flag == nullptr || flag->CurrentValue() == flag->DefaultValue()) {
-          return std::nullopt;
-        }
-        return flag->CurrentValue();
+        return GivenFlagValue(name);
       },
       config);
   if (!shared.ok()) return shared;

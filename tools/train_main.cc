@@ -14,12 +14,12 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/string_view.h"
 #include "base/config_override.h"
 #include "pipeline/flag_aliases.h"
 #include "pipeline/pipeline.h"
+#include "tools/given_flag.h"
 
 ABSL_FLAG(std::string, config, "", "PipelineConfig in protobuf text format.");
 ABSL_FLAG(std::string, corpora, "",
@@ -108,17 +108,8 @@ namespace chaintag {
 namespace {
 
 absl::Status ApplyOverrides(PipelineConfig* config) {
-  // A named flag that keeps its default was not given.
-  absl::Status status = ApplyFlagAliases(
-      PipelineFlagAliases(),
-      [](absl::string_view name) -> std::optional<std::string> {
-        const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
-        if (flag == nullptr || flag->CurrentValue() == flag->DefaultValue()) {
-          return std::nullopt;
-        }
-        return flag->CurrentValue();
-      },
-      config);
+  absl::Status status =
+      ApplyFlagAliases(PipelineFlagAliases(), GivenFlagValue, config);
   if (!status.ok()) return status;
   // Last, so that a dotted path wins over the named flag for its field.
   for (const std::string& assignment : absl::GetFlag(FLAGS_set)) {
