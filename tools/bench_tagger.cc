@@ -211,13 +211,13 @@ ProcessRun RunTag(const std::string& model, const std::string& input,
 // `tag` as a user runs it, on the saved model: see the top of this file.
 // The benchmark argument is --threads.
 void BM_TagProcess(benchmark::State& state) {
-  const ChainModel* model = BenchCorpus() != nullptr ? TrainedModel() : nullptr;
-  if (model == nullptr || TagBinary().empty()) {
+  if (BenchCorpus() == nullptr || SavedModelPath().empty() ||
+      TagBinary().empty()) {
     state.SkipWithError("no corpus, model or --tag binary");
     return;
   }
   const std::string dir = TempDir();
-  const std::string model_path = SavedModelPath();
+  const std::string& model_path = SavedModelPath();
   const std::string empty = dir + "/bench_tagger.empty.txt";
   const std::string once = dir + "/bench_tagger.test1.txt";
   const std::string ten = dir + "/bench_tagger.test10.txt";
@@ -231,10 +231,10 @@ void BM_TagProcess(benchmark::State& state) {
     std::ofstream(once, std::ios::binary) << text.str();
     std::ofstream out(ten, std::ios::binary);
     for (int k = 0; k < 10; ++k) out << text.str();
-    return !model_path.empty() && !text.str().empty();
+    return !text.str().empty();
   }();
   if (!written) {
-    state.SkipWithError("cannot write the model or the inputs");
+    state.SkipWithError("cannot read the test file");
     return;
   }
   int64_t tokens = 0;
