@@ -9,7 +9,7 @@
 //
 // The lookup is a rank dictionary: one 64-bit occupancy word per 64 buckets
 // beside the number of rows before it, 16 bytes per 64 buckets (256 KiB for
-// 2^20 buckets), so it stays cache-resident where a row table does not.
+// 2^20 buckets): small enough for L2, where a row table is not.
 //
 // Thread-safety: immutable after construction; safe from any thread.
 
