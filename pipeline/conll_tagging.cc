@@ -1,15 +1,12 @@
 #include "pipeline/conll_tagging.h"
 
 #include <algorithm>
-#include <atomic>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "base/batch_pool.h"
 #include "corpora/conll_reader.h"
 
 namespace chaintag {
@@ -21,82 +18,6 @@ int CountFields(const std::string& line) {
           absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty()))
           .size());
 }
-
-// Tags one batch at a time on threads − 1 helper threads while the calling
-// thread reads the next batch; the caller then joins in (Finish), so no more
-// threads run than asked for and reading is not a serial phase. One thread
-// means no helpers: Finish tags the whole batch.
-class BatchTagger {
- public:
-  // tag(worker, i) tags item i of the started batch with worker's buffers;
-  // worker 0 is the caller's.
-  BatchTagger(int threads, std::function<void(int worker, int i)> tag)
-      : tag_(std::move(tag)) {
-    for (int worker = 1; worker < threads; ++worker) {
-      helpers_.emplace_back([this, worker] { HelperLoop(worker); });
-    }
-  }
-  ~BatchTagger() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-    }
-    wake_.notify_all();
-    for (std::thread& helper : helpers_) helper.join();
-  }
-
-  // The helpers start on items [0, size).
-  void Start(int size) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      size_ = size;
-      next_.store(0, std::memory_order_relaxed);
-      busy_ = static_cast<int>(helpers_.size());
-      ++generation_;
-    }
-    wake_.notify_all();
-  }
-
-  // Tags what the helpers have not taken, then waits for them.
-  void Finish() {
-    TagItems(0);
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [this] { return busy_ == 0; });
-  }
-
- private:
-  void TagItems(int worker) {
-    for (int i = next_.fetch_add(1, std::memory_order_relaxed); i < size_;
-         i = next_.fetch_add(1, std::memory_order_relaxed)) {
-      tag_(worker, i);
-    }
-  }
-
-  void HelperLoop(int worker) {
-    int seen = 0;
-    while (true) {
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-        if (stop_) return;
-        seen = generation_;
-      }
-      TagItems(worker);
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (--busy_ == 0) done_.notify_all();
-    }
-  }
-
-  const std::function<void(int, int)> tag_;
-  std::mutex mutex_;
-  std::condition_variable wake_, done_;
-  int generation_ = 0;
-  int size_ = 0;  // written under mutex_ before the helpers are woken
-  int busy_ = 0;  // helpers still on the current batch
-  bool stop_ = false;
-  std::atomic<int> next_{0};
-  std::vector<std::thread> helpers_;
-};
 
 }  // namespace
 
@@ -154,7 +75,7 @@ absl::Status TagConllStream(
   // The batch being tagged. The workers format its output lines too: only
   // the concatenation and the write are left to this thread.
   Batch* tagging = nullptr;
-  BatchTagger tagger(threads, [&](int worker, int i) {
+  BatchPool tagger(threads, [&](int worker, int i) {
     Batch& batch = *tagging;
     if (batch.items[i].kind != ConllReader::Item::kSentence) return;
     const Sentence& sentence = batch.items[i].sentence;

@@ -1,33 +1,15 @@
 #include "pipeline/text_tagging.h"
 
 #include <algorithm>
-#include <atomic>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "base/parallel.h"
+#include "base/batch_pool.h"
 #include "pipeline/conll_tagging.h"
 
 namespace chaintag {
 namespace {
-
-// Runs body(worker, i) for every i in [0, n) on up to `threads` threads;
-// worker in [0, threads) is the calling thread's index, for per-thread
-// buffers. Items are handed out one at a time, so uneven ones balance.
-template <typename Body>
-void ForEachItem(int n, int threads, const Body& body) {
-  const int workers = std::max(1, std::min(threads, n));
-  std::atomic<int> next{0};
-  ParallelFor(workers, workers, [&](int begin, int end) {
-    for (int worker = begin; worker < end; ++worker) {
-      for (int i = next.fetch_add(1, std::memory_order_relaxed); i < n;
-           i = next.fetch_add(1, std::memory_order_relaxed)) {
-        body(worker, i);
-      }
-    }
-  });
-}
 
 // Tags raw text with a bundle: see the top of this file. One per thread: it
 // holds that thread's buffers.
@@ -127,14 +109,16 @@ absl::Status TagTextStream(
   std::string out;
   // Tags and writes the batch; at the first failing sentence, writes the
   // output before it and says why.
+  BatchPool pool(threads, [&](int worker, int i) {
+    outs[i].clear();
+    statuses[i] =
+        paragraphs
+            ? taggers[worker].Paragraph(texts[i], text_lines[i], &outs[i])
+            : taggers[worker].Line(texts[i], text_lines[i], &outs[i]);
+  });
   auto flush = [&]() -> absl::Status {
-    ForEachItem(batch, threads, [&](int worker, int i) {
-      outs[i].clear();
-      statuses[i] =
-          paragraphs
-              ? taggers[worker].Paragraph(texts[i], text_lines[i], &outs[i])
-              : taggers[worker].Line(texts[i], text_lines[i], &outs[i]);
-    });
+    pool.Start(batch);
+    pool.Finish();
     out.clear();
     for (int i = 0; i < batch; ++i) {
       out.append(outs[i]);

@@ -1,0 +1,98 @@
+// BatchPool: a batch of items at a time on threads − 1 helper threads and
+// the calling thread. Start hands the batch to the helpers and returns, so
+// the caller can prepare the next batch meanwhile (read input); Finish makes
+// the caller join in and waits for the batch to be done, so no more threads
+// run than asked for. Items are handed out one at a time, so uneven ones
+// balance. One thread means no helpers: Finish does the whole batch.
+//
+// Thread-safety: Start and Finish from one thread, alternately; work(worker,
+// i) runs concurrently for distinct items, each worker index on one thread.
+
+#ifndef CHAINTAG_BASE_BATCH_POOL_H_
+#define CHAINTAG_BASE_BATCH_POOL_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace chaintag {
+
+class BatchPool {
+ public:
+  // work(worker, i) does item i of the started batch with worker's buffers;
+  // worker 0 is the caller's.
+  BatchPool(int threads, std::function<void(int worker, int i)> work)
+      : work_(std::move(work)) {
+    for (int worker = 1; worker < threads; ++worker) {
+      helpers_.emplace_back([this, worker] { HelperLoop(worker); });
+    }
+  }
+  ~BatchPool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& helper : helpers_) helper.join();
+  }
+
+  // The helpers start on items [0, size).
+  void Start(int size) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      size_ = size;
+      next_.store(0, std::memory_order_relaxed);
+      busy_ = static_cast<int>(helpers_.size());
+      ++generation_;
+    }
+    wake_.notify_all();
+  }
+
+  // Does what the helpers have not taken, then waits for them.
+  void Finish() {
+    DoItems(0);
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [this] { return busy_ == 0; });
+  }
+
+ private:
+  void DoItems(int worker) {
+    for (int i = next_.fetch_add(1, std::memory_order_relaxed); i < size_;
+         i = next_.fetch_add(1, std::memory_order_relaxed)) {
+      work_(worker, i);
+    }
+  }
+
+  void HelperLoop(int worker) {
+    int seen = 0;
+    while (true) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+        if (stop_) return;
+        seen = generation_;
+      }
+      DoItems(worker);
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (--busy_ == 0) done_.notify_all();
+    }
+  }
+
+  const std::function<void(int, int)> work_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  int generation_ = 0;
+  int size_ = 0;  // written under mutex_ before the helpers are woken
+  int busy_ = 0;  // helpers still on the current batch
+  bool stop_ = false;
+  std::atomic<int> next_{0};
+  std::vector<std::thread> helpers_;
+};
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_BASE_BATCH_POOL_H_
