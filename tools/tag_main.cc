@@ -27,13 +27,9 @@
 // labelings), --margins (every stage's best minus second-best score).
 // Lines without tokens print nothing.
 //
-// Batches: sentences (--model) or lines / paragraphs (--pipeline) are read
-// until kBatchPerThread per thread are waiting or the input has nothing more
-// buffered (the next read could block); then the batch is tagged, written
-// and flushed. So a pipe or a terminal still gets each sentence's answer as
-// soon as the sentence is complete, while a file is written in large
-// blocks. On an error the output holds exactly the sentences before the
-// failing one, as when tagging one sentence at a time.
+// Batches, threads and streaming through a pipe are the libraries'
+// (pipeline/conll_tagging.h, pipeline/text_tagging.h): on an error the
+// output holds exactly the sentences before the failing one.
 
 #include <cstdio>
 #include <fstream>
@@ -82,10 +78,6 @@ ABSL_FLAG(std::string, bracket_stage, "",
 namespace chaintag {
 namespace {
 
-// Items (sentences, -DOCSTART- lines; lines or paragraphs of raw text) read
-// per thread before a batch is tagged: enough to amortize starting the
-// threads and the write, few enough to keep memory small.
-constexpr int kBatchPerThread = 256;
 constexpr int kMaxThreads = 256;
 
 void Write(const std::string& out) {
@@ -156,7 +148,6 @@ int RunBundle(int threads) {
   text_options.decode = options;
   text_options.paragraphs = absl::GetFlag(FLAGS_paragraphs);
   text_options.threads = threads;
-  text_options.batch_per_thread = kBatchPerThread;
   absl::Status status =
       TagTextStream(*bundle, **tokenizer, input, source, text_options, Write);
   if (!status.ok()) {
@@ -190,7 +181,6 @@ int RunModel(int threads) {
   std::ios::sync_with_stdio(false);
   ConllTaggingOptions options;
   options.threads = threads;
-  options.batch_per_thread = kBatchPerThread;
   absl::Status status = TagConllStream(*model, input, source, options, Write);
   if (!status.ok()) {
     // The message names the file and line.
