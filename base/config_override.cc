@@ -167,4 +167,13 @@ absl::Status ApplyAssignment(absl::string_view assignment,
                         assignment.substr(equals + 1), root);
 }
 
+absl::Status ApplyAssignments(absl::Span<const std::string> assignments,
+                              google::protobuf::Message* root) {
+  for (const std::string& assignment : assignments) {
+    absl::Status status = ApplyAssignment(assignment, root);
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace chaintag

@@ -8,8 +8,11 @@
 #ifndef CHAINTAG_BASE_CONFIG_OVERRIDE_H_
 #define CHAINTAG_BASE_CONFIG_OVERRIDE_H_
 
+#include <string>
+
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "google/protobuf/message.h"
 
 namespace chaintag {
@@ -24,6 +27,10 @@ absl::Status SetFieldByPath(absl::string_view path, absl::string_view value,
 // SetFieldByPath from "path=value".
 absl::Status ApplyAssignment(absl::string_view assignment,
                              google::protobuf::Message* root);
+
+// ApplyAssignment for each, in order; stops at the first error.
+absl::Status ApplyAssignments(absl::Span<const std::string> assignments,
+                              google::protobuf::Message* root);
 
 }  // namespace chaintag
 

@@ -144,11 +144,7 @@ absl::Status ApplyOverrides(PipelineConfig* config) {
     for (int fold : test) corpus->add_test_folds(fold);
   }
   // Last, so that a dotted path wins over the named flag for its field.
-  for (const std::string& assignment : absl::GetFlag(FLAGS_set)) {
-    absl::Status set = ApplyAssignment(assignment, config);
-    if (!set.ok()) return set;
-  }
-  return absl::OkStatus();
+  return ApplyAssignments(absl::GetFlag(FLAGS_set), config);
 }
 
 PlotSeries Series(const std::string& label,

@@ -112,11 +112,7 @@ absl::Status ApplyOverrides(PipelineConfig* config) {
       ApplyFlagAliases(PipelineFlagAliases(), GivenFlagValue, config);
   if (!status.ok()) return status;
   // Last, so that a dotted path wins over the named flag for its field.
-  for (const std::string& assignment : absl::GetFlag(FLAGS_set)) {
-    absl::Status set = ApplyAssignment(assignment, config);
-    if (!set.ok()) return set;
-  }
-  return absl::OkStatus();
+  return ApplyAssignments(absl::GetFlag(FLAGS_set), config);
 }
 
 int Run() {
