@@ -37,7 +37,8 @@
 
 ABSL_FLAG(std::string, config, "", "PipelineConfig in protobuf text format.");
 ABSL_FLAG(std::vector<std::string>, set, {},
-          "Sets any config field by its dotted path, after the named flags: "
+          "Sets any singular config field by its dotted path, after the named "
+          "flags: "
           "--set=solver.lambda=1e-4,features.num_buckets=2097152 "
           "(assignments separated by commas, one --set: a repeated flag "
           "keeps its last value; enums by name).");

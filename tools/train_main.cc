@@ -98,7 +98,8 @@ ABSL_FLAG(std::string, weight_precision, "",
           "Override: float32 (default; half the model) | float64 (the "
           "solver's weights exactly) for the saved emission weights.");
 ABSL_FLAG(std::vector<std::string>, set, {},
-          "Sets any config field by its dotted path, after the named flags: "
+          "Sets any singular config field by its dotted path, after the named "
+          "flags: "
           "--set=solver.lambda=1e-4,features.num_buckets=2097152 "
           "(assignments separated by commas, one --set: a repeated flag "
           "keeps its last value; enums by name).");
