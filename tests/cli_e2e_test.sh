@@ -4,8 +4,9 @@
 # tagging without the gold column gives the same predictions; bad input and
 # damaged models fail with a clear message and exit 1. tag --threads=N
 # writes exactly what one thread writes (-DOCSTART- lines and errors in the
-# middle of the input included, --model and --pipeline) and still answers a
-# sentence in a pipe before the input ends.
+# middle of the input included) and still answers a sentence in a pipe
+# before the input ends; --set reaches any singular field (--pipeline's
+# threads are tested with its bundle in tag_pipeline_e2e_test).
 set -euo pipefail
 
 if [[ -z "${CHAINTAG_CORPORA:-}" || ! -f "$CHAINTAG_CORPORA/conll2000/test.txt" ]]; then
@@ -15,7 +16,6 @@ fi
 absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 TRAIN="$(absolute "$1")"; TAG="$(absolute "$2")"
 EVALUATE="$(absolute "$3")"; CONFIG="$(absolute "$4")"
-POS_CONFIG="$(absolute "$5")"
 TEST="$CHAINTAG_CORPORA/conll2000/test.txt"
 cd "$TEST_TMPDIR"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -115,39 +115,6 @@ read -r -t 30 -u "${TAGGER[0]}" third || fail "no second sentence"
 exec {TAGGER[1]}>&-
 wait "$TAGGER_PID"
 
-# --pipeline --threads: a small POS tagger and this chunker as a bundle; raw
-# text by lines and by paragraphs, every format, the same for any count.
-mkdir -p bundle
-"$TRAIN" --config="$POS_CONFIG" --max_train_sentences=300 --max_passes=2 \
-  --eval_every=0 --model=bundle/pos.model --log=pos.jsonl --quiet > /dev/null
-cp cli.model bundle/chunk.model
-cat > bundle/bundle.textproto <<'MANIFEST'
-stages { name: "pos" model: "pos.model" inputs { column: "word" } writes: "pos" }
-stages {
-  name: "chunk"
-  model: "chunk.model"
-  inputs { column: "word" }
-  inputs { column: "pos" }
-  writes: "chunk"
-}
-MANIFEST
-awk 'BEGIN { RS = ""; FS = "\n" } NR <= 600 {
-       line = ""; for (i = 1; i <= NF; ++i) { split($i, f, " ");
-       line = line (i > 1 ? " " : "") f[1] } print line
-       if (NR % 7 == 0) print "" }' "$TEST" > raw.txt
-for format in conll bracketed json; do
-  for paragraphs in false true; do
-    "$TAG" --pipeline=bundle --format=$format --paragraphs=$paragraphs \
-      < raw.txt > raw1.txt
-    [[ -s raw1.txt ]] || fail "--pipeline --format=$format: no output"
-    for threads in 2 3; do
-      "$TAG" --pipeline=bundle --format=$format --paragraphs=$paragraphs \
-        --threads=$threads < raw.txt > threads.txt
-      cmp -s raw1.txt threads.txt \
-        || fail "--pipeline --format=$format --paragraphs=$paragraphs --threads=$threads differs"
-    done
-  done
-done
 # --set reaches any field by its dotted path, after the named flags; a
 # mistyped path fails and names it.
 "$TRAIN" --config="$CONFIG" --max_train_sentences=100 --max_passes=3 \

@@ -3,7 +3,8 @@
 # 500 sentences, 3 passes), put them in a bundle by hand-written manifest,
 # and tag raw text: the issue's example in every format, paragraphs, n-best,
 # valid IOB2 under constrained decoding, invalid UTF-8, flushing per
-# sentence in a pipe, and the errors of a broken bundle.
+# sentence in a pipe, the errors of a broken bundle, and --threads giving
+# one thread's output.
 set -euo pipefail
 
 if [[ -z "${CHAINTAG_CORPORA:-}" || ! -f "$CHAINTAG_CORPORA/conll2000/test.txt" ]]; then
@@ -136,4 +137,23 @@ status=$?
 set -e
 [[ $status -eq 2 ]] || fail "--format=xml exit $status"
 grep -q 'conll | bracketed | json' err.txt || fail "format error: $(cat err.txt)"
+# --threads: raw text by lines and by paragraphs, every format, the same
+# for any count.
+awk 'BEGIN { RS = ""; FS = "\n" } NR <= 600 {
+       line = ""; for (i = 1; i <= NF; ++i) { split($i, f, " ");
+       line = line (i > 1 ? " " : "") f[1] } print line
+       if (NR % 7 == 0) print "" }' "$TEST" > raw.txt
+for format in conll bracketed json; do
+  for paragraphs in false true; do
+    "$TAG" --pipeline=bundle --format=$format --paragraphs=$paragraphs \
+      < raw.txt > raw1.txt
+    [[ -s raw1.txt ]] || fail "--pipeline --format=$format: no output"
+    for threads in 2 3; do
+      "$TAG" --pipeline=bundle --format=$format --paragraphs=$paragraphs \
+        --threads=$threads < raw.txt > threads.txt
+      cmp -s raw1.txt threads.txt \
+        || fail "--pipeline --format=$format --paragraphs=$paragraphs --threads=$threads differs"
+    done
+  done
+done
 echo "PASS"
