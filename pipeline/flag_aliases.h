@@ -16,6 +16,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "pipeline/pipeline_config.pb.h"
+#include "solvers/solver_config.pb.h"
 
 namespace chaintag {
 
@@ -37,6 +38,14 @@ absl::Status ApplyFlagAliases(
     const std::function<std::optional<std::string>(absl::string_view flag)>&
         given,
     PipelineConfig* config);
+
+// Sets the SolverConfig field that train's flag `name` sets (its path
+// without "solver.", its words translated: `step=pairwise`, `lr=0.02`,
+// `smoothing=none`), or else the field at the dotted path `name` in
+// SolverConfig (`bcfw.cache_factor`): the keys of compare_solvers' run
+// specs.
+absl::Status SetSolverOption(absl::string_view name, absl::string_view value,
+                             SolverConfig* config);
 
 }  // namespace chaintag
 

@@ -71,17 +71,18 @@ TEST(FlagAliasesTest, GivenFlagsSetTheirFieldsAndWordsTranslate) {
                   &config)
                   .ok());
   EXPECT_DOUBLE_EQ(config.solver().lambda(), 3e-4);
-  EXPECT_EQ(config.solver().smoothing(), SolverConfig::NO_SMOOTHING);
-  EXPECT_EQ(config.solver().decay_q(), SolverConfig::Q_REFERENCE_CODE);
-  EXPECT_EQ(config.solver().casimir_variant(), SolverConfig::CASIMIR_ADAPT);
+  EXPECT_EQ(config.solver().svrg().smoothing(), SolverConfig::NO_SMOOTHING);
+  EXPECT_EQ(config.solver().casimir().decay_q(),
+            SolverConfig::Q_REFERENCE_CODE);
+  EXPECT_EQ(config.solver().casimir().variant(), SolverConfig::CASIMIR_ADAPT);
   EXPECT_EQ(config.solver().sampling(), SolverConfig::GAP);
   EXPECT_EQ(config.model().train_scheme(), IOBES);
   EXPECT_EQ(config.solver().num_threads(), 3);
-  EXPECT_DOUBLE_EQ(config.solver().learning_rate(), 0.05);
+  EXPECT_DOUBLE_EQ(config.solver().svrg().learning_rate(), 0.05);
   EXPECT_EQ(config.model_path(), "out.model");
-  EXPECT_TRUE(config.solver().cache());
+  EXPECT_TRUE(config.solver().bcfw().cache());
   // Flags not given set nothing.
-  EXPECT_FALSE(config.solver().has_step());
+  EXPECT_FALSE(config.solver().bcfw().has_step());
   EXPECT_FALSE(config.has_eval_every());
 }
 
@@ -97,6 +98,30 @@ TEST(FlagAliasesTest, ErrorsNameTheFlag) {
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("--step"), std::string::npos) << status;
   EXPECT_NE(status.message().find("pairwise"), std::string::npos) << status;
+}
+
+TEST(FlagAliasesTest, SolverOptionsByFlagNameOrPath) {
+  SolverConfig config;
+  ASSERT_TRUE(SetSolverOption("step", "pairwise", &config).ok());
+  ASSERT_TRUE(SetSolverOption("lr", "0.02", &config).ok());
+  ASSERT_TRUE(SetSolverOption("smoothing", "none", &config).ok());
+  ASSERT_TRUE(SetSolverOption("mp_max_planes", "7", &config).ok());
+  ASSERT_TRUE(SetSolverOption("bcfw.cache_factor", "0.5", &config).ok());
+  ASSERT_TRUE(
+      SetSolverOption("casimir.variant", "casimir_adapt", &config).ok());
+  ASSERT_TRUE(SetSolverOption("gap_check", "3", &config).ok());
+  EXPECT_EQ(config.bcfw().step(), SolverConfig::PAIRWISE);
+  EXPECT_DOUBLE_EQ(config.svrg().learning_rate(), 0.02);
+  EXPECT_EQ(config.svrg().smoothing(), SolverConfig::NO_SMOOTHING);
+  EXPECT_EQ(config.mp_bcfw().max_planes(), 7);
+  EXPECT_DOUBLE_EQ(config.bcfw().cache_factor(), 0.5);
+  EXPECT_EQ(config.casimir().variant(), SolverConfig::CASIMIR_ADAPT);
+  EXPECT_EQ(config.gap_check(), 3);
+  // Flags outside the solver section are not solver options.
+  EXPECT_FALSE(SetSolverOption("num_buckets", "8", &config).ok());
+  absl::Status status = SetSolverOption("bcfw.stepp", "fw", &config);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("step"), std::string::npos) << status;
 }
 
 }  // namespace

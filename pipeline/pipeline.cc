@@ -848,7 +848,7 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
   SolverConfig solver_config = config.solver();
   solver_config.set_lambda(ResolveLambda(solver_config, problem.NumExamples()));
   if (config.model().nonnegative_transitions()) {
-    SolverConfig::Box* box = solver_config.add_box();
+    SolverConfig::Box* box = solver_config.mutable_bcfw()->add_box();
     box->set_begin(layout.transition_offset());
     box->set_end(layout.start_offset());
     box->set_lower(0);

@@ -285,7 +285,7 @@ TEST_F(PipelineTest, LambdaPathChoosesTheBestDevBreakpoint) {
   PipelineConfig config = SmallConfig();
   config.set_lambda("path");
   SolverConfig* solver = config.mutable_solver();
-  solver->set_step(SolverConfig::PAIRWISE);
+  solver->mutable_bcfw()->set_step(SolverConfig::PAIRWISE);
   solver->set_sampling(SolverConfig::GAP);
   solver->set_max_passes(200);
   solver->mutable_path()->set_epsilon(0.5);
@@ -358,11 +358,11 @@ TEST_F(PipelineTest, CompactRowsTrainAsTheDenseLayout) {
 
   std::vector<SolverConfig> configs(4, prepared->config.solver());
   configs[1].set_sampling(SolverConfig::GAP);
-  configs[1].set_step(SolverConfig::PAIRWISE);
-  configs[1].set_cache(true);
+  configs[1].mutable_bcfw()->set_step(SolverConfig::PAIRWISE);
+  configs[1].mutable_bcfw()->set_cache(true);
   configs[1].set_weighted_averaging(false);
   configs[2].set_name("svrg");
-  configs[2].set_learning_rate(0.05);
+  configs[2].mutable_svrg()->set_learning_rate(0.05);
   configs[3].set_name("fw");
   for (const SolverConfig& config : configs) {
     SCOPED_TRACE(config.ShortDebugString());

@@ -66,9 +66,9 @@ BcfwRun::BcfwRun(const SolverConfig& config, const Problem& problem)
       lambda_(ResolveLambda(config, n_)),
       averaging_(config.weighted_averaging()),
       fully_corrective_(config.name() == "active_set_bcfw"),
-      step_(fully_corrective_ ? SolverConfig::FW : config.step()),
+      step_(fully_corrective_ ? SolverConfig::FW : config.bcfw().step()),
       track_alpha_(fully_corrective_ || step_ != SolverConfig::FW),
-      use_cache_(config.cache()),
+      use_cache_(config.bcfw().cache()),
       keep_corners_(track_alpha_ || use_cache_),
       gap_sampling_(config.sampling() == SolverConfig::GAP),
       refresh_block_gaps_(gap_sampling_ || use_cache_),
@@ -205,8 +205,8 @@ void BcfwRun::ScaleLambda(double rho, const std::vector<double>& deltas,
 }
 
 absl::Status BcfwRun::InitializeBoxes() {
-  std::vector<char> boxed(config_.box_size() > 0 ? dim_ : 0, 0);
-  for (const SolverConfig::Box& box : config_.box()) {
+  std::vector<char> boxed(config_.bcfw().box_size() > 0 ? dim_ : 0, 0);
+  for (const SolverConfig::Box& box : config_.bcfw().box()) {
     if (box.begin() < 0 || box.end() > dim_ || box.begin() >= box.end()) {
       return absl::InvalidArgumentError(
           absl::StrCat(config_.name(), ": box [", box.begin(), ", ", box.end(),
@@ -511,8 +511,8 @@ void BcfwRun::Step(int i) {
     }
     const double gap = (state_dot - scores_[best]) / n_ - ell_block_[i] +
                        store.entry(best).loss / n_;
-    if (gap >= std::max(config_.cache_factor() * block_gap_[i],
-                        config_.cache_nu() * cache_global_gap_ / n_)) {
+    if (gap >= std::max(config_.bcfw().cache_factor() * block_gap_[i],
+                        config_.bcfw().cache_nu() * cache_global_gap_ / n_)) {
       fw = best;
       fw_gap = gap;
       ++pass_hits_;
@@ -531,7 +531,7 @@ void BcfwRun::Step(int i) {
       // Make room: the least violated inactive corner goes first; a pure FW
       // solver may evict an active one (its α are then only bookkeeping);
       // with away/pairwise steps active corners stay and the store grows.
-      if (use_cache_ && store.size() >= config_.max_cache_size()) {
+      if (use_cache_ && store.size() >= config_.bcfw().max_cache_size()) {
         int evict = -1;
         for (int k = 0; k < store.size(); ++k) {
           if (store.entry(k).alpha == 0 &&
@@ -738,10 +738,10 @@ absl::Status BcfwRun::Validate() {
         ": pairwise, away, best and fully-corrective steps need "
         "line_search");
   }
-  if (use_cache_ && config_.max_cache_size() < 2) {
+  if (use_cache_ && config_.bcfw().max_cache_size() < 2) {
     return absl::InvalidArgumentError(
         absl::StrCat(name, ": max_cache_size must be at least 2, got ",
-                     config_.max_cache_size()));
+                     config_.bcfw().max_cache_size()));
   }
   return absl::OkStatus();
 }

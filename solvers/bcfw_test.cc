@@ -132,7 +132,7 @@ TEST(BcfwTest, WeightedAverageMatchesTheIterateRecursion) {
     config.set_final_gap(false);
     // No exact gap pass (its oracle calls would be recorded too).
     config.set_gap_tolerance(0);
-    config.set_step(step);
+    config.mutable_bcfw()->set_step(step);
     config.set_sampling(step == SolverConfig::FW ? SolverConfig::UNIFORM
                                                  : SolverConfig::GAP);
     config.set_seed(11);

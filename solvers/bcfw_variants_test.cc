@@ -34,8 +34,8 @@ struct Variant {
     SolverConfig config;
     config.set_name(name);
     config.set_sampling(sampling);
-    config.set_step(step);
-    config.set_cache(cache);
+    config.mutable_bcfw()->set_step(step);
+    config.mutable_bcfw()->set_cache(cache);
     config.set_weighted_averaging(averaging);
     config.set_num_threads(1);
     return config;
@@ -120,7 +120,7 @@ TEST(BcfwVariantsTest, AllCombinationsAgreeOnTheCertifiedOptimum) {
   reference_config.set_gap_check(10);
   reference_config.set_gap_tolerance(1e-11);
   reference_config.set_weighted_averaging(false);
-  reference_config.set_step(SolverConfig::BEST);
+  reference_config.mutable_bcfw()->set_step(SolverConfig::BEST);
   std::vector<double> reference_w;
   BcfwSolver reference(reference_config);
   absl::StatusOr<TrainingSummary> best =
@@ -173,9 +173,10 @@ TEST(BcfwVariantsTest, BookkeepingStaysExactOverThousandsOfSteps) {
     for (bool cache : {false, true}) {
       SolverConfig config;
       config.set_lambda(0.01);
-      config.set_step(step);
-      config.set_cache(cache);
-      config.set_max_cache_size(3);  // forces evictions and growth
+      config.mutable_bcfw()->set_step(step);
+      config.mutable_bcfw()->set_cache(cache);
+      config.mutable_bcfw()->set_max_cache_size(
+          3);  // forces evictions and growth
       config.set_weighted_averaging(false);
       config.set_max_passes(300);  // 12,000 steps
       config.set_gap_check(1000);
@@ -231,14 +232,14 @@ TEST(BcfwVariantsTest, CacheSavesOracleCallsAndGapSamplingIsDeterministic) {
   SolverConfig config;
   config.set_lambda(0.01);
   config.set_sampling(SolverConfig::GAP);
-  config.set_step(SolverConfig::PAIRWISE);
+  config.mutable_bcfw()->set_step(SolverConfig::PAIRWISE);
   config.set_weighted_averaging(false);
   config.set_max_passes(60);
   config.set_gap_check(10);
   config.set_gap_tolerance(0);
   auto run = [&](bool cache, std::vector<double>* w) {
     SolverConfig c = config;
-    c.set_cache(cache);
+    c.mutable_bcfw()->set_cache(cache);
     Monitor monitor;
     monitor.set_progress_stream(nullptr);
     BcfwSolver solver(c);
@@ -264,7 +265,7 @@ TEST(BcfwVariantsTest, CacheSavesOracleCallsAndGapSamplingIsDeterministic) {
 TEST(BcfwVariantsTest, RejectsStepsWithoutLineSearch) {
   MulticlassProblem problem({{1.0}}, {0}, 2);
   SolverConfig config;
-  config.set_step(SolverConfig::PAIRWISE);
+  config.mutable_bcfw()->set_step(SolverConfig::PAIRWISE);
   config.set_line_search(false);
   BcfwSolver solver(config);
   std::vector<double> w;
@@ -290,12 +291,12 @@ TEST(BcfwBoxTest, HandComputedBoxedOptimum) {
     for (bool averaging : {false, true}) {
       SolverConfig config;
       config.set_lambda(0.5);
-      config.set_step(step);
+      config.mutable_bcfw()->set_step(step);
       config.set_weighted_averaging(averaging);
       config.set_max_passes(200000);
       config.set_gap_check(10);
       config.set_gap_tolerance(1e-7);
-      SolverConfig::Box* box = config.add_box();
+      SolverConfig::Box* box = config.mutable_bcfw()->add_box();
       box->set_begin(0);
       box->set_end(1);
       box->set_upper(0.2);
@@ -332,12 +333,12 @@ TEST(BcfwBoxTest, VariantsAgreeOnARandomBoxedProblem) {
                     SolverConfig::AWAY, SolverConfig::BEST}) {
     SolverConfig config;
     config.set_lambda(0.1);
-    config.set_step(step);
+    config.mutable_bcfw()->set_step(step);
     config.set_weighted_averaging(false);
     config.set_max_passes(50000);
     config.set_gap_check(10);
     config.set_gap_tolerance(1e-7);
-    SolverConfig::Box* box = config.add_box();
+    SolverConfig::Box* box = config.mutable_bcfw()->add_box();
     box->set_begin(0);
     box->set_end(problem.Dim());
     box->set_lower(0);
@@ -362,7 +363,7 @@ TEST(BcfwBoxTest, RejectsBadBoxes) {
        std::vector<std::tuple<int, int, double, double>>{
            {0, 3, 0, 1}, {1, 1, 0, 1}, {0, 1, 1, 0}}) {
     SolverConfig config;
-    SolverConfig::Box* box = config.add_box();
+    SolverConfig::Box* box = config.mutable_bcfw()->add_box();
     box->set_begin(begin);
     box->set_end(end);
     box->set_lower(lower);
@@ -373,7 +374,7 @@ TEST(BcfwBoxTest, RejectsBadBoxes) {
   }
   SolverConfig config;
   config.set_name("ssg");
-  config.add_box()->set_end(1);
+  config.mutable_bcfw()->add_box()->set_end(1);
   EXPECT_FALSE(CreateSolver(config).ok());
 }
 

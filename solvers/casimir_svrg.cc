@@ -47,22 +47,24 @@ absl::StatusOr<TrainingSummary> CasimirSvrgSolver::Solve(
   if (n <= 0)
     return absl::InvalidArgumentError(name + ": no training examples");
   const double lambda = ResolveLambda(config_, n);
-  const double smoothness = config_.smoothness();
-  if (config_.learning_rate() < 0 || smoothness < 0 || config_.kappa() < 0) {
+  const double smoothness = config_.svrg().smoothness();
+  if (config_.svrg().learning_rate() < 0 || smoothness < 0 ||
+      config_.casimir().kappa() < 0) {
     return absl::InvalidArgumentError(
         name + ": learning_rate, smoothness and kappa must not be negative");
   }
-  if (config_.learning_rate() == 0 && smoothness == 0) {
+  if (config_.svrg().learning_rate() == 0 && smoothness == 0) {
     return absl::InvalidArgumentError(
         name + ": set learning_rate, or smoothness (L) for η = 1/(L + λ + κ)");
   }
   Smoothing smoothing;
-  smoothing.kind = SmoothingKindOf(config_.smoothing());
-  smoothing.top_k = config_.top_k();
+  smoothing.kind = SmoothingKindOf(config_.svrg().smoothing());
+  smoothing.top_k = config_.svrg().top_k();
   if (smoothing.kind != Smoothing::Kind::kNone &&
-      !(config_.smoothing_mu() > 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        name, ": smoothing_mu must be positive, got ", config_.smoothing_mu()));
+      !(config_.svrg().smoothing_mu() > 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": smoothing_mu must be positive, got ",
+                     config_.svrg().smoothing_mu()));
   }
   if (smoothing.kind == Smoothing::Kind::kTopKL2 && smoothing.top_k < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -72,9 +74,9 @@ absl::StatusOr<TrainingSummary> CasimirSvrgSolver::Solve(
   // κ: none for svrg; else given, or the variant's rule.
   double kappa = 0;
   if (casimir) {
-    if (config_.kappa() > 0) {
-      kappa = config_.kappa();
-    } else if (config_.casimir_variant() == SolverConfig::CASIMIR_ADAPT) {
+    if (config_.casimir().kappa() > 0) {
+      kappa = config_.casimir().kappa();
+    } else if (config_.casimir().variant() == SolverConfig::CASIMIR_ADAPT) {
       kappa = lambda;
     } else {
       if (smoothness == 0) {
@@ -87,28 +89,28 @@ absl::StatusOr<TrainingSummary> CasimirSvrgSolver::Solve(
       kappa = reduced > lambda ? reduced - lambda : reduced;
     }
   }
-  const double learning_rate = config_.learning_rate() > 0
-                                   ? config_.learning_rate()
+  const double learning_rate = config_.svrg().learning_rate() > 0
+                                   ? config_.svrg().learning_rate()
                                    : 1.0 / (smoothness + lambda + kappa);
   SolverConfig::SmoothingSchedule schedule = SolverConfig::CONSTANT_SMOOTHING;
-  if (config_.has_smoothing_schedule()) {
-    schedule = config_.smoothing_schedule();
+  if (config_.svrg().has_smoothing_schedule()) {
+    schedule = config_.svrg().smoothing_schedule();
   } else if (casimir &&
-             config_.casimir_variant() == SolverConfig::CASIMIR_ADAPT) {
+             config_.casimir().variant() == SolverConfig::CASIMIR_ADAPT) {
     schedule = SolverConfig::EXPONENTIAL_DECAY;
   }
-  const double decay_q = config_.decay_q() == SolverConfig::Q_PAPER
+  const double decay_q = config_.casimir().decay_q() == SolverConfig::Q_PAPER
                              ? lambda / (lambda + kappa)
                              : kappa / (kappa + lambda);
   const double smoothing_decay = std::sqrt(1 - 0.5 * std::sqrt(decay_q));
   auto smoothing_at = [&](int epoch) {  // μ_k, epoch k = 0, 1, …
     switch (schedule) {
       case SolverConfig::LINEAR_DECAY:
-        return config_.smoothing_mu() / (epoch + 1);
+        return config_.svrg().smoothing_mu() / (epoch + 1);
       case SolverConfig::EXPONENTIAL_DECAY:
-        return config_.smoothing_mu() * std::pow(smoothing_decay, epoch);
+        return config_.svrg().smoothing_mu() * std::pow(smoothing_decay, epoch);
       default:
-        return config_.smoothing_mu();
+        return config_.svrg().smoothing_mu();
     }
   };
 
@@ -117,7 +119,7 @@ absl::StatusOr<TrainingSummary> CasimirSvrgSolver::Solve(
   settings.kappa = kappa;
   settings.learning_rate = learning_rate;
   settings.smoothing = smoothing;
-  settings.lazy_updates = config_.lazy_updates();
+  settings.lazy_updates = config_.svrg().lazy_updates();
   settings.num_threads = std::max(1, config_.num_threads());
 
   // Catalyst state: w_{k−1}, z_{k−1}, z_{k−2}, α_{k−1}.
@@ -126,7 +128,8 @@ absl::StatusOr<TrainingSummary> CasimirSvrgSolver::Solve(
   std::vector<double> previous(dim, 0.0);  // w_{k−1}
   std::vector<double> center(dim, 0.0);    // z_{k−1}
   std::vector<double> older_center;        // z_{k−2} (extrapolation only)
-  const bool extrapolate = config_.warm_start() == SolverConfig::EXTRAPOLATION;
+  const bool extrapolate =
+      config_.casimir().warm_start() == SolverConfig::EXTRAPOLATION;
   if (extrapolate) older_center = center;
   std::vector<double> start, output;
 
@@ -147,7 +150,7 @@ absl::StatusOr<TrainingSummary> CasimirSvrgSolver::Solve(
   double primal = 0;
 
   for (int k = 1; oracle_calls < budget; ++k) {
-    switch (config_.warm_start()) {
+    switch (config_.casimir().warm_start()) {
       case SolverConfig::PREV_ITERATE:
         start = previous;
         break;

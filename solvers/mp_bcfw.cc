@@ -44,8 +44,9 @@ absl::StatusOr<TrainingSummary> MpBcfwSolver::Solve(
   if (n <= 0) {
     return absl::InvalidArgumentError("mp_bcfw: no training examples");
   }
-  if (config_.mp_max_planes() < 0 || config_.mp_max_approx_passes() < 0 ||
-      config_.mp_inactive_iterations() < 0) {
+  if (config_.mp_bcfw().max_planes() < 0 ||
+      config_.mp_bcfw().max_approx_passes() < 0 ||
+      config_.mp_bcfw().inactive_iterations() < 0) {
     return absl::InvalidArgumentError(
         "mp_bcfw: mp_max_planes, mp_max_approx_passes and "
         "mp_inactive_iterations must be non-negative");
@@ -56,11 +57,12 @@ absl::StatusOr<TrainingSummary> MpBcfwSolver::Solve(
   const double lambda = ResolveLambda(config_, n);
   const bool averaging = config_.weighted_averaging();
   const int threads = std::max(1, config_.num_threads());
-  const int max_planes = config_.mp_max_planes();
+  const int max_planes = config_.mp_bcfw().max_planes();
   // With no planes there is nothing to run approximate passes on (BCFW).
-  const int max_approx = max_planes > 0 ? config_.mp_max_approx_passes() : 0;
-  const double inactive = config_.mp_inactive_iterations();
-  const bool wall_clock = config_.mp_rule() == SolverConfig::WALL_CLOCK;
+  const int max_approx =
+      max_planes > 0 ? config_.mp_bcfw().max_approx_passes() : 0;
+  const double inactive = config_.mp_bcfw().inactive_iterations();
+  const bool wall_clock = config_.mp_bcfw().rule() == SolverConfig::WALL_CLOCK;
   max_working_set_size_ = 0;
   oracle_cost_ = fixed_oracle_cost_;
 

@@ -63,14 +63,15 @@ void CheckRun(const MulticlassProblem& problem, const SolverConfig& config,
   EXPECT_NEAR(0.5 * config.lambda() * SquaredNorm(w->data(), w->size()) +
                   AverageHingeLoss(problem, w->data(), 1),
               summary->primal(), 1e-12);
-  EXPECT_LE(solver->max_working_set_size(), config.mp_max_planes());
+  EXPECT_LE(solver->max_working_set_size(), config.mp_bcfw().max_planes());
   int approximate = 0;
   for (const PassRecord& record : monitor.records()) {
-    EXPECT_LE(record.mean_active_set_size(), config.mp_max_planes());
+    EXPECT_LE(record.mean_active_set_size(), config.mp_bcfw().max_planes());
     if (record.approx_passes() > 0) ++approximate;
   }
   ExpectExactGapsAreCertificates(monitor.records());
-  if (config.mp_max_planes() > 0 && config.mp_max_approx_passes() > 0) {
+  if (config.mp_bcfw().max_planes() > 0 &&
+      config.mp_bcfw().max_approx_passes() > 0) {
     EXPECT_GT(approximate, 0);
   } else {
     EXPECT_EQ(approximate, 0);
@@ -91,8 +92,8 @@ TEST(MpBcfwTest, ReachesTheCertifiedOptimum) {
         SolverConfig config = MpConfig(lambda);
         config.set_gap_tolerance(1e-6 * optimum);
         config.set_weighted_averaging(averaging);
-        config.set_mp_rule(rule);
-        config.set_mp_max_planes(planes);
+        config.mutable_mp_bcfw()->set_rule(rule);
+        config.mutable_mp_bcfw()->set_max_planes(planes);
         MpBcfwSolver solver(config);
         CheckRun(problem, config, optimum, &solver);
         if (rule == SolverConfig::DETERMINISTIC && planes > 0) {
@@ -112,9 +113,9 @@ TEST(MpBcfwTest, FewPlanesAndShortMemory) {
   const double optimum = ReferencePrimal(problem, lambda);
   SolverConfig config = MpConfig(lambda);
   config.set_gap_tolerance(1e-6 * optimum);
-  config.set_mp_max_planes(2);
-  config.set_mp_inactive_iterations(1);
-  config.set_mp_max_approx_passes(5);
+  config.mutable_mp_bcfw()->set_max_planes(2);
+  config.mutable_mp_bcfw()->set_inactive_iterations(1);
+  config.mutable_mp_bcfw()->set_max_approx_passes(5);
   MpBcfwSolver solver(config);
   CheckRun(problem, config, optimum, &solver);
   EXPECT_EQ(solver.max_working_set_size(), 2);
@@ -174,7 +175,7 @@ TEST(MpBcfwTest, StopsOnTheTimeBudget) {
 TEST(MpBcfwTest, RegisteredAndRejectsBadOptions) {
   SolverConfig config = MpConfig(0.1);
   EXPECT_TRUE(CreateSolver(config).ok());
-  config.set_mp_max_planes(-1);
+  config.mutable_mp_bcfw()->set_max_planes(-1);
   const MulticlassProblem problem = RandomMulticlassProblem(20, 4, 3, 2);
   std::vector<double> w;
   EXPECT_FALSE(MpBcfwSolver(config).Solve(problem, nullptr, &w).ok());

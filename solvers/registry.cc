@@ -24,7 +24,7 @@ absl::StatusOr<std::unique_ptr<Solver>> CreateSolver(
     return absl::InvalidArgumentError(absl::StrCat(
         "solver.gap_check must be positive, got ", config.gap_check()));
   }
-  if (config.box_size() > 0 && config.name() != "bcfw" &&
+  if (config.bcfw().box_size() > 0 && config.name() != "bcfw" &&
       config.name() != "active_set_bcfw") {
     return absl::InvalidArgumentError(absl::StrCat(
         "solver ", config.name(),

@@ -26,7 +26,7 @@ absl::StatusOr<SolverConfig> InnerConfig(const Problem& problem,
         "' cannot be warm-started along a path; use bcfw (any step, "
         "sampling or cache) or active_set_bcfw"));
   }
-  if (config.box_size() > 0) {
+  if (config.bcfw().box_size() > 0) {
     return absl::InvalidArgumentError(
         "regularization path: box constraints are not supported");
   }

@@ -22,8 +22,8 @@ SolverConfig PathConfig(const std::string& name, SolverConfig::Step step,
                         bool cache, RegularizationPathConfig::Mode mode) {
   SolverConfig config;
   config.set_name(name);
-  config.set_step(step);
-  config.set_cache(cache);
+  config.mutable_bcfw()->set_step(step);
+  config.mutable_bcfw()->set_cache(cache);
   config.set_sampling(SolverConfig::GAP);
   config.set_num_threads(1);
   config.set_max_passes(5000);
@@ -134,8 +134,8 @@ TEST(RegularizationPathTest, WarmStartTurnsExactGapsIntoExactGaps) {
     SCOPED_TRACE(name);
     SolverConfig config;
     config.set_name(name);
-    config.set_step(step);
-    config.set_cache(cache);
+    config.mutable_bcfw()->set_step(step);
+    config.mutable_bcfw()->set_cache(cache);
     config.set_weighted_averaging(false);
     config.set_lambda(0.3);
     config.set_max_passes(7);
@@ -207,7 +207,7 @@ TEST(RegularizationPathTest, GridSearchCertifiesEveryLambda) {
   const MulticlassProblem problem = RandomMulticlassProblem(20, 4, 3, 5);
   SolverConfig config;
   config.set_name("bcfw");
-  config.set_step(SolverConfig::PAIRWISE);
+  config.mutable_bcfw()->set_step(SolverConfig::PAIRWISE);
   config.set_sampling(SolverConfig::GAP);
   config.set_gap_tolerance(0.01);
   config.set_max_passes(5000);

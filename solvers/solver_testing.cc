@@ -32,7 +32,7 @@ double ReferencePrimal(const Problem& problem, double lambda) {
   config.set_gap_tolerance(1e-10);
   config.set_weighted_averaging(false);
   // Pairwise steps converge linearly: 1e-10 is reachable.
-  config.set_step(SolverConfig::PAIRWISE);
+  config.mutable_bcfw()->set_step(SolverConfig::PAIRWISE);
   std::vector<double> w;
   BcfwSolver solver(config);
   absl::StatusOr<TrainingSummary> summary = solver.Solve(problem, nullptr, &w);

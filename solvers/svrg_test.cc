@@ -253,9 +253,9 @@ SolverConfig SvrgConfig(const char* name) {
   SolverConfig config;
   config.set_name(name);
   config.set_lambda(0.1);
-  config.set_smoothing(SolverConfig::L2_TOP_K);
-  config.set_top_k(3);
-  config.set_learning_rate(0.05);
+  config.mutable_svrg()->set_smoothing(SolverConfig::L2_TOP_K);
+  config.mutable_svrg()->set_top_k(3);
+  config.mutable_svrg()->set_learning_rate(0.05);
   config.set_max_passes(400);
   config.set_seed(3);
   return config;
@@ -309,9 +309,9 @@ TEST(SvrgSolverTest, ReachesTheSmoothedOptimum) {
         Case{"casimir_svrg", SolverConfig::ENTROPY, std::log(3.0)}}) {
     SCOPED_TRACE(testing::Message() << c.name << " smoothing " << c.smoothing);
     SolverConfig config = SvrgConfig(c.name);
-    config.set_smoothing(c.smoothing);
-    config.set_smoothing_mu(1.0);
-    config.set_kappa(0.1);
+    config.mutable_svrg()->set_smoothing(c.smoothing);
+    config.mutable_svrg()->set_smoothing_mu(1.0);
+    config.mutable_casimir()->set_kappa(0.1);
     Monitor monitor;
     monitor.set_progress_stream(nullptr);
     std::vector<double> w;
@@ -342,9 +342,9 @@ TEST(SvrgSolverTest, AdaptiveSmoothingApproachesTheNonSmoothOptimum) {
   const MulticlassProblem problem = RandomMulticlassProblem(20, 4, 3, 2);
   const double optimum = ReferencePrimal(problem, 0.1);
   SolverConfig constant = SvrgConfig("casimir_svrg");
-  constant.set_kappa(0.1);
-  constant.set_smoothing_mu(1.0);
-  constant.set_learning_rate(0.002);
+  constant.mutable_casimir()->set_kappa(0.1);
+  constant.mutable_svrg()->set_smoothing_mu(1.0);
+  constant.mutable_svrg()->set_learning_rate(0.002);
   constant.set_max_passes(600);
   std::vector<double> w;
   const double constant_primal = RunSolver(problem, constant, &w).primal();
@@ -353,9 +353,9 @@ TEST(SvrgSolverTest, AdaptiveSmoothingApproachesTheNonSmoothOptimum) {
         SolverConfig::EXTRAPOLATION}) {
     SCOPED_TRACE(testing::Message() << "warm start " << warm_start);
     SolverConfig config = constant;
-    config.clear_kappa();
-    config.set_casimir_variant(SolverConfig::CASIMIR_ADAPT);
-    config.set_warm_start(warm_start);
+    config.mutable_casimir()->clear_kappa();
+    config.mutable_casimir()->set_variant(SolverConfig::CASIMIR_ADAPT);
+    config.mutable_casimir()->set_warm_start(warm_start);
     Monitor monitor;
     monitor.set_progress_stream(nullptr);
     const TrainingSummary summary = RunSolver(problem, config, &w, &monitor);
@@ -381,7 +381,7 @@ TEST(SvrgSolverTest, CasimirWithoutKappaIsSvrgAndRunsRepeat) {
   // compare svrg with the same loop at κ → 0 in the limit instead: the
   // extrapolation weight β vanishes with κ.
   config.set_name("casimir_svrg");
-  config.set_kappa(1e-12);
+  config.mutable_casimir()->set_kappa(1e-12);
   RunSolver(problem, config, &casimir);
   ExpectNear(casimir, svrg, 1e-6);
 }
@@ -389,7 +389,8 @@ TEST(SvrgSolverTest, CasimirWithoutKappaIsSvrgAndRunsRepeat) {
 TEST(SvrgSolverTest, ADivergingIterateIsAnError) {
   const MulticlassProblem problem = RandomMulticlassProblem(20, 4, 3, 2);
   SolverConfig config = SvrgConfig("svrg");
-  config.set_learning_rate(100);  // a = 1 − ηλ = −9: every step grows w
+  config.mutable_svrg()->set_learning_rate(
+      100);  // a = 1 − ηλ = −9: every step grows w
   std::vector<double> w;
   absl::StatusOr<TrainingSummary> summary =
       CreateSolver(config).value()->Solve(problem, nullptr, &w);
@@ -402,17 +403,17 @@ TEST(SvrgSolverTest, RejectsBadConfigs) {
   const MulticlassProblem problem = RandomMulticlassProblem(5, 2, 2, 1);
   std::vector<double> w;
   SolverConfig config = SvrgConfig("svrg");
-  config.set_learning_rate(0);
+  config.mutable_svrg()->set_learning_rate(0);
   EXPECT_FALSE(CreateSolver(config).value()->Solve(problem, nullptr, &w).ok());
   config = SvrgConfig("svrg");
-  config.set_smoothing_mu(0);
+  config.mutable_svrg()->set_smoothing_mu(0);
   EXPECT_FALSE(CreateSolver(config).value()->Solve(problem, nullptr, &w).ok());
   config = SvrgConfig("svrg");
-  config.set_top_k(0);
+  config.mutable_svrg()->set_top_k(0);
   EXPECT_FALSE(CreateSolver(config).value()->Solve(problem, nullptr, &w).ok());
   config = SvrgConfig("casimir_svrg");  // CASIMIR_CONST needs L or κ
   EXPECT_FALSE(CreateSolver(config).value()->Solve(problem, nullptr, &w).ok());
-  config.set_smoothness(10);
+  config.mutable_svrg()->set_smoothness(10);
   EXPECT_TRUE(CreateSolver(config).value()->Solve(problem, nullptr, &w).ok());
 }
 

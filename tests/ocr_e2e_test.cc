@@ -115,7 +115,7 @@ TEST_F(OcrEndToEndTest, NonnegativeTransitionsAreEnforcedAndCertified) {
   solver->set_max_passes(20);
   solver->set_gap_check(10);
   solver->set_sampling(SolverConfig::GAP);
-  solver->set_step(SolverConfig::PAIRWISE);
+  solver->mutable_bcfw()->set_step(SolverConfig::PAIRWISE);
   solver->set_weighted_averaging(false);
   config.set_eval_every(0);
   config.set_model_path("ocr_box.model");
@@ -137,8 +137,8 @@ TEST_F(OcrEndToEndTest, NonnegativeTransitionsAreEnforcedAndCertified) {
   }
   // Unconstrained, most of the 676 transitions are negative; the box binds.
   EXPECT_GT(at_bound, 100);
-  ASSERT_EQ(model->header().solver().box_size(), 1);
-  EXPECT_EQ(model->header().solver().box(0).begin(),
+  ASSERT_EQ(model->header().solver().bcfw().box_size(), 1);
+  EXPECT_EQ(model->header().solver().bcfw().box(0).begin(),
             layout.transition_offset());
 }
 

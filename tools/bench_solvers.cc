@@ -79,8 +79,8 @@ SolverConfig VariantConfig(const Variant& variant, int passes) {
       ResolveLambda(config, BenchCorpus()->problem->NumExamples()));
   config.set_name(variant.solver);
   config.set_sampling(variant.sampling);
-  config.set_step(variant.step);
-  config.set_cache(variant.cache);
+  config.mutable_bcfw()->set_step(variant.step);
+  config.mutable_bcfw()->set_cache(variant.cache);
   config.set_weighted_averaging(variant.averaging);
   config.set_max_passes(passes);
   config.set_gap_check(1 << 30);

@@ -18,8 +18,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "base/config_override.h"
 #include "google/protobuf/util/json_util.h"
+#include "pipeline/flag_aliases.h"
 #include "tools/svg_plot.h"
 
 namespace chaintag {
@@ -124,7 +124,7 @@ absl::Status ApplyRunSpec(const RunSpec& spec, SolverConfig* config) {
           "run spec \"", spec.label, "\": ", name,
           name == "name" ? " goes before the ':'" : " comes from --seeds"));
     }
-    absl::Status status = SetFieldByPath(name, value, config);
+    absl::Status status = SetSolverOption(name, value, config);
     if (!status.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat("run spec \"", spec.label, "\": ", status.message()));

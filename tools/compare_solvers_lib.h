@@ -1,9 +1,10 @@
 // The core of compare_solvers, kept out of the CLI so it can be tested:
-// run specs ("bcfw:sampling=gap,step=pairwise") applied to a SolverConfig by
-// protobuf reflection (so new SolverConfig fields work without code
-// changes), JSON-lines PassRecord logs read back, per-pass aggregation over
-// seeds (median and min–max), the first pass reaching a target gap, and the
-// SVG figures and summary table built from them.
+// run specs ("bcfw:sampling=gap,step=pairwise") applied to a SolverConfig
+// with train's flag names or dotted field paths (pipeline/flag_aliases.h, so
+// new SolverConfig fields work without code changes), JSON-lines PassRecord
+// logs read back, per-pass aggregation over seeds (median and min–max), the
+// first pass reaching a target gap, and the SVG figures and summary table built
+// from them.
 //
 // Thread-safety: pure functions over their arguments, except ReadPassLog
 // which reads a file; safe from any thread.
@@ -28,7 +29,8 @@ struct RunSpec {
   // Display label: `label=` when given, else the spec text itself.
   std::string label;
   std::string solver_name;
-  // SolverConfig field names and their values as typed, in order.
+  // Train flag names or SolverConfig field paths, and their values as
+  // typed, in order.
   std::vector<std::pair<std::string, std::string>> fields;
 };
 

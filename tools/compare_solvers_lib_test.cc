@@ -63,10 +63,10 @@ TEST(ParseRunSpecsTest, SeveralAppliedToSolverConfig) {
   ASSERT_TRUE(ApplyRunSpec((*specs)[1], &config).ok());
   EXPECT_EQ(config.name(), "bcfw");
   EXPECT_EQ(config.sampling(), SolverConfig::GAP);
-  EXPECT_EQ(config.step(), SolverConfig::PAIRWISE);
-  EXPECT_TRUE(config.cache());
-  EXPECT_DOUBLE_EQ(config.cache_factor(), 0.5);
-  EXPECT_EQ(config.max_cache_size(), 20);
+  EXPECT_EQ(config.bcfw().step(), SolverConfig::PAIRWISE);
+  EXPECT_TRUE(config.bcfw().cache());
+  EXPECT_DOUBLE_EQ(config.bcfw().cache_factor(), 0.5);
+  EXPECT_EQ(config.bcfw().max_cache_size(), 20);
   EXPECT_EQ((*specs)[2].solver_name, "fw");
 }
 
