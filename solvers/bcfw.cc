@@ -9,8 +9,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
-#include "absl/time/time.h"
 #include "base/huge_pages.h"
 #include "base/parallel.h"
 #include "base/random.h"
@@ -443,64 +441,85 @@ void BcfwRun::FullyCorrectiveMove(int i, int fw_entry,
   }
 }
 
-void BcfwRun::Step(int i) {
+// Plain BCFW: the oracle, one FW step (line search or 2n/(k+2n)).
+void BcfwRun::PlainStep(int i) {
   double* block_state = state(i);
-  ++pass_draws_;
-  if (!keep_corners_) {
-    // Plain BCFW: the oracle, one FW line-search step.
-    problem_.MaxOracle(i, w_.data(), block_state, &oracle_);
-    ++oracle_calls_;
-    // Block gap g_i = λ⟨w_i − w_s, w⟩ − ℓ_i + ℓ_s with w_i = v_i/(λn) and
-    // w_s = ψ_i(y*)/(λn).
-    const double gap = (oracle_.state_dot - oracle_.score) / n_ -
-                       ell_block_[i] + oracle_.loss / n_;
-    SetBlockGap(i, gap);
-    visit_state_dots_[i] = oracle_.state_dot;
-    double gamma;
-    if (config_.line_search()) {
-      const double curvature =
-          problem_.StateDistanceSquared(i, block_state, oracle_.corner) /
-          (lambda_ * n_ * n_);  // λ‖w_i − w_s‖²
-      gamma = curvature > 0 ? std::clamp(gap / curvature, 0.0, 1.0) : 0;
-    } else {
-      gamma = 2.0 * n_ / (static_cast<double>(steps_) + 2.0 * n_);
-    }
-    if (gamma > 0) {
-      move_.Clear();
-      move_.Add(-1, gamma);
-      move_.state_coefficient = -gamma;
-      ApplyMove(i, move_, oracle_.corner);
-    } else {
-      ++steps_;  // the average still counts the iterate
-    }
-    return;
+  problem_.MaxOracle(i, w_.data(), block_state, &oracle_);
+  ++oracle_calls_;
+  // Block gap g_i = λ⟨w_i − w_s, w⟩ − ℓ_i + ℓ_s with w_i = v_i/(λn) and
+  // w_s = ψ_i(y*)/(λn).
+  const double gap = (oracle_.state_dot - oracle_.score) / n_ - ell_block_[i] +
+                     oracle_.loss / n_;
+  SetBlockGap(i, gap);
+  visit_state_dots_[i] = oracle_.state_dot;
+  double gamma;
+  if (config_.line_search()) {
+    const double curvature =
+        problem_.StateDistanceSquared(i, block_state, oracle_.corner) /
+        (lambda_ * n_ * n_);  // λ‖w_i − w_s‖²
+    gamma = curvature > 0 ? std::clamp(gap / curvature, 0.0, 1.0) : 0;
+  } else {
+    gamma = 2.0 * n_ / (static_cast<double>(steps_) + 2.0 * n_);
   }
+  if (gamma > 0) {
+    move_.Clear();
+    move_.Add(-1, gamma);
+    move_.state_coefficient = -gamma;
+    ApplyMove(i, move_, oracle_.corner);
+  } else {
+    ++steps_;  // the average still counts the iterate
+  }
+}
 
-  // Scores of the stored corners at the pre-step w, with ⟨v_i, w⟩.
+// A full store makes room for a new corner: the least violated inactive
+// corner goes first; a pure FW solver may evict an active one (its α are
+// then only bookkeeping); with away/pairwise steps active corners stay and
+// the store grows.
+void BcfwRun::MakeRoom(CornerStore* store) {
+  if (!use_cache_ || store->size() < config_.bcfw().max_cache_size()) return;
+  auto hinge = [&](int k) { return store->entry(k).loss - scores_[k]; };
+  int evict = -1;
+  for (int k = 0; k < store->size(); ++k) {
+    if (store->entry(k).alpha == 0 && (evict < 0 || hinge(k) < hinge(evict))) {
+      evict = k;
+    }
+  }
+  if (evict < 0 && !track_alpha_) {
+    evict = 0;
+    for (int k = 1; k < store->size(); ++k) {
+      if (hinge(k) < hinge(evict)) evict = k;
+    }
+  }
+  if (evict >= 0) {
+    store->Remove(evict);
+    scores_.erase(scores_.begin() + evict);
+  }
+}
+
+// Scores the block's stored corners at the pre-step w (into scores_, with
+// ⟨v_i, w⟩) and picks the FW corner: a cached corner when its gap passes
+// the hit test ĝ ≥ max(F·g_i, ν·G/n), else the oracle's, which joins the
+// store. Returns its store index and its block gap.
+int BcfwRun::FwCorner(int i, double* state_dot, double* fw_gap) {
+  const double* block_state = state(i);
   CornerStore& store = corners_[i];
   corner_pointers_.clear();
   for (const StoredCorner& entry : store.entries()) {
     corner_pointers_.push_back(&entry.corner);
   }
   scores_.resize(store.size());
-  double state_dot = 0;
   // Without a possible cache hit the oracle runs anyway: one shared pass.
   const bool oracle_certain = !use_cache_ || block_gap_[i] == kInfinity;
   if (oracle_certain) {
     problem_.ScoreCornersAndMaxOracle(i, w_.data(), block_state,
                                       corner_pointers_.data(), store.size(),
                                       scores_.data(), &oracle_);
-    state_dot = oracle_.state_dot;
+    *state_dot = oracle_.state_dot;
   } else {
     problem_.ScoreCorners(i, w_.data(), block_state, corner_pointers_.data(),
-                          store.size(), scores_.data(), &state_dot);
+                          store.size(), scores_.data(), state_dot);
   }
-  visit_state_dots_[i] = state_dot;
-
-  // The FW corner: a cached corner when its gap passes the hit test
-  // ĝ ≥ max(F·g_i, ν·G/n), else the oracle's.
-  int fw = -1;
-  double fw_gap = 0;
+  visit_state_dots_[i] = *state_dot;
   if (use_cache_ && block_gap_[i] != kInfinity) {
     int best = 0;
     for (int k = 1; k < store.size(); ++k) {
@@ -509,130 +528,119 @@ void BcfwRun::Step(int i) {
         best = k;
       }
     }
-    const double gap = (state_dot - scores_[best]) / n_ - ell_block_[i] +
+    const double gap = (*state_dot - scores_[best]) / n_ - ell_block_[i] +
                        store.entry(best).loss / n_;
     if (gap >= std::max(config_.bcfw().cache_factor() * block_gap_[i],
                         config_.bcfw().cache_nu() * cache_global_gap_ / n_)) {
-      fw = best;
-      fw_gap = gap;
       ++pass_hits_;
+      *fw_gap = gap;
+      return best;
     }
   }
-  if (fw < 0) {
-    if (!oracle_certain) {
-      problem_.MaxOracle(i, w_.data(), block_state, &oracle_);
-    }
-    ++oracle_calls_;
-    fw_gap = (oracle_.state_dot - oracle_.score) / n_ - ell_block_[i] +
-             oracle_.loss / n_;
-    SetBlockGap(i, fw_gap);
-    fw = store.Find(oracle_.corner);
-    if (fw < 0) {
-      // Make room: the least violated inactive corner goes first; a pure FW
-      // solver may evict an active one (its α are then only bookkeeping);
-      // with away/pairwise steps active corners stay and the store grows.
-      if (use_cache_ && store.size() >= config_.bcfw().max_cache_size()) {
-        int evict = -1;
-        for (int k = 0; k < store.size(); ++k) {
-          if (store.entry(k).alpha == 0 &&
-              (evict < 0 || store.entry(k).loss - scores_[k] <
-                                store.entry(evict).loss - scores_[evict])) {
-            evict = k;
-          }
-        }
-        if (evict < 0 && !track_alpha_) {
-          evict = 0;
-          for (int k = 1; k < store.size(); ++k) {
-            if (store.entry(k).loss - scores_[k] <
-                store.entry(evict).loss - scores_[evict]) {
-              evict = k;
-            }
-          }
-        }
-        if (evict >= 0) {
-          store.Remove(evict);
-          scores_.erase(scores_.begin() + evict);
-        }
-      }
-      std::vector<double> dots;
-      if (fully_corrective_) dots = CornerDots(i, oracle_.corner);
-      fw = store.Add(oracle_.corner, oracle_.loss, 0.0,
-                     fully_corrective_ ? &dots : nullptr);
-      scores_.push_back(oracle_.score);
-    }
+  if (!oracle_certain) {
+    problem_.MaxOracle(i, w_.data(), block_state, &oracle_);
   }
+  ++oracle_calls_;
+  *fw_gap = (oracle_.state_dot - oracle_.score) / n_ - ell_block_[i] +
+            oracle_.loss / n_;
+  SetBlockGap(i, *fw_gap);
+  int fw = store.Find(oracle_.corner);
+  if (fw >= 0) return fw;
+  MakeRoom(&store);
+  std::vector<double> dots;
+  if (fully_corrective_) dots = CornerDots(i, oracle_.corner);
+  fw = store.Add(oracle_.corner, oracle_.loss, 0.0,
+                 fully_corrective_ ? &dots : nullptr);
+  scores_.push_back(oracle_.score);
+  return fw;
+}
+
+// The step of the configured kind (FW, pairwise, away, or the best of the
+// three), each candidate with its exact dual improvement, into move_.
+void BcfwRun::ChooseStep(int i, int fw, double fw_gap, double state_dot) {
+  const CornerStore& store = corners_[i];
   const StoredCorner& fw_entry = store.entry(fw);
   const double inverse = 1.0 / (lambda_ * n_ * n_);
+  const double* block_state = state(i);
+  double best_improvement = 0;
+  const bool try_fw = step_ != SolverConfig::PAIRWISE;
+  const bool try_pairwise =
+      step_ == SolverConfig::PAIRWISE || step_ == SolverConfig::BEST;
+  const bool try_away =
+      step_ == SolverConfig::AWAY || step_ == SolverConfig::BEST;
+  if (try_fw) {
+    const double curvature =
+        problem_.StateDistanceSquared(i, block_state, fw_entry.corner) *
+        inverse;
+    const double gamma = LineSearch(fw_gap, curvature, 1.0);
+    const double improvement = Improvement(gamma, fw_gap, curvature);
+    if (gamma > 0 && (improvement > 0 || step_ == SolverConfig::FW)) {
+      best_improvement = improvement;
+      move_.Add(fw, gamma);
+      move_.state_coefficient = -gamma;
+    }
+  }
+  if (!try_pairwise && !try_away) return;
+  // The away corner: the active corner of least hinge (first on ties).
+  int away = -1;
+  int active = 0;
+  for (int k = 0; k < store.size(); ++k) {
+    if (store.entry(k).alpha <= 0) continue;
+    ++active;
+    if (away < 0 || store.entry(k).loss - scores_[k] <
+                        store.entry(away).loss - scores_[away]) {
+      away = k;
+    }
+  }
+  const StoredCorner& away_entry = store.entry(away);
+  const double away_gap =
+      (scores_[away] - state_dot) / n_ + ell_block_[i] - away_entry.loss / n_;
+  if (try_pairwise && away != fw) {
+    const double slope = fw_gap + away_gap;
+    const double curvature =
+        problem_.CornerDistanceSquared(i, fw_entry.corner, away_entry.corner) *
+        inverse;
+    const double gamma = LineSearch(slope, curvature, away_entry.alpha);
+    const double improvement = Improvement(gamma, slope, curvature);
+    if (gamma > 0 && improvement > best_improvement) {
+      best_improvement = improvement;
+      move_.Clear();
+      move_.Add(fw, gamma);
+      move_.Add(away, -gamma);
+    }
+  }
+  if (try_away && active > 1 && away_entry.alpha < 1) {
+    const double gamma_max = away_entry.alpha / (1 - away_entry.alpha);
+    const double curvature =
+        problem_.StateDistanceSquared(i, block_state, away_entry.corner) *
+        inverse;
+    const double gamma = LineSearch(away_gap, curvature, gamma_max);
+    const double improvement = Improvement(gamma, away_gap, curvature);
+    if (gamma > 0 && improvement > best_improvement) {
+      move_.Clear();
+      move_.Add(away, -gamma);
+      move_.state_coefficient = gamma;
+    }
+  }
+}
 
+void BcfwRun::Step(int i) {
+  ++pass_draws_;
+  if (!keep_corners_) {
+    PlainStep(i);
+    return;
+  }
+  double state_dot = 0, fw_gap = 0;
+  const int fw = FwCorner(i, &state_dot, &fw_gap);
+  CornerStore& store = corners_[i];
   move_.Clear();
   if (fully_corrective_) {
     FullyCorrectiveMove(i, fw, scores_, &move_);
   } else {
-    // Candidate steps, each with its exact dual improvement.
-    double best_improvement = 0;
-    const bool try_fw = step_ != SolverConfig::PAIRWISE;
-    const bool try_pairwise =
-        step_ == SolverConfig::PAIRWISE || step_ == SolverConfig::BEST;
-    const bool try_away =
-        step_ == SolverConfig::AWAY || step_ == SolverConfig::BEST;
-    if (try_fw) {
-      const double curvature =
-          problem_.StateDistanceSquared(i, block_state, fw_entry.corner) *
-          inverse;
-      const double gamma = LineSearch(fw_gap, curvature, 1.0);
-      const double improvement = Improvement(gamma, fw_gap, curvature);
-      if (gamma > 0 && (improvement > 0 || step_ == SolverConfig::FW)) {
-        best_improvement = improvement;
-        move_.Add(fw, gamma);
-        move_.state_coefficient = -gamma;
-      }
-    }
-    if (try_pairwise || try_away) {
-      // The away corner: the active corner of least hinge (first on ties).
-      int away = -1;
-      int active = 0;
-      for (int k = 0; k < store.size(); ++k) {
-        if (store.entry(k).alpha <= 0) continue;
-        ++active;
-        if (away < 0 || store.entry(k).loss - scores_[k] <
-                            store.entry(away).loss - scores_[away]) {
-          away = k;
-        }
-      }
-      const StoredCorner& away_entry = store.entry(away);
-      const double away_gap = (scores_[away] - state_dot) / n_ + ell_block_[i] -
-                              away_entry.loss / n_;
-      if (try_pairwise && away != fw) {
-        const double slope = fw_gap + away_gap;
-        const double curvature = problem_.CornerDistanceSquared(
-                                     i, fw_entry.corner, away_entry.corner) *
-                                 inverse;
-        const double gamma = LineSearch(slope, curvature, away_entry.alpha);
-        const double improvement = Improvement(gamma, slope, curvature);
-        if (gamma > 0 && improvement > best_improvement) {
-          best_improvement = improvement;
-          move_.Clear();
-          move_.Add(fw, gamma);
-          move_.Add(away, -gamma);
-        }
-      }
-      if (try_away && active > 1 && away_entry.alpha < 1) {
-        const double gamma_max = away_entry.alpha / (1 - away_entry.alpha);
-        const double curvature =
-            problem_.StateDistanceSquared(i, block_state, away_entry.corner) *
-            inverse;
-        const double gamma = LineSearch(away_gap, curvature, gamma_max);
-        const double improvement = Improvement(gamma, away_gap, curvature);
-        if (gamma > 0 && improvement > best_improvement) {
-          move_.Clear();
-          move_.Add(away, -gamma);
-          move_.state_coefficient = gamma;
-        }
-      }
-    }
+    ChooseStep(i, fw, fw_gap, state_dot);
   }
   if (!move_.entries.empty()) {
-    ApplyMove(i, move_, fw_entry.corner);
+    ApplyMove(i, move_, store.entry(fw).corner);
     if (move_.state_coefficient <= -1.0) {
       // A full FW step: α is exactly one-hot on the FW corner.
       for (int k = 0; k < store.size(); ++k) store.entry(k).alpha = 0;
@@ -764,137 +772,91 @@ absl::StatusOr<TrainingSummary> BcfwRun::Solve(Monitor* monitor,
 }
 
 absl::StatusOr<TrainingSummary> BcfwRun::Run(Monitor* monitor) {
-  const std::string& name = config_.name();
-  const int threads = std::max(1, config_.num_threads());
-  const bool refresh_block_gaps = refresh_block_gaps_;
-  const bool has_boxes = !box_index_.empty();
-  const std::vector<double> no_point;
-  std::vector<int> order;
-  std::vector<double> exact_block_gaps;
-  const absl::Time start = absl::Now();
-  const double max_seconds = config_.max_seconds();
-  auto elapsed = [&] { return absl::ToDoubleSeconds(absl::Now() - start); };
+  PassDriver driver(config_, config_.name(), lambda_, n_, dim_, monitor);
+  return driver.Run(this);
+}
 
-  TrainingSummary summary;
-  summary.set_solver(name);
-  summary.set_lambda(lambda_);
-  summary.set_num_examples(n_);
-  summary.set_dim(dim_);
-  std::string stop_reason = "max_passes";
-  DualityGap last_gap;
-  bool have_gap = false;
+absl::Status BcfwRun::RunSteps(int, PassDriver* driver) {
+  if (config_.sampling() == SolverConfig::PERMUTATION) {
+    random_.Permutation(n_, &order_);
+  }
+  pass_draws_ = pass_hits_ = 0;
+  for (int j = 0; j < n_; ++j) {
+    Step(NextBlock(j, order_));
+    if (driver->Expired(j)) break;
+  }
+  return absl::OkStatus();
+}
 
-  for (int pass = 1; pass <= config_.max_passes(); ++pass) {
-    if (config_.sampling() == SolverConfig::PERMUTATION) {
-      random_.Permutation(n_, &order);
-    }
-    pass_draws_ = pass_hits_ = 0;
-    bool out_of_time = false;
-    for (int j = 0; j < n_; ++j) {
-      Step(NextBlock(j, order));
-      if (max_seconds > 0 && (j & 63) == 0 && elapsed() >= max_seconds) {
-        out_of_time = true;
-        break;
-      }
-    }
+// Exact block gaps at the iterate: they refresh every estimate, and without
+// averaging they are also the certificate.
+DualityGap BcfwRun::RefreshBlockGaps() {
+  const DualityGap at_iterate = ComputeBlockGaps(
+      problem_, w_.data(), ell_ - BoxTerm(false), ell_block_.data(),
+      states_.data(), state_offset_.data(), lambda_,
+      std::max(1, config_.num_threads()), &exact_block_gaps_, &state_dots_);
+  state_dots_steps_ = steps_;
+  exact_gaps_steps_ = steps_;
+  oracle_calls_ += n_;
+  double sum = 0;
+  for (int i = 0; i < n_; ++i) {
+    SetBlockGap(i, exact_block_gaps_[i]);
+    sum += block_gap_[i];
+  }
+  cache_global_gap_ = sum;
+  return at_iterate;
+}
 
-    const double estimate = GapEstimate();
-    const bool last_pass = pass == config_.max_passes() || out_of_time;
-    // As the reference code does: a small gap estimate triggers an exact
-    // check at once (estimates are stale, so 80% of the tolerance).
-    const bool estimate_converged = refresh_block_gaps && num_unvisited_ == 0 &&
-                                    estimate <= 0.8 * config_.gap_tolerance();
-    const bool confirm = config_.exact_gap_when_converged();
-    const bool check_gap = pass % config_.gap_check() == 0 ||
-                           (last_pass && config_.final_gap()) ||
-                           (estimate_converged && confirm);
-    PassRecord record;
-    record.set_solver(name);
-    record.set_pass(pass);
-    record.set_lambda(lambda_);
-    if (check_gap && refresh_block_gaps) {
-      // Exact block gaps at the iterate refresh every estimate; without
-      // averaging they are also the certificate.
-      const DualityGap at_iterate = ComputeBlockGaps(
-          problem_, w_.data(), ell_ - BoxTerm(false), ell_block_.data(),
-          states_.data(), state_offset_.data(), lambda_, threads,
-          &exact_block_gaps, &state_dots_);
-      state_dots_steps_ = steps_;
-      exact_gaps_steps_ = steps_;
+absl::StatusOr<PassEnd> BcfwRun::EndPass(const PassEndRequest& request,
+                                         PassRecord* record) {
+  const double estimate = GapEstimate();
+  // As the reference code does: a small gap estimate triggers an exact
+  // check at once (estimates are stale, so 80% of the tolerance).
+  const bool estimate_converged = refresh_block_gaps_ && num_unvisited_ == 0 &&
+                                  estimate <= 0.8 * config_.gap_tolerance();
+  const bool confirm = config_.exact_gap_when_converged();
+  const bool check_gap =
+      request.gap_check_due || (estimate_converged && confirm);
+  PassEnd end;
+  // The heuristic stop trusts the stale estimates (no exact pass).
+  end.estimate_converged = estimate_converged && !confirm;
+  if (check_gap && refresh_block_gaps_) {
+    const DualityGap at_iterate = RefreshBlockGaps();
+    if (!averaging_) end.certificate = at_iterate;
+  }
+  // w̄ is formed only when something reads it (the box term reads v̄); its
+  // dual is logged whenever it is formed.
+  const bool need_point = check_gap || request.last_pass ||
+                          !box_index_.empty() || request.evaluation_due;
+  const double* point = need_point ? ReturnedPoint().data() : nullptr;
+  const double ell = ReturnedEll() - BoxTerm(averaging_);
+  if (check_gap) {
+    if (averaging_ || !refresh_block_gaps_) {
+      end.certificate = ComputeDualityGap(problem_, point, ell, lambda_,
+                                          std::max(1, config_.num_threads()));
       oracle_calls_ += n_;
-      double sum = 0;
-      for (int i = 0; i < n_; ++i) {
-        SetBlockGap(i, exact_block_gaps[i]);
-        sum += block_gap_[i];
-      }
-      cache_global_gap_ = sum;
-      if (!averaging_) {
-        last_gap = at_iterate;
-        have_gap = true;
-      }
     }
-    // w̄ is formed only when something reads it (the box term reads v̄).
-    const bool need_point =
-        check_gap || last_pass || has_boxes ||
-        (monitor != nullptr && monitor->WantsEvaluation(pass, last_pass));
-    const std::vector<double>& point = need_point ? ReturnedPoint() : no_point;
-    const double ell = ReturnedEll() - BoxTerm(averaging_);
-    if (check_gap) {
-      if (averaging_ || !refresh_block_gaps) {
-        last_gap =
-            ComputeDualityGap(problem_, point.data(), ell, lambda_, threads);
-        oracle_calls_ += n_;
-        have_gap = true;
-      }
-      SetCertificate(last_gap, &record);
-    } else {
-      // The dual at w̄ needs w̄: between reads, averaging logs none.
-      if (need_point || !averaging_) {
-        const double norm =
-            SquaredNorm(need_point ? point.data() : w_.data(), dim_);
-        record.set_dual(ell - 0.5 * lambda_ * norm);
-      }
-      // The block-gap estimates are at the iterate, not at w̄.
-      if (num_unvisited_ == 0 && !averaging_) {
-        record.set_gap(estimate);
-        record.set_gap_exact(false);
-      }
+  } else {
+    // The dual at w̄ needs w̄: between reads, averaging logs none.
+    if (need_point || !averaging_) {
+      const double norm = SquaredNorm(need_point ? point : w_.data(), dim_);
+      record->set_dual(ell - 0.5 * lambda_ * norm);
     }
-    if (use_cache_ && pass_draws_ > 0) {
-      record.set_cache_hit_rate(static_cast<double>(pass_hits_) / pass_draws_);
+    // The block-gap estimates are at the iterate, not at w̄.
+    if (num_unvisited_ == 0 && !averaging_) {
+      record->set_gap(estimate);
+      record->set_gap_exact(false);
     }
-    if (track_alpha_) {
-      int64_t active = 0;
-      for (const CornerStore& store : corners_) active += store.NumActive();
-      record.set_mean_active_set_size(static_cast<double>(active) / n_);
-    }
-    // The heuristic stop trusts the stale estimates (no exact pass).
-    const bool certified = check_gap && last_gap.gap <= config_.gap_tolerance();
-    const bool converged = certified || (estimate_converged && !confirm);
-    if (converged) {
-      stop_reason = certified ? "gap_tolerance" : "gap_estimate";
-    } else if (out_of_time) {
-      stop_reason = "max_seconds";
-    }
-    record.set_oracle_calls(oracle_calls_);
-    record.set_effective_passes(static_cast<double>(oracle_calls_) / n_);
-    record.set_seconds(elapsed());
-    const bool final_pass = last_pass || converged;
-    if (monitor != nullptr) {
-      absl::Status status = monitor->Record(record, point, final_pass);
-      if (!status.ok()) return status;
-    }
-    summary.set_passes(pass);
-    if (final_pass) break;
   }
-
-  summary.set_oracle_calls(oracle_calls_);
-  summary.set_seconds(elapsed());
-  if (have_gap) {
-    SetCertificate(last_gap, &summary);
+  if (use_cache_ && pass_draws_ > 0) {
+    record->set_cache_hit_rate(static_cast<double>(pass_hits_) / pass_draws_);
   }
-  summary.set_stop_reason(stop_reason);
-  return summary;
+  if (track_alpha_) {
+    int64_t active = 0;
+    for (const CornerStore& store : corners_) active += store.NumActive();
+    record->set_mean_active_set_size(static_cast<double>(active) / n_);
+  }
+  return end;
 }
 
 absl::StatusOr<TrainingSummary> BcfwSolver::Solve(const Problem& problem,

@@ -18,6 +18,7 @@
 #include "solvers/bcfw.h"
 #include "solvers/corner_store.h"
 #include "solvers/monitor.h"
+#include "solvers/pass_driver.h"
 #include "solvers/problem.h"
 #include "solvers/solver_config.pb.h"
 #include "solvers/sum_tree.h"
@@ -42,7 +43,7 @@ struct BcfwMove {
   }
 };
 
-class BcfwRun {
+class BcfwRun : public PassSteps {
  public:
   BcfwRun(const SolverConfig& config, const Problem& problem);
 
@@ -106,9 +107,21 @@ class BcfwRun {
   // Call before Solve hands w over.
   void CheckInvariants(BcfwInvariants* invariants) const;
 
+  // The pass loop's side (pass_driver.h), for Run.
+  absl::Status RunSteps(int pass, PassDriver* driver) override;
+  absl::StatusOr<PassEnd> EndPass(const PassEndRequest& request,
+                                  PassRecord* record) override;
+  absl::Span<const double> Point() override { return ReturnedPoint(); }
+  int64_t OracleCalls() const override { return oracle_calls_; }
+
  private:
   int NextBlock(int j, const std::vector<int>& order);
   void Step(int i);
+  void PlainStep(int i);
+  void MakeRoom(CornerStore* store);
+  int FwCorner(int i, double* state_dot, double* fw_gap);
+  void ChooseStep(int i, int fw, double fw_gap, double state_dot);
+  DualityGap RefreshBlockGaps();
   // Applies x += scale/(λn)·Δv of `move` (before the block state changes).
   void ApplyToVector(int i, const BcfwMove& move, const Corner& oracle_corner,
                      double scale, double* x) const;
@@ -188,6 +201,8 @@ class BcfwRun {
   std::vector<double> visit_state_dots_;
   int64_t pass_draws_ = 0;
   int64_t pass_hits_ = 0;
+  std::vector<int> order_;                // this pass's permutation
+  std::vector<double> exact_block_gaps_;  // scratch of RefreshBlockGaps
 
   // Per-step scratch.
   OracleResult oracle_;

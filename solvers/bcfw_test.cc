@@ -44,6 +44,37 @@ TEST(BcfwTest, HandComputedOptimumOfOneExample) {
   }
 }
 
+// The heuristic stop (stale estimates, no exact pass) hands the monitor the
+// returned point to evaluate, as any final pass does; it used to hand an
+// empty one.
+TEST(BcfwTest, HeuristicStopEvaluatesTheReturnedPoint) {
+  MulticlassProblem problem({{1.0}, {1.0}, {-1.0}}, {0, 0, 1}, 2);
+  SolverConfig config;
+  config.set_lambda(1.0);
+  config.set_sampling(SolverConfig::GAP);
+  config.set_weighted_averaging(false);
+  config.set_exact_gap_when_converged(false);
+  config.set_gap_tolerance(0.5);
+  config.set_gap_check(1000);
+  config.set_max_passes(100);
+  Monitor monitor;
+  monitor.set_progress_stream(nullptr);
+  std::vector<double> evaluated;
+  monitor.SetEvaluator("first_weight", 1000, [&](absl::Span<const double> w) {
+    evaluated.assign(w.begin(), w.end());
+    return absl::StatusOr<double>(w.empty() ? 0.0 : w[0]);
+  });
+  BcfwSolver solver(config);
+  std::vector<double> w;
+  absl::StatusOr<TrainingSummary> summary = solver.Solve(problem, &monitor, &w);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->stop_reason(), "gap_estimate");
+  EXPECT_LT(summary->passes(), 100);
+  EXPECT_EQ(evaluated, w);
+  ASSERT_FALSE(monitor.records().empty());
+  EXPECT_DOUBLE_EQ(monitor.records().back().eval_score(), w[0]);
+}
+
 // The default λ is 1/n and the same optimum for duplicated examples.
 TEST(BcfwTest, DuplicatedExamplesAndDefaultLambda) {
   MulticlassProblem problem({{1.0}, {1.0}}, {0, 0}, 2);

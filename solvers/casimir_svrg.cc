@@ -8,10 +8,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
-#include "absl/time/time.h"
 #include "base/random.h"
 #include "solvers/duality_gap.h"
+#include "solvers/pass_driver.h"
 #include "solvers/svrg.h"
 
 namespace chaintag {
@@ -36,183 +35,218 @@ double NextAlpha(double alpha_prev, double q) {
   return 0.5 * (-b + std::sqrt(b * b + 4 * a2));
 }
 
-}  // namespace
+// What the config resolves to for one run: the epochs' settings (μ of the
+// first epoch), κ, and the schedule of μ over epochs.
+struct CasimirPlan {
+  SvrgEpochSettings settings;
+  SolverConfig::SmoothingSchedule schedule = SolverConfig::CONSTANT_SMOOTHING;
+  double smoothing_decay = 1;  // c of μ_k = μ·c^k
 
-absl::StatusOr<TrainingSummary> CasimirSvrgSolver::Solve(
-    const Problem& problem, Monitor* monitor, std::vector<double>* w_out) {
-  const std::string& name = config_.name();
-  const bool casimir = name == "casimir_svrg";
-  const int n = problem.NumExamples();
-  const int64_t dim = problem.Dim();
-  if (n <= 0)
-    return absl::InvalidArgumentError(name + ": no training examples");
-  const double lambda = ResolveLambda(config_, n);
-  const double smoothness = config_.svrg().smoothness();
-  if (config_.svrg().learning_rate() < 0 || smoothness < 0 ||
-      config_.casimir().kappa() < 0) {
+  double SmoothingAt(double mu, int epoch) const {  // μ_k, epoch k = 0, 1, …
+    switch (schedule) {
+      case SolverConfig::LINEAR_DECAY:
+        return mu / (epoch + 1);
+      case SolverConfig::EXPONENTIAL_DECAY:
+        return mu * std::pow(smoothing_decay, epoch);
+      default:
+        return mu;
+    }
+  }
+};
+
+absl::Status CheckSmoothing(const std::string& name,
+                            const SolverConfig::Svrg& svrg,
+                            const Smoothing& smoothing) {
+  if (svrg.learning_rate() < 0 || svrg.smoothness() < 0) {
     return absl::InvalidArgumentError(
         name + ": learning_rate, smoothness and kappa must not be negative");
   }
-  if (config_.svrg().learning_rate() == 0 && smoothness == 0) {
+  if (svrg.learning_rate() == 0 && svrg.smoothness() == 0) {
     return absl::InvalidArgumentError(
         name + ": set learning_rate, or smoothness (L) for η = 1/(L + λ + κ)");
   }
-  Smoothing smoothing;
-  smoothing.kind = SmoothingKindOf(config_.svrg().smoothing());
-  smoothing.top_k = config_.svrg().top_k();
-  if (smoothing.kind != Smoothing::Kind::kNone &&
-      !(config_.svrg().smoothing_mu() > 0)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(name, ": smoothing_mu must be positive, got ",
-                     config_.svrg().smoothing_mu()));
+  if (smoothing.kind != Smoothing::Kind::kNone && !(svrg.smoothing_mu() > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, ": smoothing_mu must be positive, got ", svrg.smoothing_mu()));
   }
   if (smoothing.kind == Smoothing::Kind::kTopKL2 && smoothing.top_k < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         name, ": top_k must be at least 1, got ", smoothing.top_k));
   }
+  return absl::OkStatus();
+}
 
-  // κ: none for svrg; else given, or the variant's rule.
-  double kappa = 0;
-  if (casimir) {
-    if (config_.casimir().kappa() > 0) {
-      kappa = config_.casimir().kappa();
-    } else if (config_.casimir().variant() == SolverConfig::CASIMIR_ADAPT) {
-      kappa = lambda;
-    } else {
-      if (smoothness == 0) {
-        return absl::InvalidArgumentError(
-            name +
-            ": CASIMIR_CONST takes κ from smoothness (L); set it or "
-            "kappa");
-      }
-      const double reduced = smoothness / (n + 1);
-      kappa = reduced > lambda ? reduced - lambda : reduced;
-    }
+// κ: none for svrg; else given, or the variant's rule.
+absl::StatusOr<double> ResolveKappa(const SolverConfig& config, int n,
+                                    double lambda) {
+  const SolverConfig::Casimir& casimir = config.casimir();
+  if (casimir.kappa() < 0) {
+    return absl::InvalidArgumentError(
+        config.name() +
+        ": learning_rate, smoothness and kappa must not be negative");
   }
-  const double learning_rate = config_.svrg().learning_rate() > 0
-                                   ? config_.svrg().learning_rate()
-                                   : 1.0 / (smoothness + lambda + kappa);
-  SolverConfig::SmoothingSchedule schedule = SolverConfig::CONSTANT_SMOOTHING;
-  if (config_.svrg().has_smoothing_schedule()) {
-    schedule = config_.svrg().smoothing_schedule();
-  } else if (casimir &&
-             config_.casimir().variant() == SolverConfig::CASIMIR_ADAPT) {
-    schedule = SolverConfig::EXPONENTIAL_DECAY;
+  if (config.name() != "casimir_svrg") return 0.0;
+  if (casimir.kappa() > 0) return casimir.kappa();
+  if (casimir.variant() == SolverConfig::CASIMIR_ADAPT) return lambda;
+  const double smoothness = config.svrg().smoothness();
+  if (smoothness == 0) {
+    return absl::InvalidArgumentError(
+        config.name() +
+        ": CASIMIR_CONST takes κ from smoothness (L); set it or kappa");
   }
-  const double decay_q = config_.casimir().decay_q() == SolverConfig::Q_PAPER
-                             ? lambda / (lambda + kappa)
-                             : kappa / (kappa + lambda);
-  const double smoothing_decay = std::sqrt(1 - 0.5 * std::sqrt(decay_q));
-  auto smoothing_at = [&](int epoch) {  // μ_k, epoch k = 0, 1, …
-    switch (schedule) {
-      case SolverConfig::LINEAR_DECAY:
-        return config_.svrg().smoothing_mu() / (epoch + 1);
-      case SolverConfig::EXPONENTIAL_DECAY:
-        return config_.svrg().smoothing_mu() * std::pow(smoothing_decay, epoch);
-      default:
-        return config_.svrg().smoothing_mu();
-    }
-  };
+  const double reduced = smoothness / (n + 1);
+  return reduced > lambda ? reduced - lambda : reduced;
+}
 
-  SvrgEpochSettings settings;
+absl::StatusOr<CasimirPlan> MakePlan(const SolverConfig& config, int n,
+                                     double lambda) {
+  const SolverConfig::Svrg& svrg = config.svrg();
+  CasimirPlan plan;
+  SvrgEpochSettings& settings = plan.settings;
+  settings.smoothing.kind = SmoothingKindOf(svrg.smoothing());
+  settings.smoothing.top_k = svrg.top_k();
+  absl::Status valid = CheckSmoothing(config.name(), svrg, settings.smoothing);
+  if (!valid.ok()) return valid;
+  absl::StatusOr<double> kappa = ResolveKappa(config, n, lambda);
+  if (!kappa.ok()) return kappa.status();
   settings.lambda = lambda;
-  settings.kappa = kappa;
-  settings.learning_rate = learning_rate;
-  settings.smoothing = smoothing;
-  settings.lazy_updates = config_.svrg().lazy_updates();
-  settings.num_threads = std::max(1, config_.num_threads());
+  settings.kappa = *kappa;
+  settings.learning_rate = svrg.learning_rate() > 0
+                               ? svrg.learning_rate()
+                               : 1.0 / (svrg.smoothness() + lambda + *kappa);
+  settings.lazy_updates = svrg.lazy_updates();
+  settings.num_threads = std::max(1, config.num_threads());
+  const bool adapt = config.name() == "casimir_svrg" &&
+                     config.casimir().variant() == SolverConfig::CASIMIR_ADAPT;
+  if (svrg.has_smoothing_schedule()) {
+    plan.schedule = svrg.smoothing_schedule();
+  } else if (adapt) {
+    plan.schedule = SolverConfig::EXPONENTIAL_DECAY;
+  }
+  const double decay_q = config.casimir().decay_q() == SolverConfig::Q_PAPER
+                             ? lambda / (lambda + *kappa)
+                             : *kappa / (*kappa + lambda);
+  plan.smoothing_decay = std::sqrt(1 - 0.5 * std::sqrt(decay_q));
+  return plan;
+}
 
-  // Catalyst state: w_{k−1}, z_{k−1}, z_{k−2}, α_{k−1}.
-  const double q = lambda / (lambda + kappa);
-  double alpha = std::sqrt(q);
-  std::vector<double> previous(dim, 0.0);  // w_{k−1}
-  std::vector<double> center(dim, 0.0);    // z_{k−1}
-  std::vector<double> older_center;        // z_{k−2} (extrapolation only)
-  const bool extrapolate =
-      config_.casimir().warm_start() == SolverConfig::EXTRAPOLATION;
-  if (extrapolate) older_center = center;
-  std::vector<double> start, output;
+// One pass of the loop is one epoch (2n smoothed oracle calls) and the
+// Catalyst update after it.
+class CasimirSteps : public PassSteps {
+ public:
+  CasimirSteps(const SolverConfig& config, const Problem& problem,
+               const CasimirPlan& plan)
+      : config_(config),
+        problem_(problem),
+        dim_(problem.Dim()),
+        plan_(plan),
+        settings_(plan.settings),
+        q_(settings_.lambda / (settings_.lambda + settings_.kappa)),
+        alpha_(std::sqrt(q_)),
+        previous_(dim_, 0.0),
+        center_(dim_, 0.0),
+        extrapolate_(config.casimir().warm_start() ==
+                     SolverConfig::EXTRAPOLATION),
+        epoch_(problem),
+        random_(config.seed()) {
+    if (extrapolate_) older_center_ = center_;
+  }
 
-  SvrgEpoch epoch(problem);
-  SolverRandom random(config_.seed());
-  const absl::Time start_time = absl::Now();
-  auto elapsed = [&] {
-    return absl::ToDoubleSeconds(absl::Now() - start_time);
-  };
-  TrainingSummary summary;
-  summary.set_solver(name);
-  summary.set_lambda(lambda);
-  summary.set_num_examples(n);
-  summary.set_dim(dim);
-  std::string stop_reason = "max_passes";
-  int64_t oracle_calls = 0;
-  const int64_t budget = static_cast<int64_t>(config_.max_passes()) * n;
-  double primal = 0;
+  absl::Status RunSteps(int k, PassDriver*) override {
+    WarmStart();
+    settings_.smoothing.mu =
+        plan_.SmoothingAt(config_.svrg().smoothing_mu(), k - 1);
+    oracle_calls_ += epoch_.Run(settings_, start_, center_.data(), &random_,
+                                &output_, nullptr);
+    // Catalyst's extrapolation (a no-op at κ = 0: α = 1, β = 0).
+    const double next_alpha = NextAlpha(alpha_, q_);
+    const double beta = alpha_ * (1 - alpha_) / (alpha_ * alpha_ + next_alpha);
+    alpha_ = next_alpha;
+    if (extrapolate_) std::swap(older_center_, center_);
+    center_.resize(dim_);
+    bool finite = true;
+    for (int64_t j = 0; j < dim_; ++j) {
+      finite = finite && std::isfinite(output_[j]);
+      center_[j] = output_[j] + beta * (output_[j] - previous_[j]);
+    }
+    std::swap(previous_, output_);  // w_k
+    if (finite) return absl::OkStatus();
+    return absl::FailedPreconditionError(absl::StrCat(
+        config_.name(), ": the iterate diverged in epoch ", k,
+        " (learning rate ", settings_.learning_rate, " too large for μ = ",
+        settings_.smoothing.mu, "); lower learning_rate or raise smoothness"));
+  }
 
-  for (int k = 1; oracle_calls < budget; ++k) {
+  // The true (non-smooth) primal of every epoch's output; not counted as
+  // training oracle calls.
+  absl::StatusOr<PassEnd> EndPass(const PassEndRequest&,
+                                  PassRecord* record) override {
+    PassEnd end;
+    end.primal =
+        0.5 * settings_.lambda * SquaredNorm(previous_.data(), dim_) +
+        AverageHingeLoss(problem_, previous_.data(), settings_.num_threads);
+    record->set_smoothing_mu(settings_.smoothing.mu);
+    return end;
+  }
+
+  absl::Span<const double> Point() override { return previous_; }
+  int64_t OracleCalls() const override { return oracle_calls_; }
+  std::vector<double> TakeWeights() { return std::move(previous_); }
+
+ private:
+  void WarmStart() {
     switch (config_.casimir().warm_start()) {
       case SolverConfig::PREV_ITERATE:
-        start = previous;
+        start_ = previous_;
         break;
-      case SolverConfig::EXTRAPOLATION:
-        start = previous;
-        for (int64_t j = 0; j < dim; ++j) {
-          start[j] += kappa / (kappa + lambda) * (center[j] - older_center[j]);
+      case SolverConfig::EXTRAPOLATION: {
+        start_ = previous_;
+        const double kappa = settings_.kappa;
+        for (int64_t j = 0; j < dim_; ++j) {
+          start_[j] += kappa / (kappa + settings_.lambda) *
+                       (center_[j] - older_center_[j]);
         }
         break;
+      }
       default:
-        start = center;
+        start_ = center_;
     }
-    settings.smoothing.mu = smoothing_at(k - 1);
-    oracle_calls +=
-        epoch.Run(settings, start, center.data(), &random, &output, nullptr);
-
-    // Catalyst's extrapolation (a no-op at κ = 0: α = 1, β = 0).
-    const double next_alpha = NextAlpha(alpha, q);
-    const double beta = alpha * (1 - alpha) / (alpha * alpha + next_alpha);
-    alpha = next_alpha;
-    if (extrapolate) std::swap(older_center, center);
-    center.resize(dim);
-    bool finite = true;
-    for (int64_t j = 0; j < dim; ++j) {
-      finite = finite && std::isfinite(output[j]);
-      center[j] = output[j] + beta * (output[j] - previous[j]);
-    }
-    std::swap(previous, output);  // w_k
-    if (!finite) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          name, ": the iterate diverged in epoch ", k, " (learning rate ",
-          learning_rate, " too large for μ = ", settings.smoothing.mu,
-          "); lower learning_rate or raise smoothness"));
-    }
-    const bool out_of_time =
-        config_.max_seconds() > 0 && elapsed() >= config_.max_seconds();
-    const bool final_epoch = oracle_calls >= budget || out_of_time;
-    if (out_of_time && oracle_calls < budget) stop_reason = "max_seconds";
-    primal = 0.5 * lambda * SquaredNorm(previous.data(), dim) +
-             AverageHingeLoss(problem, previous.data(), settings.num_threads);
-    PassRecord record;
-    record.set_solver(name);
-    record.set_pass(k);
-    record.set_lambda(lambda);
-    record.set_primal(primal);
-    record.set_smoothing_mu(settings.smoothing.mu);
-    record.set_oracle_calls(oracle_calls);
-    record.set_effective_passes(static_cast<double>(oracle_calls) / n);
-    record.set_seconds(elapsed());
-    if (monitor != nullptr) {
-      absl::Status status = monitor->Record(record, previous, final_epoch);
-      if (!status.ok()) return status;
-    }
-    summary.set_passes(k);
-    if (final_epoch) break;
   }
 
-  *w_out = std::move(previous);
-  summary.set_oracle_calls(oracle_calls);
-  summary.set_seconds(elapsed());
-  summary.set_primal(primal);
-  summary.set_stop_reason(stop_reason);
+  const SolverConfig& config_;
+  const Problem& problem_;
+  const int64_t dim_;
+  const CasimirPlan plan_;
+  SvrgEpochSettings settings_;
+  // Catalyst state: w_{k−1}, z_{k−1}, z_{k−2}, α_{k−1}.
+  const double q_;
+  double alpha_;
+  std::vector<double> previous_;
+  std::vector<double> center_;
+  std::vector<double> older_center_;  // extrapolation only
+  const bool extrapolate_;
+  std::vector<double> start_, output_;
+  SvrgEpoch epoch_;
+  SolverRandom random_;
+  int64_t oracle_calls_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<TrainingSummary> CasimirSvrgSolver::Solve(
+    const Problem& problem, Monitor* monitor, std::vector<double>* w_out) {
+  const std::string& name = config_.name();
+  const int n = problem.NumExamples();
+  if (n <= 0)
+    return absl::InvalidArgumentError(name + ": no training examples");
+  const double lambda = ResolveLambda(config_, n);
+  absl::StatusOr<CasimirPlan> plan = MakePlan(config_, n, lambda);
+  if (!plan.ok()) return plan.status();
+  CasimirSteps steps(config_, problem, *plan);
+  PassDriver driver(config_, name, lambda, n, problem.Dim(), monitor);
+  driver.CountBudgetInOracleCalls();
+  absl::StatusOr<TrainingSummary> summary = driver.Run(&steps);
+  if (summary.ok()) *w_out = steps.TakeWeights();
   return summary;
 }
 

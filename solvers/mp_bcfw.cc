@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <string>
 #include <utility>
 #include <vector>
 
@@ -11,6 +10,7 @@
 #include "absl/time/time.h"
 #include "base/random.h"
 #include "solvers/duality_gap.h"
+#include "solvers/pass_driver.h"
 
 namespace chaintag {
 namespace {
@@ -28,354 +28,411 @@ double Triangle(int64_t m) {
   return 0.5 * x * (x + 1.0);
 }
 
-// One averaged sequence: u = Σ_s C(m_s)·Δw_s, the same for ℓ, and its count.
-struct Average {
-  std::vector<double> u;
-  double ell_u = 0;
-  int64_t count = 0;
+// The work done so far; the approximate-pass rule prices differences of
+// these once the oracle cost r is known (r is calibrated after the first
+// approximate pass, before the rule's first use).
+struct Work {
+  int64_t oracle_calls = 0;
+  int64_t plane_evaluations = 0;
+  double seconds = 0;
 };
+
+// One pass of the loop is one outer iteration: an exact pass and up to M
+// approximate passes, each logged as a record (the last one by EndPass).
+class MpBcfwSteps : public PassSteps {
+ public:
+  MpBcfwSteps(const SolverConfig& config, const Problem& problem, double lambda,
+              double oracle_cost)
+      : config_(config),
+        problem_(problem),
+        n_(problem.NumExamples()),
+        dim_(problem.Dim()),
+        lambda_(lambda),
+        averaging_(config.weighted_averaging()),
+        max_planes_(config.mp_bcfw().max_planes()),
+        // With no planes there is nothing to run approximate passes on.
+        max_approx_(max_planes_ > 0 ? config.mp_bcfw().max_approx_passes() : 0),
+        wall_clock_(config.mp_bcfw().rule() == SolverConfig::WALL_CLOCK),
+        oracle_cost_(oracle_cost),
+        w_(dim_, 0.0),
+        ell_block_(n_, 0.0),
+        state_offset_(BlockStateOffsets(problem)),
+        states_(state_offset_[n_]),
+        working_sets_(n_),
+        point_(dim_, 0.0),
+        random_(config.seed()) {
+    for (int i = 0; i < n_; ++i) problem.InitBlockState(i, state(i));
+    if (averaging_) {
+      exact_average_.u.assign(dim_, 0.0);
+      approx_average_.u.assign(dim_, 0.0);
+    }
+  }
+
+  absl::Status RunSteps(int outer, PassDriver* driver) override;
+  absl::StatusOr<PassEnd> EndPass(const PassEndRequest& request,
+                                  PassRecord* record) override;
+  absl::Span<const double> Point() override { return point_; }
+  int64_t OracleCalls() const override { return oracle_calls_; }
+
+  std::vector<double> TakeWeights() { return std::move(point_); }
+  int max_working_set_size() const { return max_working_set_size_; }
+  double oracle_cost() const { return oracle_cost_; }
+
+ private:
+  // One averaged sequence: u = Σ_s C(m_s)·Δw_s, the same for ℓ, and its
+  // count.
+  struct Average {
+    std::vector<double> u;
+    double ell_u = 0;
+    int64_t count = 0;
+  };
+
+  double* state(int i) { return states_.data() + state_offset_[i]; }
+  double BlockStep(int i, const Corner& y, double loss, double score,
+                   double state_dot, bool exact);
+  void FormPoint();
+  double PointDual() const {
+    return point_ell_ - 0.5 * lambda_ * SquaredNorm(point_.data(), dim_);
+  }
+  double IterateDual() const {
+    return ell_ - 0.5 * lambda_ * SquaredNorm(w_.data(), dim_);
+  }
+  Work WorkNow(const PassDriver& driver) const {
+    return Work{oracle_calls_, plane_evaluations_, driver.Seconds()};
+  }
+  double CostBetween(const Work& from, const Work& to) const {
+    if (wall_clock_) return to.seconds - from.seconds;
+    return static_cast<double>(to.oracle_calls - from.oracle_calls) *
+               oracle_cost_ +
+           static_cast<double>(to.plane_evaluations - from.plane_evaluations);
+  }
+  void AddToWorkingSet(int i, const OracleResult& oracle);
+  // The exact pass: oracle corners; returns the sum of the block gaps.
+  double ExactPass(PassDriver* driver, int64_t* steps);
+  // An approximate pass over the working sets.
+  void ApproxPass(PassDriver* driver, double threshold, int64_t* steps);
+  // The DETERMINISTIC rule's r, once, from the first passes of each kind.
+  void Calibrate(bool exact, int64_t steps, double pass_seconds,
+                 int64_t planes_before);
+
+  const SolverConfig& config_;
+  const Problem& problem_;
+  const int n_;
+  const int64_t dim_;
+  const double lambda_;
+  const bool averaging_;
+  const int max_planes_;
+  const int max_approx_;
+  const bool wall_clock_;
+  double oracle_cost_;  // r; 0 until calibrated
+  // Seconds per oracle call of the first exact pass (calibration).
+  double oracle_seconds_ = -1;
+
+  // The iterate: w = Σ_i v_i/(λn), ℓ = Σ_i ℓ_i, the block states v_i.
+  std::vector<double> w_;
+  double ell_ = 0;
+  std::vector<double> ell_block_;
+  const std::vector<int64_t> state_offset_;
+  std::vector<double> states_;
+  std::vector<std::vector<Plane>> working_sets_;
+  int64_t total_planes_ = 0;
+  int max_working_set_size_ = 0;
+  Average exact_average_, approx_average_;
+  // The returned point and its ℓ.
+  std::vector<double> point_;
+  double point_ell_ = 0;
+
+  SolverRandom random_;
+  std::vector<int> order_;
+  OracleResult oracle_;
+  std::vector<const Corner*> corner_pointers_;
+  std::vector<double> scores_;
+  int64_t oracle_calls_ = 0;
+  int64_t plane_evaluations_ = 0;
+  int record_pass_ = 0;
+  double timestamp_ = 0;
+  // The record of the outer iteration's last pass, for EndPass.
+  PassRecord last_record_;
+  bool last_exact_ = false;
+  double last_gap_estimate_ = 0;
+};
+
+// The BCFW line-search block step of bcfw.cc towards corner y (with loss
+// `loss`, ⟨w, ψ_i(y)⟩ = score, ⟨v_i, w⟩ = state_dot); returns the block
+// gap. Both averages take the step, weighted by their own C(m_s).
+double MpBcfwSteps::BlockStep(int i, const Corner& y, double loss, double score,
+                              double state_dot, bool exact) {
+  double* block_state = state(i);
+  const double ell_corner = loss / n_;
+  const double block_gap =
+      (state_dot - score) / n_ - ell_block_[i] + ell_corner;
+  const double distance =
+      problem_.StateDistanceSquared(i, block_state, y) / (lambda_ * n_ * n_);
+  const double gamma =
+      distance > 0 ? std::clamp(block_gap / distance, 0.0, 1.0) : 0.0;
+  if (gamma > 0) {
+    const double c = gamma / (lambda_ * n_);
+    problem_.AddCornerMinusState(i, y, block_state, c, w_.data());
+    const double delta_ell = gamma * (ell_corner - ell_block_[i]);
+    if (averaging_) {
+      for (Average* average : {&exact_average_, &approx_average_}) {
+        const double weight = Triangle(average->count);
+        if (weight > 0) {
+          problem_.AddCornerMinusState(i, y, block_state, c * weight,
+                                       average->u.data());
+          average->ell_u += weight * delta_ell;
+        }
+      }
+    }
+    ell_ += delta_ell;
+    ell_block_[i] += delta_ell;
+    problem_.MixCorner(i, y, gamma, block_state);
+  }
+  ++(exact ? exact_average_ : approx_average_).count;
+  return block_gap;
+}
+
+// The returned point and its ℓ: the best dual on [w̄_E, w̄_A], or w.
+void MpBcfwSteps::FormPoint() {
+  if (!averaging_ || exact_average_.count == 0) {
+    point_ = w_;
+    point_ell_ = ell_;
+    return;
+  }
+  const double a = 1.0 / Triangle(exact_average_.count);
+  const double ell_exact = ell_ - a * exact_average_.ell_u;
+  const double* u_e = exact_average_.u.data();
+  if (approx_average_.count == 0) {
+    for (int64_t j = 0; j < dim_; ++j) point_[j] = w_[j] - a * u_e[j];
+    point_ell_ = ell_exact;
+    return;
+  }
+  const double b = 1.0 / Triangle(approx_average_.count);
+  const double ell_approx = ell_ - b * approx_average_.ell_u;
+  const double* u_a = approx_average_.u.data();
+  // D(t) = ℓ_E + t·Δℓ − λ/2‖w̄_E + t·d‖², d = w̄_A − w̄_E = a·u_E − b·u_A.
+  double dot = 0, dd = 0;
+  for (int64_t j = 0; j < dim_; ++j) {
+    const double d = a * u_e[j] - b * u_a[j];
+    dot += (w_[j] - a * u_e[j]) * d;
+    dd += d * d;
+  }
+  const double delta_ell = ell_approx - ell_exact;
+  double t;
+  if (dd > 0) {
+    t = std::clamp((delta_ell - lambda_ * dot) / (lambda_ * dd), 0.0, 1.0);
+  } else {
+    t = delta_ell > 0 ? 1.0 : 0.0;
+  }
+  for (int64_t j = 0; j < dim_; ++j) {
+    point_[j] = w_[j] - a * u_e[j] + t * (a * u_e[j] - b * u_a[j]);
+  }
+  point_ell_ = ell_exact + t * delta_ell;
+}
+
+// The oracle's corner joins W_i unless already there (a duplicate only
+// refreshes its timestamp); a full W_i overwrites its least recently
+// accessed plane.
+void MpBcfwSteps::AddToWorkingSet(int i, const OracleResult& oracle) {
+  if (max_planes_ <= 0) return;
+  std::vector<Plane>& planes = working_sets_[i];
+  auto same = std::find_if(planes.begin(), planes.end(), [&](const Plane& p) {
+    return p.corner == oracle.corner;
+  });
+  if (same != planes.end()) {
+    same->last_access = timestamp_;
+  } else if (static_cast<int>(planes.size()) < max_planes_) {
+    planes.push_back({oracle.corner, oracle.loss, timestamp_});
+    ++total_planes_;
+  } else {
+    auto oldest = std::min_element(planes.begin(), planes.end(),
+                                   [](const Plane& x, const Plane& y) {
+                                     return x.last_access < y.last_access;
+                                   });
+    *oldest = {oracle.corner, oracle.loss, timestamp_};
+  }
+  max_working_set_size_ =
+      std::max(max_working_set_size_, static_cast<int>(planes.size()));
+}
+
+double MpBcfwSteps::ExactPass(PassDriver* driver, int64_t* steps) {
+  double gap_estimate = 0;
+  for (int j = 0; j < n_; ++j) {
+    const int i = order_[j];
+    problem_.MaxOracle(i, w_.data(), state(i), &oracle_);
+    ++oracle_calls_;
+    AddToWorkingSet(i, oracle_);
+    gap_estimate += BlockStep(i, oracle_.corner, oracle_.loss, oracle_.score,
+                              oracle_.state_dot, true);
+    ++*steps;
+    if (driver->Expired(j)) break;
+  }
+  return gap_estimate;
+}
+
+// The same step with the best plane of W_i at the current w (ties go to
+// the last maximum, as in the reference code); then planes not accessed
+// since `threshold` leave W_i (the chosen plane always stays).
+void MpBcfwSteps::ApproxPass(PassDriver* driver, double threshold,
+                             int64_t* steps) {
+  for (int j = 0; j < n_; ++j) {
+    const int i = order_[j];
+    std::vector<Plane>& planes = working_sets_[i];
+    if (!planes.empty()) {
+      const int count = static_cast<int>(planes.size());
+      corner_pointers_.resize(count);
+      scores_.resize(count);
+      for (int p = 0; p < count; ++p) corner_pointers_[p] = &planes[p].corner;
+      double state_dot = 0;
+      problem_.ScoreCorners(i, w_.data(), state(i), corner_pointers_.data(),
+                            count, scores_.data(), &state_dot);
+      plane_evaluations_ += count;
+      int best = 0;
+      for (int p = 1; p < count; ++p) {
+        if (planes[p].loss - scores_[p] >= planes[best].loss - scores_[best]) {
+          best = p;
+        }
+      }
+      planes[best].last_access = timestamp_;
+      const Plane chosen = planes[best];
+      const double score = scores_[best];
+      planes.erase(std::remove_if(planes.begin(), planes.end(),
+                                  [&](const Plane& p) {
+                                    return p.last_access < threshold;
+                                  }),
+                   planes.end());
+      total_planes_ -= count - static_cast<int64_t>(planes.size());
+      BlockStep(i, chosen.corner, chosen.loss, score, state_dot, false);
+      ++*steps;
+    }
+    if (driver->Expired(j)) break;
+  }
+}
+
+// r is rounded to a power of two so that runs agree on it.
+void MpBcfwSteps::Calibrate(bool exact, int64_t steps, double pass_seconds,
+                            int64_t planes_before) {
+  if (wall_clock_ || oracle_cost_ > 0) return;
+  if (exact && steps > 0) {
+    oracle_seconds_ = pass_seconds / static_cast<double>(steps);
+  } else if (!exact && oracle_seconds_ >= 0 &&
+             plane_evaluations_ > planes_before) {
+    const double plane_seconds =
+        std::max(pass_seconds, 1e-9) /
+        static_cast<double>(plane_evaluations_ - planes_before);
+    oracle_cost_ = std::exp2(
+        std::round(std::log2(std::max(oracle_seconds_, 1e-9) / plane_seconds)));
+  }
+}
+
+absl::Status MpBcfwSteps::RunSteps(int, PassDriver* driver) {
+  timestamp_ = std::floor(timestamp_) + 1;
+  const double threshold = timestamp_ - config_.mp_bcfw().inactive_iterations();
+  random_.Permutation(n_, &order_);
+  const double dual_start = IterateDual();
+  const Work work_start = WorkNow(*driver);
+  Work work_previous;
+  double dual_previous = 0;
+  for (int approx = 0; approx <= max_approx_; ++approx) {
+    timestamp_ += 0.5 / (max_approx_ + 1);
+    const bool exact = approx == 0;
+    const absl::Time pass_start = absl::Now();
+    const int64_t planes_before = plane_evaluations_;
+    int64_t steps = 0;
+    double gap_estimate = 0;
+    if (exact) {
+      gap_estimate = ExactPass(driver, &steps);
+    } else {
+      ApproxPass(driver, threshold, &steps);
+    }
+    Calibrate(exact, steps, absl::ToDoubleSeconds(absl::Now() - pass_start),
+              planes_before);
+    // The approximate-pass rule (§3.4), compared cross-multiplied (costs
+    // > 0): stop when the last pass's dual increase per unit cost is below
+    // the outer iteration's so far, or when it increased nothing.
+    const double dual_now = IterateDual();
+    const Work work_pass_end = WorkNow(*driver);
+    bool stop_approx = false;
+    if (!exact) {
+      const double last_increase = dual_now - dual_previous;
+      stop_approx = steps == 0 || !(last_increase > 0) ||
+                    last_increase * CostBetween(work_start, work_previous) <
+                        (dual_previous - dual_start) *
+                            CostBetween(work_previous, work_pass_end);
+    }
+    work_previous = work_pass_end;
+    dual_previous = dual_now;
+    const bool outer_done =
+        driver->expired() || approx == max_approx_ || (!exact && stop_approx);
+
+    PassRecord record = driver->NewRecord(++record_pass_);
+    record.set_approx_passes(approx);
+    record.set_mean_active_set_size(static_cast<double>(total_planes_) / n_);
+    FormPoint();
+    if (outer_done) {
+      last_record_ = std::move(record);
+      last_exact_ = exact;
+      last_gap_estimate_ = gap_estimate;
+      return absl::OkStatus();
+    }
+    record.set_dual(PointDual());
+    if (exact) {
+      record.set_gap(gap_estimate);
+      record.set_gap_exact(false);
+    }
+    absl::Status status = driver->RecordInterim(std::move(record));
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+// The outer iteration's last record: the exact gap at the returned point
+// when the cadence asks (n more oracle calls), else its dual and, after an
+// exact pass, the block gaps' sum as an estimate.
+absl::StatusOr<PassEnd> MpBcfwSteps::EndPass(const PassEndRequest& request,
+                                             PassRecord* record) {
+  *record = std::move(last_record_);
+  PassEnd end;
+  if (request.gap_check_due) {
+    end.certificate =
+        ComputeDualityGap(problem_, point_.data(), point_ell_, lambda_,
+                          std::max(1, config_.num_threads()));
+    oracle_calls_ += n_;
+    return end;
+  }
+  record->set_dual(PointDual());
+  if (last_exact_) {
+    record->set_gap(last_gap_estimate_);
+    record->set_gap_exact(false);
+  }
+  return end;
+}
 
 }  // namespace
 
 absl::StatusOr<TrainingSummary> MpBcfwSolver::Solve(
     const Problem& problem, Monitor* monitor, std::vector<double>* w_out) {
   const int n = problem.NumExamples();
-  const int64_t dim = problem.Dim();
   if (n <= 0) {
     return absl::InvalidArgumentError("mp_bcfw: no training examples");
   }
-  if (config_.mp_bcfw().max_planes() < 0 ||
-      config_.mp_bcfw().max_approx_passes() < 0 ||
-      config_.mp_bcfw().inactive_iterations() < 0) {
+  const SolverConfig::MpBcfw& options = config_.mp_bcfw();
+  if (options.max_planes() < 0 || options.max_approx_passes() < 0 ||
+      options.inactive_iterations() < 0) {
     return absl::InvalidArgumentError(
-        "mp_bcfw: mp_max_planes, mp_max_approx_passes and "
-        "mp_inactive_iterations must be non-negative");
+        "mp_bcfw: max_planes, max_approx_passes and inactive_iterations "
+        "must be non-negative");
   }
   if (fixed_oracle_cost_ < 0) {
     return absl::InvalidArgumentError("mp_bcfw: oracle cost must be > 0");
   }
   const double lambda = ResolveLambda(config_, n);
-  const bool averaging = config_.weighted_averaging();
-  const int threads = std::max(1, config_.num_threads());
-  const int max_planes = config_.mp_bcfw().max_planes();
-  // With no planes there is nothing to run approximate passes on (BCFW).
-  const int max_approx =
-      max_planes > 0 ? config_.mp_bcfw().max_approx_passes() : 0;
-  const double inactive = config_.mp_bcfw().inactive_iterations();
-  const bool wall_clock = config_.mp_bcfw().rule() == SolverConfig::WALL_CLOCK;
-  max_working_set_size_ = 0;
-  oracle_cost_ = fixed_oracle_cost_;
-
-  // The iterate: w = Σ_i v_i/(λn), ℓ = Σ_i ℓ_i, the block states v_i.
-  std::vector<double> w(dim, 0.0);
-  double ell = 0;
-  std::vector<double> ell_block(n, 0.0);
-  const std::vector<int64_t> state_offset = BlockStateOffsets(problem);
-  std::vector<double> states(state_offset[n]);
-  for (int i = 0; i < n; ++i) {
-    problem.InitBlockState(i, states.data() + state_offset[i]);
-  }
-  std::vector<std::vector<Plane>> working_sets(n);
-  int64_t total_planes = 0;
-  Average exact_average, approx_average;
-  if (averaging) {
-    exact_average.u.assign(dim, 0.0);
-    approx_average.u.assign(dim, 0.0);
-  }
-
-  // The BCFW line-search block step of bcfw.cc towards corner y (with loss
-  // `loss`, ⟨w, ψ_i(y)⟩ = score, ⟨v_i, w⟩ = state_dot); returns the block
-  // gap. Both averages take the step, weighted by their own C(m_s).
-  auto block_step = [&](int i, const Corner& y, double loss, double score,
-                        double state_dot, bool exact) {
-    double* state = states.data() + state_offset[i];
-    const double ell_corner = loss / n;
-    const double block_gap =
-        (state_dot - score) / n - ell_block[i] + ell_corner;
-    const double distance =
-        problem.StateDistanceSquared(i, state, y) / (lambda * n * n);
-    const double gamma =
-        distance > 0 ? std::clamp(block_gap / distance, 0.0, 1.0) : 0.0;
-    if (gamma > 0) {
-      const double c = gamma / (lambda * n);
-      problem.AddCornerMinusState(i, y, state, c, w.data());
-      const double delta_ell = gamma * (ell_corner - ell_block[i]);
-      if (averaging) {
-        for (Average* average : {&exact_average, &approx_average}) {
-          const double weight = Triangle(average->count);
-          if (weight > 0) {
-            problem.AddCornerMinusState(i, y, state, c * weight,
-                                        average->u.data());
-            average->ell_u += weight * delta_ell;
-          }
-        }
-      }
-      ell += delta_ell;
-      ell_block[i] += delta_ell;
-      problem.MixCorner(i, y, gamma, state);
-    }
-    ++(exact ? exact_average : approx_average).count;
-    return block_gap;
-  };
-
-  // The returned point and its ℓ: the best dual on [w̄_E, w̄_A], or w.
-  std::vector<double> point(dim, 0.0);
-  double point_ell = 0;
-  auto form_point = [&] {
-    if (!averaging || exact_average.count == 0) {
-      point = w;
-      point_ell = ell;
-      return;
-    }
-    const double a = 1.0 / Triangle(exact_average.count);
-    const double ell_exact = ell - a * exact_average.ell_u;
-    const double* u_e = exact_average.u.data();
-    if (approx_average.count == 0) {
-      for (int64_t j = 0; j < dim; ++j) point[j] = w[j] - a * u_e[j];
-      point_ell = ell_exact;
-      return;
-    }
-    const double b = 1.0 / Triangle(approx_average.count);
-    const double ell_approx = ell - b * approx_average.ell_u;
-    const double* u_a = approx_average.u.data();
-    // D(t) = ℓ_E + t·Δℓ − λ/2‖w̄_E + t·d‖², d = w̄_A − w̄_E = a·u_E − b·u_A.
-    double dot = 0, dd = 0;
-    for (int64_t j = 0; j < dim; ++j) {
-      const double d = a * u_e[j] - b * u_a[j];
-      dot += (w[j] - a * u_e[j]) * d;
-      dd += d * d;
-    }
-    const double delta_ell = ell_approx - ell_exact;
-    double t;
-    if (dd > 0) {
-      t = std::clamp((delta_ell - lambda * dot) / (lambda * dd), 0.0, 1.0);
-    } else {
-      t = delta_ell > 0 ? 1.0 : 0.0;
-    }
-    for (int64_t j = 0; j < dim; ++j) {
-      point[j] = w[j] - a * u_e[j] + t * (a * u_e[j] - b * u_a[j]);
-    }
-    point_ell = ell_exact + t * delta_ell;
-  };
-  auto iterate_dual = [&] {
-    return ell - 0.5 * lambda * SquaredNorm(w.data(), dim);
-  };
-
-  SolverRandom random(config_.seed());
-  std::vector<int> order;
-  OracleResult oracle;
-  std::vector<const Corner*> corner_ptrs;
-  std::vector<double> scores;
-  const absl::Time start = absl::Now();
-  const double max_seconds = config_.max_seconds();
-  auto elapsed = [&] { return absl::ToDoubleSeconds(absl::Now() - start); };
-
-  TrainingSummary summary;
-  summary.set_solver("mp_bcfw");
-  summary.set_lambda(lambda);
-  summary.set_num_examples(n);
-  summary.set_dim(dim);
-  int64_t oracle_calls = 0;
-  int64_t plane_evaluations = 0;
-  std::string stop_reason = "max_passes";
-  DualityGap last_gap;
-  bool have_gap = false;
-  bool out_of_time = false;
-  int record_pass = 0;
-  double timestamp = 0;
-  // DETERMINISTIC rule calibration: the first exact pass's seconds per
-  // oracle call, then the first approximate pass's seconds per plane.
-  double oracle_seconds = -1;
-
-  // The work done so far; the rule prices differences of these once r is
-  // known (r is calibrated after the first approximate pass, before the
-  // rule's first use).
-  struct Work {
-    int64_t oracle_calls = 0;
-    int64_t plane_evaluations = 0;
-    double seconds = 0;
-  };
-  auto work_now = [&] {
-    return Work{oracle_calls, plane_evaluations, elapsed()};
-  };
-  auto cost_between = [&](const Work& from, const Work& to) {
-    if (wall_clock) return to.seconds - from.seconds;
-    return static_cast<double>(to.oracle_calls - from.oracle_calls) *
-               oracle_cost_ +
-           static_cast<double>(to.plane_evaluations - from.plane_evaluations);
-  };
-  bool done = false;
-
-  for (int outer = 1; outer <= config_.max_passes(); ++outer) {
-    timestamp = std::floor(timestamp) + 1;
-    const double threshold = timestamp - inactive;
-    random.Permutation(n, &order);
-    const double dual_start = iterate_dual();
-    const Work work_start = work_now();
-    Work work_previous;
-    double dual_previous = 0;
-
-    for (int approx = 0; approx <= max_approx; ++approx) {
-      timestamp += 0.5 / (max_approx + 1);
-      const bool exact = approx == 0;
-      const absl::Time pass_start = absl::Now();
-      const int64_t planes_before = plane_evaluations;
-      int64_t steps = 0;
-      double gap_estimate = 0;
-      for (int j = 0; j < n; ++j) {
-        const int i = order[j];
-        std::vector<Plane>& planes = working_sets[i];
-        const double* state = states.data() + state_offset[i];
-        if (exact) {
-          problem.MaxOracle(i, w.data(), state, &oracle);
-          ++oracle_calls;
-          if (max_planes > 0) {
-            auto same = std::find_if(
-                planes.begin(), planes.end(),
-                [&](const Plane& p) { return p.corner == oracle.corner; });
-            if (same != planes.end()) {
-              same->last_access = timestamp;
-            } else if (static_cast<int>(planes.size()) < max_planes) {
-              planes.push_back({oracle.corner, oracle.loss, timestamp});
-              ++total_planes;
-            } else {
-              auto oldest =
-                  std::min_element(planes.begin(), planes.end(),
-                                   [](const Plane& x, const Plane& y) {
-                                     return x.last_access < y.last_access;
-                                   });
-              *oldest = {oracle.corner, oracle.loss, timestamp};
-            }
-            max_working_set_size_ = std::max(max_working_set_size_,
-                                             static_cast<int>(planes.size()));
-          }
-          gap_estimate += block_step(i, oracle.corner, oracle.loss,
-                                     oracle.score, oracle.state_dot, true);
-          ++steps;
-        } else if (!planes.empty()) {
-          const int count = static_cast<int>(planes.size());
-          corner_ptrs.resize(count);
-          scores.resize(count);
-          for (int p = 0; p < count; ++p) corner_ptrs[p] = &planes[p].corner;
-          double state_dot = 0;
-          problem.ScoreCorners(i, w.data(), state, corner_ptrs.data(), count,
-                               scores.data(), &state_dot);
-          plane_evaluations += count;
-          int best = 0;
-          for (int p = 1; p < count; ++p) {
-            // '>=': ties go to the last maximum, as in the reference code.
-            if (planes[p].loss - scores[p] >=
-                planes[best].loss - scores[best]) {
-              best = p;
-            }
-          }
-          planes[best].last_access = timestamp;
-          const Plane chosen = planes[best];
-          const double score = scores[best];
-          // The chosen plane was just accessed, so at least it stays.
-          planes.erase(std::remove_if(planes.begin(), planes.end(),
-                                      [&](const Plane& p) {
-                                        return p.last_access < threshold;
-                                      }),
-                       planes.end());
-          total_planes -= count - static_cast<int64_t>(planes.size());
-          block_step(i, chosen.corner, chosen.loss, score, state_dot, false);
-          ++steps;
-        }
-        if (max_seconds > 0 && (j & 63) == 0 && elapsed() >= max_seconds) {
-          out_of_time = true;
-          break;
-        }
-      }
-      const double pass_seconds =
-          absl::ToDoubleSeconds(absl::Now() - pass_start);
-
-      // Calibrate the DETERMINISTIC rule once, on the first passes of each
-      // kind; r is rounded to a power of two so runs agree on it.
-      if (!wall_clock && oracle_cost_ <= 0) {
-        if (exact && steps > 0) {
-          oracle_seconds = pass_seconds / static_cast<double>(steps);
-        } else if (!exact && oracle_seconds >= 0 &&
-                   plane_evaluations > planes_before) {
-          const double plane_seconds =
-              std::max(pass_seconds, 1e-9) /
-              static_cast<double>(plane_evaluations - planes_before);
-          oracle_cost_ = std::exp2(std::round(
-              std::log2(std::max(oracle_seconds, 1e-9) / plane_seconds)));
-        }
-      }
-
-      // The approximate-pass rule, compared cross-multiplied (costs > 0).
-      bool stop_approx = false;
-      const double dual_now = iterate_dual();
-      const Work work_pass_end = work_now();
-      if (!exact) {
-        const double last_increase = dual_now - dual_previous;
-        stop_approx = steps == 0 || !(last_increase > 0) ||
-                      last_increase * cost_between(work_start, work_previous) <
-                          (dual_previous - dual_start) *
-                              cost_between(work_previous, work_pass_end);
-      }
-      work_previous = work_pass_end;
-      dual_previous = dual_now;
-      const bool outer_done =
-          exact ? (max_approx == 0 || out_of_time)
-                : (stop_approx || approx == max_approx || out_of_time);
-      const bool last_outer = outer == config_.max_passes() || out_of_time;
-
-      PassRecord record;
-      record.set_solver("mp_bcfw");
-      record.set_pass(++record_pass);
-      record.set_lambda(lambda);
-      record.set_approx_passes(approx);
-      record.set_mean_active_set_size(static_cast<double>(total_planes) / n);
-      form_point();
-      const bool check_gap =
-          outer_done && (outer % config_.gap_check() == 0 ||
-                         (last_outer && config_.final_gap()));
-      bool converged = false;
-      if (check_gap) {
-        last_gap = ComputeDualityGap(problem, point.data(), point_ell, lambda,
-                                     threads);
-        have_gap = true;
-        oracle_calls += n;
-        SetCertificate(last_gap, &record);
-        converged = last_gap.gap <= config_.gap_tolerance();
-      } else {
-        record.set_dual(point_ell -
-                        0.5 * lambda * SquaredNorm(point.data(), dim));
-        if (exact) {
-          record.set_gap(gap_estimate);
-          record.set_gap_exact(false);
-        }
-      }
-      if (converged) {
-        stop_reason = "gap_tolerance";
-      } else if (out_of_time) {
-        stop_reason = "max_seconds";
-      }
-      record.set_oracle_calls(oracle_calls);
-      record.set_effective_passes(static_cast<double>(oracle_calls) / n);
-      record.set_seconds(elapsed());
-      const bool final_pass = outer_done && (last_outer || converged);
-      if (monitor != nullptr) {
-        absl::Status status = monitor->Record(record, point, final_pass);
-        if (!status.ok()) return status;
-      }
-      summary.set_passes(outer);
-      done = final_pass;
-      if (outer_done) break;
-    }
-    if (done) break;
-  }
-
-  *w_out = std::move(point);
-  summary.set_oracle_calls(oracle_calls);
-  summary.set_seconds(elapsed());
-  if (have_gap) {
-    SetCertificate(last_gap, &summary);
-  }
-  summary.set_stop_reason(stop_reason);
+  MpBcfwSteps steps(config_, problem, lambda, fixed_oracle_cost_);
+  PassDriver driver(config_, "mp_bcfw", lambda, n, problem.Dim(), monitor);
+  absl::StatusOr<TrainingSummary> summary = driver.Run(&steps);
+  max_working_set_size_ = steps.max_working_set_size();
+  oracle_cost_ = steps.oracle_cost();
+  if (summary.ok()) *w_out = steps.TakeWeights();
   return summary;
 }
 

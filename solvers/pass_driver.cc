@@ -1,0 +1,154 @@
+#include "solvers/pass_driver.h"
+
+#include <utility>
+
+#include "solvers/solver.h"
+
+namespace chaintag {
+
+absl::string_view StopReasonName(StopReason reason) {
+  switch (reason) {
+    case StopReason::kMaxSeconds:
+      return "max_seconds";
+    case StopReason::kGapTolerance:
+      return "gap_tolerance";
+    case StopReason::kGapEstimate:
+      return "gap_estimate";
+    case StopReason::kMaxPasses:
+      break;
+  }
+  return "max_passes";
+}
+
+PassDriver::PassDriver(const SolverConfig& config, std::string solver,
+                       double lambda, int num_examples, int64_t dim,
+                       Monitor* monitor)
+    : config_(config),
+      solver_(std::move(solver)),
+      lambda_(lambda),
+      num_examples_(num_examples),
+      dim_(dim),
+      monitor_(monitor) {}
+
+double PassDriver::Seconds() const {
+  return absl::ToDoubleSeconds(absl::Now() - start_);
+}
+
+bool PassDriver::Expired(int64_t step) {
+  if (!expired_ && config_.max_seconds() > 0 && (step & 63) == 0 &&
+      Seconds() >= config_.max_seconds()) {
+    expired_ = true;
+  }
+  return expired_;
+}
+
+PassRecord PassDriver::NewRecord(int pass) const {
+  PassRecord record;
+  record.set_solver(solver_);
+  record.set_pass(pass);
+  record.set_lambda(lambda_);
+  return record;
+}
+
+bool PassDriver::BudgetSpent(int pass) const {
+  if (budget_in_oracle_calls_) {
+    return steps_->OracleCalls() >=
+           static_cast<int64_t>(config_.max_passes()) * num_examples_;
+  }
+  return pass >= config_.max_passes();
+}
+
+absl::Status PassDriver::Record(PassRecord record, bool final_pass) {
+  const int64_t calls = steps_->OracleCalls();
+  record.set_oracle_calls(calls);
+  record.set_effective_passes(static_cast<double>(calls) / num_examples_);
+  record.set_seconds(Seconds());
+  if (monitor_ == nullptr) return absl::OkStatus();
+  // The point is formed only when the monitor evaluates it.
+  const absl::Span<const double> point =
+      monitor_->WantsEvaluation(record.pass(), final_pass)
+          ? steps_->Point()
+          : absl::Span<const double>();
+  return monitor_->Record(std::move(record), point, final_pass);
+}
+
+absl::Status PassDriver::RecordInterim(PassRecord record) {
+  return Record(std::move(record), false);
+}
+
+TrainingSummary PassDriver::Summary(int passes, StopReason reason) const {
+  TrainingSummary summary;
+  summary.set_solver(solver_);
+  summary.set_lambda(lambda_);
+  summary.set_num_examples(num_examples_);
+  summary.set_dim(dim_);
+  summary.set_passes(passes);
+  summary.set_oracle_calls(steps_->OracleCalls());
+  summary.set_seconds(Seconds());
+  if (certificate_.has_value()) {
+    SetCertificate(*certificate_, &summary);
+  } else if (primal_.has_value()) {
+    summary.set_primal(*primal_);
+  }
+  summary.set_stop_reason(std::string(StopReasonName(reason)));
+  return summary;
+}
+
+absl::StatusOr<TrainingSummary> PassDriver::Run(PassSteps* steps) {
+  steps_ = steps;
+  const double tolerance = config_.gap_tolerance();
+  certificate_ = steps->StartCertificate();
+  if (certificate_.has_value() && certificate_->gap <= tolerance) {
+    PassRecord record = NewRecord(0);
+    SetCertificate(*certificate_, &record);
+    absl::Status status = Record(std::move(record), true);
+    if (!status.ok()) return status;
+    return Summary(0, StopReason::kGapTolerance);
+  }
+  int pass = 0;
+  StopReason reason = StopReason::kMaxPasses;
+  while (!BudgetSpent(pass)) {
+    ++pass;
+    absl::Status ran = steps->RunSteps(pass, this);
+    if (!ran.ok()) return ran;
+    if (config_.max_seconds() > 0 && Seconds() >= config_.max_seconds()) {
+      expired_ = true;
+    }
+    PassEndRequest request;
+    request.pass = pass;
+    request.last_pass = BudgetSpent(pass) || expired_;
+    request.gap_check_due =
+        (config_.gap_check() > 0 && pass % config_.gap_check() == 0) ||
+        (request.last_pass && config_.final_gap());
+    request.evaluation_due = monitor_ != nullptr &&
+                             monitor_->WantsEvaluation(pass, request.last_pass);
+    PassRecord record = NewRecord(pass);
+    absl::StatusOr<PassEnd> end = steps->EndPass(request, &record);
+    if (!end.ok()) return end.status();
+    if (end->certificate.has_value()) {
+      certificate_ = end->certificate;
+      SetCertificate(*certificate_, &record);
+    }
+    if (end->primal.has_value()) {
+      primal_ = end->primal;
+      record.set_primal(*primal_);
+    }
+    const bool certified =
+        end->certificate.has_value() && end->certificate->gap <= tolerance;
+    if (certified) {
+      reason = StopReason::kGapTolerance;
+    } else if (end->estimate_converged) {
+      reason = StopReason::kGapEstimate;
+    } else if (expired_ && !BudgetSpent(pass)) {
+      reason = StopReason::kMaxSeconds;
+    }
+    const bool final_pass =
+        request.last_pass || certified || end->estimate_converged;
+    absl::Status recorded = Record(std::move(record), final_pass);
+    if (!recorded.ok()) return recorded;
+    if (final_pass) break;
+  }
+  return Summary(pass, reason);
+}
+
+}  // namespace chaintag
