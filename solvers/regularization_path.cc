@@ -76,156 +76,211 @@ DualityGap GapOnSegment(const Problem& problem, const PathPoint& point,
                            lambda, num_threads);
 }
 
-absl::StatusOr<std::vector<PathPoint>> RunRegularizationPath(
-    const Problem& problem, const SolverConfig& config,
-    const PathCallback& callback) {
-  absl::StatusOr<SolverConfig> inner_or = InnerConfig(problem, config);
-  if (!inner_or.ok()) return inner_or.status();
-  SolverConfig inner = *std::move(inner_or);
-  const RegularizationPathConfig& path = config.path();
-  const bool exact =
-      path.mode() == RegularizationPathConfig::EPSILON_APPROXIMATE;
-  const double epsilon = path.epsilon();
-  const double kappa = path.kappa() > 0 ? path.kappa() : (exact ? 0.9 : 0.7);
-  if (!(epsilon > 0) || !(kappa > 0 && kappa < 1)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "regularization path: need ε > 0 and 0 < κ < 1, got ε = ", epsilon,
-        ", κ = ", kappa));
-  }
-  inner.set_gap_tolerance(kappa * epsilon);
-  inner.set_exact_gap_when_converged(exact);
-  if (!exact) {
-    // The heuristic path never runs an exact pass (the reference code's
-    // gap_check = 10000, true_gap_when_converged = 0).
-    inner.set_gap_check(std::max(inner.gap_check(), 10000));
-    inner.set_final_gap(false);
-  }
+namespace {
 
-  const int n = problem.NumExamples();
-  const int64_t dim = problem.Dim();
-  const int threads = std::max(1, config.num_threads());
-  const absl::Time start = absl::Now();
+// The path's settings and the inner solver's config (tolerance κε; the
+// heuristic mode never runs an exact pass).
+struct PathPlan {
+  SolverConfig inner;
+  bool exact = true;
+  double epsilon = 0;
+  double kappa = 0;
+};
+
+absl::StatusOr<PathPlan> MakePathPlan(const Problem& problem,
+                                      const SolverConfig& config) {
+  absl::StatusOr<SolverConfig> inner = InnerConfig(problem, config);
+  if (!inner.ok()) return inner.status();
+  PathPlan plan;
+  plan.inner = *std::move(inner);
+  const RegularizationPathConfig& path = config.path();
+  plan.exact = path.mode() == RegularizationPathConfig::EPSILON_APPROXIMATE;
+  plan.epsilon = path.epsilon();
+  plan.kappa = path.kappa() > 0 ? path.kappa() : (plan.exact ? 0.9 : 0.7);
+  if (!(plan.epsilon > 0) || !(plan.kappa > 0 && plan.kappa < 1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "regularization path: need ε > 0 and 0 < κ < 1, got ε = ", plan.epsilon,
+        ", κ = ", plan.kappa));
+  }
+  plan.inner.set_gap_tolerance(plan.kappa * plan.epsilon);
+  plan.inner.set_exact_gap_when_converged(plan.exact);
+  if (!plan.exact) {
+    // The reference code's gap_check = 10000, true_gap_when_converged = 0.
+    plan.inner.set_gap_check(std::max(plan.inner.gap_check(), 10000));
+    plan.inner.set_final_gap(false);
+  }
   // The inner solver's own checks, before the initialisation's passes
   // (constructing a run allocates nothing).
-  absl::Status valid = BcfwRun(inner, problem).Validate();
+  absl::Status valid = BcfwRun(plan.inner, problem).Validate();
   if (!valid.ok()) return valid;
+  return plan;
+}
 
-  // λ∞ (Algorithm 6): the max-loss labelings ỹ_i (the oracle at w = 0),
-  // ψ̃ = 1/n Σ ψ_i(ỹ_i), θ_i = max_y −⟨ψ̃, ψ_i(y)⟩ by plain decoding.
-  std::vector<Corner> max_loss(n);
-  std::vector<double> theta(n), tilde_score(n);
-  // Still all zeros here: the oracle's w = 0.
-  std::vector<double> psi_tilde(dim, 0.0);
+// What λ∞ is computed from (Algorithm 6): the max-loss labelings ỹ_i (the
+// oracle at w = 0), ψ̃ = 1/n Σ ψ_i(ỹ_i), θ_i = max_y −⟨ψ̃, ψ_i(y)⟩ by plain
+// decoding, and λ∞·κε = ‖ψ̃‖² + Σθ_i/n.
+struct PathStart {
+  std::vector<Corner> max_loss;
+  std::vector<double> theta, tilde_score;
+  std::vector<double> psi_tilde;
+  double numerator = 0;
+  // The two passes (max-loss oracle, decoding at ψ̃), in oracle calls.
+  int64_t oracle_calls = 0;
+};
+
+PathStart ComputePathStart(const Problem& problem, int threads) {
+  const int n = problem.NumExamples();
+  PathStart start;
+  start.max_loss.resize(n);
+  start.theta.resize(n);
+  start.tilde_score.resize(n);
+  // Still all zeros while the oracle runs: its w = 0.
+  start.psi_tilde.assign(problem.Dim(), 0.0);
+  const double* psi_tilde = start.psi_tilde.data();
   ParallelFor(n, threads, [&](int begin, int end) {
     OracleResult result;
     for (int i = begin; i < end; ++i) {
-      problem.MaxOracle(i, psi_tilde.data(), nullptr, &result);
-      max_loss[i] = result.corner;
+      problem.MaxOracle(i, psi_tilde, nullptr, &result);
+      start.max_loss[i] = result.corner;
     }
   });
   for (int i = 0; i < n; ++i) {
-    problem.AddScaled(i, max_loss[i], 1.0 / n, psi_tilde.data());
+    problem.AddScaled(i, start.max_loss[i], 1.0 / n, start.psi_tilde.data());
   }
   ParallelFor(n, threads, [&](int begin, int end) {
     Corner decoded;
     for (int i = begin; i < end; ++i) {
-      problem.Decode(i, psi_tilde.data(), &decoded);
-      theta[i] = -problem.Score(i, psi_tilde.data(), decoded);
-      tilde_score[i] = problem.Score(i, psi_tilde.data(), max_loss[i]);
+      problem.Decode(i, psi_tilde, &decoded);
+      start.theta[i] = -problem.Score(i, psi_tilde, decoded);
+      start.tilde_score[i] = problem.Score(i, psi_tilde, start.max_loss[i]);
     }
   });
-  // The initialisation's two passes (max-loss oracle, decoding at ψ̃).
-  const int64_t initial_calls = 2 * static_cast<int64_t>(n);
+  start.oracle_calls = 2 * static_cast<int64_t>(n);
   double theta_sum = 0;
-  for (double t : theta) theta_sum += t;
-  const double numerator = SquaredNorm(psi_tilde.data(), dim) + theta_sum / n;
-  std::vector<PathPoint> points;
-  if (!(numerator > 0)) {
-    // ψ̃ = 0 (so every θ_i = 0): the bound below is 0 at every λ, so w = 0
-    // (α_i on ỹ_i) is optimal for every λ.
-    PathPoint point;
-    point.lambda = std::numeric_limits<double>::infinity();
-    point.gap_exact = true;
-    point.cumulative_passes = static_cast<double>(initial_calls) / n;
-    point.seconds = ElapsedSeconds(start);
-    point.stop_reason = "zero_loss";
-    if (callback) {
-      absl::Status status = callback(point, psi_tilde);
-      if (!status.ok()) return status;
-    }
-    points.push_back(point);
-    return points;
-  }
-  const double lambda_infinity = numerator / (kappa * epsilon);
-  // w = ψ̃/λ∞, w_i = ψ_i(ỹ_i)/(nλ∞): g_i ≤ θ_i/(nλ∞) + λ∞⟨w_i, w⟩, and the
-  // bounds sum to κε.
-  std::vector<double> block_gaps(n);
-  for (int i = 0; i < n; ++i) {
-    block_gaps[i] = (theta[i] + tilde_score[i]) / (n * lambda_infinity);
-  }
-  const bool from_lambda_max =
-      path.lambda_max() > 0 && path.lambda_max() < lambda_infinity;
-  if (from_lambda_max) inner.set_lambda(path.lambda_max());
-  BcfwRun run(inner, problem);
+  for (double t : start.theta) theta_sum += t;
+  start.numerator =
+      SquaredNorm(start.psi_tilde.data(), problem.Dim()) + theta_sum / n;
+  return start;
+}
+
+// The first breakpoint: λ∞ with w = ψ̃/λ∞, w_i = ψ_i(ỹ_i)/(nλ∞) and the
+// block-gap bounds g_i ≤ θ_i/(nλ∞) + λ∞⟨w_i, w⟩ (they sum to κε); or, when
+// path.lambda_max is below λ∞, a cold solve there.
+absl::StatusOr<PathPoint> StartPath(const PathStart& start,
+                                    double lambda_infinity, int n,
+                                    BcfwRun* run) {
   PathPoint point;
   point.index = 0;
-  if (from_lambda_max) {
-    // A cold solve at λ_max, then the same induction.
-    run.Initialize();
-    run.set_refresh_block_gaps();
-    absl::StatusOr<TrainingSummary> summary = run.Run(nullptr);
+  if (run->lambda() < lambda_infinity) {
+    run->Initialize();
+    run->set_refresh_block_gaps();
+    absl::StatusOr<TrainingSummary> summary = run->Run(nullptr);
     if (!summary.ok()) return summary.status();
-    point.lambda = run.lambda();
-    FillFromSolve(*summary, run, &point);
-  } else {
-    run.InitializeAtCorners(lambda_infinity, max_loss, block_gaps);
-    point.lambda = lambda_infinity;
-    point.gap = run.GapEstimate();
-    point.gap_exact = false;  // an upper bound
-    point.ell = run.ell();
-    point.stop_reason = "initialization";
+    point.lambda = run->lambda();
+    FillFromSolve(*summary, *run, &point);
+    return point;
   }
+  std::vector<double> block_gaps(n);
+  for (int i = 0; i < n; ++i) {
+    block_gaps[i] =
+        (start.theta[i] + start.tilde_score[i]) / (n * lambda_infinity);
+  }
+  run->InitializeAtCorners(lambda_infinity, start.max_loss, block_gaps);
+  point.lambda = lambda_infinity;
+  point.gap = run->GapEstimate();
+  point.gap_exact = false;  // an upper bound
+  point.ell = run->ell();
+  point.stop_reason = "initialization";
+  return point;
+}
+
+// The end of `point`'s segment (Algorithm 7, with the reference code's
+// test: the paper prints it inverted): ρ, or 0 when the point is
+// ε-approximate for every smaller λ.
+absl::StatusOr<double> SegmentRatio(const BcfwRun& run, double delta_sum,
+                                    double epsilon, const PathPoint& point) {
+  const double tau = epsilon - run.GapEstimate();
+  if (delta_sum <= tau) return 0.0;
+  const double rho = 1.0 - tau / delta_sum;
+  if (rho > 0 && rho <= 1) return rho;
+  return absl::FailedPreconditionError(
+      absl::StrCat("regularization path: at λ = ", point.lambda, " the gap (",
+                   run.GapEstimate(), ") exceeds ε = ", epsilon,
+                   " after the inner solve (stop: ", point.stop_reason,
+                   "); raise max_passes or max_seconds"));
+}
+
+// ψ̃ = 0 (so every θ_i = 0): the bound is 0 at every λ, so w = 0 (α_i on
+// ỹ_i) is optimal for every λ: one point.
+absl::StatusOr<std::vector<PathPoint>> ZeroLossPath(
+    const PathStart& start, int n, absl::Time begin,
+    const PathCallback& callback) {
+  PathPoint point;
+  point.lambda = std::numeric_limits<double>::infinity();
+  point.gap_exact = true;
+  point.cumulative_passes = static_cast<double>(start.oracle_calls) / n;
+  point.seconds = ElapsedSeconds(begin);
+  point.stop_reason = "zero_loss";
+  if (callback) {
+    absl::Status status = callback(point, start.psi_tilde);
+    if (!status.ok()) return status;
+  }
+  return std::vector<PathPoint>{point};
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<PathPoint>> RunRegularizationPath(
+    const Problem& problem, const SolverConfig& config,
+    const PathCallback& callback) {
+  absl::StatusOr<PathPlan> plan = MakePathPlan(problem, config);
+  if (!plan.ok()) return plan.status();
+  const RegularizationPathConfig& path = config.path();
+  const int n = problem.NumExamples();
+  const absl::Time begin = absl::Now();
+  const PathStart start =
+      ComputePathStart(problem, std::max(1, config.num_threads()));
+  if (!(start.numerator > 0)) {
+    return ZeroLossPath(start, n, begin, callback);
+  }
+  const double lambda_infinity =
+      start.numerator / (plan->kappa * plan->epsilon);
+  if (path.lambda_max() > 0 && path.lambda_max() < lambda_infinity) {
+    plan->inner.set_lambda(path.lambda_max());
+  } else {
+    plan->inner.set_lambda(lambda_infinity);
+  }
+  BcfwRun run(plan->inner, problem);
+  absl::StatusOr<PathPoint> point = StartPath(start, lambda_infinity, n, &run);
+  if (!point.ok()) return point.status();
+  std::vector<PathPoint> points;
   std::vector<double> deltas;
   for (int j = 0;; ++j) {
-    // Induction (Algorithm 7, with the reference code's test: the paper
-    // prints it inverted).
-    const double delta_sum = run.BlockDeltas(&deltas, /*allow_stale=*/!exact);
-    const double tau = epsilon - run.GapEstimate();
-    double rho = 0;
-    bool last = false;
-    if (delta_sum <= tau) {
-      point.lambda_end = 0;
-      last = true;
-    } else {
-      rho = 1.0 - tau / delta_sum;
-      if (!(rho > 0 && rho <= 1)) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "regularization path: at λ = ", point.lambda, " the gap (",
-            run.GapEstimate(), ") exceeds ε = ", epsilon,
-            " after the inner solve (stop: ", point.stop_reason,
-            "); raise max_passes or max_seconds"));
-      }
-      point.lambda_end = rho * point.lambda;
-      last = point.lambda_end < path.lambda_min() ||
-             j + 1 >= path.max_breakpoints();
-    }
-    point.cumulative_passes = EffectivePasses(run, n, initial_calls);
-    point.seconds = ElapsedSeconds(start);
+    const double delta_sum =
+        run.BlockDeltas(&deltas, /*allow_stale=*/!plan->exact);
+    absl::StatusOr<double> rho =
+        SegmentRatio(run, delta_sum, plan->epsilon, *point);
+    if (!rho.ok()) return rho.status();
+    point->lambda_end = *rho * point->lambda;
+    const bool last = *rho == 0 || point->lambda_end < path.lambda_min() ||
+                      j + 1 >= path.max_breakpoints();
+    point->cumulative_passes = EffectivePasses(run, n, start.oracle_calls);
+    point->seconds = ElapsedSeconds(begin);
     if (callback) {
-      absl::Status status = callback(point, run.ReturnedPoint());
+      absl::Status status = callback(*point, run.ReturnedPoint());
       if (!status.ok()) return status;
     }
-    points.push_back(point);
+    points.push_back(*point);
     if (last) break;
 
-    run.ScaleLambda(rho, deltas, run.block_gaps_exact());
+    run.ScaleLambda(*rho, deltas, run.block_gaps_exact());
     run.Reseed(config.seed() + j + 1);
     absl::StatusOr<TrainingSummary> summary = run.Run(nullptr);
     if (!summary.ok()) return summary.status();
-    point = PathPoint();
-    point.index = j + 1;
-    point.lambda = run.lambda();
-    FillFromSolve(*summary, run, &point);
+    *point = PathPoint();
+    point->index = j + 1;
+    point->lambda = run.lambda();
+    FillFromSolve(*summary, run, &*point);
   }
   return points;
 }
