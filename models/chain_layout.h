@@ -1,11 +1,16 @@
 // ChainLayout: where the parts of a linear-chain model live in the weight
 // vector, and the unary scores of a sentence under given weights.
 //
-//   [0, R·L)               emissions, row-major: row r's L label weights
-//                          are contiguous at r·L (one cache line or two)
-//   [R·L, R·L + L²)        transitions [prev][next]
-//   then L start biases, then L end biases.
+//   [0, R·L)             emissions, row-major: row r's L label weights
+//                        are contiguous at r·L (one cache line or two)
+//   [R·L, R·L + R₂·P)    second order only: observation-conditioned
+//                        transitions, row-major: row r's weights for the P
+//                        weighted label pairs (models/second_order.h)
+//   then L² transitions [prev][next], L start biases, L end biases,
+//   then (second order only) the K weighted label trigrams.
 //
+// A first-order layout is the second-order one with R₂ = P = K = 0, so the
+// tail [transitions][start][end] is the same contiguous block in both.
 // A row is whatever the features index: for CoNLL training the hashed
 // buckets that occur in training, renumbered densely (BucketRows), so w
 // has no coordinate that is provably zero; for OCR the 129 pixel features.
@@ -25,14 +30,29 @@ namespace chaintag {
 struct ChainLayout {
   int num_labels = 0;
   int64_t num_rows = 0;
+  // 1 or 2: how many labels before y_t its transitions see.
+  int order = 1;
+  // Second order: rows of the observation-conditioned transition features,
+  // the label pairs each row has a weight for, and the weighted trigrams.
+  int64_t num_pair_rows = 0;
+  int num_pairs = 0;
+  int num_trigrams = 0;
 
   int64_t emission_size() const { return num_rows * num_labels; }
-  int64_t transition_offset() const { return emission_size(); }
+  int64_t pair_emission_offset() const { return emission_size(); }
+  int64_t pair_emission_size() const { return num_pair_rows * num_pairs; }
+  int64_t transition_offset() const {
+    return pair_emission_offset() + pair_emission_size();
+  }
   int64_t start_offset() const {
     return transition_offset() + static_cast<int64_t>(num_labels) * num_labels;
   }
   int64_t end_offset() const { return start_offset() + num_labels; }
-  int64_t dim() const { return end_offset() + num_labels; }
+  int64_t trigram_offset() const { return end_offset() + num_labels; }
+  int64_t dim() const { return trigram_offset() + num_trigrams; }
+  // The weights after the emission blocks: transitions, start, end and
+  // trigrams.
+  int64_t tail_size() const { return dim() - transition_offset(); }
 };
 
 // How many features ahead the scoring and update loops prefetch weight rows.

@@ -16,11 +16,15 @@ namespace {
 // Per-thread scratch, so the oracles allocate nothing once warm.
 struct Scratch {
   std::vector<double> unary;
-  std::vector<double> scaled_tail;  // transitions and biases times a scale
+  std::vector<double> pair_unary;
+  std::vector<double> scaled_tail;  // transitions, biases, trigrams × scale
   std::vector<double> difference;
   ViterbiDecoder decoder;
   TopKViterbi top_k;
   ForwardBackward forward_backward;
+  SecondOrderViterbi second_order_decoder;
+  SecondOrderTopK second_order_top_k;
+  SecondOrderForwardBackward second_order_forward_backward;
   std::vector<int32_t> labelings;
   std::vector<double> labeling_scores;
   std::vector<double> weights;
@@ -31,62 +35,69 @@ Scratch& ThreadScratch() {
   return scratch;
 }
 
-// The chain scores of a sentence under w, its unary table in `unary`.
-ChainScores SentenceScores(const ChainLayout& layout, const double* w,
-                           const FeatureSequence& features,
-                           std::vector<double>* unary) {
-  const int T = features.size();
-  unary->resize(static_cast<size_t>(T) * layout.num_labels);
-  ComputeUnaryScores(layout, w, features, unary->data());
-  return MakeChainScores(layout, w, T, unary->data());
+std::vector<const FeatureSequence*> Sequences(
+    const std::vector<ChainExample>& examples, bool pair_features) {
+  std::vector<const FeatureSequence*> sequences;
+  sequences.reserve(examples.size());
+  for (const ChainExample& example : examples) {
+    sequences.push_back(pair_features ? &example.pair_features
+                                      : &example.features);
+  }
+  return sequences;
 }
 
-// ⟨x_a, x_b⟩ of two positions' sorted, duplicate-free sparse features.
-double SparseDot(const FeatureSequence& f, int a, int b) {
-  int32_t p = f.offsets[a], p_end = f.offsets[a + 1];
-  int32_t q = f.offsets[b], q_end = f.offsets[b + 1];
-  double sum = 0;
-  while (p < p_end && q < q_end) {
-    if (f.buckets[p] < f.buckets[q]) {
-      ++p;
-    } else if (f.buckets[q] < f.buckets[p]) {
-      ++q;
-    } else {
-      sum += static_cast<double>(f.value(p)) * f.value(q);
-      ++p;
-      ++q;
+absl::Status CheckRows(int i, const FeatureSequence& features, int64_t rows,
+                       const char* what) {
+  for (uint32_t bucket : features.buckets) {
+    if (bucket >= rows) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "example ", i, ": ", what, " bucket ", bucket, " out of range"));
     }
   }
-  return sum;
+  return absl::OkStatus();
 }
 
-// Σ_{a,b} G[a][b]·⟨d_a, d_b⟩ for the T×L emission part of a state
-// difference, G given as its upper triangle row by row.
-template <typename Gram>
-double EmissionNormSquared(const Gram* gram_row, int T, int L,
-                           const double* d) {
-  double emission = 0;
-  for (int a = 0; a < T; gram_row += T - a, ++a) {
-    const double* da = d + static_cast<int64_t>(a) * L;
-    double diagonal = 0;
-    for (int k = 0; k < L; ++k) diagonal += da[k] * da[k];
-    emission += gram_row[0] * diagonal;
-    for (int b = a + 1; b < T; ++b) {
-      const double g = gram_row[b - a];
-      if (g == 0) continue;
-      const double* db = d + static_cast<int64_t>(b) * L;
-      double dot = 0;
-      for (int k = 0; k < L; ++k) dot += da[k] * db[k];
-      emission += 2 * g * dot;
+absl::Status CheckSecondOrder(int i, const ChainExample& example,
+                              const ChainLayout& layout,
+                              const SecondOrderStructure& structure) {
+  const int T = example.features.size();
+  if (layout.num_pair_rows > 0) {
+    if (example.pair_features.size() != T ||
+        example.pair_features.num_features(0) != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "example ", i, ": pair features need ", T,
+          " positions, the first one empty"));
     }
+    absl::Status rows = CheckRows(i, example.pair_features,
+                                  layout.num_pair_rows, "pair feature");
+    if (!rows.ok()) return rows;
   }
-  return emission;
+  if (!structure.IsAllowed(example.labels.data(), T)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "example ", i,
+        ": its gold labeling is not allowed by the tag scheme's constraints"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
 
+// A sentence's scores: the unary tables live in the thread's scratch; the
+// first-order view reads them with the weights' tail, the second-order view
+// also the pair scores and trigrams.
+struct ChainProblem::Scores {
+  ChainScores first;
+  SecondOrderScores second;
+  double* unary = nullptr;  // T×L, loss-augmentable in place
+};
+
 absl::Status ChainProblem::Validate(const ChainLayout& layout,
-                                    const std::vector<ChainExample>& examples) {
+                                    const std::vector<ChainExample>& examples,
+                                    const SecondOrderStructure* structure) {
+  if ((layout.order == 2) != (structure != nullptr)) {
+    return absl::InvalidArgumentError(
+        "a second-order problem needs its structure, a first-order one none");
+  }
   for (size_t i = 0; i < examples.size(); ++i) {
     const ChainExample& example = examples[i];
     if (static_cast<int>(example.labels.size()) != example.features.size()) {
@@ -104,63 +115,37 @@ absl::Status ChainProblem::Validate(const ChainLayout& layout,
             absl::StrCat("example ", i, ": label id ", label, " out of range"));
       }
     }
-    for (uint32_t bucket : example.features.buckets) {
-      if (bucket >= layout.num_rows) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "example ", i, ": feature bucket ", bucket, " out of range"));
-      }
+    absl::Status rows =
+        CheckRows(static_cast<int>(i), example.features, layout.num_rows,
+                  "feature");
+    if (!rows.ok()) return rows;
+    if (structure != nullptr) {
+      absl::Status second =
+          CheckSecondOrder(static_cast<int>(i), example, layout, *structure);
+      if (!second.ok()) return second;
     }
   }
   return absl::OkStatus();
 }
 
-ChainProblem::ChainProblem(ChainLayout layout,
-                           std::vector<ChainExample> examples,
-                           bool normalize_loss)
+ChainProblem::ChainProblem(
+    ChainLayout layout, std::vector<ChainExample> examples, bool normalize_loss,
+    std::shared_ptr<const SecondOrderStructure> structure)
     : layout_(layout),
       examples_(std::move(examples)),
-      normalize_loss_(normalize_loss) {
-  // The upper triangle only, row by row: half the memory of the square.
-  gram_offset_.resize(examples_.size() + 1);
-  gram_offset_[0] = 0;
-  for (size_t i = 0; i < examples_.size(); ++i) {
-    const int64_t T = examples_[i].features.size();
-    gram_offset_[i + 1] = gram_offset_[i] + T * (T + 1) / 2;
+      normalize_loss_(normalize_loss),
+      structure_(std::move(structure)),
+      gram_(Sequences(examples_, false)) {
+  if (layout_.num_pair_rows > 0) {
+    pair_gram_ = GramMatrices(Sequences(examples_, true));
   }
-  gram_.resize(gram_offset_.back());
-  for (size_t i = 0; i < examples_.size(); ++i) {
-    const FeatureSequence& f = examples_[i].features;
-    const int T = f.size();
-    double* gram = gram_.data() + gram_offset_[i];
-    for (int a = 0; a < T; ++a) {
-      for (int b = a; b < T; ++b) *gram++ = SparseDot(f, a, b);
-    }
-  }
-  // Binary features give small integer counts: stored as 16-bit integers
-  // (or floats) when that is exact, the same sums in a quarter (a half) of
-  // the memory.
-  bool integers = true, floats = true;
-  for (double g : gram_) {
-    integers &= g >= 0 && g <= 65535 && g == static_cast<uint16_t>(g);
-    floats &= static_cast<double>(static_cast<float>(g)) == g;
-  }
-  if (integers) {
-    gram_u16_.assign(gram_.begin(), gram_.end());
-  } else if (floats) {
-    gram_f32_.assign(gram_.begin(), gram_.end());
-  } else {
-    return;
-  }
-  gram_ = std::vector<double>();
 }
 
 std::vector<ChainExample> ChainProblem::TakeExamples() {
   std::vector<ChainExample> examples = std::move(examples_);
   examples_.clear();
-  gram_offset_.assign(1, 0);
-  gram_ = std::vector<double>();
-  gram_f32_ = std::vector<float>();
-  gram_u16_ = std::vector<uint16_t>();
+  gram_ = GramMatrices();
+  pair_gram_ = GramMatrices();
   return examples;
 }
 
@@ -177,6 +162,65 @@ void ChainProblem::AddLossToUnary(int i, double sign, double* unary) const {
     for (int y = 0; y < L; ++y) row[y] += unit;
     row[gold[t]] -= unit;
   }
+}
+
+void ChainProblem::ComputeScores(int i, const double* v, double scale,
+                                 Scores* scores) const {
+  const ChainExample& example = examples_[i];
+  const int T = example.features.size();
+  const int L = layout_.num_labels;
+  const int P = layout_.num_pairs;
+  Scratch& scratch = ThreadScratch();
+  scratch.unary.resize(static_cast<size_t>(T) * L);
+  double* unary = scratch.unary.data();
+  ComputeUnaryScores(L, v, example.features, unary);
+  const double* tail = v + layout_.transition_offset();
+  double* pair_unary = nullptr;
+  if (layout_.num_pair_rows > 0) {
+    scratch.pair_unary.resize(static_cast<size_t>(T) * P);
+    pair_unary = scratch.pair_unary.data();
+    ComputeUnaryScores(P, v + layout_.pair_emission_offset(),
+                       example.pair_features, pair_unary);
+  }
+  if (scale != 1.0) {
+    // Scale the (small) unary tables and a copy of the tail; the emission
+    // rows are never touched.
+    for (int64_t k = 0; k < static_cast<int64_t>(T) * L; ++k) unary[k] *= scale;
+    for (int64_t k = 0; pair_unary != nullptr && k < int64_t{T} * P; ++k) {
+      pair_unary[k] *= scale;
+    }
+    scratch.scaled_tail.resize(layout_.tail_size());
+    for (int64_t k = 0; k < layout_.tail_size(); ++k) {
+      scratch.scaled_tail[k] = scale * tail[k];
+    }
+    tail = scratch.scaled_tail.data();
+  }
+  scores->unary = unary;
+  scores->first = ChainScoresFromTail(L, tail, T, unary);
+  if (structure_ != nullptr) {
+    SecondOrderScores& second = scores->second;
+    second.length = T;
+    second.unary = unary;
+    second.transition = scores->first.transition;
+    second.start = scores->first.start;
+    second.end = scores->first.end;
+    second.trigram = tail + (layout_.trigram_offset() -
+                             layout_.transition_offset());
+    second.pair_unary = pair_unary;
+  }
+}
+
+double ChainProblem::ScoreOf(const Scores& scores, const int32_t* y) const {
+  return structure_ == nullptr ? ScoreLabeling(scores.first, y)
+                               : ScoreLabeling(*structure_, scores.second, y);
+}
+
+double ChainProblem::DecodeBest(const Scores& scores, int32_t* y) const {
+  Scratch& scratch = ThreadScratch();
+  return structure_ == nullptr
+             ? scratch.decoder.Decode(scores.first, y)
+             : scratch.second_order_decoder.Decode(*structure_, scores.second,
+                                                   y);
 }
 
 void ChainProblem::MaxOracle(int i, const double* w, const double* state,
@@ -203,86 +247,78 @@ void ChainProblem::Oracle(int i, const double* w, double scale,
                           OracleResult* result) const {
   const ChainExample& example = examples_[i];
   const int T = example.features.size();
-  const int L = layout_.num_labels;
-  Scratch& scratch = ThreadScratch();
-  ChainScores scores =
-      SentenceScores(layout_, w, example.features, &scratch.unary);
-  double* unary = scratch.unary.data();
-  if (scale != 1.0) {
-    // Scale the (small) unary table and a copy of the transition and bias
-    // weights; the emission rows are never touched.
-    for (int64_t k = 0; k < static_cast<int64_t>(T) * L; ++k) {
-      unary[k] *= scale;
-    }
-    const int64_t tail = static_cast<int64_t>(L) * L + 2 * L;
-    scratch.scaled_tail.resize(tail);
-    const double* source = w + layout_.transition_offset();
-    for (int64_t k = 0; k < tail; ++k) {
-      scratch.scaled_tail[k] = scale * source[k];
-    }
-    scores.transition = scratch.scaled_tail.data();
-    scores.start = scores.transition + static_cast<int64_t>(L) * L;
-    scores.end = scores.start + L;
-  }
-  const double gold_score = ScoreLabeling(scores, example.labels.data());
+  Scores scores;
+  ComputeScores(i, w, scale, &scores);
+  const double gold_score = ScoreOf(scores, example.labels.data());
   for (int k = 0; k < count; ++k) {
-    corner_scores[k] = gold_score - ScoreLabeling(scores, corners[k]->data());
+    corner_scores[k] = gold_score - ScoreOf(scores, corners[k]->data());
   }
-
   result->state_dot =
-      state != nullptr ? StateDot(i, w, unary, gold_score, state) : 0;
+      state != nullptr ? StateDot(i, w, scores, gold_score, state) : 0;
 
-  // Loss augmentation, then plain Viterbi; the scores of the winner are
+  // Loss augmentation, then plain decoding; the scores of the winner are
   // recomputed without it.
-  AddLossToUnary(i, 1.0, unary);
+  AddLossToUnary(i, 1.0, scores.unary);
   result->corner.resize(T);
-  scratch.decoder.Decode(scores, result->corner.data());
-  AddLossToUnary(i, -1.0, unary);
+  DecodeBest(scores, result->corner.data());
+  AddLossToUnary(i, -1.0, scores.unary);
   int wrong = 0;
   for (int t = 0; t < T; ++t) wrong += result->corner[t] != example.labels[t];
   result->loss = wrong * LossUnit(i);
-  result->score = gold_score - ScoreLabeling(scores, result->corner.data());
+  result->score = gold_score - ScoreOf(scores, result->corner.data());
+}
+
+double ChainProblem::TopKSmoothed(int i, const Scores& scores,
+                                  const Smoothing& smoothing,
+                                  double* state) const {
+  const int T = Length(i);
+  Scratch& scratch = ThreadScratch();
+  const int count =
+      structure_ == nullptr
+          ? scratch.top_k.Decode(scores.first, smoothing.top_k,
+                                 &scratch.labelings, &scratch.labeling_scores)
+          : scratch.second_order_top_k.Decode(
+                *structure_, scores.second, smoothing.top_k,
+                &scratch.labelings, &scratch.labeling_scores);
+  scratch.weights.resize(count);
+  const double value =
+      ProjectScoresOntoSimplex(scratch.labeling_scores.data(), count,
+                               smoothing.mu, scratch.weights.data());
+  std::fill(state, state + BlockStateSize(i), 0.0);
+  for (int k = 0; k < count; ++k) {
+    if (scratch.weights[k] > 0) {
+      AddLabelingToState(i, scratch.labelings.data() + k * T,
+                         scratch.weights[k], state);
+    }
+  }
+  return value;
 }
 
 double ChainProblem::SmoothedOracle(int i, const double* w,
                                     const Smoothing& smoothing,
                                     double* state) const {
   const ChainExample& example = examples_[i];
-  const int T = example.features.size();
   Scratch& scratch = ThreadScratch();
-  const ChainScores scores =
-      SentenceScores(layout_, w, example.features, &scratch.unary);
-  const double gold_score = ScoreLabeling(scores, example.labels.data());
+  Scores scores;
+  ComputeScores(i, w, 1.0, &scores);
+  const double gold_score = ScoreOf(scores, example.labels.data());
   // h(y) = L(y) + ⟨w, φ(y)⟩ − ⟨w, φ(y_i)⟩: augmented scores minus gold's.
-  AddLossToUnary(i, 1.0, scratch.unary.data());
-  const int64_t size = BlockStateSize(i);
+  AddLossToUnary(i, 1.0, scores.unary);
   switch (smoothing.kind) {
     case Smoothing::Kind::kEntropy:
-      return scratch.forward_backward.Compute(scores, smoothing.mu, state) -
+      return (structure_ == nullptr
+                  ? scratch.forward_backward.Compute(scores.first,
+                                                     smoothing.mu, state)
+                  : scratch.second_order_forward_backward.Compute(
+                        *structure_, scores.second, smoothing.mu, state)) -
              gold_score;
-    case Smoothing::Kind::kTopKL2: {
-      const int count =
-          scratch.top_k.Decode(scores, smoothing.top_k, &scratch.labelings,
-                               &scratch.labeling_scores);
-      scratch.weights.resize(count);
-      const double value =
-          ProjectScoresOntoSimplex(scratch.labeling_scores.data(), count,
-                                   smoothing.mu, scratch.weights.data());
-      std::fill(state, state + size, 0.0);
-      for (int k = 0; k < count; ++k) {
-        if (scratch.weights[k] > 0) {
-          AddLabelingToState(i, scratch.labelings.data() + k * T,
-                             scratch.weights[k], state);
-        }
-      }
-      return value - gold_score;
-    }
+    case Smoothing::Kind::kTopKL2:
+      return TopKSmoothed(i, scores, smoothing, state) - gold_score;
     case Smoothing::Kind::kNone:
     default: {
-      scratch.labelings.resize(T);
-      const double best =
-          scratch.decoder.Decode(scores, scratch.labelings.data());
-      std::fill(state, state + size, 0.0);
+      scratch.labelings.resize(Length(i));
+      const double best = DecodeBest(scores, scratch.labelings.data());
+      std::fill(state, state + BlockStateSize(i), 0.0);
       AddLabelingToState(i, scratch.labelings.data(), 1.0, state);
       return best - gold_score;
     }
@@ -291,31 +327,38 @@ double ChainProblem::SmoothedOracle(int i, const double* w,
 
 void ChainProblem::TouchedRanges(int i,
                                  std::vector<CoordinateRange>* ranges) const {
-  const FeatureSequence& f = examples_[i].features;
-  const int64_t L = layout_.num_labels;
+  const ChainExample& example = examples_[i];
   // Sized once and filled field by field: push_back of each range cost a
   // store-forwarding stall per feature (the svrg step's hot loop).
+  const FeatureSequence& f = example.features;
+  const FeatureSequence& z = example.pair_features;
   const int32_t total = f.offsets[f.size()];
+  const int32_t pair_total = z.offsets[z.size()];
   const size_t first = ranges->size();
-  ranges->resize(first + total + 1);
+  ranges->resize(first + total + pair_total + 1);
   CoordinateRange* out = ranges->data() + first;
+  const int64_t L = layout_.num_labels;
   const uint32_t* buckets = f.buckets.data();
   for (int32_t k = 0; k < total; ++k) {
     out[k].begin = static_cast<int64_t>(buckets[k]) * L;
     out[k].length = L;
   }
-  out[total].begin = layout_.transition_offset();
-  out[total].length = layout_.dim() - layout_.transition_offset();
+  out += total;
+  const int64_t P = layout_.num_pairs;
+  for (int32_t k = 0; k < pair_total; ++k) {
+    out[k].begin = layout_.pair_emission_offset() +
+                   static_cast<int64_t>(z.buckets[k]) * P;
+    out[k].length = P;
+  }
+  out[pair_total].begin = layout_.transition_offset();
+  out[pair_total].length = layout_.tail_size();
 }
 
 void ChainProblem::Decode(int i, const double* w, Corner* corner) const {
-  const ChainExample& example = examples_[i];
-  const int T = example.features.size();
-  Scratch& scratch = ThreadScratch();
-  corner->resize(T);
-  scratch.decoder.Decode(
-      SentenceScores(layout_, w, example.features, &scratch.unary),
-      corner->data());
+  corner->resize(Length(i));
+  Scores scores;
+  ComputeScores(i, w, 1.0, &scores);
+  DecodeBest(scores, corner->data());
 }
 
 double ChainProblem::Loss(int i, const Corner& y) const {
@@ -332,16 +375,36 @@ double ChainProblem::Score(int i, const double* w, const Corner& y) const {
   return score;
 }
 
-double ChainProblem::StateDot(int i, const double* w, const double* unary,
+int64_t ChainProblem::PairStateOffset(int i) const {
+  return static_cast<int64_t>(Length(i)) * layout_.num_labels;
+}
+
+int64_t ChainProblem::TailStateOffset(int i) const {
+  return PairStateOffset(i) +
+         (layout_.num_pair_rows > 0
+              ? static_cast<int64_t>(Length(i)) * layout_.num_pairs
+              : 0);
+}
+
+double ChainProblem::StateDot(int i, const double* w, const Scores& scores,
                               double gold_score, const double* state) const {
-  const int T = examples_[i].features.size();
-  const int L = layout_.num_labels;
   double expected = 0;
-  const int64_t TL = static_cast<int64_t>(T) * L;
-  for (int64_t k = 0; k < TL; ++k) expected += unary[k] * state[k];
-  const double* rest = w + layout_.transition_offset();
-  const int64_t rest_size = static_cast<int64_t>(L) * L + 2 * L;
-  for (int64_t k = 0; k < rest_size; ++k) expected += rest[k] * state[TL + k];
+  const int64_t TL = PairStateOffset(i);
+  for (int64_t k = 0; k < TL; ++k) expected += scores.unary[k] * state[k];
+  const int64_t tail_offset = TailStateOffset(i);
+  if (tail_offset > TL) {
+    const double* pair_unary = scores.second.pair_unary;
+    const int64_t P = layout_.num_pairs;
+    // Row 0 of both is zero: no pair before the first label.
+    for (int64_t k = P; k < tail_offset - TL; ++k) {
+      expected += pair_unary[k] * state[TL + k];
+    }
+  }
+  const double* tail = w + layout_.transition_offset();
+  const double* tail_state = state + tail_offset;
+  for (int64_t k = 0; k < layout_.tail_size(); ++k) {
+    expected += tail[k] * tail_state[k];
+  }
   return gold_score - expected;
 }
 
@@ -349,32 +412,55 @@ void ChainProblem::ScoreCorners(int i, const double* w, const double* state,
                                 const Corner* const* corners, int count,
                                 double* scores, double* state_dot) const {
   const ChainExample& example = examples_[i];
-  Scratch& scratch = ThreadScratch();
-  const ChainScores chain =
-      SentenceScores(layout_, w, example.features, &scratch.unary);
-  const double* unary = scratch.unary.data();
-  const double gold_score = ScoreLabeling(chain, example.labels.data());
+  Scores chain;
+  ComputeScores(i, w, 1.0, &chain);
+  const double gold_score = ScoreOf(chain, example.labels.data());
   for (int k = 0; k < count; ++k) {
-    scores[k] = gold_score - ScoreLabeling(chain, corners[k]->data());
+    scores[k] = gold_score - ScoreOf(chain, corners[k]->data());
   }
   if (state != nullptr) {
-    *state_dot = StateDot(i, w, unary, gold_score, state);
+    *state_dot = StateDot(i, w, chain, gold_score, state);
+  }
+}
+
+void ChainProblem::AddTailFeatures(const int32_t* y, int T, double c,
+                                   double* tail) const {
+  const int L = layout_.num_labels;
+  for (int t = 1; t < T; ++t) tail[y[t - 1] * L + y[t]] += c;
+  tail[L * L + y[0]] += c;
+  tail[L * L + L + y[T - 1]] += c;
+  if (structure_ == nullptr) return;
+  double* trigram = tail + L * L + 2 * L;
+  for (int t = 2; t < T; ++t) {
+    const int32_t k = structure_->trigram_index(y[t - 2], y[t - 1], y[t]);
+    if (k >= 0) trigram[k] += c;
   }
 }
 
 void ChainProblem::AddFeatures(int i, const int32_t* y, double c,
                                double* w) const {
-  const FeatureSequence& f = examples_[i].features;
+  const ChainExample& example = examples_[i];
+  const FeatureSequence& f = example.features;
   const int T = f.size();
   const int L = layout_.num_labels;
   for (int t = 0; t < T; ++t) {
     for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
       w[static_cast<int64_t>(f.buckets[k]) * L + y[t]] += c * f.value(k);
     }
-    if (t > 0) w[layout_.transition_offset() + y[t - 1] * L + y[t]] += c;
   }
-  w[layout_.start_offset() + y[0]] += c;
-  w[layout_.end_offset() + y[T - 1]] += c;
+  if (layout_.num_pair_rows > 0) {
+    const FeatureSequence& z = example.pair_features;
+    const int64_t P = layout_.num_pairs;
+    double* pair_rows = w + layout_.pair_emission_offset();
+    for (int t = 1; t < T; ++t) {
+      const int32_t p = structure_->pair_index(y[t - 1], y[t]);
+      if (p < 0) continue;
+      for (int32_t k = z.offsets[t]; k < z.offsets[t + 1]; ++k) {
+        pair_rows[static_cast<int64_t>(z.buckets[k]) * P + p] += c * z.value(k);
+      }
+    }
+  }
+  AddTailFeatures(y, T, c, w + layout_.transition_offset());
 }
 
 void ChainProblem::AddScaled(int i, const Corner& y, double c,
@@ -384,8 +470,7 @@ void ChainProblem::AddScaled(int i, const Corner& y, double c,
 }
 
 int64_t ChainProblem::BlockStateSize(int i) const {
-  const int64_t L = layout_.num_labels;
-  return examples_[i].features.size() * L + L * L + 2 * L;
+  return TailStateOffset(i) + layout_.tail_size();
 }
 
 void ChainProblem::InitBlockState(int i, double* state) const {
@@ -407,15 +492,20 @@ void ChainProblem::AddCornerToState(int i, const Corner& y, double c,
 
 void ChainProblem::AddLabelingToState(int i, const int32_t* y, double c,
                                       double* state) const {
-  const int T = examples_[i].features.size();
+  const int T = Length(i);
   const int L = layout_.num_labels;
-  const int64_t TL = static_cast<int64_t>(T) * L;
-  for (int t = 0; t < T; ++t) {
-    state[static_cast<int64_t>(t) * L + y[t]] += c;
-    if (t > 0) state[TL + y[t - 1] * L + y[t]] += c;
+  for (int t = 0; t < T; ++t) state[static_cast<int64_t>(t) * L + y[t]] += c;
+  const int64_t pair_offset = PairStateOffset(i);
+  const int64_t tail_offset = TailStateOffset(i);
+  if (tail_offset > pair_offset) {
+    double* pairs = state + pair_offset;
+    const int64_t P = layout_.num_pairs;
+    for (int t = 1; t < T; ++t) {
+      const int32_t p = structure_->pair_index(y[t - 1], y[t]);
+      if (p >= 0) pairs[t * P + p] += c;
+    }
   }
-  state[TL + L * L + y[0]] += c;
-  state[TL + L * L + L + y[T - 1]] += c;
+  AddTailFeatures(y, T, c, state + tail_offset);
 }
 
 double ChainProblem::StateDistanceSquared(int i, const double* state,
@@ -443,19 +533,38 @@ double ChainProblem::CornerDistanceSquared(int i, const Corner& a,
 }
 
 double ChainProblem::StateDifferenceNormSquared(int i, const double* d) const {
-  const int T = examples_[i].features.size();
-  const int L = layout_.num_labels;
-  const int64_t TL = static_cast<int64_t>(T) * L;
-  const int64_t offset = gram_offset_[i];
-  const double emission =
-      !gram_u16_.empty()
-          ? EmissionNormSquared(gram_u16_.data() + offset, T, L, d)
-      : !gram_f32_.empty()
-          ? EmissionNormSquared(gram_f32_.data() + offset, T, L, d)
-          : EmissionNormSquared(gram_.data() + offset, T, L, d);
-  double rest = 0;
-  for (int64_t k = TL; k < BlockStateSize(i); ++k) rest += d[k] * d[k];
-  return emission + rest;
+  const int64_t pair_offset = PairStateOffset(i);
+  const int64_t tail_offset = TailStateOffset(i);
+  double norm = gram_.NormSquared(i, layout_.num_labels, d);
+  if (tail_offset > pair_offset) {
+    norm += pair_gram_.NormSquared(i, layout_.num_pairs, d + pair_offset);
+  }
+  double tail = 0;
+  for (int64_t k = tail_offset; k < BlockStateSize(i); ++k) tail += d[k] * d[k];
+  return norm + tail;
+}
+
+void ChainProblem::AddPairRowsMinusState(int i, const int32_t* y,
+                                         const double* pair_state, double c,
+                                         double* w) const {
+  const FeatureSequence& z = examples_[i].pair_features;
+  const int P = layout_.num_pairs;
+  Scratch& scratch = ThreadScratch();
+  scratch.difference.resize(P);
+  double* d = scratch.difference.data();
+  double* pair_rows = w + layout_.pair_emission_offset();
+  for (int t = 1; t < z.size(); ++t) {
+    if (z.num_features(t) == 0) continue;
+    const double* marginal = pair_state + static_cast<int64_t>(t) * P;
+    for (int k = 0; k < P; ++k) d[k] = c * marginal[k];
+    const int32_t p = structure_->pair_index(y[t - 1], y[t]);
+    if (p >= 0) d[p] -= c;
+    for (int32_t k = z.offsets[t]; k < z.offsets[t + 1]; ++k) {
+      const double value = z.value(k);
+      double* row = pair_rows + static_cast<int64_t>(z.buckets[k]) * P;
+      for (int l = 0; l < P; ++l) row[l] += value * d[l];
+    }
+  }
 }
 
 void ChainProblem::AddCornerMinusState(int i, const Corner& y,
@@ -483,13 +592,16 @@ void ChainProblem::AddCornerMinusState(int i, const Corner& y,
       for (int l = 0; l < L; ++l) row[l] += value * d[l];
     }
   }
-  const int64_t TL = static_cast<int64_t>(T) * L;
-  double* rest = w + layout_.transition_offset();
-  const int64_t rest_size = static_cast<int64_t>(L) * L + 2 * L;
-  for (int64_t k = 0; k < rest_size; ++k) rest[k] += c * state[TL + k];
-  for (int t = 1; t < T; ++t) rest[y[t - 1] * L + y[t]] -= c;
-  rest[L * L + y[0]] -= c;
-  rest[L * L + L + y[T - 1]] -= c;
+  const int64_t tail_offset = TailStateOffset(i);
+  if (tail_offset > PairStateOffset(i)) {
+    AddPairRowsMinusState(i, y.data(), state + PairStateOffset(i), c, w);
+  }
+  double* tail = w + layout_.transition_offset();
+  const double* tail_state = state + tail_offset;
+  for (int64_t k = 0; k < layout_.tail_size(); ++k) {
+    tail[k] += c * tail_state[k];
+  }
+  AddTailFeatures(y.data(), T, -c, tail);
 }
 
 }  // namespace chaintag

@@ -1,14 +1,23 @@
-// ChainProblem: a linear-chain structured SVM as a solvers::Problem.
+// ChainProblem: a linear-chain structured SVM as a solvers::Problem, of
+// first or second order (models/chain_layout.h, models/second_order.h).
 //
 // φ(x, y) = Σ_t x_t ⊗ e_{y_t} + Σ_{t>0} e_{(y_{t−1}, y_t)} + e_start(y_0)
-//           + e_end(y_{T−1}); the loss is Hamming, optionally divided by T.
+//           + e_end(y_{T−1}), and at second order also
+//           Σ_{t>0} z_t ⊗ e_{p(y_{t−1}, y_t)} (observation-conditioned
+//           transitions, z_t the pair features) and Σ_{t>1} e_{k(y_{t−2},
+//           y_{t−1}, y_t)} (weighted trigrams); the loss is Hamming,
+//           optionally divided by T. A second-order problem's labelings are
+//           those its structure's constraints allow.
 //
 // Block state of sentence i (T tokens, L labels): the expected features
 // E_β[φ(x_i, y)] of its dual distribution β, stored as label marginals
-//   [T×L per-position marginals μ_t][L×L transition counts][L start][L end],
-// so v_i = φ(x_i, y_i) − E_β φ. Inner products with w come from the unary
+//   [T×L per-position marginals μ_t]
+//   [T×P per-position pair marginals (second order with pair features)]
+//   [L×L transition counts][L start][L end][K trigram counts],
+// the last four in the same order as the weights' tail, so
+// v_i = φ(x_i, y_i) − E_β φ. Inner products with w come from the unary
 // scores, and ‖v_i − ψ_i(y)‖² = ‖φ(y) − E_β φ‖² from the sentence's Gram
-// matrix G[t][t'] = ⟨x_t, x_t'⟩, computed once. Nothing is O(dim).
+// matrices ⟨x_t, x_t'⟩ (and ⟨z_t, z_t'⟩), computed once. Nothing is O(dim).
 //
 // Thread-safety: const methods are safe to call concurrently (scratch
 // buffers are thread_local).
@@ -17,11 +26,14 @@
 #define CHAINTAG_MODELS_CHAIN_PROBLEM_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "features/feature_sequence.h"
 #include "models/chain_layout.h"
+#include "models/gram_matrices.h"
+#include "models/second_order.h"
 #include "solvers/problem.h"
 
 namespace chaintag {
@@ -29,21 +41,31 @@ namespace chaintag {
 struct ChainExample {
   FeatureSequence features;
   std::vector<int32_t> labels;  // gold label ids, one per position
+  // Second order with pair features: one row per position, row 0 empty
+  // (no pair before the first label); otherwise no positions.
+  FeatureSequence pair_features;
 };
 
 class ChainProblem : public Problem {
  public:
   // Every example must have as many labels as positions, ids < num_labels,
   // and feature rows < layout.num_rows (checked by the caller; see
-  // Validate).
+  // Validate). A second-order layout needs its `structure` (the same label
+  // count, pairs and trigrams as the layout).
   ChainProblem(ChainLayout layout, std::vector<ChainExample> examples,
-               bool normalize_loss);
+               bool normalize_loss,
+               std::shared_ptr<const SecondOrderStructure> structure = nullptr);
 
-  // Checks the examples against the layout; a message names the example.
+  // Checks the examples against the layout (and, at second order, the
+  // structure: pair features, gold labelings the constraints allow); a
+  // message names the example.
   static absl::Status Validate(const ChainLayout& layout,
-                               const std::vector<ChainExample>& examples);
+                               const std::vector<ChainExample>& examples,
+                               const SecondOrderStructure* structure = nullptr);
 
   const ChainLayout& layout() const { return layout_; }
+  // Null at first order.
+  const SecondOrderStructure* structure() const { return structure_.get(); }
   const ChainExample& example(int i) const { return examples_[i]; }
   // Moves the examples out (to build another problem from them without a
   // copy); the problem is then empty.
@@ -92,15 +114,31 @@ class ChainProblem : public Problem {
                      std::vector<CoordinateRange>* ranges) const override;
 
  private:
+  struct Scores;
+  int Length(int i) const { return examples_[i].features.size(); }
+  // The state's parts: T×L label marginals, T×P pair marginals, the tail.
+  int64_t PairStateOffset(int i) const;
+  int64_t TailStateOffset(int i) const;
+  // The scores of sentence i under w = scale·v, in the thread's scratch.
+  void ComputeScores(int i, const double* v, double scale,
+                     Scores* scores) const;
+  double ScoreOf(const Scores& scores, const int32_t* y) const;
+  // The best labeling under `scores` (the allowed ones at second order).
+  double DecodeBest(const Scores& scores, int32_t* y) const;
   // ‖d‖² for a difference d of two block states (state layout), through the
-  // Gram matrix for the emission part.
+  // Gram matrices for the emission parts.
   double StateDifferenceNormSquared(int i, const double* d) const;
   // ⟨v_i, w⟩ = score(y_i) − ⟨E_β φ, w⟩ from the unary scores.
-  double StateDot(int i, const double* w, const double* unary,
+  double StateDot(int i, const double* w, const Scores& scores,
                   double gold_score, const double* state) const;
-  // Adds c·(the emission/transition/bias indicator features of y) to the
-  // parts of `w`, i.e. w += c·φ(x_i, y).
+  // tail += c·(the transition, bias and trigram indicators of y): the same
+  // for w's tail and a state's.
+  void AddTailFeatures(const int32_t* y, int T, double c, double* tail) const;
+  // Adds c·φ(x_i, y) to w.
   void AddFeatures(int i, const int32_t* y, double c, double* w) const;
+  // w += c·(E_β φ − φ(y)) on the pair-feature rows.
+  void AddPairRowsMinusState(int i, const int32_t* y, const double* pair_state,
+                             double c, double* w) const;
   double LossUnit(int i) const;
   // unary[t][y] += sign·L_i's unit on every label y ≠ y_t: loss
   // augmentation (sign +1) and its removal (−1).
@@ -113,16 +151,16 @@ class ChainProblem : public Problem {
   void Oracle(int i, const double* v, double scale, const double* state,
               const Corner* const* corners, int count, double* corner_scores,
               OracleResult* result) const;
+  // The smoothed oracles' state for the top-K labelings' simplex weights.
+  double TopKSmoothed(int i, const Scores& scores, const Smoothing& smoothing,
+                      double* state) const;
 
   ChainLayout layout_;
   std::vector<ChainExample> examples_;
   bool normalize_loss_;
-  // Example i's Gram matrix, upper triangle row by row, at gram_offset_[i]:
-  // in the narrowest of these in which every entry is exact (one is used).
-  std::vector<int64_t> gram_offset_;
-  std::vector<double> gram_;
-  std::vector<float> gram_f32_;
-  std::vector<uint16_t> gram_u16_;
+  std::shared_ptr<const SecondOrderStructure> structure_;
+  GramMatrices gram_;       // of the label features
+  GramMatrices pair_gram_;  // of the pair features (second order)
 };
 
 }  // namespace chaintag
