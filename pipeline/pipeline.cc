@@ -784,9 +784,10 @@ absl::Status TrainOnTrainingSplit(
     *config.mutable_solver() = *solver_config;
     // The log holds the path's breakpoints instead of pass records. A
     // failed write is reported, but the model is still saved below.
-    path_log << PathToJson(result->path);
+    absl::StatusOr<std::string> json = RecordToJson(PathRecord(result->path));
+    path_log << (json.ok() ? *json : "");
     path_log.close();
-    if (!path_log) {
+    if (!json.ok() || !path_log) {
       say(absl::StrCat("warning: cannot write the path log ",
                        result->log_path));
     }

@@ -284,11 +284,18 @@ int Run() {
                                           ? absl::StrCat(name, ".regpath.json")
                                           : absl::GetFlag(FLAGS_json));
   {
+    RegpathRecord record;
+    *record.mutable_path() = PathRecord(path);
+    for (const PathPoint& point : grid_cold) {
+      *record.add_grid_cold() = PointRecord(point);
+    }
+    for (const PathPoint& point : grid_warm) {
+      *record.add_grid_warm() = PointRecord(point);
+    }
+    absl::StatusOr<std::string> json = RecordToJson(record);
     std::ofstream out(json_path, std::ios::trunc);
-    out << "{\"path\":" << PathToJson(path)
-        << ",\"grid_cold\":" << PointsToJson(grid_cold, nullptr)
-        << ",\"grid_warm\":" << PointsToJson(grid_warm, nullptr) << "}\n";
-    if (!out) {
+    out << (json.ok() ? *json : "");
+    if (!json.ok() || !out) {
       std::fprintf(stderr, "regpath: cannot write %s\n", json_path.c_str());
       return 1;
     }
