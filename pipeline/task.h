@@ -144,31 +144,33 @@ class Task {
 };
 
 // A corpus read, labelled and turned into a chain problem: everything a
-// solver run needs, and the task that made it. The sentence fields are the
-// CoNLL task's, where tools and tests read them; they stay empty for OCR,
-// whose held-out words live in its task.
+// solver run needs, and the task that made it.
 struct PreparedCorpus {
   PipelineConfig config;  // resolved
   std::unique_ptr<Task> task;
-  ConllFormat format;   // resolved column layout of the training file
-  int num_columns = 0;  // fields of a labelled token line
-  std::vector<Sentence> train;
-  std::vector<Sentence> dev;  // empty without corpus.dev
-  std::vector<Sentence> test;
   LabelSet labels;  // in the training scheme
-  std::unique_ptr<FeatureExtractor> extractor;
   FeatureStats feature_stats;
   std::unique_ptr<ChainProblem> problem;
   // The buckets behind `problem`'s weight rows: those that occur in its
   // features (BucketRows::Identity for OCR pixels), so that w has no
   // coordinate that is provably zero.
   std::unique_ptr<BucketRows> rows;
-  // corpus.retrain_on_train_and_dev: the dev sentences' examples (features
-  // as bucket ids), until Task::PrepareRetrainingProblem turns the training
-  // and dev examples into one problem for the final model, with its rows.
-  std::vector<ChainExample> dev_examples;
+  // The problem of the run on train + dev, with its rows, once
+  // Task::PrepareRetrainingProblem has replaced `problem` and `rows`.
   std::unique_ptr<ChainProblem> problem_with_dev;
   std::unique_ptr<BucketRows> rows_with_dev;
+
+  // The CoNLL task's corpus, here where tools and tests read it; empty for
+  // OCR, whose held-out words live in its task.
+  ConllFormat format;   // resolved column layout of the training file
+  int num_columns = 0;  // fields of a labelled token line
+  std::vector<Sentence> train;
+  std::vector<Sentence> dev;  // empty without corpus.dev
+  std::vector<Sentence> test;
+  std::unique_ptr<FeatureExtractor> extractor;
+  // corpus.retrain_on_train_and_dev: the dev sentences' examples (features
+  // as bucket ids), waiting for the train + dev problem.
+  std::vector<ChainExample> dev_examples;
 };
 
 }  // namespace chaintag
