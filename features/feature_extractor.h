@@ -118,6 +118,19 @@ class FeatureExtractor {
   absl::Status ForEachHash(const Sentence& sentence, Emit&& emit,
                            EndPosition&& end_position) const;
 
+  // Fails, naming the first template, when a template reads an attribute
+  // the sentence does not have.
+  absl::Status CheckAttributes(const Sentence& sentence) const;
+  // The steps of ForEachHash before hashing, per sentence. TransformColumns
+  // writes the values of the transformed columns to scratch->text and
+  // their spans; ViewColumns then makes every column's values views
+  // (scratch->views, scratch->ngram_views).
+  void TransformColumns(const Sentence& sentence, Scratch* scratch) const;
+  void ViewColumns(const Sentence& sentence, Scratch* scratch) const;
+  // scratch->key, sized once for the sentence's longest possible key so
+  // that the hashing loop writes with plain memcpy and never grows it.
+  char* KeyBuffer(Scratch* scratch) const;
+
   // Hashes every combination of the values of `tmpl`'s parts at position t
   // (a template with a multi-valued part); `scratch` holds the column
   // values of the sentence.
