@@ -244,88 +244,10 @@ absl::StatusOr<FeatureExtractor> FeatureExtractor::Create(
   if (static_cast<uint64_t>(config.templates_size()) >= kBiasTemplateId) {
     return absl::InvalidArgumentError("FeatureConfig: too many templates");
   }
-
   std::vector<std::string> column_patterns;  // parallel to columns_
   for (int j = 0; j < config.templates_size(); ++j) {
-    const FeatureTemplate& tmpl = config.templates(j);
-    const std::string where =
-        absl::StrCat("FeatureConfig: template ", fx.DescribeTemplate(j));
-    if (!std::isfinite(tmpl.value())) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, ": value must be finite, got ", tmpl.value()));
-    }
-    Template compiled;
-    compiled.id = static_cast<uint32_t>(j);
-    compiled.value = tmpl.value();
-    compiled.parts_begin = static_cast<int>(fx.parts_.size());
-    for (int p = 0; p < tmpl.parts_size(); ++p) {
-      const TemplatePart& part = tmpl.parts(p);
-      const std::string part_where = absl::StrCat(where, " part ", p);
-      if (part.attribute() < 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            part_where, ": attribute must be >= 0, got ", part.attribute()));
-      }
-      if (!IsTransform(part.transform())) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(part_where, ": unknown transform ", part.transform()));
-      }
-      Column column;
-      column.attribute = part.attribute();
-      column.transform = part.transform();
-      column.lowercase = part.lowercase();
-      std::string pattern;
-      if (part.span() < 1) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(part_where, ": span must be >= 1, got ", part.span()));
-      }
-      if (column.transform == TemplatePart::PREFIX ||
-          column.transform == TemplatePart::SUFFIX ||
-          column.transform == TemplatePart::NGRAMS) {
-        if (part.k() <= 0) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              part_where, ": ", TemplatePart::Transform_Name(column.transform),
-              " needs k > 0, got ", part.k()));
-        }
-        column.k = part.k();
-      } else if (column.transform == TemplatePart::MATCHES) {
-        pattern = part.pattern();
-      }
-      int c = 0;
-      for (; c < static_cast<int>(fx.columns_.size()); ++c) {
-        const Column& other = fx.columns_[c];
-        if (other.attribute == column.attribute &&
-            other.transform == column.transform && other.k == column.k &&
-            other.lowercase == column.lowercase &&
-            column_patterns[c] == pattern) {
-          break;
-        }
-      }
-      if (c == static_cast<int>(fx.columns_.size())) {
-        if (column.transform == TemplatePart::MATCHES) {
-          RE2::Options options;
-          options.set_log_errors(false);
-          auto re2 = std::make_unique<RE2>(pattern, options);
-          if (!re2->ok()) {
-            return absl::InvalidArgumentError(
-                absl::StrCat(part_where, ": bad MATCHES pattern '", pattern,
-                             "': ", re2->error()));
-          }
-          column.pattern = re2.get();
-          fx.patterns_.push_back(std::move(re2));
-        }
-        fx.columns_.push_back(column);
-        column_patterns.push_back(pattern);
-      }
-      fx.parts_.push_back(Part{part.offset(), c, part.span()});
-      compiled.max_attribute =
-          std::max(compiled.max_attribute, column.attribute);
-      compiled.multi |=
-          part.span() > 1 || column.transform == TemplatePart::NGRAMS;
-    }
-    compiled.parts_end = static_cast<int>(fx.parts_.size());
-    fx.max_parts_ = std::max(fx.max_parts_, tmpl.parts_size());
-    fx.max_attribute_ = std::max(fx.max_attribute_, compiled.max_attribute);
-    fx.templates_.push_back(compiled);
+    absl::Status status = fx.AddTemplate(j, &column_patterns);
+    if (!status.ok()) return status;
   }
   if (config.bias()) {
     Template bias;
@@ -334,6 +256,103 @@ absl::StatusOr<FeatureExtractor> FeatureExtractor::Create(
     fx.templates_.push_back(bias);
   }
   return fx;
+}
+
+absl::Status FeatureExtractor::AddTemplate(
+    int j, std::vector<std::string>* column_patterns) {
+  const FeatureTemplate& tmpl = config_->templates(j);
+  const std::string where =
+      absl::StrCat("FeatureConfig: template ", DescribeTemplate(j));
+  if (!std::isfinite(tmpl.value())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": value must be finite, got ", tmpl.value()));
+  }
+  Template compiled;
+  compiled.id = static_cast<uint32_t>(j);
+  compiled.value = tmpl.value();
+  compiled.parts_begin = static_cast<int>(parts_.size());
+  for (int p = 0; p < tmpl.parts_size(); ++p) {
+    const TemplatePart& part = tmpl.parts(p);
+    const std::string part_where = absl::StrCat(where, " part ", p);
+    std::string pattern;
+    absl::StatusOr<Column> column = PartColumn(part, part_where, &pattern);
+    if (!column.ok()) return column.status();
+    absl::StatusOr<int> c =
+        FindOrAddColumn(*column, pattern, part_where, column_patterns);
+    if (!c.ok()) return c.status();
+    parts_.push_back(Part{part.offset(), *c, part.span()});
+    compiled.max_attribute =
+        std::max(compiled.max_attribute, column->attribute);
+    compiled.multi |=
+        part.span() > 1 || column->transform == TemplatePart::NGRAMS;
+  }
+  compiled.parts_end = static_cast<int>(parts_.size());
+  max_parts_ = std::max(max_parts_, tmpl.parts_size());
+  max_attribute_ = std::max(max_attribute_, compiled.max_attribute);
+  templates_.push_back(compiled);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<FeatureExtractor::Column> FeatureExtractor::PartColumn(
+    const TemplatePart& part, const std::string& part_where,
+    std::string* pattern) {
+  if (part.attribute() < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        part_where, ": attribute must be >= 0, got ", part.attribute()));
+  }
+  if (!IsTransform(part.transform())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(part_where, ": unknown transform ", part.transform()));
+  }
+  Column column;
+  column.attribute = part.attribute();
+  column.transform = part.transform();
+  column.lowercase = part.lowercase();
+  if (part.span() < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(part_where, ": span must be >= 1, got ", part.span()));
+  }
+  if (column.transform == TemplatePart::PREFIX ||
+      column.transform == TemplatePart::SUFFIX ||
+      column.transform == TemplatePart::NGRAMS) {
+    if (part.k() <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          part_where, ": ", TemplatePart::Transform_Name(column.transform),
+          " needs k > 0, got ", part.k()));
+    }
+    column.k = part.k();
+  } else if (column.transform == TemplatePart::MATCHES) {
+    *pattern = part.pattern();
+  }
+  return column;
+}
+
+absl::StatusOr<int> FeatureExtractor::FindOrAddColumn(
+    Column column, const std::string& pattern, const std::string& part_where,
+    std::vector<std::string>* column_patterns) {
+  for (int c = 0; c < static_cast<int>(columns_.size()); ++c) {
+    const Column& other = columns_[c];
+    if (other.attribute == column.attribute &&
+        other.transform == column.transform && other.k == column.k &&
+        other.lowercase == column.lowercase &&
+        (*column_patterns)[c] == pattern) {
+      return c;
+    }
+  }
+  if (column.transform == TemplatePart::MATCHES) {
+    RE2::Options options;
+    options.set_log_errors(false);
+    auto re2 = std::make_unique<RE2>(pattern, options);
+    if (!re2->ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          part_where, ": bad MATCHES pattern '", pattern, "': ", re2->error()));
+    }
+    column.pattern = re2.get();
+    patterns_.push_back(std::move(re2));
+  }
+  columns_.push_back(column);
+  column_patterns->push_back(pattern);
+  return static_cast<int>(columns_.size()) - 1;
 }
 
 absl::Status FeatureExtractor::CheckAttributes(const Sentence& sentence) const {

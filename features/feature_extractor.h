@@ -111,6 +111,23 @@ class FeatureExtractor {
   // "'name' (#j)" or "#j", for error messages.
   std::string DescribeTemplate(int j) const;
 
+  // Create's steps. AddTemplate validates template j of config_ and
+  // appends it to templates_, its parts to parts_ and the columns they
+  // read, if new, to columns_; `column_patterns` is parallel to columns_
+  // (each column's MATCHES pattern, or "").
+  absl::Status AddTemplate(int j, std::vector<std::string>* column_patterns);
+  // The column `part` reads, validated; `pattern` gets its MATCHES pattern.
+  // `part_where` names the part in errors.
+  static absl::StatusOr<Column> PartColumn(const TemplatePart& part,
+                                           const std::string& part_where,
+                                           std::string* pattern);
+  // The index of `column` in columns_, added (its pattern compiled) when no
+  // equal column is there yet, so that a value shared by several templates
+  // is computed once per token.
+  absl::StatusOr<int> FindOrAddColumn(
+      Column column, const std::string& pattern, const std::string& part_where,
+      std::vector<std::string>* column_patterns);
+
   // The one code path that computes part strings and hashes: calls
   // emit(hash, value) for every feature of position t, then end_position(),
   // for t = 0..T-1.
