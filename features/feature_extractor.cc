@@ -157,6 +157,14 @@ bool AppendTransformed(absl::string_view s, TemplatePart::Transform transform,
   return result;
 }
 
+// The key's first 4 bytes: the template index, little-endian on any host.
+void WriteTemplateId(uint32_t id, char* key) {
+  key[0] = static_cast<char>(id & 0xFF);
+  key[1] = static_cast<char>((id >> 8) & 0xFF);
+  key[2] = static_cast<char>((id >> 16) & 0xFF);
+  key[3] = static_cast<char>((id >> 24) & 0xFF);
+}
+
 bool IsTransform(int value) { return TemplatePart::Transform_IsValid(value); }
 
 // Float bits mapped so that unsigned order is numeric order.
@@ -236,88 +244,10 @@ absl::StatusOr<FeatureExtractor> FeatureExtractor::Create(
   if (static_cast<uint64_t>(config.templates_size()) >= kBiasTemplateId) {
     return absl::InvalidArgumentError("FeatureConfig: too many templates");
   }
-
   std::vector<std::string> column_patterns;  // parallel to columns_
   for (int j = 0; j < config.templates_size(); ++j) {
-    const FeatureTemplate& tmpl = config.templates(j);
-    const std::string where =
-        absl::StrCat("FeatureConfig: template ", fx.DescribeTemplate(j));
-    if (!std::isfinite(tmpl.value())) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(where, ": value must be finite, got ", tmpl.value()));
-    }
-    Template compiled;
-    compiled.id = static_cast<uint32_t>(j);
-    compiled.value = tmpl.value();
-    compiled.parts_begin = static_cast<int>(fx.parts_.size());
-    for (int p = 0; p < tmpl.parts_size(); ++p) {
-      const TemplatePart& part = tmpl.parts(p);
-      const std::string part_where = absl::StrCat(where, " part ", p);
-      if (part.attribute() < 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            part_where, ": attribute must be >= 0, got ", part.attribute()));
-      }
-      if (!IsTransform(part.transform())) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(part_where, ": unknown transform ", part.transform()));
-      }
-      Column column;
-      column.attribute = part.attribute();
-      column.transform = part.transform();
-      column.lowercase = part.lowercase();
-      std::string pattern;
-      if (part.span() < 1) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(part_where, ": span must be >= 1, got ", part.span()));
-      }
-      if (column.transform == TemplatePart::PREFIX ||
-          column.transform == TemplatePart::SUFFIX ||
-          column.transform == TemplatePart::NGRAMS) {
-        if (part.k() <= 0) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              part_where, ": ", TemplatePart::Transform_Name(column.transform),
-              " needs k > 0, got ", part.k()));
-        }
-        column.k = part.k();
-      } else if (column.transform == TemplatePart::MATCHES) {
-        pattern = part.pattern();
-      }
-      int c = 0;
-      for (; c < static_cast<int>(fx.columns_.size()); ++c) {
-        const Column& other = fx.columns_[c];
-        if (other.attribute == column.attribute &&
-            other.transform == column.transform && other.k == column.k &&
-            other.lowercase == column.lowercase &&
-            column_patterns[c] == pattern) {
-          break;
-        }
-      }
-      if (c == static_cast<int>(fx.columns_.size())) {
-        if (column.transform == TemplatePart::MATCHES) {
-          RE2::Options options;
-          options.set_log_errors(false);
-          auto re2 = std::make_unique<RE2>(pattern, options);
-          if (!re2->ok()) {
-            return absl::InvalidArgumentError(
-                absl::StrCat(part_where, ": bad MATCHES pattern '", pattern,
-                             "': ", re2->error()));
-          }
-          column.pattern = re2.get();
-          fx.patterns_.push_back(std::move(re2));
-        }
-        fx.columns_.push_back(column);
-        column_patterns.push_back(pattern);
-      }
-      fx.parts_.push_back(Part{part.offset(), c, part.span()});
-      compiled.max_attribute =
-          std::max(compiled.max_attribute, column.attribute);
-      compiled.multi |=
-          part.span() > 1 || column.transform == TemplatePart::NGRAMS;
-    }
-    compiled.parts_end = static_cast<int>(fx.parts_.size());
-    fx.max_parts_ = std::max(fx.max_parts_, tmpl.parts_size());
-    fx.max_attribute_ = std::max(fx.max_attribute_, compiled.max_attribute);
-    fx.templates_.push_back(compiled);
+    absl::Status status = fx.AddTemplate(j, &column_patterns);
+    if (!status.ok()) return status;
   }
   if (config.bias()) {
     Template bias;
@@ -328,33 +258,128 @@ absl::StatusOr<FeatureExtractor> FeatureExtractor::Create(
   return fx;
 }
 
-template <typename Emit, typename EndPosition>
-absl::Status FeatureExtractor::ForEachHash(const Sentence& sentence,
-                                           Emit&& emit,
-                                           EndPosition&& end_position) const {
-  const int T = sentence.size();
-  if (T == 0) return absl::OkStatus();
-  if (max_attribute_ >= sentence.num_attributes) {
-    for (int j = 0; j < config_->templates_size(); ++j) {
-      if (templates_[j].max_attribute >= sentence.num_attributes) {
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "%stemplate %s reads attribute %d but the sentence has %d "
-            "attributes",
-            Where(sentence), DescribeTemplate(j), templates_[j].max_attribute,
-            sentence.num_attributes));
-      }
+absl::Status FeatureExtractor::AddTemplate(
+    int j, std::vector<std::string>* column_patterns) {
+  const FeatureTemplate& tmpl = config_->templates(j);
+  const std::string where =
+      absl::StrCat("FeatureConfig: template ", DescribeTemplate(j));
+  if (!std::isfinite(tmpl.value())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": value must be finite, got ", tmpl.value()));
+  }
+  Template compiled;
+  compiled.id = static_cast<uint32_t>(j);
+  compiled.value = tmpl.value();
+  compiled.parts_begin = static_cast<int>(parts_.size());
+  for (int p = 0; p < tmpl.parts_size(); ++p) {
+    const TemplatePart& part = tmpl.parts(p);
+    const std::string part_where = absl::StrCat(where, " part ", p);
+    std::string pattern;
+    absl::StatusOr<Column> column = PartColumn(part, part_where, &pattern);
+    if (!column.ok()) return column.status();
+    absl::StatusOr<int> c =
+        FindOrAddColumn(*column, pattern, part_where, column_patterns);
+    if (!c.ok()) return c.status();
+    parts_.push_back(Part{part.offset(), *c, part.span()});
+    compiled.max_attribute =
+        std::max(compiled.max_attribute, column->attribute);
+    compiled.multi |=
+        part.span() > 1 || column->transform == TemplatePart::NGRAMS;
+  }
+  compiled.parts_end = static_cast<int>(parts_.size());
+  max_parts_ = std::max(max_parts_, tmpl.parts_size());
+  max_attribute_ = std::max(max_attribute_, compiled.max_attribute);
+  templates_.push_back(compiled);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<FeatureExtractor::Column> FeatureExtractor::PartColumn(
+    const TemplatePart& part, const std::string& part_where,
+    std::string* pattern) {
+  if (part.attribute() < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        part_where, ": attribute must be >= 0, got ", part.attribute()));
+  }
+  if (!IsTransform(part.transform())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(part_where, ": unknown transform ", part.transform()));
+  }
+  Column column;
+  column.attribute = part.attribute();
+  column.transform = part.transform();
+  column.lowercase = part.lowercase();
+  if (part.span() < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(part_where, ": span must be >= 1, got ", part.span()));
+  }
+  if (column.transform == TemplatePart::PREFIX ||
+      column.transform == TemplatePart::SUFFIX ||
+      column.transform == TemplatePart::NGRAMS) {
+    if (part.k() <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          part_where, ": ", TemplatePart::Transform_Name(column.transform),
+          " needs k > 0, got ", part.k()));
+    }
+    column.k = part.k();
+  } else if (column.transform == TemplatePart::MATCHES) {
+    *pattern = part.pattern();
+  }
+  return column;
+}
+
+absl::StatusOr<int> FeatureExtractor::FindOrAddColumn(
+    Column column, const std::string& pattern, const std::string& part_where,
+    std::vector<std::string>* column_patterns) {
+  for (int c = 0; c < static_cast<int>(columns_.size()); ++c) {
+    const Column& other = columns_[c];
+    if (other.attribute == column.attribute &&
+        other.transform == column.transform && other.k == column.k &&
+        other.lowercase == column.lowercase &&
+        (*column_patterns)[c] == pattern) {
+      return c;
     }
   }
+  if (column.transform == TemplatePart::MATCHES) {
+    RE2::Options options;
+    options.set_log_errors(false);
+    auto re2 = std::make_unique<RE2>(pattern, options);
+    if (!re2->ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          part_where, ": bad MATCHES pattern '", pattern, "': ", re2->error()));
+    }
+    column.pattern = re2.get();
+    patterns_.push_back(std::move(re2));
+  }
+  columns_.push_back(column);
+  column_patterns->push_back(pattern);
+  return static_cast<int>(columns_.size()) - 1;
+}
 
-  thread_local Scratch scratch;
+absl::Status FeatureExtractor::CheckAttributes(const Sentence& sentence) const {
+  // One comparison on the common path; the templates are looked at only to
+  // name the one at fault.
+  if (max_attribute_ < sentence.num_attributes) return absl::OkStatus();
+  for (int j = 0; j < config_->templates_size(); ++j) {
+    if (templates_[j].max_attribute >= sentence.num_attributes) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%stemplate %s reads attribute %d but the sentence has %d "
+          "attributes",
+          Where(sentence), DescribeTemplate(j), templates_[j].max_attribute,
+          sentence.num_attributes));
+    }
+  }
+  return absl::OkStatus();
+}
+
+void FeatureExtractor::TransformColumns(const Sentence& sentence,
+                                        Scratch* scratch) const {
+  const int T = sentence.size();
   const int num_columns = static_cast<int>(columns_.size());
   const size_t num_values = static_cast<size_t>(num_columns) * T;
-  scratch.text.clear();
-  scratch.spans.resize(num_values);
-  scratch.views.resize(num_values);
-  scratch.ngram_spans.clear();
-  scratch.ngram_first.assign(num_values + 1, 0);
-  // Two passes because `text` may reallocate while it is being filled.
+  scratch->text.clear();
+  scratch->spans.resize(num_values);
+  scratch->ngram_spans.clear();
+  scratch->ngram_first.assign(num_values + 1, 0);
   for (int c = 0; c < num_columns; ++c) {
     const Column& column = columns_[c];
     if (column.transform == TemplatePart::IDENTITY && !column.lowercase) {
@@ -365,35 +390,42 @@ absl::Status FeatureExtractor::ForEachHash(const Sentence& sentence,
       const size_t ct = static_cast<size_t>(c) * T + t;
       absl::string_view value = sentence.attribute(t, column.attribute);
       if (column.lowercase) {
-        scratch.lowered.clear();
+        scratch->lowered.clear();
         AppendTransformed(value, TemplatePart::LOWERCASE, 0, nullptr,
-                          &scratch.lowered);
-        value = scratch.lowered;
+                          &scratch->lowered);
+        value = scratch->lowered;
       }
-      const size_t begin = scratch.text.size();
+      const size_t begin = scratch->text.size();
       if (ngrams) {
-        scratch.ngram_first[ct] =
-            static_cast<uint32_t>(scratch.ngram_spans.size());
-        scratch.text.push_back('<');
-        scratch.text.append(value.data(), value.size());
-        scratch.text.push_back('>');
-        AppendNgramSpans(scratch.text, begin, scratch.text.size(), column.k,
-                         &scratch.ngram_spans);
-        scratch.ngram_first[ct + 1] =
-            static_cast<uint32_t>(scratch.ngram_spans.size());
+        scratch->ngram_first[ct] =
+            static_cast<uint32_t>(scratch->ngram_spans.size());
+        scratch->text.push_back('<');
+        scratch->text.append(value.data(), value.size());
+        scratch->text.push_back('>');
+        AppendNgramSpans(scratch->text, begin, scratch->text.size(), column.k,
+                         &scratch->ngram_spans);
+        scratch->ngram_first[ct + 1] =
+            static_cast<uint32_t>(scratch->ngram_spans.size());
         continue;
       }
       const bool kept = AppendTransformed(value, column.transform, column.k,
-                                          column.pattern, &scratch.text);
-      scratch.spans[ct] = {
+                                          column.pattern, &scratch->text);
+      scratch->spans[ct] = {
           static_cast<uint32_t>(begin),
-          kept ? static_cast<int32_t>(scratch.text.size() - begin) : -1};
+          kept ? static_cast<int32_t>(scratch->text.size() - begin) : -1};
     }
   }
+}
+
+void FeatureExtractor::ViewColumns(const Sentence& sentence,
+                                   Scratch* scratch) const {
+  const int T = sentence.size();
+  const int num_columns = static_cast<int>(columns_.size());
+  scratch->views.resize(static_cast<size_t>(num_columns) * T);
   for (int c = 0; c < num_columns; ++c) {
     const Column& column = columns_[c];
-    absl::string_view* views = &scratch.views[static_cast<size_t>(c) * T];
-    const auto* spans = &scratch.spans[static_cast<size_t>(c) * T];
+    absl::string_view* views = &scratch->views[static_cast<size_t>(c) * T];
+    const auto* spans = &scratch->spans[static_cast<size_t>(c) * T];
     for (int t = 0; t < T; ++t) {
       if (column.transform == TemplatePart::IDENTITY && !column.lowercase) {
         views[t] = sentence.attribute(t, column.attribute);
@@ -401,32 +433,48 @@ absl::Status FeatureExtractor::ForEachHash(const Sentence& sentence,
                  spans[t].second < 0) {
         views[t] = absl::string_view();
       } else {
-        views[t] = absl::string_view(scratch.text.data() + spans[t].first,
+        views[t] = absl::string_view(scratch->text.data() + spans[t].first,
                                      spans[t].second);
       }
     }
   }
-  scratch.ngram_views.resize(scratch.ngram_spans.size());
-  for (size_t i = 0; i < scratch.ngram_spans.size(); ++i) {
-    scratch.ngram_views[i] =
-        absl::string_view(scratch.text.data() + scratch.ngram_spans[i].first,
-                          scratch.ngram_spans[i].second);
+  scratch->ngram_views.resize(scratch->ngram_spans.size());
+  for (size_t i = 0; i < scratch->ngram_spans.size(); ++i) {
+    scratch->ngram_views[i] =
+        absl::string_view(scratch->text.data() + scratch->ngram_spans[i].first,
+                          scratch->ngram_spans[i].second);
   }
+}
 
-  const absl::string_view bos = config_->bos();
-  const absl::string_view eos = config_->eos();
-  // Sized once for the longest possible key, so the hot loop writes with
-  // plain memcpy and never grows it.
-  size_t max_value = std::max(bos.size(), eos.size());
-  for (const absl::string_view& v : scratch.views) {
+char* FeatureExtractor::KeyBuffer(Scratch* scratch) const {
+  size_t max_value = std::max(config_->bos().size(), config_->eos().size());
+  for (const absl::string_view& v : scratch->views) {
     max_value = std::max(max_value, v.size());
   }
-  for (const auto& span : scratch.ngram_spans) {
+  for (const auto& span : scratch->ngram_spans) {
     max_value = std::max(max_value, static_cast<size_t>(span.second));
   }
   const size_t max_key = 4 + static_cast<size_t>(max_parts_) * (max_value + 1);
-  if (scratch.key.size() < max_key) scratch.key.resize(max_key);
-  char* const key = &scratch.key[0];
+  if (scratch->key.size() < max_key) scratch->key.resize(max_key);
+  return &scratch->key[0];
+}
+
+template <typename Emit, typename EndPosition>
+absl::Status FeatureExtractor::ForEachHash(const Sentence& sentence,
+                                           Emit&& emit,
+                                           EndPosition&& end_position) const {
+  const int T = sentence.size();
+  if (T == 0) return absl::OkStatus();
+  absl::Status attributes = CheckAttributes(sentence);
+  if (!attributes.ok()) return attributes;
+
+  thread_local Scratch scratch;
+  TransformColumns(sentence, &scratch);
+  // A second pass because `text` may reallocate while it is being filled.
+  ViewColumns(sentence, &scratch);
+  char* const key = KeyBuffer(&scratch);
+  const absl::string_view bos = config_->bos();
+  const absl::string_view eos = config_->eos();
   const uint64_t seed = config_->hash_seed();
   for (int t = 0; t < T; ++t) {
     for (const Template& tmpl : templates_) {
@@ -434,10 +482,7 @@ absl::Status FeatureExtractor::ForEachHash(const Sentence& sentence,
         EmitCombinations(tmpl, t, T, &scratch, emit);
         continue;
       }
-      key[0] = static_cast<char>(tmpl.id & 0xFF);
-      key[1] = static_cast<char>((tmpl.id >> 8) & 0xFF);
-      key[2] = static_cast<char>((tmpl.id >> 16) & 0xFF);
-      key[3] = static_cast<char>((tmpl.id >> 24) & 0xFF);
+      WriteTemplateId(tmpl.id, key);
       size_t size = 4;
       bool dropped = false;
       for (int p = tmpl.parts_begin; p < tmpl.parts_end; ++p) {
@@ -508,10 +553,7 @@ void FeatureExtractor::EmitCombinations(const Template& tmpl, int t, int T,
   choice.assign(begin.begin(), begin.end() - 1);
   char* const key = &scratch->key[0];
   const uint64_t seed = config_->hash_seed();
-  key[0] = static_cast<char>(tmpl.id & 0xFF);
-  key[1] = static_cast<char>((tmpl.id >> 8) & 0xFF);
-  key[2] = static_cast<char>((tmpl.id >> 16) & 0xFF);
-  key[3] = static_cast<char>((tmpl.id >> 24) & 0xFF);
+  WriteTemplateId(tmpl.id, key);
   while (true) {
     size_t size = 4;
     for (int p = 0; p < num_parts; ++p) {

@@ -111,12 +111,42 @@ class FeatureExtractor {
   // "'name' (#j)" or "#j", for error messages.
   std::string DescribeTemplate(int j) const;
 
+  // Create's steps. AddTemplate validates template j of config_ and
+  // appends it to templates_, its parts to parts_ and the columns they
+  // read, if new, to columns_; `column_patterns` is parallel to columns_
+  // (each column's MATCHES pattern, or "").
+  absl::Status AddTemplate(int j, std::vector<std::string>* column_patterns);
+  // The column `part` reads, validated; `pattern` gets its MATCHES pattern.
+  // `part_where` names the part in errors.
+  static absl::StatusOr<Column> PartColumn(const TemplatePart& part,
+                                           const std::string& part_where,
+                                           std::string* pattern);
+  // The index of `column` in columns_, added (its pattern compiled) when no
+  // equal column is there yet, so that a value shared by several templates
+  // is computed once per token.
+  absl::StatusOr<int> FindOrAddColumn(
+      Column column, const std::string& pattern, const std::string& part_where,
+      std::vector<std::string>* column_patterns);
+
   // The one code path that computes part strings and hashes: calls
   // emit(hash, value) for every feature of position t, then end_position(),
   // for t = 0..T-1.
   template <typename Emit, typename EndPosition>
   absl::Status ForEachHash(const Sentence& sentence, Emit&& emit,
                            EndPosition&& end_position) const;
+
+  // Fails, naming the first template, when a template reads an attribute
+  // the sentence does not have.
+  absl::Status CheckAttributes(const Sentence& sentence) const;
+  // The steps of ForEachHash before hashing, per sentence. TransformColumns
+  // writes the values of the transformed columns to scratch->text and
+  // their spans; ViewColumns then makes every column's values views
+  // (scratch->views, scratch->ngram_views).
+  void TransformColumns(const Sentence& sentence, Scratch* scratch) const;
+  void ViewColumns(const Sentence& sentence, Scratch* scratch) const;
+  // scratch->key, sized once for the sentence's longest possible key so
+  // that the hashing loop writes with plain memcpy and never grows it.
+  char* KeyBuffer(Scratch* scratch) const;
 
   // Hashes every combination of the values of `tmpl`'s parts at position t
   // (a template with a multi-valued part); `scratch` holds the column

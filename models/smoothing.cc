@@ -95,34 +95,37 @@ double ForwardBackward::Compute(const ChainScores& scores, double mu,
   return value;
 }
 
+void ForwardBackward::ScaledPass::CheckFactor(double factor, double score) {
+  tiny |= factor < kMinFactor && score != kMinusInfinity;
+}
+
+void ForwardBackward::ScaledPass::CheckMessage(double entry) {
+  tiny |= entry < kMinFactor && entry != 0;
+}
+
+bool ForwardBackward::ScaledPass::AcceptScale(double sum) {
+  if (tiny || !(sum >= kMinScale)) return false;  // also NaN
+  int exponent;
+  scale_mantissa = std::frexp(scale_mantissa * sum, &exponent);
+  scale_exponent += exponent;
+  return true;
+}
+
 bool ForwardBackward::ComputeScaled(const ChainScores& scores, double mu,
                                     double* marginals, double* value) {
   const int T = scores.length;
   const int L = scores.num_labels;
-  const size_t LL = static_cast<size_t>(L) * L;
   if (T == 0) {
+    const size_t LL = static_cast<size_t>(L) * L;
     if (marginals != nullptr) std::fill(marginals, marginals + LL + 2 * L, 0.0);
     *value = 0;
     return true;
   }
-  const double inv_mu = 1 / mu;
-  const size_t cells = static_cast<size_t>(T) * L;
-  alpha_.resize(cells);
-  exp_unary_.resize(cells);
-  alpha_shift_.resize(T);
-  terms_.resize(L);
-  emission_.resize(L);
-  double* alpha = alpha_.data();
-  double* u = exp_unary_.data();
-  double* scale = alpha_shift_.data();
-  double* terms = terms_.data();
-  double* emission = emission_.data();
-
   // Every table is shifted by its max so that its factors lie in [0, 1]:
   // the sum of the shifts (score units) plus μ·log of the product of the
   // row sums is μ·log Z. A −∞ score gives a factor of exactly 0; a table
   // with no finite entry (or a +∞ or NaN one) gives NaN, which fails the
-  // checks below.
+  // checks.
   //
   // Exactness: every nonzero factor and every nonzero normalised message
   // entry is kept ≥ kMinFactor (else `tiny` is set and the sentence goes to
@@ -130,108 +133,139 @@ bool ForwardBackward::ComputeScaled(const ChainScores& scores, double mu,
   // message entry is a sum of nonnegative terms computed to relative
   // rounding, and its zeros are exact (forbidden labelings). Underflow can
   // then only touch the output marginals themselves, below ~1e−300.
-  bool tiny = false;
-  auto check_factor = [&tiny](double factor, double score) {
-    tiny |= factor < kMinFactor && score != kMinusInfinity;
-  };
-  auto check_message = [&tiny](double entry) {
-    tiny |= entry < kMinFactor && entry != 0;
-  };
-  double shift = 0;
-  // The product of the row sums as mantissa × 2^exponent: a log per
-  // position would cost as much as the exps of one position.
-  double scale_mantissa = 1;
-  int64_t scale_exponent = 0;
-  auto accept_scale = [&](double sum) {
-    if (tiny || !(sum >= kMinScale)) return false;  // also NaN
-    int exponent;
-    scale_mantissa = std::frexp(scale_mantissa * sum, &exponent);
-    scale_exponent += exponent;
-    return true;
-  };
+  scaled_ = ScaledPass();
+  scaled_.inv_mu = 1 / mu;
+  if (!ScaledForward(scores)) return false;
+  *value =
+      scaled_.shift + mu * (std::log(scaled_.scale_mantissa) +
+                            static_cast<double>(scaled_.scale_exponent) * kLn2);
+  if (marginals == nullptr) return true;
+  if (!ScaledBackward(scores) || scaled_.tiny) return false;
+  return ScaledMarginals(scores, marginals);
+}
 
-  // Forward: alpha[t] ∝ Σ over prefixes ending in each label of their
-  // factors, normalised to sum 1 (the sum is scale[t]).
+// Forward: alpha[t] ∝ Σ over prefixes ending in each label of their factors,
+// normalised to sum 1 (the sum, scale[t], is kept in alpha_shift_).
+bool ForwardBackward::ScaledForward(const ChainScores& scores) {
+  const int T = scores.length;
+  const size_t cells = static_cast<size_t>(T) * scores.num_labels;
+  alpha_.resize(cells);
+  exp_unary_.resize(cells);
+  alpha_shift_.resize(T);
+  terms_.resize(scores.num_labels);
+  emission_.resize(scores.num_labels);
+  if (!ScaledForwardFirst(scores)) return false;
+  if (T > 1) ExpTransitionFactors(scores);
+  for (int t = 1; t < T; ++t) {
+    if (!ScaledForwardStep(scores, t)) return false;
+  }
+  return ScaledForwardEnd(scores);
+}
+
+bool ForwardBackward::ScaledForwardFirst(const ChainScores& scores) {
+  const int L = scores.num_labels;
+  double* terms = terms_.data();
+  double* u = exp_unary_.data();
+  double* alpha = alpha_.data();
   for (int y = 0; y < L; ++y) terms[y] = scores.start[y] + scores.unary[y];
-  double top = MaxOf(terms, L);
-  shift += top;
+  const double top = MaxOf(terms, L);
+  scaled_.shift += top;
   double sum = 0;
   for (int y = 0; y < L; ++y) {
-    u[y] = std::exp((terms[y] - top) * inv_mu);
-    check_factor(u[y], terms[y]);
+    u[y] = std::exp((terms[y] - top) * scaled_.inv_mu);
+    scaled_.CheckFactor(u[y], terms[y]);
     sum += u[y];
   }
-  if (!accept_scale(sum)) return false;
-  scale[0] = sum;
+  if (!scaled_.AcceptScale(sum)) return false;
+  alpha_shift_[0] = sum;
   for (int y = 0; y < L; ++y) {
     alpha[y] = u[y] / sum;
-    check_message(alpha[y]);
+    scaled_.CheckMessage(alpha[y]);
   }
-  const double* transition = nullptr;
-  if (T > 1) {
-    exp_transition_.resize(LL);
-    const double transition_top = MaxOf(scores.transition, LL);
-    shift += (T - 1) * transition_top;
-    for (size_t i = 0; i < LL; ++i) {
-      exp_transition_[i] =
-          std::exp((scores.transition[i] - transition_top) * inv_mu);
-      check_factor(exp_transition_[i], scores.transition[i]);
-    }
-    transition = exp_transition_.data();
+  return true;
+}
+
+// One table of T − 1 uses: its shift counts T − 1 times.
+void ForwardBackward::ExpTransitionFactors(const ChainScores& scores) {
+  const size_t LL = static_cast<size_t>(scores.num_labels) * scores.num_labels;
+  exp_transition_.resize(LL);
+  const double top = MaxOf(scores.transition, LL);
+  scaled_.shift += (scores.length - 1) * top;
+  for (size_t i = 0; i < LL; ++i) {
+    exp_transition_[i] =
+        std::exp((scores.transition[i] - top) * scaled_.inv_mu);
+    scaled_.CheckFactor(exp_transition_[i], scores.transition[i]);
   }
-  for (int t = 1; t < T; ++t) {
-    const double* previous = alpha + static_cast<size_t>(t - 1) * L;
-    double* current = alpha + static_cast<size_t>(t) * L;
-    const double* unary = scores.unary + static_cast<size_t>(t) * L;
-    double* u_t = u + static_cast<size_t>(t) * L;
-    top = MaxOf(unary, L);
-    shift += top;
-    for (int b = 0; b < L; ++b) {
-      u_t[b] = std::exp((unary[b] - top) * inv_mu);
-      check_factor(u_t[b], unary[b]);
-      current[b] = 0;
-    }
-    for (int a = 0; a < L; ++a) {
-      const double p = previous[a];
-      const double* from_a = transition + static_cast<size_t>(a) * L;
-      for (int b = 0; b < L; ++b) current[b] += p * from_a[b];
-    }
-    sum = 0;
-    for (int b = 0; b < L; ++b) {
-      current[b] *= u_t[b];
-      sum += current[b];
-    }
-    if (!accept_scale(sum)) return false;
-    scale[t] = sum;
-    const double inverse = 1 / sum;
-    for (int b = 0; b < L; ++b) {
-      current[b] *= inverse;
-      check_message(current[b]);
-    }
+}
+
+bool ForwardBackward::ScaledForwardStep(const ChainScores& scores, int t) {
+  const int L = scores.num_labels;
+  const double* transition = exp_transition_.data();
+  const double* previous = alpha_.data() + static_cast<size_t>(t - 1) * L;
+  double* current = alpha_.data() + static_cast<size_t>(t) * L;
+  const double* unary = scores.unary + static_cast<size_t>(t) * L;
+  double* u_t = exp_unary_.data() + static_cast<size_t>(t) * L;
+  const double top = MaxOf(unary, L);
+  scaled_.shift += top;
+  for (int b = 0; b < L; ++b) {
+    u_t[b] = std::exp((unary[b] - top) * scaled_.inv_mu);
+    scaled_.CheckFactor(u_t[b], unary[b]);
+    current[b] = 0;
   }
-  top = MaxOf(scores.end, L);
-  shift += top;
-  const double* last = alpha + static_cast<size_t>(T - 1) * L;
-  double end_sum = 0, closing = 0;
+  for (int a = 0; a < L; ++a) {
+    const double p = previous[a];
+    const double* from_a = transition + static_cast<size_t>(a) * L;
+    for (int b = 0; b < L; ++b) current[b] += p * from_a[b];
+  }
+  double sum = 0;
+  for (int b = 0; b < L; ++b) {
+    current[b] *= u_t[b];
+    sum += current[b];
+  }
+  if (!scaled_.AcceptScale(sum)) return false;
+  alpha_shift_[t] = sum;
+  const double inverse = 1 / sum;
+  for (int b = 0; b < L; ++b) {
+    current[b] *= inverse;
+    scaled_.CheckMessage(current[b]);
+  }
+  return true;
+}
+
+// The end factors close the product; they stay in terms_ for the backward
+// pass.
+bool ForwardBackward::ScaledForwardEnd(const ChainScores& scores) {
+  const int L = scores.num_labels;
+  double* terms = terms_.data();
+  const double top = MaxOf(scores.end, L);
+  scaled_.shift += top;
+  const double* last =
+      alpha_.data() + static_cast<size_t>(scores.length - 1) * L;
+  double closing = 0;
   for (int y = 0; y < L; ++y) {
-    terms[y] = std::exp((scores.end[y] - top) * inv_mu);
-    check_factor(terms[y], scores.end[y]);
-    end_sum += terms[y];
+    terms[y] = std::exp((scores.end[y] - top) * scaled_.inv_mu);
+    scaled_.CheckFactor(terms[y], scores.end[y]);
+    scaled_.end_sum += terms[y];
     closing += last[y] * terms[y];
   }
-  if (!accept_scale(closing)) return false;
-  *value = shift + mu * (std::log(scale_mantissa) +
-                         static_cast<double>(scale_exponent) * kLn2);
-  if (marginals == nullptr) return true;
+  return scaled_.AcceptScale(closing);
+}
 
-  // Backward: beta[t] ∝ Σ over suffixes after each label of their factors,
-  // normalised to sum 1.
-  beta_.resize(cells);
+// Backward: beta[t] ∝ Σ over suffixes after each label of their factors,
+// normalised to sum 1.
+bool ForwardBackward::ScaledBackward(const ChainScores& scores) {
+  const int T = scores.length;
+  const int L = scores.num_labels;
+  beta_.resize(static_cast<size_t>(T) * L);
   double* beta = beta_.data();
+  const double* terms = terms_.data();
+  const double* u = exp_unary_.data();
+  const double* transition = exp_transition_.data();
+  double* emission = emission_.data();
   double* beta_last = beta + static_cast<size_t>(T - 1) * L;
   for (int y = 0; y < L; ++y) {
-    beta_last[y] = terms[y] / end_sum;
-    check_message(beta_last[y]);
+    beta_last[y] = terms[y] / scaled_.end_sum;
+    scaled_.CheckMessage(beta_last[y]);
   }
   for (int t = T - 2; t >= 0; --t) {
     const double* next = beta + static_cast<size_t>(t + 1) * L;
@@ -240,7 +274,7 @@ bool ForwardBackward::ComputeScaled(const ChainScores& scores, double mu,
     // u·beta is not a message entry: the product of up to three factors
     // bound by kMinFactor is the whole term E·u·beta.
     for (int b = 0; b < L; ++b) emission[b] = u_next[b] * next[b];
-    sum = 0;
+    double sum = 0;
     for (int a = 0; a < L; ++a) {
       const double* from_a = transition + static_cast<size_t>(a) * L;
       double dot = 0;
@@ -252,18 +286,30 @@ bool ForwardBackward::ComputeScaled(const ChainScores& scores, double mu,
     const double inverse = 1 / sum;
     for (int a = 0; a < L; ++a) {
       current[a] *= inverse;
-      check_message(current[a]);
+      scaled_.CheckMessage(current[a]);
     }
   }
-  if (tiny) return false;
+  return true;
+}
 
-  // With n_t = Σ_y alpha[t][y]·beta[t][y]:
-  //   P(y_t = y) = alpha[t][y]·beta[t][y] / n_t,
-  //   P(y_{t−1} = a, y_t = b) = alpha[t−1][a]·E[a][b]·u[t][b]·beta[t][b]
-  //                             / (scale[t]·n_t),
-  // E the transition factors. The pairwise block accumulates
-  // Σ_t alpha[t−1][a]·(u[t][b]·beta[t][b] / (scale[t]·n_t)) and is
-  // multiplied by E[a][b] at the end.
+// With n_t = Σ_y alpha[t][y]·beta[t][y]:
+//   P(y_t = y) = alpha[t][y]·beta[t][y] / n_t,
+//   P(y_{t−1} = a, y_t = b) = alpha[t−1][a]·E[a][b]·u[t][b]·beta[t][b]
+//                             / (scale[t]·n_t),
+// E the transition factors. The pairwise block accumulates
+// Σ_t alpha[t−1][a]·(u[t][b]·beta[t][b] / (scale[t]·n_t)) and is
+// multiplied by E[a][b] at the end.
+bool ForwardBackward::ScaledMarginals(const ChainScores& scores,
+                                      double* marginals) {
+  const int T = scores.length;
+  const int L = scores.num_labels;
+  const size_t LL = static_cast<size_t>(L) * L;
+  const size_t cells = static_cast<size_t>(T) * L;
+  const double* alpha = alpha_.data();
+  const double* beta = beta_.data();
+  const double* u = exp_unary_.data();
+  const double* scale = alpha_shift_.data();
+  double* emission = emission_.data();
   double* node = marginals;
   double* pair = marginals + cells;
   std::fill(pair, pair + LL, 0.0);
@@ -293,9 +339,7 @@ bool ForwardBackward::ComputeScaled(const ChainScores& scores, double mu,
       for (int b = 0; b < L; ++b) pair_a[b] += p * emission[b];
     }
   }
-  for (size_t i = 0; transition != nullptr && i < LL; ++i) {
-    pair[i] *= transition[i];
-  }
+  for (size_t i = 0; T > 1 && i < LL; ++i) pair[i] *= exp_transition_[i];
   double* start = pair + LL;
   double* end = start + L;
   std::copy(node, node + L, start);

@@ -10,6 +10,7 @@
 #ifndef CHAINTAG_MODELS_SMOOTHING_H_
 #define CHAINTAG_MODELS_SMOOTHING_H_
 
+#include <cstdint>
 #include <vector>
 
 #include "models/viterbi.h"
@@ -67,6 +68,39 @@ class ForwardBackward {
   bool ComputeScaled(const ChainScores& scores, double mu, double* marginals,
                      double* value);
 
+  // What the steps of the scaled pass share.
+  struct ScaledPass {
+    double inv_mu = 0;
+    // A nonzero factor or message entry fell below kMinFactor: the sentence
+    // goes to log space.
+    bool tiny = false;
+    // The sum of the maxima the tables were shifted by (score units).
+    double shift = 0;
+    // The product of the row sums as mantissa × 2^exponent: a log per
+    // position would cost as much as the exps of one position.
+    double scale_mantissa = 1;
+    int64_t scale_exponent = 0;
+    // Σ of the end factors, which start the backward pass.
+    double end_sum = 0;
+
+    void CheckFactor(double factor, double score);
+    void CheckMessage(double entry);
+    // Multiplies the product by `sum`; false when `sum` is too small to
+    // invert (or NaN) or `tiny` is set.
+    bool AcceptScale(double sum);
+  };
+
+  // The steps of ComputeScaled, each false where it gives up. The forward
+  // pass leaves in terms_ the end factors, in exp_unary_ and
+  // exp_transition_ the factors the later steps reuse.
+  bool ScaledForward(const ChainScores& scores);
+  bool ScaledForwardFirst(const ChainScores& scores);
+  void ExpTransitionFactors(const ChainScores& scores);
+  bool ScaledForwardStep(const ChainScores& scores, int t);
+  bool ScaledForwardEnd(const ChainScores& scores);
+  bool ScaledBackward(const ChainScores& scores);
+  bool ScaledMarginals(const ChainScores& scores, double* marginals);
+
   // Forward and backward messages, T×L. In log space: log-messages, each row
   // shifted to log-sum 0 so their magnitude stays that of one position's
   // scores even at T = 1000. Scaled: probabilities, each row summing to 1.
@@ -82,6 +116,7 @@ class ForwardBackward {
   std::vector<double> exp_unary_;
   std::vector<double> terms_;     // L: one log-sum-exp's terms; end factors
   std::vector<double> emission_;  // L: per-label row of one position
+  ScaledPass scaled_;
   bool used_log_space_ = false;
 };
 

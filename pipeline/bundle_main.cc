@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -113,21 +114,8 @@ std::string Pair(const absl::StatusOr<StageScore>& constrained,
   return absl::StrCat(one(constrained), " / ", one(plain));
 }
 
-int Run() {
-  const std::string out_dir = absl::GetFlag(FLAGS_out);
-  const std::string bundle_dir = ResolveUserPath(out_dir);
-  std::error_code error;
-  std::filesystem::create_directories(bundle_dir, error);
-  if (error) {
-    std::fprintf(stderr, "english_bundle: %s: %s\n", bundle_dir.c_str(),
-                 error.message().c_str());
-    return 1;
-  }
-  PipelineOptions options;
-  options.corpora_root = CorporaRootFromFlag(absl::GetFlag(FLAGS_corpora));
-  options.output_dir = CallerDirectory();
-  if (absl::GetFlag(FLAGS_quiet)) options.progress = nullptr;
-
+// The stages of the bundle: POS and chunk, and NER with --ner.
+std::vector<StageSpec> StageSpecs() {
   std::vector<StageSpec> specs = {
       {"pos",
        absl::GetFlag(FLAGS_pos_config),
@@ -144,6 +132,11 @@ int Run() {
                       {"pos", TAG_SCHEME_UNSPECIFIED},
                       {"chunk", IOB1}}});
   }
+  return specs;
+}
+
+// Every --set assignment names a stage of this run.
+bool AssignmentsNameStages(const std::vector<StageSpec>& specs) {
   for (const std::string& assignment : absl::GetFlag(FLAGS_set)) {
     const bool known = std::any_of(
         specs.begin(), specs.end(), [&assignment](const StageSpec& spec) {
@@ -154,57 +147,71 @@ int Run() {
                    "english_bundle: --set=%s: start with a stage of this "
                    "run (pos, chunk, or ner with --ner)\n",
                    assignment.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+// The stage's preset with its --set assignments, its model and log in the
+// bundle directory; the exit code on failure (after saying why), else 0.
+int StageConfig(const StageSpec& spec, const std::string& out_dir,
+                PipelineConfig* config) {
+  if (spec.config_path.empty()) {
+    std::fprintf(stderr, "english_bundle: --%s_config is required\n",
+                 spec.name.c_str());
+    return 2;
+  }
+  absl::StatusOr<PipelineConfig> read = ReadPipelineConfig(spec.config_path);
+  if (!read.ok()) {
+    std::fprintf(stderr, "english_bundle: %s\n",
+                 read.status().ToString().c_str());
+    return 1;
+  }
+  *config = *std::move(read);
+  for (const std::string& assignment : absl::GetFlag(FLAGS_set)) {
+    if (!absl::StartsWith(assignment, spec.name + ".")) continue;
+    absl::Status set = ApplyAssignment(
+        absl::string_view(assignment).substr(spec.name.size() + 1), config);
+    if (!set.ok()) {
+      std::fprintf(stderr, "english_bundle: --set: %s\n",
+                   std::string(set.message()).c_str());
       return 2;
     }
   }
-  BundleManifest manifest;
-  manifest.set_name("english");
-  std::vector<PipelineConfig> configs;
+  config->set_model_path(ResolvePath(out_dir, spec.name + ".model"));
+  config->set_log_path(ResolvePath(out_dir, spec.name + ".log.jsonl"));
+  return 0;
+}
+
+// Trains each stage (or reuses its up-to-date model) and adds it to
+// `manifest`; `configs` get the stages' configs. The exit code on failure
+// (after saying why), else 0.
+int TrainStages(const std::vector<StageSpec>& specs, const std::string& out_dir,
+                const PipelineOptions& options, BundleManifest* manifest,
+                std::vector<PipelineConfig>* configs) {
   for (const StageSpec& spec : specs) {
-    if (spec.config_path.empty()) {
-      std::fprintf(stderr, "english_bundle: --%s_config is required\n",
-                   spec.name.c_str());
-      return 2;
-    }
-    absl::StatusOr<PipelineConfig> config =
-        ReadPipelineConfig(spec.config_path);
-    if (!config.ok()) {
-      std::fprintf(stderr, "english_bundle: %s\n",
-                   config.status().ToString().c_str());
-      return 1;
-    }
-    for (const std::string& assignment : absl::GetFlag(FLAGS_set)) {
-      if (!absl::StartsWith(assignment, spec.name + ".")) continue;
-      absl::Status set = ApplyAssignment(
-          absl::string_view(assignment).substr(spec.name.size() + 1), &*config);
-      if (!set.ok()) {
-        std::fprintf(stderr, "english_bundle: --set: %s\n",
-                     std::string(set.message()).c_str());
-        return 2;
-      }
-    }
-    const std::string model_file = spec.name + ".model";
-    config->set_model_path(ResolvePath(out_dir, model_file));
-    config->set_log_path(ResolvePath(out_dir, spec.name + ".log.jsonl"));
+    PipelineConfig config;
+    if (int failed = StageConfig(spec, out_dir, &config)) return failed;
     const std::string model_path =
-        ResolvePath(options.output_dir, config->model_path());
-    if (!absl::GetFlag(FLAGS_retrain) && UpToDate(model_path, *config)) {
+        ResolvePath(options.output_dir, config.model_path());
+    if (!absl::GetFlag(FLAGS_retrain) && UpToDate(model_path, config)) {
       std::fprintf(stderr, "english_bundle: %s: up to date, reused\n",
                    model_path.c_str());
     } else {
       std::fprintf(stderr, "english_bundle: training %s (%s)\n",
-                   spec.name.c_str(), config->name().c_str());
-      absl::StatusOr<PipelineResult> result = RunPipeline(*config, options);
+                   spec.name.c_str(), config.name().c_str());
+      absl::StatusOr<PipelineResult> result = RunPipeline(config, options);
       if (!result.ok()) {
         std::fprintf(stderr, "english_bundle: %s\n",
                      result.status().ToString().c_str());
         return 1;
       }
     }
-    configs.push_back(*config);
-    BundleStage* stage = manifest.add_stages();
+    configs->push_back(config);
+    BundleStage* stage = manifest->add_stages();
     stage->set_name(spec.name);
-    stage->set_model(model_file);
+    stage->set_model(spec.name + ".model");
     for (const auto& [column, scheme] : spec.inputs) {
       BundleInput* input = stage->add_inputs();
       input->set_column(column);
@@ -212,77 +219,97 @@ int Run() {
     }
     stage->set_writes(spec.name);
   }
-  const std::string manifest_path =
-      ResolvePath(bundle_dir, kBundleManifestName);
-  absl::Status status = WriteBundleManifest(manifest, manifest_path);
-  if (!status.ok()) {
-    std::fprintf(stderr, "english_bundle: %s\n", status.ToString().c_str());
-    return 1;
-  }
-  absl::StatusOr<Bundle> bundle = Bundle::Load(bundle_dir);
-  if (!bundle.ok()) {
-    std::fprintf(stderr, "english_bundle: %s\n",
-                 bundle.status().ToString().c_str());
-    return 1;
-  }
-  std::fprintf(stderr, "english_bundle: bundle written to %s\n",
-               bundle_dir.c_str());
-  if (!absl::GetFlag(FLAGS_evaluate)) return 0;
+  return 0;
+}
 
-  // Scores on the test splits; "constrained / plain" Viterbi.
+int Fail(const absl::Status& status) {
+  std::fprintf(stderr, "english_bundle: %s\n", status.ToString().c_str());
+  return 1;
+}
+
+// Scores on the test splits, "constrained / plain" Viterbi: POS, chunks on
+// gold and on predicted POS, and NER when the bundle has it.
+int EvaluateBundle(const Bundle& bundle, const std::string& bundle_dir,
+                   const std::vector<PipelineConfig>& configs,
+                   const PipelineOptions& options) {
   BundleOptions constrained, plain;
   plain.constrained = false;
-  auto fail = [](const absl::Status& s) {
-    std::fprintf(stderr, "english_bundle: %s\n", s.ToString().c_str());
-    return 1;
-  };
   const std::string conll2000 =
       ResolvePath(options.corpora_root, configs[1].corpus().test());
   absl::StatusOr<std::vector<Sentence>> pos_test = ReadTest(conll2000, 1, NONE);
   absl::StatusOr<std::vector<Sentence>> chunk_test =
       ReadTest(conll2000, 2, IOB2);
   absl::StatusOr<std::vector<Sentence>> chunk_gold =
-      ReadConllFile(conll2000, bundle->stage_model(1).header().input_format());
-  if (!pos_test.ok()) return fail(pos_test.status());
-  if (!chunk_test.ok()) return fail(chunk_test.status());
-  if (!chunk_gold.ok()) return fail(chunk_gold.status());
+      ReadConllFile(conll2000, bundle.stage_model(1).header().input_format());
+  if (!pos_test.ok()) return Fail(pos_test.status());
+  if (!chunk_test.ok()) return Fail(chunk_test.status());
+  if (!chunk_gold.ok()) return Fail(chunk_gold.status());
   std::printf("english bundle %s, test splits (constrained / plain Viterbi):\n",
               bundle_dir.c_str());
   std::printf("  %-52s %s\n", "CoNLL-2000 POS accuracy (words only)",
-              Pair(ScoreBundleStage(*bundle, 0, *pos_test, constrained),
-                   ScoreBundleStage(*bundle, 0, *pos_test, plain), true)
+              Pair(ScoreBundleStage(bundle, 0, *pos_test, constrained),
+                   ScoreBundleStage(bundle, 0, *pos_test, plain), true)
                   .c_str());
-  std::printf(
-      "  %-52s %s\n", "CoNLL-2000 chunk F1, gold POS",
-      Pair(ScoreModel(bundle->stage_model(1), *chunk_gold, true),
-           ScoreModel(bundle->stage_model(1), *chunk_gold, false), false)
-          .c_str());
+  std::printf("  %-52s %s\n", "CoNLL-2000 chunk F1, gold POS",
+              Pair(ScoreModel(bundle.stage_model(1), *chunk_gold, true),
+                   ScoreModel(bundle.stage_model(1), *chunk_gold, false), false)
+                  .c_str());
   std::printf("  %-52s %s\n", "CoNLL-2000 chunk F1, predicted POS (bundle)",
-              Pair(ScoreBundleStage(*bundle, 1, *chunk_test, constrained),
-                   ScoreBundleStage(*bundle, 1, *chunk_test, plain), false)
+              Pair(ScoreBundleStage(bundle, 1, *chunk_test, constrained),
+                   ScoreBundleStage(bundle, 1, *chunk_test, plain), false)
                   .c_str());
   std::fflush(stdout);
-  if (bundle->num_stages() > 2) {
-    const std::string conll2003 =
-        ResolvePath(options.corpora_root, configs[2].corpus().test());
-    absl::StatusOr<std::vector<Sentence>> ner_test =
-        ReadTest(conll2003, 3, IOB1);
-    absl::StatusOr<std::vector<Sentence>> ner_gold = ReadConllFile(
-        conll2003, bundle->stage_model(2).header().input_format());
-    if (!ner_test.ok()) return fail(ner_test.status());
-    if (!ner_gold.ok()) return fail(ner_gold.status());
-    std::printf(
-        "  %-52s %s\n", "CoNLL-2003 NER F1, the corpus's POS and chunks",
-        Pair(ScoreModel(bundle->stage_model(2), *ner_gold, true),
-             ScoreModel(bundle->stage_model(2), *ner_gold, false), false)
-            .c_str());
-    std::printf("  %-52s %s\n",
-                "CoNLL-2003 NER F1, predicted POS and chunks (bundle)",
-                Pair(ScoreBundleStage(*bundle, 2, *ner_test, constrained),
-                     ScoreBundleStage(*bundle, 2, *ner_test, plain), false)
-                    .c_str());
-  }
+  if (bundle.num_stages() <= 2) return 0;
+  const std::string conll2003 =
+      ResolvePath(options.corpora_root, configs[2].corpus().test());
+  absl::StatusOr<std::vector<Sentence>> ner_test = ReadTest(conll2003, 3, IOB1);
+  absl::StatusOr<std::vector<Sentence>> ner_gold =
+      ReadConllFile(conll2003, bundle.stage_model(2).header().input_format());
+  if (!ner_test.ok()) return Fail(ner_test.status());
+  if (!ner_gold.ok()) return Fail(ner_gold.status());
+  std::printf("  %-52s %s\n", "CoNLL-2003 NER F1, the corpus's POS and chunks",
+              Pair(ScoreModel(bundle.stage_model(2), *ner_gold, true),
+                   ScoreModel(bundle.stage_model(2), *ner_gold, false), false)
+                  .c_str());
+  std::printf("  %-52s %s\n",
+              "CoNLL-2003 NER F1, predicted POS and chunks (bundle)",
+              Pair(ScoreBundleStage(bundle, 2, *ner_test, constrained),
+                   ScoreBundleStage(bundle, 2, *ner_test, plain), false)
+                  .c_str());
   return 0;
+}
+
+int Run() {
+  const std::string out_dir = absl::GetFlag(FLAGS_out);
+  const std::string bundle_dir = ResolveUserPath(out_dir);
+  std::error_code error;
+  std::filesystem::create_directories(bundle_dir, error);
+  if (error) {
+    std::fprintf(stderr, "english_bundle: %s: %s\n", bundle_dir.c_str(),
+                 error.message().c_str());
+    return 1;
+  }
+  PipelineOptions options;
+  options.corpora_root = CorporaRootFromFlag(absl::GetFlag(FLAGS_corpora));
+  options.output_dir = CallerDirectory();
+  if (absl::GetFlag(FLAGS_quiet)) options.progress = nullptr;
+  const std::vector<StageSpec> specs = StageSpecs();
+  if (!AssignmentsNameStages(specs)) return 2;
+  BundleManifest manifest;
+  manifest.set_name("english");
+  std::vector<PipelineConfig> configs;
+  if (int failed = TrainStages(specs, out_dir, options, &manifest, &configs)) {
+    return failed;
+  }
+  absl::Status status = WriteBundleManifest(
+      manifest, ResolvePath(bundle_dir, kBundleManifestName));
+  if (!status.ok()) return Fail(status);
+  absl::StatusOr<Bundle> bundle = Bundle::Load(bundle_dir);
+  if (!bundle.ok()) return Fail(bundle.status());
+  std::fprintf(stderr, "english_bundle: bundle written to %s\n",
+               bundle_dir.c_str());
+  if (!absl::GetFlag(FLAGS_evaluate)) return 0;
+  return EvaluateBundle(*bundle, bundle_dir, configs, options);
 }
 
 }  // namespace

@@ -19,6 +19,186 @@ int CountFields(const std::string& line) {
           .size());
 }
 
+// TagConllStream's state. Two batches: one is tagged while the next is
+// read. Each holds the items as read and each sentence's tags, output lines
+// and status; the slots are reused, keeping their buffers. One TagScratch
+// per thread.
+class ConllStreamTagger {
+ public:
+  ConllStreamTagger(const ChainModel& model, std::istream* input,
+                    absl::string_view source, const ConllFormat& format,
+                    const ConllTaggingOptions& options,
+                    const std::function<void(const std::string&)>& write);
+  ConllStreamTagger(const ConllStreamTagger&) = delete;
+  ConllStreamTagger& operator=(const ConllStreamTagger&) = delete;
+
+  absl::Status Run();
+
+ private:
+  struct Batch {
+    std::vector<ConllReader::Item> items;
+    std::vector<std::vector<std::string>> tags;
+    std::vector<std::string> tagged;
+    std::vector<absl::Status> statuses;
+    int size = 0;
+  };
+
+  // Item i of the batch being tagged, on `worker`'s scratch. The workers
+  // format its output lines too: only the concatenation and the write are
+  // left to the reading thread.
+  void TagItem(int worker, int i);
+  // Hands the batch just read to the workers; the other becomes the one
+  // being read.
+  void StartTagging();
+  // Finishes and writes the batch being tagged, in input order; at the
+  // first failing sentence, writes the output before it and says why.
+  absl::Status FinishTagging();
+  // Finishes the batch being tagged, then tags and finishes the one just
+  // read.
+  absl::Status TagRemainingBatches();
+  // The -DOCSTART- lines held back, padded to the output's field count.
+  void AppendPendingDocStarts();
+
+  const ChainModel& model_;
+  std::istream* const input_;
+  const absl::string_view source_;
+  const std::function<void(const std::string&)>& write_;
+  ConllReader reader_;
+  const std::string outside_ = "O";
+  const int threads_;
+  const int capacity_;
+  Batch batches_[2];
+  std::vector<TagScratch> scratch_;
+  std::vector<std::string> pending_docstarts_;
+  int output_fields_ = 0;  // fields of a tagged token line, once known
+  std::string out_;
+  Batch* tagging_ = nullptr;
+  Batch* reading_ = &batches_[0];
+  // Last: destroyed first, so its helpers are joined before the batches and
+  // scratch they work on go.
+  BatchPool tagger_;
+};
+
+ConllStreamTagger::ConllStreamTagger(
+    const ChainModel& model, std::istream* input, absl::string_view source,
+    const ConllFormat& format, const ConllTaggingOptions& options,
+    const std::function<void(const std::string&)>& write)
+    : model_(model),
+      input_(input),
+      source_(source),
+      write_(write),
+      reader_(input, std::string(source), format),
+      threads_(std::max(1, options.threads)),
+      capacity_(options.batch_per_thread * threads_),
+      scratch_(threads_),
+      tagger_(threads_, [this](int worker, int i) { TagItem(worker, i); }) {
+  for (Batch& batch : batches_) {
+    batch.items.resize(capacity_);
+    batch.tags.resize(capacity_);
+    batch.tagged.resize(capacity_);
+    batch.statuses.resize(capacity_);
+  }
+}
+
+void ConllStreamTagger::TagItem(int worker, int i) {
+  Batch& batch = *tagging_;
+  if (batch.items[i].kind != ConllReader::Item::kSentence) return;
+  const Sentence& sentence = batch.items[i].sentence;
+  batch.statuses[i] = model_.Tag(sentence, &scratch_[worker], &batch.tags[i]);
+  if (!batch.statuses[i].ok()) return;
+  std::string& lines = batch.tagged[i];
+  lines.clear();
+  for (size_t t = 0; t < sentence.lines.size(); ++t) {
+    lines.append(sentence.lines[t]).append(" ").append(batch.tags[i][t]);
+    lines.append("\n");
+  }
+  lines.append("\n");
+}
+
+void ConllStreamTagger::StartTagging() {
+  tagging_ = reading_;
+  tagger_.Start(reading_->size);
+  reading_ = reading_ == &batches_[0] ? &batches_[1] : &batches_[0];
+}
+
+absl::Status ConllStreamTagger::FinishTagging() {
+  if (tagging_ == nullptr) return absl::OkStatus();
+  tagger_.Finish();
+  Batch& batch = *tagging_;
+  tagging_ = nullptr;
+  out_.clear();
+  for (int i = 0; i < batch.size; ++i) {
+    const ConllReader::Item& item = batch.items[i];
+    if (item.kind == ConllReader::Item::kDocStart) {
+      // Held back until the next sentence shows the output field count.
+      pending_docstarts_.push_back(item.line);
+      continue;
+    }
+    if (!batch.statuses[i].ok()) {
+      write_(out_);
+      return absl::Status(batch.statuses[i].code(),
+                          absl::StrCat(source_, ":", item.line_number, ": ",
+                                       batch.statuses[i].message()));
+    }
+    if (output_fields_ == 0) {
+      output_fields_ = CountFields(item.sentence.lines[0]) + 1;
+    }
+    AppendPendingDocStarts();
+    out_.append(batch.tagged[i]);
+  }
+  write_(out_);
+  batch.size = 0;
+  return absl::OkStatus();
+}
+
+absl::Status ConllStreamTagger::TagRemainingBatches() {
+  absl::Status written = FinishTagging();
+  if (!written.ok()) return written;
+  StartTagging();
+  return FinishTagging();
+}
+
+void ConllStreamTagger::AppendPendingDocStarts() {
+  for (const std::string& line : pending_docstarts_) {
+    out_.append(line);
+    if (output_fields_ > 0 && CountFields(line) < output_fields_) {
+      out_.append(" ").append(outside_);
+    }
+    out_.append("\n\n");
+  }
+  pending_docstarts_.clear();
+}
+
+absl::Status ConllStreamTagger::Run() {
+  while (true) {
+    // A read that could block waits for input: what was read goes out
+    // first, so a pipe is answered sentence by sentence.
+    if (InputWouldBlock(input_)) {
+      absl::Status written = FinishTagging();
+      if (!written.ok()) return written;
+    }
+    absl::StatusOr<bool> more = reader_.Next(&reading_->items[reading_->size]);
+    if (!more.ok()) {
+      // An earlier sentence that fails comes first.
+      absl::Status written = TagRemainingBatches();
+      return written.ok() ? more.status() : written;
+    }
+    if (!*more) break;
+    ++reading_->size;
+    if (reading_->size == capacity_ || InputWouldBlock(input_)) {
+      absl::Status written = FinishTagging();
+      if (!written.ok()) return written;
+      StartTagging();
+    }
+  }
+  absl::Status written = TagRemainingBatches();
+  if (!written.ok()) return written;
+  out_.clear();
+  AppendPendingDocStarts();
+  write_(out_);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 bool InputWouldBlock(std::istream* input) {
@@ -35,132 +215,8 @@ absl::Status TagConllStream(
   }
   ConllFormat format = model.header().input_format();
   format.set_allow_missing_label(true);
-  ConllReader reader(input, std::string(source), format);
-  const std::string outside = "O";
-
-  // Two batches: one is tagged while the next is read. Each holds the items
-  // as read and each sentence's tags, output lines and status; the slots
-  // are reused, keeping their buffers. One TagScratch per thread.
-  struct Batch {
-    std::vector<ConllReader::Item> items;
-    std::vector<std::vector<std::string>> tags;
-    std::vector<std::string> tagged;
-    std::vector<absl::Status> statuses;
-    int size = 0;
-  };
-  const int threads = std::max(1, options.threads);
-  const int capacity = options.batch_per_thread * threads;
-  Batch batches[2];
-  for (Batch& batch : batches) {
-    batch.items.resize(capacity);
-    batch.tags.resize(capacity);
-    batch.tagged.resize(capacity);
-    batch.statuses.resize(capacity);
-  }
-  std::vector<TagScratch> scratch(threads);
-
-  std::vector<std::string> pending_docstarts;
-  int output_fields = 0;  // fields of a tagged token line, once known
-  std::string out;
-  auto emit_docstarts = [&] {
-    for (const std::string& line : pending_docstarts) {
-      out.append(line);
-      if (output_fields > 0 && CountFields(line) < output_fields) {
-        out.append(" ").append(outside);
-      }
-      out.append("\n\n");
-    }
-    pending_docstarts.clear();
-  };
-  // The batch being tagged. The workers format its output lines too: only
-  // the concatenation and the write are left to this thread.
-  Batch* tagging = nullptr;
-  BatchPool tagger(threads, [&](int worker, int i) {
-    Batch& batch = *tagging;
-    if (batch.items[i].kind != ConllReader::Item::kSentence) return;
-    const Sentence& sentence = batch.items[i].sentence;
-    batch.statuses[i] = model.Tag(sentence, &scratch[worker], &batch.tags[i]);
-    if (!batch.statuses[i].ok()) return;
-    std::string& lines = batch.tagged[i];
-    lines.clear();
-    for (size_t t = 0; t < sentence.lines.size(); ++t) {
-      lines.append(sentence.lines[t]).append(" ").append(batch.tags[i][t]);
-      lines.append("\n");
-    }
-    lines.append("\n");
-  });
-  // Finishes and writes the batch being tagged, in input order; at the
-  // first failing sentence, writes the output before it and says why.
-  auto finish = [&]() -> absl::Status {
-    if (tagging == nullptr) return absl::OkStatus();
-    tagger.Finish();
-    Batch& batch = *tagging;
-    tagging = nullptr;
-    out.clear();
-    for (int i = 0; i < batch.size; ++i) {
-      const ConllReader::Item& item = batch.items[i];
-      if (item.kind == ConllReader::Item::kDocStart) {
-        // Held back until the next sentence shows the output field count.
-        pending_docstarts.push_back(item.line);
-        continue;
-      }
-      if (!batch.statuses[i].ok()) {
-        write(out);
-        return absl::Status(batch.statuses[i].code(),
-                            absl::StrCat(source, ":", item.line_number, ": ",
-                                         batch.statuses[i].message()));
-      }
-      if (output_fields == 0) {
-        output_fields = CountFields(item.sentence.lines[0]) + 1;
-      }
-      emit_docstarts();
-      out.append(batch.tagged[i]);
-    }
-    write(out);
-    batch.size = 0;
-    return absl::OkStatus();
-  };
-  Batch* reading = &batches[0];
-  auto start = [&] {
-    tagging = reading;
-    tagger.Start(reading->size);
-    reading = reading == &batches[0] ? &batches[1] : &batches[0];
-  };
-
-  while (true) {
-    // A read that could block waits for input: what was read goes out
-    // first, so a pipe is answered sentence by sentence.
-    if (InputWouldBlock(input)) {
-      absl::Status written = finish();
-      if (!written.ok()) return written;
-    }
-    absl::StatusOr<bool> more = reader.Next(&reading->items[reading->size]);
-    if (!more.ok()) {
-      // An earlier sentence that fails comes first.
-      absl::Status written = finish();
-      if (written.ok()) {
-        start();
-        written = finish();
-      }
-      return written.ok() ? more.status() : written;
-    }
-    if (!*more) break;
-    ++reading->size;
-    if (reading->size == capacity || InputWouldBlock(input)) {
-      absl::Status written = finish();
-      if (!written.ok()) return written;
-      start();
-    }
-  }
-  absl::Status written = finish();
-  if (!written.ok()) return written;
-  start();
-  written = finish();
-  if (!written.ok()) return written;
-  out.clear();
-  emit_docstarts();
-  write(out);
-  return absl::OkStatus();
+  ConllStreamTagger tagger(model, input, source, format, options, write);
+  return tagger.Run();
 }
 
 }  // namespace chaintag

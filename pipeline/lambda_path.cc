@@ -1,21 +1,12 @@
 #include "pipeline/lambda_path.h"
 
-#include <cmath>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "google/protobuf/util/json_util.h"
 
 namespace chaintag {
-namespace {
-
-// JSON has no infinities: λ∞ of a zero-loss problem is written as null.
-std::string JsonNumber(double value) {
-  if (!std::isfinite(value)) return "null";
-  return absl::StrFormat("%.17g", value);
-}
-
-}  // namespace
 
 absl::StatusOr<LambdaPath> ChooseLambdaOnPath(
     const Problem& problem, const SolverConfig& config,
@@ -79,35 +70,49 @@ std::string FormatPathTable(const LambdaPath& path) {
   return table;
 }
 
-std::string PointsToJson(const std::vector<PathPoint>& points,
-                         const std::vector<double>* scores) {
-  std::string json = "[";
-  for (size_t j = 0; j < points.size(); ++j) {
-    const PathPoint& p = points[j];
-    absl::StrAppend(&json, j == 0 ? "" : ",", "\n  {\"index\":", p.index,
-                    ",\"lambda\":", JsonNumber(p.lambda),
-                    ",\"lambda_end\":", JsonNumber(p.lambda_end),
-                    ",\"gap\":", JsonNumber(p.gap),
-                    ",\"gap_exact\":", p.gap_exact ? "true" : "false",
-                    ",\"inner_passes\":", p.inner_passes,
-                    ",\"cumulative_passes\":", JsonNumber(p.cumulative_passes),
-                    ",\"seconds\":", JsonNumber(p.seconds),
-                    ",\"stop_reason\":\"", p.stop_reason, "\"");
-    if (scores != nullptr) {
-      absl::StrAppend(&json, ",\"score\":", JsonNumber((*scores)[j]));
-    }
-    absl::StrAppend(&json, "}");
-  }
-  absl::StrAppend(&json, "\n]");
-  return json;
+PathPointRecord PointRecord(const PathPoint& point) {
+  PathPointRecord record;
+  record.set_index(point.index);
+  record.set_lambda(point.lambda);
+  record.set_lambda_end(point.lambda_end);
+  record.set_gap(point.gap);
+  record.set_gap_exact(point.gap_exact);
+  record.set_inner_passes(point.inner_passes);
+  record.set_cumulative_passes(point.cumulative_passes);
+  record.set_seconds(point.seconds);
+  record.set_stop_reason(point.stop_reason);
+  return record;
 }
 
-std::string PathToJson(const LambdaPath& path) {
-  return absl::StrCat(
-      "{\"score_name\":\"", path.score_name,
-      "\",\"lower_is_better\":", path.lower_is_better ? "true" : "false",
-      ",\"best\":", path.best,
-      ",\"points\":", PointsToJson(path.points, &path.scores), "}\n");
+LambdaPathRecord PathRecord(const LambdaPath& path) {
+  LambdaPathRecord record;
+  record.set_score_name(path.score_name);
+  record.set_lower_is_better(path.lower_is_better);
+  record.set_best(path.best);
+  for (size_t j = 0; j < path.points.size(); ++j) {
+    PathPointRecord* point = record.add_points();
+    *point = PointRecord(path.points[j]);
+    point->set_score(path.scores[j]);
+  }
+  return record;
+}
+
+absl::StatusOr<std::string> RecordToJson(
+    const google::protobuf::Message& record) {
+  google::protobuf::util::JsonPrintOptions options;
+  // The names the .proto gives (as the training log's pass records have
+  // them), and a field a line, so that the files read and diff by line.
+  options.preserve_proto_field_names = true;
+  options.add_whitespace = true;
+  std::string json;
+  const auto status =
+      google::protobuf::util::MessageToJsonString(record, &json, options);
+  if (!status.ok()) {
+    return absl::InternalError(absl::StrCat("cannot print ",
+                                            record.GetTypeName(),
+                                            " as JSON: ", status.ToString()));
+  }
+  return json;
 }
 
 }  // namespace chaintag

@@ -1,8 +1,9 @@
 // Choosing λ on dev data with the regularization path
 // (solvers/regularization_path.h): every breakpoint's solution is scored on
 // the held-out split as soon as it is final, and the best one's weights are
-// kept (on ties the larger λ, the first met). Also the path's table and
-// JSON, which `train` with `lambda: "path"` and `//tools:regpath` print.
+// kept (on ties the larger λ, the first met). Also the path's table, and its
+// records (lambda_path.proto) for the JSON files of `train` with
+// `lambda: "path"` and of `//tools:regpath`.
 //
 // Thread-safety: ChooseLambdaOnPath runs on the calling thread (scorers and
 // the solver use their own worker threads).
@@ -15,6 +16,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "google/protobuf/message.h"
+#include "pipeline/lambda_path.pb.h"
 #include "solvers/problem.h"
 #include "solvers/regularization_path.h"
 #include "solvers/solver_config.pb.h"
@@ -49,11 +52,16 @@ absl::StatusOr<LambdaPath> ChooseLambdaOnPath(
 // inner passes, cumulative passes, seconds, score; the chosen row marked.
 std::string FormatPathTable(const LambdaPath& path);
 
-// {"score_name":…, "best":…, "points":[{"index":…, "lambda":…, …}]}.
-std::string PathToJson(const LambdaPath& path);
-// The points of a path or grid run, as a JSON array.
-std::string PointsToJson(const std::vector<PathPoint>& points,
-                         const std::vector<double>* scores);
+// A point of a path or grid run as the JSON files record it (no score).
+PathPointRecord PointRecord(const PathPoint& point);
+
+// The path's points with their scores, and the choice.
+LambdaPathRecord PathRecord(const LambdaPath& path);
+
+// `record` as indented JSON with the .proto's field names, one field a line,
+// ending in a newline.
+absl::StatusOr<std::string> RecordToJson(
+    const google::protobuf::Message& record);
 
 }  // namespace chaintag
 

@@ -18,6 +18,8 @@
 #include "corpora/conlleval.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "pipeline/conll_task.h"
+#include "pipeline/ocr_task.h"
 #include "solvers/registry.h"
 #include "solvers/solver.h"
 
@@ -526,6 +528,33 @@ TEST_F(PipelineTest, ConstrainedDecodingIsRecordedInTheModel) {
   model = ChainModel::Load(plain->model_path);
   ASSERT_TRUE(model.ok()) << model.status();
   EXPECT_FALSE(model->header().has_constrained_decoding());
+}
+
+}  // namespace
+}  // namespace chaintag
+
+namespace chaintag {
+namespace {
+
+// The factory picks the task by the corpus: OCR letters or CoNLL columns.
+TEST(CreateTaskTest, OcrCorpusGivesTheOcrTask) {
+  PipelineConfig config;
+  config.mutable_corpus()->set_ocr("ocr/letter.data.gz");
+  const std::unique_ptr<Task> task = CreateTask(config);
+  EXPECT_NE(dynamic_cast<const OcrTask*>(task.get()), nullptr);
+}
+
+TEST(CreateTaskTest, OtherwiseTheConllTask) {
+  const std::unique_ptr<Task> task = CreateTask(SmallConfig());
+  EXPECT_NE(dynamic_cast<const ConllTask*>(task.get()), nullptr);
+}
+
+TEST_F(PipelineTest, PreparedCorpusKeepsItsTask) {
+  absl::StatusOr<PreparedCorpus> prepared =
+      PrepareCorpus(SmallConfig(), options_);
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  EXPECT_NE(dynamic_cast<const ConllTask*>(prepared->task.get()), nullptr);
+  EXPECT_EQ(MakeHeldOutScorer(*prepared, true).name, "dev_F1");
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "models/chain_model.h"
 #include "pipeline/ocr.h"
+#include "pipeline/ocr_task.h"
 #include "pipeline/pipeline.h"
 
 namespace chaintag {
@@ -98,9 +99,10 @@ TEST_F(OcrEndToEndTest, SmallSplitTrainsSavesReloadsAndScores) {
       PrepareCorpus(config, QuietOptions());
   ASSERT_TRUE(prepared.ok()) << prepared.status();
   EXPECT_EQ(prepared->problem->Dim(), 4082);
-  EXPECT_EQ(prepared->ocr_train_letters, 4617);
+  const OcrTask& ocr = dynamic_cast<const OcrTask&>(*prepared->task);
+  EXPECT_EQ(ocr.train_letters(), 4617);
   EXPECT_DOUBLE_EQ(
-      LetterErrorPercent(*prepared->ocr_test,
+      LetterErrorPercent(ocr.test_problem(),
                          model->DenseWeights(*prepared->rows).data(), 1),
       result->test_letter_error);
 }
@@ -147,8 +149,9 @@ TEST_F(OcrEndToEndTest, LargeSplitSizes) {
       PrepareCorpus(Preset("ocr_large"), QuietOptions());
   ASSERT_TRUE(prepared.ok()) << prepared.status();
   EXPECT_EQ(prepared->problem->NumExamples(), 6251);
-  EXPECT_EQ(prepared->ocr_test->NumExamples(), 626);
-  EXPECT_EQ(prepared->ocr_train_letters + prepared->ocr_test_letters, 52152);
+  const OcrTask& ocr = dynamic_cast<const OcrTask&>(*prepared->task);
+  EXPECT_EQ(ocr.test_problem().NumExamples(), 626);
+  EXPECT_EQ(ocr.train_letters() + ocr.test_letters(), 52152);
   EXPECT_EQ(prepared->labels.size(), 26);
 }
 

@@ -30,6 +30,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "base/paths.h"
 #include "pipeline/pipeline.h"
 #include "tools/compare_solvers_lib.h"
 

@@ -24,7 +24,7 @@ grep -q '^chosen: lambda .* dev_letter_error .* test letter error' table.txt \
 grep -q 'grid, cold starts (7 values)' table.txt || fail "no cold grid line"
 grep -q 'grid, warm starts (7 values)' table.txt || fail "no warm grid line"
 [[ -s ocr_small.regpath.model ]] || fail "no model written"
-grep -q '"grid_warm":\[' rp.json || fail "JSON lacks the warm grid"
+grep -q '"grid_warm": *\[' rp.json || fail "JSON lacks the warm grid"
 grep -q '"score":' rp.json || fail "JSON lacks scores"
 [[ $(grep -c '"lambda_end"' rp.json) -ge 10 ]] || fail "JSON: too few points"
 [[ $(grep -c '<polyline' rp.svg) -ge 4 ]] || fail "SVG lacks curves"

@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,16 +23,14 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "base/config_override.h"
 #include "base/paths.h"
 #include "pipeline/flag_aliases.h"
-#include "pipeline/lambda_path.h"
 #include "pipeline/pipeline.h"
-#include "solvers/regularization_path.h"
+#include "pipeline/regpath.h"
 #include "tools/given_flag.h"
-#include "tools/svg_plot.h"
+#include "tools/regpath_plot.h"
 
 ABSL_FLAG(std::string, config, "", "PipelineConfig in protobuf text format.");
 ABSL_FLAG(std::vector<std::string>, set, {},
@@ -148,42 +145,6 @@ absl::Status ApplyOverrides(PipelineConfig* config) {
   return ApplyAssignments(absl::GetFlag(FLAGS_set), config);
 }
 
-PlotSeries Series(const std::string& label,
-                  const std::vector<PathPoint>& points,
-                  const std::vector<double>* values, bool dashed) {
-  PlotSeries series;
-  series.label = label;
-  series.band = false;
-  series.dashed = dashed;
-  for (size_t j = 0; j < points.size(); ++j) {
-    PlotPoint p;
-    p.x = points[j].lambda;
-    p.y = values != nullptr ? (*values)[j] : points[j].cumulative_passes;
-    series.points.push_back(p);
-  }
-  return series;
-}
-
-// Two plots stacked in one SVG document: nested <svg> elements.
-std::string StackSvgs(const std::string& top, const std::string& bottom,
-                      int width, int height) {
-  auto body = [](const std::string& svg) {
-    const size_t begin = svg.find("<svg");
-    return begin == std::string::npos ? svg : svg.substr(begin);
-  };
-  auto placed = [&](const std::string& svg, int y) {
-    std::string inner = body(svg);
-    inner.replace(0, 4, absl::StrFormat("<svg y=\"%d\"", y));
-    return inner;
-  };
-  return absl::StrCat(
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n",
-      absl::StrFormat("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-                      "height=\"%d\">\n",
-                      width, 2 * height),
-      placed(top, 0), "\n", placed(bottom, height), "\n</svg>\n");
-}
-
 int Run() {
   const std::string config_path = absl::GetFlag(FLAGS_config);
   if (config_path.empty()) {
@@ -200,132 +161,29 @@ int Run() {
     std::fprintf(stderr, "regpath: %s\n", status.ToString().c_str());
     return 2;
   }
-  const std::string name = config->name().empty() ? "model" : config->name();
-  if (!config->has_model_path()) {
-    config->set_model_path(absl::StrCat(name, ".regpath.model"));
-  }
-  if (!config->has_log_path()) {
-    config->set_log_path(absl::StrCat(name, ".regpath.log.json"));
-  }
   PipelineOptions options;
   options.corpora_root = CorporaRootFromFlag(absl::GetFlag(FLAGS_corpora));
   options.output_dir = CallerDirectory();
-  // The path and the grid are studied on the training problem; the chosen
-  // model is the path's own, not one retrained on train + dev.
-  config->mutable_corpus()->set_retrain_on_train_and_dev(false);
-  // One read of the corpus for the path and the grid.
-  absl::StatusOr<PreparedCorpus> prepared = PrepareCorpus(*config, options);
-  if (!prepared.ok()) {
-    std::fprintf(stderr, "regpath: %s\n", prepared.status().ToString().c_str());
+  RegpathOptions regpath;
+  regpath.grid = absl::GetFlag(FLAGS_grid);
+  regpath.grid_high = absl::GetFlag(FLAGS_grid_high);
+  regpath.grid_low = absl::GetFlag(FLAGS_grid_low);
+  regpath.json_path = absl::GetFlag(FLAGS_json);
+  absl::StatusOr<RegpathRun> run = RunRegpath(*config, options, regpath);
+  if (!run.ok()) {
+    std::fprintf(stderr, "regpath: %s\n", run.status().ToString().c_str());
     return 1;
   }
-  absl::StatusOr<PipelineResult> result =
-      RunPreparedPipeline(&*prepared, options);
-  if (!result.ok()) {
-    std::fprintf(stderr, "regpath: %s\n", result.status().ToString().c_str());
+  const std::string svg_path = ResolvePath(
+      options.output_dir, absl::GetFlag(FLAGS_svg).empty()
+                              ? absl::StrCat(run->name, ".regpath.svg")
+                              : absl::GetFlag(FLAGS_svg));
+  status = WriteRegpathSvg(*run, svg_path);
+  if (!status.ok()) {
+    std::fprintf(stderr, "regpath: %s\n", status.ToString().c_str());
     return 1;
   }
-  const LambdaPath& path = result->path;
-  std::printf("%s", FormatPathTable(path).c_str());
-  const PathPoint& chosen = path.points[path.best];
-  std::printf("chosen: lambda %.6g (breakpoint %d), %s %.2f", chosen.lambda,
-              chosen.index, path.score_name.c_str(), path.scores[path.best]);
-  if (result->test_letter_error >= 0) {
-    std::printf(", test letter error %.2f%%\n", result->test_letter_error);
-  } else {
-    std::printf(", test F1 %.2f\n", result->test_f1);
-  }
-  std::printf("model written to %s\n", result->model_path.c_str());
-
-  // The grid-search baseline on the same problem and solver options.
-  std::vector<PathPoint> grid_cold, grid_warm;
-  if (absl::GetFlag(FLAGS_grid)) {
-    SolverConfig grid_config = config->solver();
-    grid_config.set_gap_tolerance(grid_config.path().epsilon());
-    const std::vector<double> lambdas = PowersOfTwo(
-        absl::GetFlag(FLAGS_grid_high), absl::GetFlag(FLAGS_grid_low));
-    for (bool warm : {false, true}) {
-      absl::StatusOr<std::vector<PathPoint>> points =
-          RunGridSearch(*prepared->problem, grid_config, lambdas, warm,
-                        [&](const PathPoint& p, const std::vector<double>&) {
-                          std::fprintf(stderr,
-                                       "grid %s  lambda %-10.4g gap %.3g "
-                                       "passes %d  cumulative %.1f\n",
-                                       warm ? "warm" : "cold", p.lambda, p.gap,
-                                       p.inner_passes, p.cumulative_passes);
-                          return absl::OkStatus();
-                        });
-      if (!points.ok()) {
-        std::fprintf(stderr, "regpath: grid search: %s\n",
-                     points.status().ToString().c_str());
-        return 1;
-      }
-      (warm ? grid_warm : grid_cold) = *std::move(points);
-    }
-    const double path_passes = path.points.back().cumulative_passes;
-    const double cold = grid_cold.back().cumulative_passes;
-    const double warm = grid_warm.back().cumulative_passes;
-    std::printf(
-        "\neffective passes over lambda in [2^%d, 2^%d] (epsilon %g):\n"
-        "  path (%s, %zu breakpoints) %10.1f   %6.1fs\n"
-        "  grid, cold starts (%zu values) %10.1f   %6.1fs   %.2fx the path\n"
-        "  grid, warm starts (%zu values) %10.1f   %6.1fs   %.2fx the path\n",
-        absl::GetFlag(FLAGS_grid_low), absl::GetFlag(FLAGS_grid_high),
-        config->solver().path().epsilon(),
-        RegularizationPathConfig::Mode_Name(config->solver().path().mode())
-            .c_str(),
-        path.points.size(), path_passes, path.points.back().seconds,
-        grid_cold.size(), cold, grid_cold.back().seconds, cold / path_passes,
-        grid_warm.size(), warm, grid_warm.back().seconds, warm / path_passes);
-  }
-
-  const std::string json_path =
-      ResolvePath(options.output_dir, absl::GetFlag(FLAGS_json).empty()
-                                          ? absl::StrCat(name, ".regpath.json")
-                                          : absl::GetFlag(FLAGS_json));
-  {
-    std::ofstream out(json_path, std::ios::trunc);
-    out << "{\"path\":" << PathToJson(path)
-        << ",\"grid_cold\":" << PointsToJson(grid_cold, nullptr)
-        << ",\"grid_warm\":" << PointsToJson(grid_warm, nullptr) << "}\n";
-    if (!out) {
-      std::fprintf(stderr, "regpath: cannot write %s\n", json_path.c_str());
-      return 1;
-    }
-  }
-  PlotOptions score_options;
-  score_options.title = absl::StrCat(name, ": ", path.score_name,
-                                     " along the regularization path");
-  score_options.x_label = "lambda";
-  score_options.y_label = path.score_name;
-  score_options.log_x = true;
-  score_options.log_y = false;
-  PlotOptions passes_options = score_options;
-  passes_options.title = "cumulative effective passes";
-  passes_options.y_label = "passes";
-  passes_options.log_y = true;
-  std::vector<PlotSeries> passes = {
-      Series("path", path.points, nullptr, false)};
-  if (!grid_cold.empty()) {
-    passes.push_back(Series("grid, cold", grid_cold, nullptr, true));
-    passes.push_back(Series("grid, warm", grid_warm, nullptr, true));
-  }
-  const std::string svg = StackSvgs(
-      RenderSvgPlot({Series("path", path.points, &path.scores, false)},
-                    score_options),
-      RenderSvgPlot(passes, passes_options), score_options.width,
-      score_options.height);
-  const std::string svg_path =
-      ResolvePath(options.output_dir, absl::GetFlag(FLAGS_svg).empty()
-                                          ? absl::StrCat(name, ".regpath.svg")
-                                          : absl::GetFlag(FLAGS_svg));
-  std::ofstream out(svg_path, std::ios::trunc);
-  out << svg;
-  if (!out) {
-    std::fprintf(stderr, "regpath: cannot write %s\n", svg_path.c_str());
-    return 1;
-  }
-  std::printf("wrote %s and %s\n", json_path.c_str(), svg_path.c_str());
+  std::printf("wrote %s and %s\n", run->json_path.c_str(), svg_path.c_str());
   return 0;
 }
 

@@ -153,140 +153,171 @@ std::vector<AxisTick> LinearAxisTicks(double lo, double hi, int target,
   return ticks;
 }
 
-std::string RenderSvgPlot(const std::vector<PlotSeries>& series,
-                          const PlotOptions& options) {
+namespace {
+
+// One picture being drawn: the layout (margins, axes) decided once, then
+// the SVG written layer by layer.
+class SvgPlotter {
+ public:
+  SvgPlotter(const std::vector<PlotSeries>& series, const PlotOptions& options)
+      : series_(series), options_(options) {}
+
+  std::string Render() {
+    DataRanges();
+    Layout();
+    Header();
+    Grid();
+    svg_ += "<g clip-path=\"url(#plot-area)\">\n";
+    // Bands first, so every line stays on top of every band.
+    for (size_t i = 0; i < series_.size(); ++i) Band(i);
+    for (size_t i = 0; i < series_.size(); ++i) Line(i);
+    svg_ += "</g>\n";
+    FrameAndLabels();
+    Legend();
+    svg_ += "</svg>\n";
+    return std::move(svg_);
+  }
+
+ private:
+  std::string ColorOf(size_t index) const {
+    const PlotSeries& s = series_[index];
+    const int c = s.color >= 0 ? s.color : static_cast<int>(index);
+    return kPalette[c % kPaletteSize];
+  }
+
   // Data ranges over what can be drawn.
-  Range x_range, y_range;
-  for (const PlotSeries& s : series) {
-    for (const PlotPoint& p : s.points) {
-      if (!Drawable(p.x, options.log_x)) continue;
-      bool any = false;
-      if (Drawable(p.y, options.log_y)) {
-        y_range.Add(p.y);
-        any = true;
+  void DataRanges() {
+    for (const PlotSeries& s : series_) {
+      for (const PlotPoint& p : s.points) {
+        if (!Drawable(p.x, options_.log_x)) continue;
+        bool any = false;
+        if (Drawable(p.y, options_.log_y)) {
+          y_range_.Add(p.y);
+          any = true;
+        }
+        if (s.band && Drawable(p.y_min, options_.log_y) &&
+            Drawable(p.y_max, options_.log_y)) {
+          y_range_.Add(p.y_min);
+          y_range_.Add(p.y_max);
+          any = true;
+        }
+        if (any) x_range_.Add(p.x);
       }
-      if (s.band && Drawable(p.y_min, options.log_y) &&
-          Drawable(p.y_max, options.log_y)) {
-        y_range.Add(p.y_min);
-        y_range.Add(p.y_max);
-        any = true;
-      }
-      if (any) x_range.Add(p.x);
+    }
+    no_data_ = x_range_.empty() || y_range_.empty();
+    if (no_data_) {
+      x_range_ = Range();
+      y_range_ = Range();
+      x_range_.Add(options_.log_x ? 1 : 0);
+      x_range_.Add(options_.log_x ? 10 : 1);
+      y_range_.Add(options_.log_y ? 1e-3 : 0);
+      y_range_.Add(1);
+    }
+    // Passes and seconds read best from 0 unless the data sit far from it.
+    if (!options_.log_x && x_range_.lo > 0 &&
+        x_range_.lo <= 0.5 * x_range_.hi) {
+      x_range_.lo = 0;
     }
   }
-  const bool no_data = x_range.empty() || y_range.empty();
-  if (no_data) {
-    x_range = Range();
-    y_range = Range();
-    x_range.Add(options.log_x ? 1 : 0);
-    x_range.Add(options.log_x ? 10 : 1);
-    y_range.Add(options.log_y ? 1e-3 : 0);
-    y_range.Add(1);
+
+  // Legend in a column right of the plot so it never hides data.
+  void Layout() {
+    size_t longest_label = 0;
+    for (const PlotSeries& s : series_) {
+      longest_label = std::max(longest_label, s.label.size());
+    }
+    top_ = options_.title.empty() ? 20 : 44;
+    right_ = longest_label == 0 ? 24 : 24 + 36 + kCharWidth * longest_label;
+    // A long legend widens the picture rather than squeezing the data.
+    width_ = std::max<double>(options_.width, kLeft + right_ + 560);
+    height_ = std::max<double>(options_.height, top_ + kBottom + 150);
+    x_ticks_ = AxisFor(x_range_.lo, x_range_.hi, options_.log_x, 8, &x_axis_.lo,
+                       &x_axis_.hi);
+    y_ticks_ = AxisFor(y_range_.lo, y_range_.hi, options_.log_y, 6, &y_axis_.lo,
+                       &y_axis_.hi);
+    x_axis_.log = options_.log_x;
+    x_axis_.pixel_lo = kLeft;
+    x_axis_.pixel_hi = width_ - right_;
+    y_axis_.log = options_.log_y;
+    y_axis_.pixel_lo = height_ - kBottom;
+    y_axis_.pixel_hi = top_;
   }
 
-  // Passes and seconds read best from 0 unless the data sit far from it.
-  if (!options.log_x && x_range.lo > 0 && x_range.lo <= 0.5 * x_range.hi) {
-    x_range.lo = 0;
+  void Header() {
+    const int width = static_cast<int>(width_);
+    const int height = static_cast<int>(height_);
+    svg_ = absl::StrFormat(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+        "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" "
+        "font-size=\"12\">\n"
+        "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>\n"
+        "<defs><clipPath id=\"plot-area\"><rect x=\"%s\" y=\"%s\" "
+        "width=\"%s\" height=\"%s\"/></clipPath></defs>\n",
+        width, height, width, height, width, height, Num(kLeft - kClipMargin),
+        Num(top_ - kClipMargin),
+        Num(x_axis_.pixel_hi - kLeft + 2 * kClipMargin),
+        Num(y_axis_.pixel_lo - top_ + 2 * kClipMargin));
   }
 
-  // Layout: legend in a column right of the plot so it never hides data.
-  size_t longest_label = 0;
-  for (const PlotSeries& s : series) {
-    longest_label = std::max(longest_label, s.label.size());
+  // Grid lines and tick labels.
+  void Grid() {
+    svg_ += "<g stroke=\"#dddddd\" stroke-width=\"1\">\n";
+    for (const AxisTick& t : x_ticks_) {
+      const double px = x_axis_.ToPixel(t.value);
+      absl::StrAppend(&svg_, "<line x1=\"", Num(px), "\" y1=\"", Num(top_),
+                      "\" x2=\"", Num(px), "\" y2=\"", Num(y_axis_.pixel_lo),
+                      "\"/>\n");
+    }
+    for (const AxisTick& t : y_ticks_) {
+      const double py = y_axis_.ToPixel(t.value);
+      absl::StrAppend(&svg_, "<line x1=\"", Num(kLeft), "\" y1=\"", Num(py),
+                      "\" x2=\"", Num(x_axis_.pixel_hi), "\" y2=\"", Num(py),
+                      "\"/>\n");
+    }
+    svg_ += "</g>\n<g fill=\"#333333\">\n";
+    for (const AxisTick& t : x_ticks_) {
+      absl::StrAppend(&svg_, "<text x=\"", Num(x_axis_.ToPixel(t.value)),
+                      "\" y=\"", Num(y_axis_.pixel_lo + 18),
+                      "\" text-anchor=\"middle\">", EscapeXml(t.label),
+                      "</text>\n");
+    }
+    for (const AxisTick& t : y_ticks_) {
+      absl::StrAppend(&svg_, "<text x=\"", Num(kLeft - 8), "\" y=\"",
+                      Num(y_axis_.ToPixel(t.value) + 4),
+                      "\" text-anchor=\"end\">", EscapeXml(t.label),
+                      "</text>\n");
+    }
+    svg_ += "</g>\n";
   }
-  const double left = 80, top = options.title.empty() ? 20 : 44, bottom = 56;
-  const double right =
-      longest_label == 0 ? 24 : 24 + 36 + kCharWidth * longest_label;
-  // A long legend widens the picture rather than squeezing the data.
-  const double width = std::max<double>(options.width, left + right + 560);
-  const double height = std::max<double>(options.height, top + bottom + 150);
 
-  AxisScale x_axis, y_axis;
-  std::vector<AxisTick> x_ticks =
-      AxisFor(x_range.lo, x_range.hi, options.log_x, 8, &x_axis.lo, &x_axis.hi);
-  std::vector<AxisTick> y_ticks =
-      AxisFor(y_range.lo, y_range.hi, options.log_y, 6, &y_axis.lo, &y_axis.hi);
-  x_axis.log = options.log_x;
-  x_axis.pixel_lo = left;
-  x_axis.pixel_hi = width - right;
-  y_axis.log = options.log_y;
-  y_axis.pixel_lo = height - bottom;
-  y_axis.pixel_hi = top;
-
-  std::string svg = absl::StrFormat(
-      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-      "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
-      "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"white\"/>\n"
-      "<defs><clipPath id=\"plot-area\"><rect x=\"%s\" y=\"%s\" "
-      "width=\"%s\" height=\"%s\"/></clipPath></defs>\n",
-      static_cast<int>(width), static_cast<int>(height),
-      static_cast<int>(width), static_cast<int>(height),
-      static_cast<int>(width), static_cast<int>(height),
-      Num(left - kClipMargin), Num(top - kClipMargin),
-      Num(x_axis.pixel_hi - left + 2 * kClipMargin),
-      Num(y_axis.pixel_lo - top + 2 * kClipMargin));
-
-  // Grid and tick labels.
-  svg += "<g stroke=\"#dddddd\" stroke-width=\"1\">\n";
-  for (const AxisTick& t : x_ticks) {
-    const double px = x_axis.ToPixel(t.value);
-    absl::StrAppend(&svg, "<line x1=\"", Num(px), "\" y1=\"", Num(top),
-                    "\" x2=\"", Num(px), "\" y2=\"", Num(y_axis.pixel_lo),
-                    "\"/>\n");
-  }
-  for (const AxisTick& t : y_ticks) {
-    const double py = y_axis.ToPixel(t.value);
-    absl::StrAppend(&svg, "<line x1=\"", Num(left), "\" y1=\"", Num(py),
-                    "\" x2=\"", Num(x_axis.pixel_hi), "\" y2=\"", Num(py),
-                    "\"/>\n");
-  }
-  svg += "</g>\n<g fill=\"#333333\">\n";
-  for (const AxisTick& t : x_ticks) {
-    absl::StrAppend(&svg, "<text x=\"", Num(x_axis.ToPixel(t.value)), "\" y=\"",
-                    Num(y_axis.pixel_lo + 18), "\" text-anchor=\"middle\">",
-                    EscapeXml(t.label), "</text>\n");
-  }
-  for (const AxisTick& t : y_ticks) {
-    absl::StrAppend(&svg, "<text x=\"", Num(left - 8), "\" y=\"",
-                    Num(y_axis.ToPixel(t.value) + 4), "\" text-anchor=\"end\">",
-                    EscapeXml(t.label), "</text>\n");
-  }
-  svg += "</g>\n";
-
-  // Bands first, so every line stays on top of every band.
-  auto color_of = [](const PlotSeries& s, int index) {
-    const int c = s.color >= 0 ? s.color : index;
-    return kPalette[c % kPaletteSize];
-  };
-  svg += "<g clip-path=\"url(#plot-area)\">\n";
-  for (size_t i = 0; i < series.size(); ++i) {
-    const PlotSeries& s = series[i];
-    if (!s.band) continue;
-    // One polygon per run of drawable points: upper edge forward, lower
-    // edge back.
+  // One polygon per run of drawable points: upper edge forward, lower edge
+  // back.
+  void Band(size_t index) {
+    const PlotSeries& s = series_[index];
+    if (!s.band) return;
     std::vector<const PlotPoint*> run;
     auto flush = [&]() {
       if (run.size() >= 2) {
         std::string points;
         for (const PlotPoint* p : run) {
-          absl::StrAppend(&points, Num(x_axis.ToPixel(p->x)), ",",
-                          Num(y_axis.ToPixel(p->y_max)), " ");
+          absl::StrAppend(&points, Num(x_axis_.ToPixel(p->x)), ",",
+                          Num(y_axis_.ToPixel(p->y_max)), " ");
         }
         for (auto it = run.rbegin(); it != run.rend(); ++it) {
-          absl::StrAppend(&points, Num(x_axis.ToPixel((*it)->x)), ",",
-                          Num(y_axis.ToPixel((*it)->y_min)), " ");
+          absl::StrAppend(&points, Num(x_axis_.ToPixel((*it)->x)), ",",
+                          Num(y_axis_.ToPixel((*it)->y_min)), " ");
         }
         points.pop_back();
-        absl::StrAppend(&svg, "<polygon class=\"band\" points=\"", points,
-                        "\" fill=\"", color_of(s, i),
+        absl::StrAppend(&svg_, "<polygon class=\"band\" points=\"", points,
+                        "\" fill=\"", ColorOf(index),
                         "\" fill-opacity=\"0.18\" stroke=\"none\"/>\n");
       }
       run.clear();
     };
     for (const PlotPoint& p : s.points) {
-      if (Drawable(p.x, options.log_x) && Drawable(p.y_min, options.log_y) &&
-          Drawable(p.y_max, options.log_y)) {
+      if (Drawable(p.x, options_.log_x) && Drawable(p.y_min, options_.log_y) &&
+          Drawable(p.y_max, options_.log_y)) {
         run.push_back(&p);
       } else {
         flush();
@@ -294,9 +325,11 @@ std::string RenderSvgPlot(const std::vector<PlotSeries>& series,
     }
     flush();
   }
-  for (size_t i = 0; i < series.size(); ++i) {
-    const PlotSeries& s = series[i];
-    const std::string color = color_of(s, i);
+
+  // One polyline per run of drawable points, with a dot at each.
+  void Line(size_t index) {
+    const PlotSeries& s = series_[index];
+    const std::string color = ColorOf(index);
     const std::string dash =
         s.dashed ? " stroke-dasharray=\"6,4\" stroke-opacity=\"0.8\"" : "";
     std::string points;
@@ -304,7 +337,7 @@ std::string RenderSvgPlot(const std::vector<PlotSeries>& series,
     auto flush = [&]() {
       if (count >= 2) {
         points.pop_back();
-        absl::StrAppend(&svg, "<polyline class=\"line\" points=\"", points,
+        absl::StrAppend(&svg_, "<polyline class=\"line\" points=\"", points,
                         "\" fill=\"none\" stroke=\"", color,
                         "\" stroke-width=\"2\"", dash, "/>\n");
       }
@@ -312,12 +345,12 @@ std::string RenderSvgPlot(const std::vector<PlotSeries>& series,
       count = 0;
     };
     for (const PlotPoint& p : s.points) {
-      if (Drawable(p.x, options.log_x) && Drawable(p.y, options.log_y)) {
-        const double px = x_axis.ToPixel(p.x), py = y_axis.ToPixel(p.y);
+      if (Drawable(p.x, options_.log_x) && Drawable(p.y, options_.log_y)) {
+        const double px = x_axis_.ToPixel(p.x), py = y_axis_.ToPixel(p.y);
         absl::StrAppend(&points, Num(px), ",", Num(py), " ");
         ++count;
         if (s.markers) {
-          absl::StrAppend(&svg, "<circle cx=\"", Num(px), "\" cy=\"", Num(py),
+          absl::StrAppend(&svg_, "<circle cx=\"", Num(px), "\" cy=\"", Num(py),
                           "\" r=\"", s.dashed ? "1.5" : "2.5", "\" fill=\"",
                           color, "\"/>\n");
         }
@@ -327,54 +360,75 @@ std::string RenderSvgPlot(const std::vector<PlotSeries>& series,
     }
     flush();
   }
-  svg += "</g>\n";
 
-  // Frame, labels, title, legend.
-  absl::StrAppend(&svg, "<rect x=\"", Num(left), "\" y=\"", Num(top),
-                  "\" width=\"", Num(x_axis.pixel_hi - left), "\" height=\"",
-                  Num(y_axis.pixel_lo - top),
-                  "\" fill=\"none\" stroke=\"#333333\"/>\n");
-  if (no_data) {
-    absl::StrAppend(
-        &svg, "<text x=\"", Num((left + x_axis.pixel_hi) / 2), "\" y=\"",
-        Num((top + y_axis.pixel_lo) / 2),
-        "\" text-anchor=\"middle\" fill=\"#999999\">no data</text>\n");
+  void FrameAndLabels() {
+    const double middle_x = (kLeft + x_axis_.pixel_hi) / 2;
+    const double middle_y = (top_ + y_axis_.pixel_lo) / 2;
+    absl::StrAppend(&svg_, "<rect x=\"", Num(kLeft), "\" y=\"", Num(top_),
+                    "\" width=\"", Num(x_axis_.pixel_hi - kLeft),
+                    "\" height=\"", Num(y_axis_.pixel_lo - top_),
+                    "\" fill=\"none\" stroke=\"#333333\"/>\n");
+    if (no_data_) {
+      absl::StrAppend(
+          &svg_, "<text x=\"", Num(middle_x), "\" y=\"", Num(middle_y),
+          "\" text-anchor=\"middle\" fill=\"#999999\">no data</text>\n");
+    }
+    if (!options_.x_label.empty()) {
+      absl::StrAppend(&svg_, "<text x=\"", Num(middle_x), "\" y=\"",
+                      Num(height_ - 14),
+                      "\" text-anchor=\"middle\" font-size=\"13\">",
+                      EscapeXml(options_.x_label), "</text>\n");
+    }
+    if (!options_.y_label.empty()) {
+      absl::StrAppend(&svg_, "<text x=\"18\" y=\"", Num(middle_y),
+                      "\" text-anchor=\"middle\" font-size=\"13\" "
+                      "transform=\"rotate(-90 18 ",
+                      Num(middle_y), ")\">", EscapeXml(options_.y_label),
+                      "</text>\n");
+    }
+    if (!options_.title.empty()) {
+      absl::StrAppend(&svg_, "<text x=\"", Num(width_ / 2),
+                      "\" y=\"26\" text-anchor=\"middle\" font-size=\"15\" "
+                      "font-weight=\"bold\">",
+                      EscapeXml(options_.title), "</text>\n");
+    }
   }
-  if (!options.x_label.empty()) {
-    absl::StrAppend(&svg, "<text x=\"", Num((left + x_axis.pixel_hi) / 2),
-                    "\" y=\"", Num(height - 14),
-                    "\" text-anchor=\"middle\" font-size=\"13\">",
-                    EscapeXml(options.x_label), "</text>\n");
+
+  void Legend() {
+    double legend_y = top_ + 12;
+    const double legend_x = x_axis_.pixel_hi + 16;
+    for (size_t i = 0; i < series_.size(); ++i) {
+      const PlotSeries& s = series_[i];
+      if (s.label.empty()) continue;
+      absl::StrAppend(
+          &svg_, "<line x1=\"", Num(legend_x), "\" y1=\"", Num(legend_y),
+          "\" x2=\"", Num(legend_x + 26), "\" y2=\"", Num(legend_y),
+          "\" stroke=\"", ColorOf(i), "\" stroke-width=\"2\"",
+          s.dashed ? " stroke-dasharray=\"6,4\"" : "", "/>\n", "<text x=\"",
+          Num(legend_x + 32), "\" y=\"", Num(legend_y + 4), "\">",
+          EscapeXml(s.label), "</text>\n");
+      legend_y += 20;
+    }
   }
-  if (!options.y_label.empty()) {
-    const double cy = (top + y_axis.pixel_lo) / 2;
-    absl::StrAppend(&svg, "<text x=\"18\" y=\"", Num(cy),
-                    "\" text-anchor=\"middle\" font-size=\"13\" "
-                    "transform=\"rotate(-90 18 ",
-                    Num(cy), ")\">", EscapeXml(options.y_label), "</text>\n");
-  }
-  if (!options.title.empty()) {
-    absl::StrAppend(&svg, "<text x=\"", Num(width / 2),
-                    "\" y=\"26\" text-anchor=\"middle\" font-size=\"15\" "
-                    "font-weight=\"bold\">",
-                    EscapeXml(options.title), "</text>\n");
-  }
-  double legend_y = top + 12;
-  const double legend_x = x_axis.pixel_hi + 16;
-  for (size_t i = 0; i < series.size(); ++i) {
-    const PlotSeries& s = series[i];
-    if (s.label.empty()) continue;
-    absl::StrAppend(&svg, "<line x1=\"", Num(legend_x), "\" y1=\"",
-                    Num(legend_y), "\" x2=\"", Num(legend_x + 26), "\" y2=\"",
-                    Num(legend_y), "\" stroke=\"", color_of(s, i),
-                    "\" stroke-width=\"2\"",
-                    s.dashed ? " stroke-dasharray=\"6,4\"" : "", "/>\n",
-                    "<text x=\"", Num(legend_x + 32), "\" y=\"",
-                    Num(legend_y + 4), "\">", EscapeXml(s.label), "</text>\n");
-    legend_y += 20;
-  }
-  svg += "</svg>\n";
-  return svg;
+
+  static constexpr double kLeft = 80;
+  static constexpr double kBottom = 56;
+
+  const std::vector<PlotSeries>& series_;
+  const PlotOptions& options_;
+  Range x_range_, y_range_;
+  bool no_data_ = false;
+  double top_ = 0, right_ = 0, width_ = 0, height_ = 0;
+  AxisScale x_axis_, y_axis_;
+  std::vector<AxisTick> x_ticks_, y_ticks_;
+  std::string svg_;
+};
+
+}  // namespace
+
+std::string RenderSvgPlot(const std::vector<PlotSeries>& series,
+                          const PlotOptions& options) {
+  return SvgPlotter(series, options).Render();
 }
 
 }  // namespace chaintag

@@ -17,6 +17,7 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/string_view.h"
 #include "base/config_override.h"
+#include "base/paths.h"
 #include "pipeline/flag_aliases.h"
 #include "pipeline/pipeline.h"
 #include "tools/given_flag.h"

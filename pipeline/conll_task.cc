@@ -1,0 +1,498 @@
+#include "pipeline/conll_task.h"
+
+#include <malloc.h>
+
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "base/parallel.h"
+#include "base/paths.h"
+#include "corpora/conll_reader.h"
+#include "corpora/conlleval.h"
+#include "corpora/tag_scheme.h"
+#include "models/transition_constraints.h"
+
+namespace chaintag {
+namespace {
+
+using TagFunction = std::function<absl::Status(const Sentence&, TagScratch*,
+                                               std::vector<std::string>*)>;
+
+// Tags every sentence (in parallel; each sentence's tags land in its own
+// slot) and scores them in corpus order, so the result is deterministic.
+absl::StatusOr<double> ScoreTagger(
+    const TagFunction& tag, const std::vector<Sentence>& sentences, bool raw,
+    int num_threads, std::string* report, double* accuracy,
+    std::vector<std::vector<std::string>>* predictions_out = nullptr) {
+  const int n = static_cast<int>(sentences.size());
+  std::vector<std::vector<std::string>> predictions(n);
+  std::vector<absl::Status> errors(n);
+  ParallelFor(n, num_threads, [&](int begin, int end) {
+    TagScratch scratch;
+    for (int i = begin; i < end; ++i) {
+      errors[i] = tag(sentences[i], &scratch, &predictions[i]);
+    }
+  });
+  ConllevalOptions options;
+  options.raw = raw;
+  ConllevalScorer scorer(options);
+  for (int i = 0; i < n; ++i) {
+    if (!errors[i].ok()) return errors[i];
+    scorer.AddSentence(sentences[i].tags, predictions[i]);
+  }
+  scorer.Finish();
+  if (report != nullptr) *report = scorer.Report();
+  if (accuracy != nullptr) *accuracy = scorer.accuracy();
+  if (predictions_out != nullptr) *predictions_out = std::move(predictions);
+  return scorer.f1();
+}
+
+absl::StatusOr<std::vector<Sentence>> ReadTrainingFile(
+    const std::string& path, const ConllFormat& format, ConllFormat* resolved,
+    int* num_columns) {
+  absl::StatusOr<std::vector<Sentence>> sentences =
+      ReadConllFile(path, format, resolved, num_columns);
+  if (!sentences.ok()) return sentences.status();
+  if (sentences->empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": no sentences to train on"));
+  }
+  for (const Sentence& sentence : *sentences) {
+    if (!sentence.has_tags()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ":", sentence.first_line,
+                       ": training data needs a label column"));
+    }
+  }
+  return sentences;
+}
+
+absl::Status WritePredictions(
+    const std::string& path, const std::vector<Sentence>& sentences,
+    const std::vector<std::vector<std::string>>& predictions) {
+  std::ofstream out(path);
+  if (!out) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": cannot write predictions"));
+  }
+  for (size_t i = 0; i < sentences.size(); ++i) {
+    for (size_t t = 0; t < sentences[i].lines.size(); ++t) {
+      out << sentences[i].lines[t] << ' ' << predictions[i][t] << '\n';
+    }
+    out << '\n';
+  }
+  out.flush();
+  if (!out) {
+    return absl::DataLossError(absl::StrCat(path, ": write failed"));
+  }
+  return absl::OkStatus();
+}
+
+// corpus.dev_fraction: the last sentences of `train` become `dev`, as the
+// issue's protocol asks: no shuffling, so the split is the same on every
+// machine.
+absl::Status HoldOutDevFraction(const CorpusConfig& corpus,
+                                std::vector<Sentence>* train,
+                                std::vector<Sentence>* dev) {
+  if (!(corpus.dev_fraction() > 0 && corpus.dev_fraction() < 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("config: corpus.dev_fraction must be in (0, 1), got ",
+                     corpus.dev_fraction()));
+  }
+  if (!corpus.dev().empty()) {
+    return absl::InvalidArgumentError(
+        "config: corpus.dev and corpus.dev_fraction are exclusive");
+  }
+  const size_t held_out =
+      static_cast<size_t>(std::ceil(corpus.dev_fraction() * train->size()));
+  if (held_out == 0 || held_out >= train->size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "config: corpus.dev_fraction ", corpus.dev_fraction(), " of ",
+        train->size(),
+        " training sentences leaves no dev or no training sentences"));
+  }
+  const size_t keep = train->size() - held_out;
+  dev->assign(std::make_move_iterator(train->begin() + keep),
+              std::make_move_iterator(train->end()));
+  train->resize(keep);
+  return absl::OkStatus();
+}
+
+// The train, dev and test sentences of the config's corpus; the held-out
+// files must have the training file's layout and gold tags.
+absl::Status ReadSplits(const std::string& corpora_root,
+                        PreparedCorpus* prepared) {
+  const CorpusConfig& corpus = prepared->config.corpus();
+  absl::StatusOr<std::vector<Sentence>> train = ReadTrainingFile(
+      ResolvePath(corpora_root, corpus.train()), corpus.format(),
+      &prepared->format, &prepared->num_columns);
+  if (!train.ok()) return train.status();
+  prepared->train = std::move(*train);
+  if (corpus.max_train_sentences() > 0 &&
+      static_cast<int>(prepared->train.size()) > corpus.max_train_sentences()) {
+    prepared->train.resize(corpus.max_train_sentences());
+  }
+  if (corpus.dev_fraction() != 0) {
+    absl::Status held_out =
+        HoldOutDevFraction(corpus, &prepared->train, &prepared->dev);
+    if (!held_out.ok()) return held_out;
+  }
+  ConllFormat held_out_format = prepared->format;
+  held_out_format.set_allow_missing_label(false);
+  for (const auto& [path, split] :
+       {std::pair<const std::string*, std::vector<Sentence>*>{&corpus.dev(),
+                                                              &prepared->dev},
+        {&corpus.test(), &prepared->test}}) {
+    if (path->empty()) continue;
+    absl::StatusOr<std::vector<Sentence>> read =
+        ReadConllFile(ResolvePath(corpora_root, *path), held_out_format);
+    if (!read.ok()) return read.status();
+    *split = std::move(*read);
+  }
+  return absl::OkStatus();
+}
+
+// The examples of `sentences`: labels in the training scheme (new ones are
+// added to prepared->labels, in order of first appearance) and features as
+// bucket ids.
+absl::Status MakeExamples(const std::vector<Sentence>& sentences,
+                          PreparedCorpus* prepared,
+                          std::vector<ChainExample>* examples) {
+  const TagScheme input_scheme = prepared->format.tag_scheme();
+  const TagScheme train_scheme = prepared->config.model().train_scheme();
+  examples->resize(sentences.size());
+  for (size_t i = 0; i < sentences.size(); ++i) {
+    const std::vector<std::string> tags =
+        input_scheme == train_scheme
+            ? sentences[i].tags
+            : ConvertTags(sentences[i].tags, input_scheme, train_scheme);
+    for (const std::string& tag : tags) {
+      (*examples)[i].labels.push_back(prepared->labels.Add(tag));
+    }
+  }
+  const FeatureExtractor& extractor = *prepared->extractor;
+  std::vector<absl::Status> errors(sentences.size());
+  ParallelFor(static_cast<int>(sentences.size()),
+              WorkerThreads(prepared->config), [&](int begin, int end) {
+                for (int i = begin; i < end; ++i) {
+                  errors[i] =
+                      extractor.Extract(sentences[i], &(*examples)[i].features);
+                }
+              });
+  for (size_t i = 0; i < errors.size(); ++i) {
+    if (!errors[i].ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(sentences[i].source, ":", sentences[i].first_line, ": ",
+                       errors[i].message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The rows for the buckets that the examples' features use: w is zero on
+// every other bucket, whatever the solver.
+BucketRows UsedRows(const std::vector<ChainExample>& examples,
+                    uint64_t num_buckets) {
+  std::vector<const FeatureSequence*> sequences;
+  sequences.reserve(examples.size());
+  for (const ChainExample& example : examples) {
+    sequences.push_back(&example.features);
+  }
+  return BucketRows::FromFeatures(sequences, num_buckets);
+}
+
+// The problem over `rows` of examples whose features hold bucket ids.
+absl::Status MakeRowProblem(int num_labels, bool normalize_loss,
+                            const BucketRows& rows,
+                            std::vector<ChainExample> examples,
+                            std::unique_ptr<ChainProblem>* problem) {
+  for (ChainExample& example : examples) {
+    rows.Remap(&example.features);
+    example.features.Compact();
+  }
+  const ChainLayout layout{num_labels, rows.size()};
+  absl::Status valid = ChainProblem::Validate(layout, examples);
+  if (!valid.ok()) return valid;
+  *problem = std::make_unique<ChainProblem>(layout, std::move(examples),
+                                            normalize_loss);
+  return absl::OkStatus();
+}
+
+// Each split's conlleval header, for the progress stream (the test report
+// is the caller's to print).
+std::string Headline(const std::string& report) {
+  const size_t first = report.find('\n');
+  const size_t second = first == std::string::npos
+                            ? std::string::npos
+                            : report.find('\n', first + 1);
+  return report.substr(0, second);
+}
+
+// A split's score as the `done:` line gives it.
+std::string ScoreText(const PreparedCorpus& prepared, double f1,
+                      double accuracy) {
+  return prepared.format.tag_scheme() == NONE
+             ? absl::StrFormat("accuracy %.2f%%", accuracy)
+             : absl::StrFormat("F1 %.2f", f1);
+}
+
+// Scores `model` on the dev split, when there is one, for `result` and the
+// progress stream; returns the `done:` line's part.
+absl::StatusOr<std::string> ScoreDev(const PreparedCorpus& prepared,
+                                     const ChainModel& model,
+                                     const ProgressLine& say,
+                                     PipelineResult* result) {
+  if (prepared.dev.empty()) return std::string();
+  absl::StatusOr<double> f1 =
+      EvaluateModel(model, prepared.dev, WorkerThreads(prepared.config),
+                    &result->dev_report, &result->dev_accuracy);
+  if (!f1.ok()) return f1.status();
+  result->dev_f1 = *f1;
+  say(absl::StrCat("dev (", prepared.config.corpus().dev(), "):\n",
+                   Headline(result->dev_report)));
+  return absl::StrCat(
+      ", dev ", ScoreText(prepared, result->dev_f1, result->dev_accuracy));
+}
+
+}  // namespace
+
+absl::StatusOr<double> EvaluateModel(
+    const ChainModel& model, const std::vector<Sentence>& sentences,
+    int num_threads, std::string* report, double* accuracy,
+    std::vector<std::vector<std::string>>* predictions) {
+  return ScoreTagger(
+      [&model](const Sentence& s, TagScratch* scratch,
+               std::vector<std::string>* tags) {
+        return model.Tag(s, scratch, tags);
+      },
+      sentences, model.header().output_scheme() == NONE, num_threads, report,
+      accuracy, predictions);
+}
+
+void ConllTask::ResolveConfig(PipelineConfig* config) const {
+  ModelConfig* model = config->mutable_model();
+  if (model->train_scheme() == TAG_SCHEME_UNSPECIFIED) {
+    model->set_train_scheme(config->corpus().format().tag_scheme());
+  }
+}
+
+absl::Status ConllTask::Prepare(const PipelineOptions& options,
+                                PreparedCorpus* prepared) {
+  const CorpusConfig& corpus = prepared->config.corpus();
+  if (corpus.train().empty()) {
+    return absl::InvalidArgumentError("config: corpus.train is not set");
+  }
+  absl::Status read = ReadSplits(options.corpora_root, prepared);
+  if (!read.ok()) return read;
+  const bool retrain = corpus.retrain_on_train_and_dev();
+  if (retrain && prepared->dev.empty()) {
+    return absl::InvalidArgumentError(
+        "config: corpus.retrain_on_train_and_dev needs a dev split "
+        "(corpus.dev or corpus.dev_fraction)");
+  }
+  absl::StatusOr<FeatureExtractor> extractor =
+      FeatureExtractor::Create(prepared->config.features());
+  if (!extractor.ok()) return extractor.status();
+  prepared->extractor =
+      std::make_unique<FeatureExtractor>(std::move(*extractor));
+  // Labels in order of first appearance: train first, then dev when it is
+  // trained on too.
+  std::vector<ChainExample> examples;
+  absl::Status made = MakeExamples(prepared->train, prepared, &examples);
+  if (!made.ok()) return made;
+  std::vector<ChainExample> dev_examples;
+  if (retrain) {
+    made = MakeExamples(prepared->dev, prepared, &dev_examples);
+    if (!made.ok()) return made;
+  }
+  absl::StatusOr<FeatureStats> stats =
+      ComputeFeatureStats(*prepared->extractor, prepared->train);
+  if (!stats.ok()) return stats.status();
+  prepared->feature_stats = *stats;
+  prepared->rows = std::make_unique<BucketRows>(
+      UsedRows(examples, prepared->extractor->num_buckets()));
+  // The train + dev problem is built when the final run needs it, once the
+  // train-only run has released its memory (PrepareRetrainingProblem).
+  if (retrain) {
+    for (ChainExample& example : dev_examples) example.features.Compact();
+    prepared->dev_examples = std::move(dev_examples);
+  }
+  return MakeRowProblem(
+      prepared->labels.size(), prepared->config.model().normalize_loss(),
+      *prepared->rows, std::move(examples), &prepared->problem);
+}
+
+void ConllTask::ReportCorpus(const PreparedCorpus& prepared,
+                             const ProgressLine& say,
+                             PipelineResult* result) const {
+  const FeatureStats& stats = prepared.feature_stats;
+  result->num_dev_sentences = static_cast<int>(prepared.dev.size());
+  result->num_test_sentences = static_cast<int>(prepared.test.size());
+  say(absl::StrFormat(
+      "corpus: %d training sentences, %s%d test sentences, %d labels (%s; "
+      "input and output in %s)",
+      result->num_train_sentences,
+      prepared.dev.empty()
+          ? ""
+          : absl::StrFormat("%d dev sentences, ", result->num_dev_sentences),
+      result->num_test_sentences, prepared.labels.size(),
+      TagSchemeName(prepared.config.model().train_scheme()),
+      TagSchemeName(prepared.format.tag_scheme())));
+  say(absl::StrFormat(
+      "features: %d distinct attributes in %d buckets (%d used), collision "
+      "rate %.2f%%, dim %d",
+      stats.distinct_attributes, prepared.extractor->num_buckets(),
+      stats.distinct_buckets, 100 * stats.collision_rate,
+      prepared.problem->layout().dim()));
+}
+
+HeldOutScorer ConllTask::MakeHeldOutScorer(const PreparedCorpus& prepared,
+                                           bool dev_only) const {
+  HeldOutScorer scorer;
+  const PipelineConfig& config = prepared.config;
+  // Dev, when there is one, is what choices (λ, passes) are made on; the
+  // test split is then scored only at the end.
+  const bool on_dev = !prepared.dev.empty();
+  if ((dev_only && !on_dev) || (!on_dev && prepared.test.empty())) {
+    return scorer;
+  }
+  const std::vector<Sentence>* held_out =
+      on_dev ? &prepared.dev : &prepared.test;
+  const bool raw = prepared.format.tag_scheme() == NONE;
+  scorer.name =
+      absl::StrCat(on_dev ? "dev_" : "test_", raw ? "accuracy" : "F1");
+  const int threads = WorkerThreads(config);
+  const FeatureExtractor* extractor = prepared.extractor.get();
+  const ChainLayout layout = prepared.problem->layout();
+  const BucketRows* rows = prepared.rows.get();
+  const LabelSet* labels = &prepared.labels;
+  const TagScheme train_scheme = config.model().train_scheme();
+  const TagScheme input_scheme = prepared.format.tag_scheme();
+  // Decoded as the saved model will decode (ChainModel::Tag).
+  std::shared_ptr<const TransitionConstraints> constraints;
+  if (config.model().constrained_decoding()) {
+    constraints = std::make_shared<const TransitionConstraints>(labels->names(),
+                                                                train_scheme);
+  }
+  scorer.score = [=](const double* w) -> absl::StatusOr<double> {
+    double accuracy = 0;
+    absl::StatusOr<double> f1 = ScoreTagger(
+        [&](const Sentence& s, TagScratch* scratch,
+            std::vector<std::string>* tags) {
+          absl::Status status = PredictWithWeights(
+              *extractor, SolverWeightsView(layout, *rows, w), s, scratch,
+              &scratch->labels, constraints.get());
+          if (!status.ok()) return status;
+          *tags = LabelsToTags(*labels, train_scheme, input_scheme,
+                               scratch->labels);
+          return absl::OkStatus();
+        },
+        *held_out, raw, threads, nullptr, &accuracy);
+    if (!f1.ok()) return f1.status();
+    return raw ? accuracy : *f1;
+  };
+  return scorer;
+}
+
+void ConllTask::DescribeModelInput(const PreparedCorpus& prepared,
+                                   ModelFile* header) const {
+  ConllFormat model_format = prepared.format;
+  model_format.set_allow_missing_label(true);
+  *header->mutable_input_format() = model_format;
+  header->set_input_num_columns(prepared.num_columns);
+  header->set_output_scheme(prepared.format.tag_scheme());
+}
+
+absl::StatusOr<std::string> ConllTask::ScoreSavedModel(
+    const PreparedCorpus& prepared, const ChainModel& model,
+    const PipelineOptions& options, const ProgressLine& say,
+    PipelineResult* result) const {
+  const PipelineConfig& config = prepared.config;
+  const bool retrained = config.corpus().retrain_on_train_and_dev();
+  std::string scores;
+  if (!retrained) {
+    absl::StatusOr<std::string> dev = ScoreDev(prepared, model, say, result);
+    if (!dev.ok()) return dev.status();
+    scores = *dev;
+  }
+  if (prepared.test.empty()) return scores;
+  std::vector<std::vector<std::string>> predictions;
+  absl::StatusOr<double> f1 =
+      EvaluateModel(model, prepared.test, WorkerThreads(config),
+                    &result->test_report, &result->test_accuracy, &predictions);
+  if (!f1.ok()) return f1.status();
+  result->test_f1 = *f1;
+  // A retraining run had a dev split, released for the final run.
+  if (retrained || !prepared.dev.empty()) {
+    say(absl::StrCat("test (", config.corpus().test(), ")",
+                     retrained ? ", final model (train + dev)" : "", ":\n",
+                     Headline(result->test_report)));
+  }
+  absl::StrAppend(&scores, retrained ? ", final model: test " : ", test ",
+                  ScoreText(prepared, result->test_f1, result->test_accuracy));
+  if (!config.predictions_path().empty()) {
+    absl::Status written = WritePredictions(
+        ResolvePath(options.output_dir, config.predictions_path()),
+        prepared.test, predictions);
+    if (!written.ok()) return written;
+  }
+  return scores;
+}
+
+absl::StatusOr<std::string> ConllTask::ScoreTrainOnlyModel(
+    const PreparedCorpus& prepared, const ChainModel& model,
+    const ProgressLine& say, PipelineResult* result) const {
+  absl::StatusOr<std::string> scores = ScoreDev(prepared, model, say, result);
+  if (!scores.ok() || prepared.test.empty()) return scores;
+  double accuracy = 0;
+  absl::StatusOr<double> f1 =
+      EvaluateModel(model, prepared.test, WorkerThreads(prepared.config),
+                    &result->train_only_test_report, &accuracy);
+  if (!f1.ok()) return f1.status();
+  result->train_only_test_f1 = *f1;
+  say(absl::StrCat("test (", prepared.config.corpus().test(),
+                   "), model trained on train only:\n",
+                   Headline(result->train_only_test_report)));
+  return absl::StrCat(*scores, ", test ", ScoreText(prepared, *f1, accuracy),
+                      " (train only)");
+}
+
+absl::Status ConllTask::PrepareRetrainingProblem(
+    PreparedCorpus* prepared) const {
+  if (prepared->problem == nullptr || prepared->rows == nullptr) {
+    return absl::FailedPreconditionError(
+        "the training problem is gone: the retraining problem was built");
+  }
+  // The dev sentences are featurised in dev_examples and scored.
+  prepared->dev = std::vector<Sentence>();
+  // The training examples back in bucket ids, in place (rows ascend with
+  // buckets, so every position stays sorted), then the dev examples.
+  const int num_labels = prepared->problem->layout().num_labels;
+  std::vector<ChainExample> examples = prepared->problem->TakeExamples();
+  const std::vector<uint32_t>& buckets = prepared->rows->buckets();
+  for (ChainExample& example : examples) {
+    for (uint32_t& id : example.features.buckets) id = buckets[id];
+  }
+  examples.reserve(examples.size() + prepared->dev_examples.size());
+  for (ChainExample& example : prepared->dev_examples) {
+    examples.push_back(std::move(example));
+  }
+  prepared->dev_examples = std::vector<ChainExample>();
+  prepared->problem.reset();
+  prepared->rows.reset();
+  // What was freed is small blocks in malloc's heap, which the next
+  // solver's large (mmapped) vectors would never reuse.
+  malloc_trim(0);
+  prepared->rows_with_dev = std::make_unique<BucketRows>(
+      UsedRows(examples, prepared->extractor->num_buckets()));
+  return MakeRowProblem(num_labels, prepared->config.model().normalize_loss(),
+                        *prepared->rows_with_dev, std::move(examples),
+                        &prepared->problem_with_dev);
+}
+
+}  // namespace chaintag

@@ -1,0 +1,197 @@
+#include "pipeline/conll_task.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace chaintag {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::string TmpDir() { return std::getenv("TEST_TMPDIR"); }
+
+// `word chunk` lines in IOB1, `copies` times the same three sentences.
+void WriteCorpus(const std::string& name, int copies) {
+  std::ofstream out(TmpDir() + "/" + name);
+  for (int i = 0; i < copies; ++i) {
+    out << "John I-PER\nmet O\nMary I-PER\n\n"
+        << "Acme I-ORG\nCorp I-ORG\ngrew O\n\n"
+        << "Paris I-LOC\n. O\n\n";
+  }
+}
+
+PipelineConfig TinyConfig() {
+  PipelineConfig config;
+  CorpusConfig* corpus = config.mutable_corpus();
+  corpus->set_train("tiny_train.txt");
+  corpus->set_dev("tiny_dev.txt");
+  corpus->set_test("tiny_test.txt");
+  corpus->mutable_format()->add_attribute_columns(0);
+  corpus->mutable_format()->set_label_column(1);
+  corpus->mutable_format()->set_tag_scheme(IOB1);
+  FeatureConfig* features = config.mutable_features();
+  features->set_num_buckets(1024);
+  TemplatePart* part = features->add_templates()->add_parts();
+  part->set_offset(0);
+  part->set_attribute(0);
+  config.mutable_model()->set_train_scheme(IOB2);
+  return config;
+}
+
+class ConllTaskTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    WriteCorpus("tiny_train.txt", 4);
+    WriteCorpus("tiny_dev.txt", 1);
+    WriteCorpus("tiny_test.txt", 2);
+    options_.corpora_root = TmpDir();
+    options_.output_dir = TmpDir();
+    options_.progress = nullptr;
+  }
+
+  // `config` resolved and prepared by the task.
+  absl::Status Prepare(const PipelineConfig& config, PreparedCorpus* prepared) {
+    prepared->config = config;
+    task_.ResolveConfig(&prepared->config);
+    return task_.Prepare(options_, prepared);
+  }
+
+  ConllTask task_;
+  PipelineOptions options_;
+};
+
+TEST_F(ConllTaskTest, TrainSchemeDefaultsToTheCorpusScheme) {
+  PipelineConfig config = TinyConfig();
+  config.mutable_model()->clear_train_scheme();
+  task_.ResolveConfig(&config);
+  EXPECT_EQ(config.model().train_scheme(), IOB1);
+  config = TinyConfig();
+  task_.ResolveConfig(&config);
+  EXPECT_EQ(config.model().train_scheme(), IOB2);
+}
+
+TEST_F(ConllTaskTest, PreparesSplitsLabelsAndTheProblem) {
+  PreparedCorpus prepared;
+  ASSERT_TRUE(Prepare(TinyConfig(), &prepared).ok());
+  EXPECT_EQ(prepared.train.size(), 12u);
+  EXPECT_EQ(prepared.dev.size(), 3u);
+  EXPECT_EQ(prepared.test.size(), 6u);
+  EXPECT_EQ(prepared.num_columns, 2);
+  // In the training scheme, in order of first appearance.
+  EXPECT_THAT(prepared.labels.names(),
+              ElementsAre("B-PER", "O", "B-ORG", "I-ORG", "B-LOC"));
+  EXPECT_EQ(prepared.problem->NumExamples(), 12);
+  // Eight words and the hashed bias (on by default), a row each.
+  EXPECT_EQ(prepared.rows->size(), 9);
+  EXPECT_EQ(prepared.feature_stats.distinct_attributes, 9);
+  EXPECT_TRUE(prepared.dev_examples.empty());  // no retraining
+}
+
+TEST_F(ConllTaskTest, ReportsTheCorpusAndItsFeatures) {
+  PreparedCorpus prepared;
+  ASSERT_TRUE(Prepare(TinyConfig(), &prepared).ok());
+  PipelineResult result;
+  result.num_train_sentences = prepared.problem->NumExamples();
+  std::vector<std::string> lines;
+  task_.ReportCorpus(
+      prepared, [&lines](const std::string& line) { lines.push_back(line); },
+      &result);
+  EXPECT_EQ(result.num_dev_sentences, 3);
+  EXPECT_EQ(result.num_test_sentences, 6);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0],
+            "corpus: 12 training sentences, 3 dev sentences, 6 test "
+            "sentences, 5 labels (iob2; input and output in iob1)");
+  EXPECT_THAT(lines[1],
+              HasSubstr("9 distinct attributes in 1024 buckets (9 used)"));
+}
+
+TEST_F(ConllTaskTest, HeldOutScorerPrefersDevThenTest) {
+  PreparedCorpus with_dev;
+  ASSERT_TRUE(Prepare(TinyConfig(), &with_dev).ok());
+  HeldOutScorer scorer = task_.MakeHeldOutScorer(with_dev, true);
+  EXPECT_EQ(scorer.name, "dev_F1");
+  EXPECT_FALSE(scorer.lower_is_better);
+  ASSERT_TRUE(scorer.score);
+  // Zero weights tie, and every token gets the first label, B-PER: 2 of
+  // the 8 one-token chunks are right, 2 of the 4 gold ones found.
+  const std::vector<double> zero(with_dev.problem->Dim(), 0.0);
+  absl::StatusOr<double> f1 = scorer.score(zero.data());
+  ASSERT_TRUE(f1.ok()) << f1.status();
+  EXPECT_NEAR(*f1, 100.0 / 3, 1e-9);
+
+  PipelineConfig config = TinyConfig();
+  config.mutable_corpus()->clear_dev();
+  PreparedCorpus without_dev;
+  ASSERT_TRUE(Prepare(config, &without_dev).ok());
+  EXPECT_EQ(task_.MakeHeldOutScorer(without_dev, false).name, "test_F1");
+  EXPECT_FALSE(task_.MakeHeldOutScorer(without_dev, true).score);
+}
+
+TEST_F(ConllTaskTest, UntypedTagsAreScoredByAccuracy) {
+  PipelineConfig config = TinyConfig();
+  config.mutable_corpus()->mutable_format()->set_tag_scheme(NONE);
+  config.mutable_model()->clear_train_scheme();
+  PreparedCorpus prepared;
+  ASSERT_TRUE(Prepare(config, &prepared).ok());
+  EXPECT_EQ(task_.MakeHeldOutScorer(prepared, false).name, "dev_accuracy");
+}
+
+TEST_F(ConllTaskTest, ModelInputIsTheTrainingFilesLayout) {
+  PreparedCorpus prepared;
+  ASSERT_TRUE(Prepare(TinyConfig(), &prepared).ok());
+  ModelFile header;
+  task_.DescribeModelInput(prepared, &header);
+  EXPECT_EQ(header.input_num_columns(), 2);
+  EXPECT_EQ(header.input_format().label_column(), 1);
+  // `tag` reads text without gold tags.
+  EXPECT_TRUE(header.input_format().allow_missing_label());
+  EXPECT_EQ(header.output_scheme(), IOB1);
+}
+
+TEST_F(ConllTaskTest, RetrainingProblemHoldsTrainAndDev) {
+  PipelineConfig config = TinyConfig();
+  config.mutable_corpus()->set_retrain_on_train_and_dev(true);
+  PreparedCorpus prepared;
+  ASSERT_TRUE(Prepare(config, &prepared).ok());
+  EXPECT_EQ(prepared.dev_examples.size(), 3u);
+  ASSERT_TRUE(task_.PrepareRetrainingProblem(&prepared).ok());
+  EXPECT_EQ(prepared.problem, nullptr);
+  EXPECT_EQ(prepared.rows, nullptr);
+  EXPECT_TRUE(prepared.dev.empty());
+  ASSERT_NE(prepared.problem_with_dev, nullptr);
+  EXPECT_EQ(prepared.problem_with_dev->NumExamples(), 15);
+  EXPECT_EQ(prepared.rows_with_dev->size(), 9);
+  // Once only: the train-only problem is gone.
+  EXPECT_EQ(task_.PrepareRetrainingProblem(&prepared).code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(ConllTaskTest, ConfigErrorsAreNamed) {
+  PipelineConfig config = TinyConfig();
+  config.mutable_corpus()->clear_train();
+  PreparedCorpus prepared;
+  EXPECT_THAT(Prepare(config, &prepared).message(),
+              HasSubstr("corpus.train is not set"));
+  config = TinyConfig();
+  config.mutable_corpus()->clear_dev();
+  config.mutable_corpus()->set_retrain_on_train_and_dev(true);
+  PreparedCorpus no_dev;
+  EXPECT_THAT(Prepare(config, &no_dev).message(),
+              HasSubstr("needs a dev split"));
+  config.mutable_corpus()->set_dev_fraction(0.5);
+  PreparedCorpus halved;
+  ASSERT_TRUE(Prepare(config, &halved).ok());
+  EXPECT_EQ(halved.train.size(), 6u);
+  EXPECT_EQ(halved.dev.size(), 6u);
+}
+
+}  // namespace
+}  // namespace chaintag

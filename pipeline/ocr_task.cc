@@ -1,0 +1,107 @@
+#include "pipeline/ocr_task.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "pipeline/ocr.h"
+
+namespace chaintag {
+
+void OcrTask::ResolveConfig(PipelineConfig* config) const {
+  // The OCR feature map and labels are fixed; record them as they ran.
+  *config->mutable_features() = OcrFeatureConfig();
+  config->mutable_model()->set_train_scheme(NONE);
+}
+
+absl::Status OcrTask::Prepare(const PipelineOptions& options,
+                              PreparedCorpus* prepared) {
+  if (prepared->config.corpus().retrain_on_train_and_dev()) {
+    return absl::InvalidArgumentError(
+        "config: corpus.retrain_on_train_and_dev is for CoNLL corpora, not "
+        "OCR");
+  }
+  absl::StatusOr<OcrSplit> split =
+      ReadOcrSplit(prepared->config.corpus(), options.corpora_root);
+  if (!split.ok()) return split.status();
+  prepared->labels = std::move(split->labels);
+  path_ = split->path;
+  train_letters_ = split->train_letters;
+  test_letters_ = split->test_letters;
+  dev_letters_ = split->dev_letters;
+  const bool normalize = prepared->config.model().normalize_loss();
+  prepared->rows = std::make_unique<BucketRows>(
+      BucketRows::Identity(split->layout.num_rows));
+  prepared->problem = std::make_unique<ChainProblem>(
+      split->layout, std::move(split->train), normalize);
+  test_ = std::make_unique<ChainProblem>(split->layout, std::move(split->test),
+                                         normalize);
+  dev_ = std::make_unique<ChainProblem>(split->layout, std::move(split->dev),
+                                        normalize);
+  return absl::OkStatus();
+}
+
+void OcrTask::ReportCorpus(const PreparedCorpus& prepared,
+                           const ProgressLine& say,
+                           PipelineResult* result) const {
+  const ChainLayout& layout = prepared.problem->layout();
+  result->num_test_sentences = test_->NumExamples();
+  say(absl::StrFormat(
+      "corpus: OCR %s, %d training words (%d letters), %d test words (%d "
+      "letters), %d labels",
+      path_, result->num_train_sentences, train_letters_,
+      result->num_test_sentences, test_letters_, prepared.labels.size()));
+  say(absl::StrFormat("features: %d pixels + constant per letter, dim %d",
+                      layout.num_rows - 1, layout.dim()));
+}
+
+HeldOutScorer OcrTask::MakeHeldOutScorer(const PreparedCorpus& prepared,
+                                         bool dev_only) const {
+  HeldOutScorer scorer;
+  const int threads = WorkerThreads(prepared.config);
+  const bool on_dev = dev_ != nullptr && dev_->NumExamples() > 0;
+  const ChainProblem* held_out = on_dev ? dev_.get() : test_.get();
+  if ((dev_only && !on_dev) || held_out == nullptr ||
+      held_out->NumExamples() == 0) {
+    return scorer;
+  }
+  scorer.name = on_dev ? "dev_letter_error" : "test_letter_error";
+  scorer.lower_is_better = true;
+  scorer.score = [held_out,
+                  threads](const double* w) -> absl::StatusOr<double> {
+    return LetterErrorPercent(*held_out, w, threads);
+  };
+  return scorer;
+}
+
+void OcrTask::DescribeModelInput(const PreparedCorpus& /*prepared*/,
+                                 ModelFile* header) const {
+  // Pixels have no input format; letters have no chunks.
+  header->set_output_scheme(NONE);
+}
+
+absl::StatusOr<std::string> OcrTask::ScoreSavedModel(
+    const PreparedCorpus& prepared, const ChainModel& model,
+    const PipelineOptions& /*options*/, const ProgressLine& /*say*/,
+    PipelineResult* result) const {
+  const int threads = WorkerThreads(prepared.config);
+  const std::vector<double> saved_weights = model.DenseWeights(*prepared.rows);
+  const double* w = saved_weights.data();
+  result->train_letter_error =
+      LetterErrorPercent(*prepared.problem, w, threads);
+  const LetterErrors test_errors = ComputeLetterErrors(*test_, w, threads);
+  result->test_letter_error = test_errors.letter_percent;
+  result->test_word_averaged_letter_error = test_errors.word_averaged_percent;
+  result->test_report = absl::StrFormat(
+      "letter error: train %.2f%% (%d words, %d letters), test %.2f%% (%d "
+      "words, %d letters)\n"
+      "test error averaged per word (as the BCFW reference code reports "
+      "it): %.2f%%\n",
+      result->train_letter_error, result->num_train_sentences, train_letters_,
+      result->test_letter_error, result->num_test_sentences, test_letters_,
+      test_errors.word_averaged_percent);
+  return absl::StrFormat(", train letter error %.2f%%, test %.2f%%",
+                         result->train_letter_error, result->test_letter_error);
+}
+
+}  // namespace chaintag

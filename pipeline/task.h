@@ -1,0 +1,178 @@
+// The pipeline by task: what differs between training on CoNLL columns and
+// on OCR letters sits behind Task (reading the corpus into a training
+// problem, the lines that describe it, the held-out score the solver
+// reports, the model file's input description, the final scores and
+// outputs, and, for CoNLL, the train + dev problem of a retraining run), so
+// that the shared train stage (pipeline.h: one λ, λ along the path, the
+// retraining run) never asks which corpus it trains on. Also the structs
+// the task and the stage share: the run's options, the corpus once
+// prepared, and the result.
+//
+// Thread-safety: a Task and the PreparedCorpus it fills are used from one
+// thread at a time; scoring runs solver.num_threads worker threads of its
+// own over const data.
+
+#ifndef CHAINTAG_PIPELINE_TASK_H_
+#define CHAINTAG_PIPELINE_TASK_H_
+
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "corpora/corpus.pb.h"
+#include "corpora/label_set.h"
+#include "corpora/sentence.h"
+#include "features/bucket_rows.h"
+#include "features/feature_extractor.h"
+#include "features/feature_stats.h"
+#include "models/chain_model.h"
+#include "models/chain_problem.h"
+#include "models/model_file.pb.h"
+#include "pipeline/lambda_path.h"
+#include "pipeline/pipeline_config.pb.h"
+#include "solvers/solver_config.pb.h"
+
+namespace chaintag {
+
+struct PipelineOptions {
+  // Where relative corpus paths are looked up.
+  std::string corpora_root;
+  // Where relative output paths go (the caller's directory).
+  std::string output_dir = ".";
+  // Progress lines and the summary; nullptr = silent.
+  std::FILE* progress = stderr;
+};
+
+struct PipelineResult {
+  TrainingSummary summary;
+  FeatureStats feature_stats;
+  int num_train_sentences = 0;
+  int num_dev_sentences = 0;
+  int num_test_sentences = 0;
+  // conlleval's report for the test split, and its FB1 and accuracy.
+  std::string test_report;
+  double test_f1 = 0;
+  double test_accuracy = 0;
+  // The same for the dev split (corpus.dev); empty and 0 without one.
+  std::string dev_report;
+  double dev_f1 = 0;
+  double dev_accuracy = 0;
+  // OCR runs: letter error in percent (Viterbi labels ≠ gold letters) of
+  // the saved model on the training and test words; -1 otherwise.
+  double train_letter_error = -1;
+  double test_letter_error = -1;
+  // The test error as the BCFW reference codes average it (per word).
+  double test_word_averaged_letter_error = -1;
+  std::string model_path;
+  std::string log_path;
+  // corpus.retrain_on_train_and_dev: the model above (and summary, test_*)
+  // is the one trained on train + dev; these describe the run on train
+  // alone, which the dev figures score. Empty, -1 and unset otherwise.
+  std::string train_only_model_path;
+  std::string train_only_test_report;
+  double train_only_test_f1 = -1;
+  TrainingSummary train_only_summary;
+  std::string final_log_path;  // the train + dev run's log
+  // With `lambda: "path"`: the breakpoints, their dev scores and the choice.
+  LambdaPath path;
+};
+
+// Receives one line of the progress stream (without its newline).
+using ProgressLine = std::function<void(const std::string& line)>;
+
+// The threads that featurise and score: solver.num_threads, at least one.
+int WorkerThreads(const PipelineConfig& config);
+
+struct PreparedCorpus;
+
+class Task {
+ public:
+  virtual ~Task() = default;
+
+  // Fills the config's defaults that depend on the task (the training tag
+  // scheme; OCR's fixed feature map), so that the model file records
+  // exactly what ran.
+  virtual void ResolveConfig(PipelineConfig* config) const = 0;
+
+  // Reads the corpus prepared->config names (resolved, paths against
+  // options.corpora_root) and sets the labels, the training problem, its
+  // rows and the feature statistics; the task keeps what else it needs.
+  virtual absl::Status Prepare(const PipelineOptions& options,
+                               PreparedCorpus* prepared) = 0;
+
+  // The corpus and feature lines of the progress stream, and the held-out
+  // example counts of `result` (its num_train_sentences is set).
+  virtual void ReportCorpus(const PreparedCorpus& prepared,
+                            const ProgressLine& say,
+                            PipelineResult* result) const = 0;
+
+  // Scores weights on the dev split, or, when there is none and `dev_only`
+  // is false, on the test split; an empty scorer when neither exists. The
+  // task and `prepared` must outlive it.
+  virtual HeldOutScorer MakeHeldOutScorer(const PreparedCorpus& prepared,
+                                          bool dev_only) const = 0;
+
+  // The model header's description of its input and output: the input
+  // format and columns (none for pixels) and the output tag scheme.
+  virtual void DescribeModelInput(const PreparedCorpus& prepared,
+                                  ModelFile* header) const = 0;
+
+  // Scores `model`, the one the run delivers (already saved), on the
+  // held-out data and writes the task's outputs (CoNLL: the predictions;
+  // OCR: the letter error report); returns the `done:` line's scores.
+  virtual absl::StatusOr<std::string> ScoreSavedModel(
+      const PreparedCorpus& prepared, const ChainModel& model,
+      const PipelineOptions& options, const ProgressLine& say,
+      PipelineResult* result) const = 0;
+
+  // corpus.retrain_on_train_and_dev (CoNLL only; the defaults fail): the
+  // dev and test scores of the model trained on train alone, before the
+  // retraining run replaces it, as the `done:` line's scores...
+  virtual absl::StatusOr<std::string> ScoreTrainOnlyModel(
+      const PreparedCorpus& prepared, const ChainModel& model,
+      const ProgressLine& say, PipelineResult* result) const;
+
+  // ...and the problem of that run: the training and dev examples (same
+  // labels and features) as problem_with_dev over rows_with_dev. Releases
+  // `problem`, `rows` and the dev sentences first, so the train-only run
+  // must be over.
+  virtual absl::Status PrepareRetrainingProblem(PreparedCorpus* prepared) const;
+};
+
+// A corpus read, labelled and turned into a chain problem: everything a
+// solver run needs, and the task that made it.
+struct PreparedCorpus {
+  PipelineConfig config;  // resolved
+  std::unique_ptr<Task> task;
+  LabelSet labels;  // in the training scheme
+  FeatureStats feature_stats;
+  std::unique_ptr<ChainProblem> problem;
+  // The buckets behind `problem`'s weight rows: those that occur in its
+  // features (BucketRows::Identity for OCR pixels), so that w has no
+  // coordinate that is provably zero.
+  std::unique_ptr<BucketRows> rows;
+  // The problem of the run on train + dev, with its rows, once
+  // Task::PrepareRetrainingProblem has replaced `problem` and `rows`.
+  std::unique_ptr<ChainProblem> problem_with_dev;
+  std::unique_ptr<BucketRows> rows_with_dev;
+
+  // The CoNLL task's corpus, here where tools and tests read it; empty for
+  // OCR, whose held-out words live in its task.
+  ConllFormat format;   // resolved column layout of the training file
+  int num_columns = 0;  // fields of a labelled token line
+  std::vector<Sentence> train;
+  std::vector<Sentence> dev;  // empty without corpus.dev
+  std::vector<Sentence> test;
+  std::unique_ptr<FeatureExtractor> extractor;
+  // corpus.retrain_on_train_and_dev: the dev sentences' examples (features
+  // as bucket ids), waiting for the train + dev problem.
+  std::vector<ChainExample> dev_examples;
+};
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_PIPELINE_TASK_H_
