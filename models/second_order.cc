@@ -1,0 +1,332 @@
+#include "models/second_order.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace chaintag {
+namespace {
+
+constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
+
+// Fills `slots` (one per label tuple, −1 = none) with each tuple's position
+// in `tuples`; fails on a label out of range or a repeated tuple.
+template <size_t N>
+absl::Status IndexTuples(const std::vector<std::array<int32_t, N>>& tuples,
+                         int num_labels, const char* what,
+                         std::vector<int32_t>* slots) {
+  size_t count = 1;
+  for (size_t i = 0; i < N; ++i) count *= static_cast<size_t>(num_labels);
+  slots->assign(count, -1);
+  for (size_t k = 0; k < tuples.size(); ++k) {
+    size_t slot = 0;
+    for (int32_t label : tuples[k]) {
+      if (label < 0 || label >= num_labels) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(what, " ", k, " has label ", label, ", not in [0, ",
+                         num_labels, ")"));
+      }
+      slot = slot * num_labels + label;
+    }
+    if ((*slots)[slot] != -1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, " ", k, " repeats ", what, " ", (*slots)[slot]));
+    }
+    (*slots)[slot] = static_cast<int32_t>(k);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<SecondOrderStructure> SecondOrderStructure::Create(
+    int num_labels, const TransitionConstraints& constraints,
+    std::vector<LabelTrigram> trigrams, std::vector<LabelPair> pairs) {
+  if (num_labels < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("negative number of labels: ", num_labels));
+  }
+  // A default-constructed TransitionConstraints has no labels and allows
+  // everything, whatever the label count.
+  if (constraints.num_labels() != 0 && constraints.num_labels() != num_labels) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the transition constraints have ", constraints.num_labels(),
+        " labels, the model ", num_labels));
+  }
+  SecondOrderStructure structure;
+  structure.num_labels_ = num_labels;
+  absl::Status status =
+      IndexTuples(trigrams, num_labels, "trigram", &structure.trigram_index_);
+  if (!status.ok()) return status;
+  status = IndexTuples(pairs, num_labels, "pair", &structure.pair_index_);
+  if (!status.ok()) return status;
+  structure.trigrams_ = std::move(trigrams);
+  structure.pairs_ = std::move(pairs);
+  structure.BuildLattice(constraints);
+  return structure;
+}
+
+void SecondOrderStructure::BuildLattice(
+    const TransitionConstraints& constraints) {
+  const int L = num_labels_;
+  const bool constrained =
+      constraints.num_labels() != 0 && !constraints.trivial();
+  start_allowed_.assign(L, 1);
+  end_allowed_.assign(L, 1);
+  state_of_pair_.assign(static_cast<size_t>(L) * L, -1);
+  target_begin_.assign(1, 0);
+  for (int a = 0; a < L; ++a) {
+    if (constrained) {
+      start_allowed_[a] = constraints.start_allowed(a);
+      end_allowed_[a] = constraints.end_allowed(a);
+    }
+    for (int b = 0; b < L; ++b) {
+      if (constrained && !constraints.transition_allowed(a, b)) continue;
+      state_of_pair_[static_cast<size_t>(a) * L + b] =
+          static_cast<int32_t>(state_labels_.size());
+      state_labels_.push_back({a, b});
+      state_pair_column_.push_back(pair_index(a, b));
+    }
+    target_begin_.push_back(static_cast<int32_t>(state_labels_.size()));
+  }
+  source_begin_.assign(1, 0);
+  edge_begin_.assign(1, 0);
+  for (int b = 0; b < L; ++b) {
+    for (int a = 0; a < L; ++a) {
+      const int32_t source = state_of_pair_[static_cast<size_t>(a) * L + b];
+      if (source < 0) continue;
+      for (int32_t target = target_begin_[b]; target < target_begin_[b + 1];
+           ++target) {
+        const int32_t edge = static_cast<int32_t>(edge_trigram_.size());
+        const int32_t trigram = trigram_index(a, b, state_labels_[target][1]);
+        edge_trigram_.push_back(trigram);
+        if (trigram >= 0) {
+          weighted_edges_.push_back({edge, source, target, trigram});
+        }
+      }
+      source_state_.push_back(source);
+    }
+    source_begin_.push_back(static_cast<int32_t>(source_state_.size()));
+    edge_begin_.push_back(static_cast<int32_t>(edge_trigram_.size()));
+  }
+}
+
+int SecondOrderStructure::num_labels() const { return num_labels_; }
+int SecondOrderStructure::num_trigrams() const {
+  return static_cast<int>(trigrams_.size());
+}
+int SecondOrderStructure::num_pairs() const {
+  return static_cast<int>(pairs_.size());
+}
+const std::vector<LabelTrigram>& SecondOrderStructure::trigrams() const {
+  return trigrams_;
+}
+const std::vector<LabelPair>& SecondOrderStructure::pairs() const {
+  return pairs_;
+}
+int32_t SecondOrderStructure::trigram_index(int a, int b, int c) const {
+  return trigram_index_[(static_cast<size_t>(a) * num_labels_ + b) *
+                            num_labels_ +
+                        c];
+}
+int32_t SecondOrderStructure::pair_index(int a, int b) const {
+  return pair_index_[static_cast<size_t>(a) * num_labels_ + b];
+}
+int SecondOrderStructure::num_states() const {
+  return static_cast<int>(state_labels_.size());
+}
+int SecondOrderStructure::num_edges() const {
+  return static_cast<int>(edge_trigram_.size());
+}
+
+bool SecondOrderStructure::IsAllowed(const int32_t* labels, int length) const {
+  if (length == 0) return true;
+  if (!start_allowed_[labels[0]] || !end_allowed_[labels[length - 1]]) {
+    return false;
+  }
+  for (int t = 1; t < length; ++t) {
+    const size_t pair = static_cast<size_t>(labels[t - 1]) * num_labels_;
+    if (state_of_pair_[pair + labels[t]] < 0) return false;
+  }
+  return true;
+}
+
+void SecondOrderStructure::EdgeScores(const double* trigram,
+                                      double* edge_score) const {
+  for (size_t e = 0; e < edge_trigram_.size(); ++e) {
+    edge_score[e] = edge_trigram_[e] < 0 ? 0.0 : trigram[edge_trigram_[e]];
+  }
+}
+
+void SecondOrderStructure::StateScores(const SecondOrderScores& scores, int t,
+                                       double* state_score) const {
+  const int L = num_labels_;
+  const double* unary = scores.unary + static_cast<size_t>(t) * L;
+  const double* pair_unary =
+      pairs_.empty()
+          ? nullptr
+          : scores.pair_unary + static_cast<size_t>(t) * pairs_.size();
+  for (size_t s = 0; s < state_labels_.size(); ++s) {
+    const auto [a, b] = state_labels_[s];
+    double score = scores.transition[static_cast<size_t>(a) * L + b];
+    if (state_pair_column_[s] >= 0) score += pair_unary[state_pair_column_[s]];
+    state_score[s] = score + unary[b];
+  }
+}
+
+// Sums in exactly the decoders' order (each position's state score first,
+// added after the trigram), so that a decoded score equals this one to the
+// bit.
+double ScoreLabeling(const SecondOrderStructure& structure,
+                     const SecondOrderScores& scores, const int32_t* labels) {
+  const int T = scores.length;
+  if (T == 0) return 0;
+  const int L = structure.num_labels();
+  const int P = structure.num_pairs();
+  double total = scores.start[labels[0]] + scores.unary[labels[0]];
+  for (int t = 1; t < T; ++t) {
+    const int32_t a = labels[t - 1], b = labels[t];
+    double state = scores.transition[static_cast<size_t>(a) * L + b];
+    const int32_t column = structure.pair_index(a, b);
+    if (column >= 0) {
+      state += scores.pair_unary[static_cast<size_t>(t) * P + column];
+    }
+    state += scores.unary[static_cast<size_t>(t) * L + b];
+    if (t >= 2) {
+      const int32_t k = structure.trigram_index(labels[t - 2], a, b);
+      if (k >= 0) total += scores.trigram[k];
+    }
+    total += state;
+  }
+  return total + scores.end[labels[T - 1]];
+}
+
+double SecondOrderViterbi::Decode(const SecondOrderStructure& structure,
+                                  const SecondOrderScores& scores,
+                                  int32_t* labels) {
+  const int T = scores.length;
+  if (T == 0) return 0;
+  const int L = structure.num_labels_;
+  const int S = structure.num_states();
+  delta_.resize(structure.RowOffset(T));
+  double* first = delta_.data();
+  for (int y = 0; y < L; ++y) {
+    first[y] = structure.start_allowed_[y] ? scores.start[y] + scores.unary[y]
+                                           : kMinusInfinity;
+  }
+  double best = kMinusInfinity;
+  int32_t choice = -1;  // the final label (T = 1) or state
+  if (T == 1) {
+    for (int y = 0; y < L; ++y) {
+      const double candidate = first[y] + scores.end[y];
+      if (structure.end_allowed_[y] && candidate > best) {
+        best = candidate;
+        choice = y;
+      }
+    }
+    labels[0] = std::max(choice, 0);
+    return best;
+  }
+  state_score_.resize(S);
+  structure.StateScores(scores, 1, state_score_.data());
+  double* second = delta_.data() + structure.RowOffset(1);
+  for (int s = 0; s < S; ++s) {
+    second[s] = first[structure.state_labels_[s][0]] + state_score_[s];
+  }
+  if (T > 2) {
+    edge_score_.resize(structure.num_edges());
+    structure.EdgeScores(scores.trigram, edge_score_.data());
+  }
+  for (int t = 2; t < T; ++t) {
+    structure.StateScores(scores, t, state_score_.data());
+    Advance(structure, t);
+  }
+  const double* last = delta_.data() + structure.RowOffset(T - 1);
+  for (int s = 0; s < S; ++s) {
+    const int32_t y = structure.state_labels_[s][1];
+    const double candidate = last[s] + scores.end[y];
+    if (structure.end_allowed_[y] && candidate > best) {
+      best = candidate;
+      choice = s;
+    }
+  }
+  if (choice < 0) {
+    std::fill(labels, labels + T, 0);
+  } else {
+    Backtrack(structure, T, choice, labels);
+  }
+  return best;
+}
+
+// Also built for AVX2 and picked at load time where the CPU has it, as
+// ViterbiDecoder::Decode is: the max-plus loop runs four targets wide.
+__attribute__((target_clones("avx2", "default"))) void
+SecondOrderViterbi::Advance(const SecondOrderStructure& structure, int t) {
+  const double* previous = delta_.data() + structure.RowOffset(t - 1);
+  double* current = delta_.data() + structure.RowOffset(t);
+  for (int b = 0; b < structure.num_labels_; ++b) {
+    const int32_t target_begin = structure.target_begin_[b];
+    const int n = structure.target_begin_[b + 1] - target_begin;
+    const int32_t* sources =
+        structure.source_state_.data() + structure.source_begin_[b];
+    const int m = structure.source_begin_[b + 1] - structure.source_begin_[b];
+    double* __restrict out = current + target_begin;
+    if (m == 0) {
+      std::fill(out, out + n, kMinusInfinity);
+      continue;
+    }
+    // Maxima only, source outermost, as in ViterbiDecoder: the inner loop
+    // runs over a contiguous block row and vectorises (max is exact, so the
+    // order of the candidates does not change the values).
+    const double* edge = edge_score_.data() + structure.edge_begin_[b];
+    const double from_first = previous[sources[0]];
+    for (int j = 0; j < n; ++j) out[j] = from_first + edge[j];
+    for (int i = 1; i < m; ++i) {
+      const double from = previous[sources[i]];
+      const double* row = edge + static_cast<size_t>(i) * n;
+      for (int j = 0; j < n; ++j) {
+        const double candidate = from + row[j];
+        out[j] = out[j] < candidate ? candidate : out[j];
+      }
+    }
+    const double* state_score = state_score_.data() + target_begin;
+    for (int j = 0; j < n; ++j) out[j] += state_score[j];
+  }
+}
+
+void SecondOrderViterbi::Backtrack(const SecondOrderStructure& structure,
+                                   int length, int32_t state,
+                                   int32_t* labels) const {
+  labels[length - 1] = structure.state_labels_[state][1];
+  // The argmax for the chosen state only, from the same sums; the strict
+  // '>' over ascending sources (a) keeps the lowest y_{t−2} on ties.
+  for (int t = length - 1; t >= 2; --t) {
+    const int32_t b = structure.state_labels_[state][0];
+    const int n = structure.target_begin_[b + 1] - structure.target_begin_[b];
+    const int32_t* sources =
+        structure.source_state_.data() + structure.source_begin_[b];
+    const int m = structure.source_begin_[b + 1] - structure.source_begin_[b];
+    const double* previous = delta_.data() + structure.RowOffset(t - 1);
+    const double* edge = edge_score_.data() + structure.edge_begin_[b] +
+                         (state - structure.target_begin_[b]);
+    int32_t from = sources[0];
+    double best = previous[from] + edge[0];
+    for (int i = 1; i < m; ++i) {
+      const double candidate =
+          previous[sources[i]] + edge[static_cast<size_t>(i) * n];
+      if (candidate > best) {
+        best = candidate;
+        from = sources[i];
+      }
+    }
+    labels[t - 1] = b;
+    state = from;
+  }
+  labels[0] = structure.state_labels_[state][0];
+}
+
+}  // namespace chaintag

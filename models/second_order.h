@@ -1,0 +1,204 @@
+// Second-order linear chains: decoding when a label depends on the two
+// before it. A labeling y_0 … y_{T−1} of L labels scores
+//
+//   score(y) = start[y_0] + Σ_t unary[t][y_t] + end[y_{T−1}]
+//            + Σ_{t≥1} (transition[y_{t−1}][y_t] + pair_unary[t][p(y_{t−1},
+//            y_t)])
+//            + Σ_{t≥2} trigram[k(y_{t−2}, y_{t−1}, y_t)]
+//
+// where k(a, b, c) is the index of the trigram's weight, or none (the term is
+// then 0), and p(a, b) the column of the label pair among the
+// observation-conditioned transition weights, or none (0). The decoders run
+// on the lattice whose states at t ≥ 1 are the label pairs (y_{t−1}, y_t)
+// that the constraints allow (models/transition_constraints.h), joined by
+// the allowed trigrams, so a position costs the allowed trigrams, not L³.
+// Only labelings the constraints allow are ever decoded, scored or summed
+// over: they are the model's output space.
+//
+// Thread-safety: SecondOrderStructure is immutable after Create and safe to
+// share; the decoders hold scratch buffers (one per thread).
+
+#ifndef CHAINTAG_MODELS_SECOND_ORDER_H_
+#define CHAINTAG_MODELS_SECOND_ORDER_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "models/transition_constraints.h"
+
+namespace chaintag {
+
+using LabelPair = std::array<int32_t, 2>;
+using LabelTrigram = std::array<int32_t, 3>;
+
+struct SecondOrderScores;
+
+// Which trigrams and pairs have weights, and the lattice of allowed states.
+class SecondOrderStructure {
+ public:
+  // `constraints` over `num_labels` labels (a default-constructed one, or a
+  // trivial one, allows everything). `trigrams` are the trigrams with a
+  // weight, in weight order; `pairs` the label pairs with a column of
+  // observation-conditioned weights, in column order (may be empty). Fails
+  // on a label out of range, a repeated trigram or pair, or constraints
+  // over another number of labels. A weighted trigram or pair that the
+  // constraints forbid is allowed (its weight is simply never used).
+  static absl::StatusOr<SecondOrderStructure> Create(
+      int num_labels, const TransitionConstraints& constraints,
+      std::vector<LabelTrigram> trigrams, std::vector<LabelPair> pairs);
+
+  int num_labels() const;
+  int num_trigrams() const;
+  int num_pairs() const;
+  const std::vector<LabelTrigram>& trigrams() const;
+  const std::vector<LabelPair>& pairs() const;
+  // The weight index of trigram (a, b, c), or −1.
+  int32_t trigram_index(int a, int b, int c) const;
+  // The column of pair (a, b), or −1.
+  int32_t pair_index(int a, int b) const;
+  // Whether the constraints allow the labeling (start, every transition,
+  // end); the empty labeling is allowed.
+  bool IsAllowed(const int32_t* labels, int length) const;
+  // Allowed label pairs (lattice states at t ≥ 1) and allowed trigrams
+  // (edges between them): what a position of decoding costs.
+  int num_states() const;
+  int num_edges() const;
+
+ private:
+  friend class SecondOrderViterbi;
+  friend class SecondOrderTopK;
+  friend class SecondOrderForwardBackward;
+
+  SecondOrderStructure() = default;
+  void BuildLattice(const TransitionConstraints& constraints);
+
+  // One sentence's score of every edge: its trigram's weight, or 0.
+  void EdgeScores(const double* trigram, double* edge_score) const;
+  // The score a state (a, b) adds at position t ≥ 1, summed in
+  // ScoreLabeling's order: (transition + pair_unary) + unary.
+  void StateScores(const SecondOrderScores& scores, int t,
+                   double* state_score) const;
+  // Where position t's row starts in a decoder's table: position 0 has one
+  // entry per label, later positions one per state.
+  size_t RowOffset(int t) const {
+    return t == 0 ? 0 : num_labels_ + static_cast<size_t>(t - 1) * num_states();
+  }
+
+  int num_labels_ = 0;
+  std::vector<LabelTrigram> trigrams_;
+  std::vector<LabelPair> pairs_;
+  std::vector<int32_t> trigram_index_;  // [(a·L + b)·L + c]
+  std::vector<int32_t> pair_index_;     // [a·L + b]
+  std::vector<uint8_t> start_allowed_;
+  std::vector<uint8_t> end_allowed_;
+
+  // States: the allowed pairs in lexicographic order (the Viterbi tie order).
+  std::vector<int32_t> state_of_pair_;  // [a·L + b], or −1 when forbidden
+  std::vector<LabelPair> state_labels_;
+  std::vector<int32_t> state_pair_column_;  // p(a, b) per state, or −1
+  // The edges through a middle label b are all (a, b) → (b, c), a product of
+  // b's sources and targets, stored as one dense block so that decoding b is
+  // a first-order max-plus step. b's targets (b, c) are the contiguous
+  // states [target_begin_[b], target_begin_[b + 1]); its sources (a, b),
+  // a ascending, are source_state_[source_begin_[b] …]; the edge from
+  // source i to target j is edge_begin_[b] + i·(number of targets) + j,
+  // source-major, so the inner loops run over contiguous targets.
+  std::vector<int32_t> target_begin_;  // L + 1
+  std::vector<int32_t> source_begin_;  // L + 1
+  std::vector<int32_t> source_state_;  // num_states()
+  std::vector<int32_t> edge_begin_;    // L + 1
+  std::vector<int32_t> edge_trigram_;  // num_edges(): weight index or −1
+  // The edges with a trigram weight, for its expected count.
+  struct WeightedEdge {
+    int32_t edge, source, target, trigram;
+  };
+  std::vector<WeightedEdge> weighted_edges_;
+};
+
+// One sentence's scores; the arrays are not owned.
+struct SecondOrderScores {
+  int length = 0;
+  const double* unary = nullptr;       // length × L, row-major
+  const double* transition = nullptr;  // L × L, [previous][next]
+  const double* start = nullptr;       // L
+  const double* end = nullptr;         // L
+  const double* trigram = nullptr;     // num_trigrams()
+  // length × num_pairs(), row t for the pair (y_{t−1}, y_t); row 0 is never
+  // read. May be null when num_pairs() is 0.
+  const double* pair_unary = nullptr;
+};
+
+// score(y) as above; ignores the constraints (scores any labeling).
+double ScoreLabeling(const SecondOrderStructure& structure,
+                     const SecondOrderScores& scores, const int32_t* labels);
+
+class SecondOrderViterbi {
+ public:
+  // Writes the best allowed labeling (length entries) and returns its score;
+  // −∞ (labeling unspecified) when no labeling is allowed. Ties go to the
+  // lowest label at every choice, scanning from the end (the lowest final
+  // pair (y_{T−2}, y_{T−1}) in lexicographic order, then the lowest
+  // y_{t−2} for each state), so the result is deterministic. A chain of
+  // length 0 scores 0.
+  double Decode(const SecondOrderStructure& structure,
+                const SecondOrderScores& scores, int32_t* labels);
+
+ private:
+  // Fills row t ≥ 2 of delta_ from row t − 1: the hot loop.
+  void Advance(const SecondOrderStructure& structure, int t);
+  // Writes the labels of the best path ending in `state` at the last
+  // position.
+  void Backtrack(const SecondOrderStructure& structure, int length,
+                 int32_t state, int32_t* labels) const;
+
+  std::vector<double> edge_score_;
+  std::vector<double> state_score_;  // one position's
+  // The best score of a partial labeling ending in each label (position 0)
+  // or state (positions ≥ 1), rows as SecondOrderStructure::RowOffset.
+  std::vector<double> delta_;
+};
+
+class SecondOrderTopK {
+ public:
+  // The m = min(k, N) best allowed labelings, all distinct (N: how many
+  // allowed labelings have a finite score), as m rows of `length` labels in
+  // `labelings` and their scores, descending, in `labeling_scores`. Its
+  // first labeling is exactly SecondOrderViterbi's. Ties otherwise in a
+  // deterministic order. k ≤ 0 returns 0 with both outputs empty; length 0
+  // gives one empty labeling of score 0.
+  int Decode(const SecondOrderStructure& structure,
+             const SecondOrderScores& scores, int k,
+             std::vector<int32_t>* labelings,
+             std::vector<double>* labeling_scores);
+};
+
+// Entropy smoothing on the second-order lattice: μ·log Z over the allowed
+// labelings, Z = Σ_y exp(score(y)/μ), and the expected indicator features
+// under p(y) ∝ exp(score(y)/μ).
+class SecondOrderForwardBackward {
+ public:
+  // Returns μ·log Z. With `marginals` non-null, writes MarginalsSize(length)
+  // doubles:
+  //   [length × L:            P(y_t = l)]
+  //   [length × num_pairs():  row t ≥ 1: P((y_{t−1}, y_t) = pairs()[p]);
+  //                           row 0 is 0]
+  //   [L × L:                 Σ_{t≥1} P(y_{t−1} = a, y_t = b)]
+  //   [L:                     P(y_0 = l)]
+  //   [L:                     P(y_{T−1} = l)]
+  //   [num_trigrams():        Σ_{t≥2} P((y_{t−2}, y_{t−1}, y_t) =
+  //   trigrams()[k])]
+  // Requires μ > 0 and an allowed labeling of finite score. Length 0:
+  // returns 0 and zero marginals.
+  double Compute(const SecondOrderStructure& structure,
+                 const SecondOrderScores& scores, double mu, double* marginals);
+
+  static int64_t MarginalsSize(const SecondOrderStructure& structure,
+                               int length);
+};
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_MODELS_SECOND_ORDER_H_

@@ -1,0 +1,435 @@
+#include "models/second_order.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "models/chain_scores_testing.h"
+#include "models/transition_constraints.h"
+#include "models/viterbi.h"
+
+namespace chaintag {
+namespace {
+
+constexpr double kMinusInf = -std::numeric_limits<double>::infinity();
+
+const std::vector<std::string> kIob2Labels = {"O", "B-X", "I-X", "B-Y"};
+const std::vector<std::string> kIobesLabels = {"O", "B-X", "I-X", "E-X", "S-X"};
+
+// --- fixtures ---------------------------------------------------------------
+
+// One sentence's score tables, owned, viewed as SecondOrderScores.
+struct Chain {
+  int length = 0;
+  std::vector<double> unary, transition, start, end, trigram, pair_unary;
+
+  SecondOrderScores scores() const {
+    SecondOrderScores view;
+    view.length = length;
+    view.unary = unary.data();
+    view.transition = transition.data();
+    view.start = start.data();
+    view.end = end.data();
+    view.trigram = trigram.data();
+    view.pair_unary = pair_unary.empty() ? nullptr : pair_unary.data();
+    return view;
+  }
+  // The tables a gradient check perturbs, in the order of the marginals'
+  // blocks (see BlockOffsets).
+  std::vector<std::vector<double>*> tables() {
+    return {&unary, &pair_unary, &transition, &start, &end, &trigram};
+  }
+};
+
+// Every score drawn by `draw()`, table by table in Chain's order.
+template <typename Draw>
+Chain MakeChain(const SecondOrderStructure& structure, int T, Draw draw) {
+  const int L = structure.num_labels();
+  Chain chain;
+  chain.length = T;
+  auto fill = [&](std::vector<double>* table, size_t size) {
+    for (size_t i = 0; i < size; ++i) table->push_back(draw());
+  };
+  fill(&chain.unary, static_cast<size_t>(T) * L);
+  fill(&chain.transition, static_cast<size_t>(L) * L);
+  fill(&chain.start, L);
+  fill(&chain.end, L);
+  fill(&chain.trigram, structure.num_trigrams());
+  fill(&chain.pair_unary, static_cast<size_t>(T) * structure.num_pairs());
+  return chain;
+}
+
+// Scores uniform in [−scale, scale], or in {−1, 0, 1} (many exact ties).
+Chain RandomChain(const SecondOrderStructure& structure, int T,
+                  std::mt19937* rng, bool integer_scores, double scale = 2) {
+  std::uniform_real_distribution<double> real(-scale, scale);
+  std::uniform_int_distribution<int> small(-1, 1);
+  return MakeChain(structure, T, [&] {
+    return integer_scores ? static_cast<double>(small(*rng)) : real(*rng);
+  });
+}
+
+// Each trigram and pair gets a weight with the given probability, in a
+// shuffled weight order.
+SecondOrderStructure RandomStructure(int L,
+                                     const TransitionConstraints& constraints,
+                                     double trigram_density,
+                                     double pair_density, std::mt19937* rng) {
+  std::bernoulli_distribution take_trigram(trigram_density);
+  std::bernoulli_distribution take_pair(pair_density);
+  std::vector<LabelTrigram> trigrams;
+  std::vector<LabelPair> pairs;
+  for (int a = 0; a < L; ++a) {
+    for (int b = 0; b < L; ++b) {
+      if (take_pair(*rng)) pairs.push_back({a, b});
+      for (int c = 0; c < L; ++c) {
+        if (take_trigram(*rng)) trigrams.push_back({a, b, c});
+      }
+    }
+  }
+  std::shuffle(trigrams.begin(), trigrams.end(), *rng);
+  std::shuffle(pairs.begin(), pairs.end(), *rng);
+  absl::StatusOr<SecondOrderStructure> structure = SecondOrderStructure::Create(
+      L, constraints, std::move(trigrams), std::move(pairs));
+  EXPECT_TRUE(structure.ok()) << structure.status();
+  return *std::move(structure);
+}
+
+SecondOrderStructure Unconstrained(int L, std::mt19937* rng,
+                                   double density = 0.5) {
+  return RandomStructure(L, TransitionConstraints(), density, density, rng);
+}
+
+// The independent validity oracle: the constraints' own check (no labels:
+// no constraint).
+bool Valid(const TransitionConstraints& constraints,
+           const std::vector<int32_t>& y) {
+  return constraints.num_labels() == 0 ||
+         constraints.IsValid(y.data(), static_cast<int>(y.size()));
+}
+
+// The documented tie order of SecondOrderTopK: (y_{T−2}, y_{T−1}, y_{T−3},
+// …, y_0), compared lexicographically.
+std::vector<int32_t> TieKey(const std::vector<int32_t>& y) {
+  const int T = static_cast<int>(y.size());
+  if (T < 2) return y;
+  std::vector<int32_t> key = {y[T - 2], y[T - 1]};
+  for (int t = T - 3; t >= 0; --t) key.push_back(y[t]);
+  return key;
+}
+
+// The valid labelings of finite score, scored by ScoreLabeling, best first,
+// ties by TieKey: what SecondOrderTopK must return.
+std::vector<ScoredLabeling> BruteForce(
+    const SecondOrderStructure& structure, const Chain& chain,
+    const TransitionConstraints& constraints = TransitionConstraints()) {
+  std::vector<ScoredLabeling> all;
+  ForEachLabeling(
+      chain.length, structure.num_labels(), [&](const std::vector<int32_t>& y) {
+        if (!Valid(constraints, y)) return;
+        const double score = ScoreLabeling(structure, chain.scores(), y.data());
+        if (score != kMinusInf) all.push_back({score, y});
+      });
+  std::sort(all.begin(), all.end(),
+            [](const ScoredLabeling& a, const ScoredLabeling& b) {
+              if (a.score != b.score) return a.score > b.score;
+              return TieKey(a.labels) < TieKey(b.labels);
+            });
+  return all;
+}
+
+// --- structure --------------------------------------------------------------
+
+TEST(SecondOrderStructureTest, IndexTablesRoundTrip) {
+  std::mt19937 rng(1);
+  const SecondOrderStructure structure = Unconstrained(4, &rng, 0.3);
+  ASSERT_EQ(structure.num_labels(), 4);
+  ASSERT_GT(structure.num_trigrams(), 0);
+  ASSERT_GT(structure.num_pairs(), 0);
+  for (int k = 0; k < structure.num_trigrams(); ++k) {
+    const LabelTrigram& t = structure.trigrams()[k];
+    EXPECT_EQ(structure.trigram_index(t[0], t[1], t[2]), k);
+  }
+  for (int p = 0; p < structure.num_pairs(); ++p) {
+    const LabelPair& pair = structure.pairs()[p];
+    EXPECT_EQ(structure.pair_index(pair[0], pair[1]), p);
+  }
+  int unweighted_trigrams = 0, unweighted_pairs = 0;
+  for (int a = 0; a < 4; ++a) {
+    for (int b = 0; b < 4; ++b) {
+      unweighted_pairs += structure.pair_index(a, b) == -1;
+      for (int c = 0; c < 4; ++c) {
+        unweighted_trigrams += structure.trigram_index(a, b, c) == -1;
+      }
+    }
+  }
+  EXPECT_EQ(unweighted_trigrams, 64 - structure.num_trigrams());
+  EXPECT_EQ(unweighted_pairs, 16 - structure.num_pairs());
+}
+
+TEST(SecondOrderStructureTest, CreateRejectsBadInput) {
+  const TransitionConstraints none;
+  EXPECT_FALSE(SecondOrderStructure::Create(3, none, {{0, 1, 3}}, {}).ok());
+  EXPECT_FALSE(SecondOrderStructure::Create(3, none, {{-1, 1, 2}}, {}).ok());
+  EXPECT_FALSE(SecondOrderStructure::Create(3, none, {}, {{2, 3}}).ok());
+  EXPECT_FALSE(SecondOrderStructure::Create(3, none, {}, {{-1, 0}}).ok());
+  EXPECT_FALSE(
+      SecondOrderStructure::Create(3, none, {{0, 1, 2}, {0, 1, 2}}, {}).ok());
+  EXPECT_FALSE(
+      SecondOrderStructure::Create(3, none, {}, {{1, 2}, {1, 2}}).ok());
+  EXPECT_FALSE(SecondOrderStructure::Create(-1, none, {}, {}).ok());
+  // Constraints over another number of labels.
+  const TransitionConstraints iob2(kIob2Labels, IOB2);
+  absl::StatusOr<SecondOrderStructure> wrong =
+      SecondOrderStructure::Create(3, iob2, {}, {});
+  EXPECT_EQ(wrong.status().code(), absl::StatusCode::kInvalidArgument);
+  // Weighted but forbidden trigrams and pairs are fine.
+  EXPECT_TRUE(
+      SecondOrderStructure::Create(4, iob2, {{0, 2, 2}}, {{0, 2}}).ok());
+  EXPECT_TRUE(SecondOrderStructure::Create(0, none, {}, {}).ok());
+}
+
+TEST(SecondOrderStructureTest, UnconstrainedLatticeHasEveryPairAndTrigram) {
+  for (int L = 1; L <= 5; ++L) {
+    for (const TransitionConstraints& constraints :
+         {TransitionConstraints(),
+          TransitionConstraints(std::vector<std::string>(L, "B-X"), NONE)}) {
+      absl::StatusOr<SecondOrderStructure> structure =
+          SecondOrderStructure::Create(L, constraints, {}, {});
+      ASSERT_TRUE(structure.ok());
+      EXPECT_EQ(structure->num_states(), L * L);
+      EXPECT_EQ(structure->num_edges(), L * L * L);
+    }
+  }
+}
+
+TEST(SecondOrderStructureTest, ConstrainedLatticeHasTheAllowedOnes) {
+  for (const auto& [labels, scheme] : {std::make_pair(kIob2Labels, IOB2),
+                                       std::make_pair(kIobesLabels, IOBES)}) {
+    const TransitionConstraints constraints(labels, scheme);
+    const int L = static_cast<int>(labels.size());
+    int pairs = 0, trigrams = 0;
+    for (int a = 0; a < L; ++a) {
+      for (int b = 0; b < L; ++b) {
+        if (!constraints.transition_allowed(a, b)) continue;
+        ++pairs;
+        for (int c = 0; c < L; ++c) {
+          trigrams += constraints.transition_allowed(b, c);
+        }
+      }
+    }
+    absl::StatusOr<SecondOrderStructure> structure =
+        SecondOrderStructure::Create(L, constraints, {}, {});
+    ASSERT_TRUE(structure.ok());
+    EXPECT_EQ(structure->num_states(), pairs);
+    EXPECT_EQ(structure->num_edges(), trigrams);
+    EXPECT_LT(pairs, L * L);
+    for (int T = 0; T <= 4; ++T) {
+      ForEachLabeling(T, L, [&](const std::vector<int32_t>& y) {
+        EXPECT_EQ(structure->IsAllowed(y.data(), T),
+                  constraints.IsValid(y.data(), T));
+      });
+    }
+  }
+  // IOB2 over {O, B-X, I-X, B-Y}: I-X only after B-X or I-X.
+  const TransitionConstraints iob2(kIob2Labels, IOB2);
+  absl::StatusOr<SecondOrderStructure> structure =
+      SecondOrderStructure::Create(4, iob2, {}, {});
+  EXPECT_EQ(structure->num_states(), 14);
+}
+
+// --- scoring ----------------------------------------------------------------
+
+TEST(SecondOrderScoreTest, HandComputedLabeling) {
+  // L = 2, trigram (0, 1, 1) weighted 5 and (1, 1, 0) weighted −3 (weight
+  // order reversed), pair (1, 1) with a column.
+  absl::StatusOr<SecondOrderStructure> structure = SecondOrderStructure::Create(
+      2, TransitionConstraints(), {{1, 1, 0}, {0, 1, 1}}, {{1, 1}});
+  ASSERT_TRUE(structure.ok());
+  Chain chain;
+  chain.length = 4;
+  chain.unary = {1, 2, 3, 4, 5, 6, 7, 8};
+  chain.transition = {10, 20, 30, 40};
+  chain.start = {100, 200};
+  chain.end = {1000, 2000};
+  chain.trigram = {-3, 5};
+  chain.pair_unary = {0.5, 0.25, 0.125, 0.0625};
+  const std::vector<int32_t> y = {0, 1, 1, 0};
+  // start 100, unary 1 + 4 + 6 + 7, transitions 20 + 40 + 30, pair (1, 1)
+  // at t = 2: 0.125, trigrams (0, 1, 1): 5 and (1, 1, 0): −3, end 1000.
+  EXPECT_EQ(ScoreLabeling(*structure, chain.scores(), y.data()),
+            100 + 18 + 90 + 0.125 + 2 + 1000);
+  EXPECT_EQ(ScoreLabeling(*structure, Chain().scores(), nullptr), 0.0);
+}
+
+// --- Viterbi
+// ------------------------------------------------------------------
+
+void ExpectViterbiMatches(const SecondOrderStructure& structure,
+                          const Chain& chain,
+                          const TransitionConstraints& constraints,
+                          SecondOrderViterbi* viterbi) {
+  const std::vector<ScoredLabeling> all =
+      BruteForce(structure, chain, constraints);
+  std::vector<int32_t> got(chain.length, -1);
+  const double score = viterbi->Decode(structure, chain.scores(), got.data());
+  if (all.empty()) {
+    EXPECT_EQ(score, kMinusInf);
+    return;
+  }
+  // The decoder adds in ScoreLabeling's order, so the scores agree to the
+  // bit; the tie rule makes the labeling the first in TieKey order.
+  EXPECT_EQ(score, all[0].score);
+  EXPECT_EQ(got, all[0].labels);
+  EXPECT_EQ(ScoreLabeling(structure, chain.scores(), got.data()), score);
+}
+
+TEST(SecondOrderViterbiTest, MatchesBruteForceOnRandomTinyChains) {
+  for (unsigned seed : {1u, 2u, 3u}) {
+    std::mt19937 rng(seed);
+    SecondOrderViterbi viterbi;  // reused across sizes: scratch must adapt
+    for (int trial = 0; trial < 200; ++trial) {
+      const int T = trial % 6, L = 1 + (trial / 6) % 4;
+      const double density = std::vector<double>{0, 0.3, 1}[trial % 3];
+      const SecondOrderStructure structure = Unconstrained(L, &rng, density);
+      for (bool integer_scores : {false, true}) {
+        SCOPED_TRACE(testing::Message() << "seed " << seed << " trial " << trial
+                                        << " integer " << integer_scores);
+        const Chain chain = RandomChain(structure, T, &rng, integer_scores);
+        ExpectViterbiMatches(structure, chain, TransitionConstraints(),
+                             &viterbi);
+      }
+    }
+  }
+}
+
+TEST(SecondOrderViterbiTest, DecodesOnlyAllowedLabelings) {
+  std::mt19937 rng(4);
+  SecondOrderViterbi viterbi;
+  for (const auto& [labels, scheme] : {std::make_pair(kIob2Labels, IOB2),
+                                       std::make_pair(kIobesLabels, IOBES)}) {
+    const TransitionConstraints constraints(labels, scheme);
+    const int L = static_cast<int>(labels.size());
+    for (int trial = 0; trial < 60; ++trial) {
+      const SecondOrderStructure structure =
+          RandomStructure(L, constraints, 0.4, 0.4, &rng);
+      const Chain chain =
+          RandomChain(structure, trial % 6, &rng, trial % 2 == 0, 4);
+      SCOPED_TRACE(testing::Message()
+                   << "scheme " << scheme << " trial " << trial);
+      ExpectViterbiMatches(structure, chain, constraints, &viterbi);
+    }
+  }
+}
+
+TEST(SecondOrderViterbiTest, AllTiedPicksLowestLabels) {
+  std::mt19937 rng(5);
+  const SecondOrderStructure structure = Unconstrained(3, &rng);
+  const Chain chain = MakeChain(structure, 4, [] { return 0.0; });
+  SecondOrderViterbi viterbi;
+  std::vector<int32_t> got(4);
+  EXPECT_EQ(viterbi.Decode(structure, chain.scores(), got.data()), 0.0);
+  EXPECT_EQ(got, (std::vector<int32_t>{0, 0, 0, 0}));
+}
+
+TEST(SecondOrderViterbiTest, TrigramDecidesAgainstTheBigrams) {
+  // Without trigrams 0 0 0 wins; a trigram weight on (1, 1, 1) of 4 beats
+  // the unary cost 3 of taking label 1 everywhere.
+  absl::StatusOr<SecondOrderStructure> structure =
+      SecondOrderStructure::Create(2, TransitionConstraints(), {{1, 1, 1}}, {});
+  ASSERT_TRUE(structure.ok());
+  Chain chain;
+  chain.length = 3;
+  chain.unary = {0, -1, 0, -1, 0, -1};
+  chain.transition = {0, 0, 0, 0};
+  chain.start = {0, 0};
+  chain.end = {0, 0};
+  chain.trigram = {2};
+  SecondOrderViterbi viterbi;
+  std::vector<int32_t> got(3);
+  EXPECT_EQ(viterbi.Decode(*structure, chain.scores(), got.data()), 0.0);
+  EXPECT_EQ(got, (std::vector<int32_t>{0, 0, 0}));
+  chain.trigram = {4};
+  EXPECT_EQ(viterbi.Decode(*structure, chain.scores(), got.data()), 1.0);
+  EXPECT_EQ(got, (std::vector<int32_t>{1, 1, 1}));
+}
+
+TEST(SecondOrderViterbiTest, NoAllowedLabelingScoresMinusInfinity) {
+  // IOBES over {B-X, I-X}: nothing may end a sentence.
+  const TransitionConstraints constraints({"B-X", "I-X"}, IOBES);
+  absl::StatusOr<SecondOrderStructure> structure =
+      SecondOrderStructure::Create(2, constraints, {{0, 1, 1}}, {});
+  ASSERT_TRUE(structure.ok());
+  std::mt19937 rng(6);
+  SecondOrderViterbi viterbi;
+  for (int T = 1; T <= 4; ++T) {
+    const Chain chain = RandomChain(*structure, T, &rng, false);
+    std::vector<int32_t> got(T);
+    EXPECT_EQ(viterbi.Decode(*structure, chain.scores(), got.data()),
+              kMinusInf);
+  }
+  // And every allowed labeling forbidden by its scores.
+  const SecondOrderStructure free = Unconstrained(2, &rng);
+  Chain chain = RandomChain(free, 3, &rng, false);
+  chain.start = {kMinusInf, kMinusInf};
+  std::vector<int32_t> got(3);
+  EXPECT_EQ(viterbi.Decode(free, chain.scores(), got.data()), kMinusInf);
+}
+
+TEST(SecondOrderViterbiTest, EmptyChainScoresZero) {
+  std::mt19937 rng(7);
+  const SecondOrderStructure structure = Unconstrained(3, &rng);
+  const Chain chain = RandomChain(structure, 0, &rng, false);
+  SecondOrderViterbi viterbi;
+  EXPECT_EQ(viterbi.Decode(structure, chain.scores(), nullptr), 0.0);
+}
+
+TEST(SecondOrderViterbiTest, NoPairsNeedNoPairUnary) {
+  std::mt19937 rng(8);
+  absl::StatusOr<SecondOrderStructure> structure = SecondOrderStructure::Create(
+      3, TransitionConstraints(), {{0, 1, 2}, {2, 2, 2}}, {});
+  ASSERT_TRUE(structure.ok());
+  for (int T = 1; T <= 5; ++T) {
+    const Chain chain = RandomChain(*structure, T, &rng, false);
+    ASSERT_EQ(chain.scores().pair_unary, nullptr);
+    SecondOrderViterbi viterbi;
+    ExpectViterbiMatches(*structure, chain, TransitionConstraints(), &viterbi);
+  }
+}
+
+// Without trigram or pair weights the model is first order: long chains
+// against ViterbiDecoder (with the same constraints as −∞ scores).
+TEST(SecondOrderViterbiTest, FirstOrderModelMatchesViterbiDecoder) {
+  std::mt19937 rng(9);
+  const TransitionConstraints constraints(kIobesLabels, IOBES);
+  absl::StatusOr<SecondOrderStructure> structure =
+      SecondOrderStructure::Create(5, constraints, {}, {});
+  ASSERT_TRUE(structure.ok());
+  SecondOrderViterbi viterbi;
+  ViterbiDecoder first_order;
+  ConstrainedScoresBuffer buffer;
+  for (int T : {1, 2, 3, 17, 100}) {
+    const Chain chain = RandomChain(*structure, T, &rng, false);
+    const ChainScores plain = {T,
+                               5,
+                               chain.unary.data(),
+                               chain.transition.data(),
+                               chain.start.data(),
+                               chain.end.data()};
+    absl::StatusOr<ChainScores> constrained = constraints.Apply(plain, &buffer);
+    ASSERT_TRUE(constrained.ok());
+    std::vector<int32_t> got(T), expected(T);
+    const double score = viterbi.Decode(*structure, chain.scores(), got.data());
+    EXPECT_NEAR(score, first_order.Decode(*constrained, expected.data()),
+                1e-12 * T);
+    EXPECT_EQ(got, expected) << "T " << T;
+  }
+}
+
+}  // namespace
+}  // namespace chaintag
