@@ -41,6 +41,50 @@ absl::Status IndexTuples(const std::vector<std::array<int32_t, N>>& tuples,
   return absl::OkStatus();
 }
 
+// min(k, L^T) without overflow: an upper bound on the labelings to find.
+int NumBest(int k, int num_labels, int length) {
+  int64_t count = 1;
+  for (int t = 0; t < length && count < k; ++t) count *= num_labels;
+  return static_cast<int>(std::min<int64_t>(count, k));
+}
+
+// Writes the up to `width` best rows of the sorted lists of the cells
+// list_cells[0 … num_lists) to value/cell/rank, best first, equal values in
+// increasing (list, rank): that order keeps rank 0 the Viterbi choice (the
+// lowest source) and makes the tie order the documented one. Row r of cell
+// c is cell_scores[c·width + r] + offsets[list · offset_stride]. Returns how
+// many were written.
+int MergeLists(const double* cell_scores, const int32_t* cell_counts, int width,
+               const int32_t* list_cells, int num_lists, const double* offsets,
+               int offset_stride, double* value, int32_t* cell, int32_t* rank) {
+  // Insertion into the sorted best-so-far, as TopKViterbi::Merge: an equal
+  // value lands after the ones already there, a list stops at its first row
+  // that cannot enter, and a −∞ row (a forbidden path) never enters.
+  int written = 0;
+  for (int list = 0; list < num_lists; ++list) {
+    const int32_t from = list_cells[list];
+    const double shift = offsets[static_cast<size_t>(list) * offset_stride];
+    const double* rows = cell_scores + static_cast<size_t>(from) * width;
+    for (int32_t r = 0; r < cell_counts[from]; ++r) {
+      const double candidate = rows[r] + shift;
+      if (candidate == kMinusInfinity) break;
+      if (written == width && !(candidate > value[width - 1])) break;
+      int position = written < width ? written : width - 1;
+      while (position > 0 && candidate > value[position - 1]) {
+        value[position] = value[position - 1];
+        cell[position] = cell[position - 1];
+        rank[position] = rank[position - 1];
+        --position;
+      }
+      value[position] = candidate;
+      cell[position] = from;
+      rank[position] = r;
+      if (written < width) ++written;
+    }
+  }
+  return written;
+}
+
 }  // namespace
 
 absl::StatusOr<SecondOrderStructure> SecondOrderStructure::Create(
@@ -327,6 +371,140 @@ void SecondOrderViterbi::Backtrack(const SecondOrderStructure& structure,
     state = from;
   }
   labels[0] = structure.state_labels_[state][0];
+}
+
+int SecondOrderTopK::Decode(const SecondOrderStructure& structure,
+                            const SecondOrderScores& scores, int k,
+                            std::vector<int32_t>* labelings,
+                            std::vector<double>* labeling_scores) {
+  const int T = scores.length;
+  const int L = structure.num_labels_;
+  const int width = k <= 0 ? 0 : NumBest(k, L, T);
+  if (width == 0) {
+    labelings->clear();
+    labeling_scores->clear();
+    return 0;
+  }
+  if (T == 0) {
+    labelings->clear();
+    labeling_scores->assign(1, 0.0);
+    return 1;
+  }
+  const size_t cells = structure.RowOffset(T);
+  score_.resize(cells * width);
+  from_cell_.resize(cells * width);
+  from_rank_.resize(cells * width);
+  count_.resize(cells);
+  // Position 0: one partial labeling per allowed start, none where its score
+  // is −∞.
+  for (int y = 0; y < L; ++y) {
+    const double value = scores.start[y] + scores.unary[y];
+    score_[static_cast<size_t>(y) * width] = value;
+    count_[y] = structure.start_allowed_[y] && value != kMinusInfinity;
+  }
+  if (T > 1) {
+    // Position 1: each state (a, b) extends the one labeling of a, with
+    // ViterbiDecoder's sum.
+    state_score_.resize(structure.num_states());
+    structure.StateScores(scores, 1, state_score_.data());
+    const size_t row = structure.RowOffset(1);
+    for (int s = 0; s < structure.num_states(); ++s) {
+      const int32_t a = structure.state_labels_[s][0];
+      const size_t entry = (row + s) * width;
+      score_[entry] = score_[static_cast<size_t>(a) * width] + state_score_[s];
+      from_cell_[entry] = a;
+      from_rank_[entry] = 0;
+      count_[row + s] = count_[a] != 0 && score_[entry] != kMinusInfinity;
+    }
+  }
+  if (T > 2) {
+    edge_score_.resize(structure.num_edges());
+    structure.EdgeScores(scores.trigram, edge_score_.data());
+  }
+  for (int t = 2; t < T; ++t) {
+    structure.StateScores(scores, t, state_score_.data());
+    Advance(structure, t, width);
+  }
+  const int m = Finish(structure, scores, width);
+  labelings->resize(static_cast<size_t>(m) * T);
+  labeling_scores->assign(final_score_.begin(), final_score_.begin() + m);
+  for (int j = 0; j < m; ++j) {
+    Backtrack(structure, T, width, j,
+              labelings->data() + static_cast<size_t>(j) * T);
+  }
+  return m;
+}
+
+void SecondOrderTopK::Advance(const SecondOrderStructure& structure, int t,
+                              int width) {
+  const size_t previous = structure.RowOffset(t - 1);
+  const size_t row = structure.RowOffset(t);
+  const double* previous_scores = score_.data() + previous * width;
+  const int32_t* previous_counts = count_.data() + previous;
+  for (int b = 0; b < structure.num_labels_; ++b) {
+    const int32_t target_begin = structure.target_begin_[b];
+    const int n = structure.target_begin_[b + 1] - target_begin;
+    const int32_t* sources =
+        structure.source_state_.data() + structure.source_begin_[b];
+    const int m = structure.source_begin_[b + 1] - structure.source_begin_[b];
+    const double* edge = edge_score_.data() + structure.edge_begin_[b];
+    for (int j = 0; j < n; ++j) {
+      const size_t cell = row + target_begin + j;
+      double* value = &score_[cell * width];
+      int written = MergeLists(previous_scores, previous_counts, width, sources,
+                               m, edge + j, n, value, &from_cell_[cell * width],
+                               &from_rank_[cell * width]);
+      // Added after the merge, as SecondOrderViterbi does, so rank 0 rounds
+      // exactly like its delta. Rows that become −∞ are dropped.
+      const double state_score = state_score_[target_begin + j];
+      for (int r = 0; r < written; ++r) value[r] += state_score;
+      while (written > 0 && value[written - 1] == kMinusInfinity) --written;
+      count_[cell] = written;
+    }
+  }
+}
+
+int SecondOrderTopK::Finish(const SecondOrderStructure& structure,
+                            const SecondOrderScores& scores, int width) {
+  const int T = scores.length;
+  final_cells_.clear();
+  final_offsets_.clear();
+  if (T == 1) {
+    for (int y = 0; y < structure.num_labels_; ++y) {
+      if (!structure.end_allowed_[y]) continue;
+      final_cells_.push_back(y);
+      final_offsets_.push_back(scores.end[y]);
+    }
+  } else {
+    for (int s = 0; s < structure.num_states(); ++s) {
+      const int32_t y = structure.state_labels_[s][1];
+      if (!structure.end_allowed_[y]) continue;
+      final_cells_.push_back(s);
+      final_offsets_.push_back(scores.end[y]);
+    }
+  }
+  final_score_.resize(width);
+  final_cell_.resize(width);
+  final_rank_.resize(width);
+  const size_t last = structure.RowOffset(T - 1);
+  return MergeLists(score_.data() + last * width, count_.data() + last, width,
+                    final_cells_.data(), static_cast<int>(final_cells_.size()),
+                    final_offsets_.data(), 1, final_score_.data(),
+                    final_cell_.data(), final_rank_.data());
+}
+
+void SecondOrderTopK::Backtrack(const SecondOrderStructure& structure,
+                                int length, int width, int rank_in_final,
+                                int32_t* labels) const {
+  int32_t cell = final_cell_[rank_in_final];
+  int32_t rank = final_rank_[rank_in_final];
+  for (int t = length - 1; t >= 1; --t) {
+    labels[t] = structure.state_labels_[cell][1];
+    const size_t entry = (structure.RowOffset(t) + cell) * width + rank;
+    cell = from_cell_[entry];
+    rank = from_rank_[entry];
+  }
+  labels[0] = cell;  // position 0's cells are labels
 }
 
 }  // namespace chaintag

@@ -173,6 +173,32 @@ class SecondOrderTopK {
              const SecondOrderScores& scores, int k,
              std::vector<int32_t>* labelings,
              std::vector<double>* labeling_scores);
+
+ private:
+  // Fills the cells of position t ≥ 2 from those of t − 1.
+  void Advance(const SecondOrderStructure& structure, int t, int width);
+  // Selects the best finished labelings into final_*; returns how many.
+  int Finish(const SecondOrderStructure& structure,
+             const SecondOrderScores& scores, int width);
+  void Backtrack(const SecondOrderStructure& structure, int length, int width,
+                 int rank_in_final, int32_t* labels) const;
+
+  std::vector<double> edge_score_;
+  std::vector<double> state_score_;  // one position's
+  // A cell per label (position 0) or state (positions ≥ 1), rows as
+  // SecondOrderStructure::RowOffset; cell c holds its best partial
+  // labelings, best first, at [c·width, c·width + count_[c]): their scores,
+  // and the cell (of the previous position) and rank they extend.
+  std::vector<double> score_;
+  std::vector<int32_t> from_cell_;
+  std::vector<int32_t> from_rank_;
+  std::vector<int32_t> count_;
+  // The last position's cells that may end a labeling, and their end scores.
+  std::vector<int32_t> final_cells_;
+  std::vector<double> final_offsets_;
+  std::vector<double> final_score_;
+  std::vector<int32_t> final_cell_;
+  std::vector<int32_t> final_rank_;
 };
 
 // Entropy smoothing on the second-order lattice: μ·log Z over the allowed

@@ -431,5 +431,189 @@ TEST(SecondOrderViterbiTest, FirstOrderModelMatchesViterbiDecoder) {
   }
 }
 
+// --- top K
+// --------------------------------------------------------------------
+
+void ExpectTopKMatches(const SecondOrderStructure& structure,
+                       const Chain& chain,
+                       const TransitionConstraints& constraints, int k,
+                       SecondOrderTopK* top_k) {
+  const int T = chain.length;
+  const std::vector<ScoredLabeling> all =
+      BruteForce(structure, chain, constraints);
+  std::vector<int32_t> labelings = {-5};
+  std::vector<double> scores = {-5};
+  const int m =
+      top_k->Decode(structure, chain.scores(), k, &labelings, &scores);
+  ASSERT_EQ(m, std::min<int>(k, static_cast<int>(all.size()))) << "k " << k;
+  ASSERT_EQ(labelings.size(), static_cast<size_t>(m) * T);
+  ASSERT_EQ(scores.size(), static_cast<size_t>(m));
+  for (int j = 0; j < m; ++j) {
+    const std::vector<int32_t> row(labelings.begin() + j * T,
+                                   labelings.begin() + (j + 1) * T);
+    // Every entry of the table sums as ScoreLabeling does: exact scores,
+    // hence exact order, even for real-valued scores.
+    EXPECT_EQ(scores[j], all[j].score) << "k " << k << " rank " << j;
+    EXPECT_EQ(row, all[j].labels) << "k " << k << " rank " << j;
+  }
+}
+
+std::vector<int> KsFor(int num_labelings) {
+  return {1, 2, 3, 5, 10, num_labelings, num_labelings + 1, num_labelings + 7};
+}
+
+TEST(SecondOrderTopKTest, MatchesBruteForceOnRandomTinyChains) {
+  for (unsigned seed : {11u, 12u}) {
+    std::mt19937 rng(seed);
+    SecondOrderTopK top_k;  // reused across sizes: scratch must adapt
+    for (int trial = 0; trial < 150; ++trial) {
+      const int T = trial % 6, L = 1 + (trial / 6) % 4;
+      const double density = std::vector<double>{0, 0.3, 1}[trial % 3];
+      const SecondOrderStructure structure = Unconstrained(L, &rng, density);
+      int total = 1;
+      for (int t = 0; t < T; ++t) total *= L;
+      for (bool integer_scores : {false, true}) {
+        SCOPED_TRACE(testing::Message() << "seed " << seed << " trial " << trial
+                                        << " integer " << integer_scores);
+        const Chain chain = RandomChain(structure, T, &rng, integer_scores);
+        for (int k : KsFor(total)) {
+          ExpectTopKMatches(structure, chain, TransitionConstraints(), k,
+                            &top_k);
+        }
+      }
+    }
+  }
+}
+
+TEST(SecondOrderTopKTest, ReturnsOnlyAllowedLabelings) {
+  std::mt19937 rng(13);
+  SecondOrderTopK top_k;
+  for (const auto& [labels, scheme] : {std::make_pair(kIob2Labels, IOB2),
+                                       std::make_pair(kIobesLabels, IOBES)}) {
+    const TransitionConstraints constraints(labels, scheme);
+    const int L = static_cast<int>(labels.size());
+    for (int trial = 0; trial < 40; ++trial) {
+      const SecondOrderStructure structure =
+          RandomStructure(L, constraints, 0.4, 0.4, &rng);
+      const int T = trial % 6;
+      const Chain chain = RandomChain(structure, T, &rng, trial % 2 == 0);
+      const int allowed =
+          static_cast<int>(BruteForce(structure, chain, constraints).size());
+      SCOPED_TRACE(testing::Message()
+                   << "scheme " << scheme << " trial " << trial);
+      for (int k : KsFor(allowed)) {
+        ExpectTopKMatches(structure, chain, constraints, k, &top_k);
+      }
+    }
+  }
+}
+
+TEST(SecondOrderTopKTest, NeverReturnsMinusInfinityLabelings) {
+  std::mt19937 rng(14);
+  std::bernoulli_distribution forbid(0.25);
+  SecondOrderTopK top_k;
+  for (int trial = 0; trial < 200; ++trial) {
+    const int T = 1 + trial % 5, L = 1 + (trial / 5) % 4;
+    const SecondOrderStructure structure = Unconstrained(L, &rng, 0.5);
+    Chain chain = RandomChain(structure, T, &rng, trial % 2 == 0);
+    for (std::vector<double>* table : chain.tables()) {
+      for (double& s : *table) {
+        if (forbid(rng)) s = kMinusInf;
+      }
+    }
+    int total = 1;
+    for (int t = 0; t < T; ++t) total *= L;
+    SCOPED_TRACE(testing::Message() << "trial " << trial);
+    for (int k : KsFor(total)) {
+      ExpectTopKMatches(structure, chain, TransitionConstraints(), k, &top_k);
+    }
+  }
+}
+
+TEST(SecondOrderTopKTest, AllTiedFollowsTheDocumentedOrder) {
+  // Key (y_1, y_2, y_0) for T = 3.
+  std::mt19937 rng(15);
+  const SecondOrderStructure structure = Unconstrained(2, &rng);
+  const Chain chain = MakeChain(structure, 3, [] { return 0.0; });
+  SecondOrderTopK top_k;
+  std::vector<int32_t> labelings;
+  std::vector<double> scores;
+  ASSERT_EQ(top_k.Decode(structure, chain.scores(), 8, &labelings, &scores), 8);
+  EXPECT_EQ(labelings,
+            (std::vector<int32_t>{0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 1,
+                                  0, 1, 0, 1, 1, 0, 0, 1, 1, 1, 1, 1}));
+  EXPECT_EQ(scores, std::vector<double>(8, 0.0));
+}
+
+TEST(SecondOrderTopKTest, FirstRowIsViterbiForAnyK) {
+  std::mt19937 rng(16);
+  SecondOrderTopK top_k;
+  SecondOrderViterbi viterbi;
+  const TransitionConstraints iob2(kIob2Labels, IOB2);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int T = 1 + trial % 30, L = 4;
+    const SecondOrderStructure structure =
+        trial % 2 == 0 ? Unconstrained(L, &rng, 0.3)
+                       : RandomStructure(L, iob2, 0.3, 0.3, &rng);
+    const Chain chain = RandomChain(structure, T, &rng, trial % 3 != 0);
+    std::vector<int32_t> expected(T), labelings;
+    std::vector<double> scores;
+    const double best =
+        viterbi.Decode(structure, chain.scores(), expected.data());
+    ASSERT_GE(top_k.Decode(structure, chain.scores(), 1 + trial % 5, &labelings,
+                           &scores),
+              1);
+    EXPECT_EQ(scores[0], best) << "trial " << trial;
+    EXPECT_EQ(std::vector<int32_t>(labelings.begin(), labelings.begin() + T),
+              expected)
+        << "trial " << trial;
+  }
+}
+
+TEST(SecondOrderTopKTest, EmptyChainAndNonPositiveK) {
+  std::mt19937 rng(17);
+  const SecondOrderStructure structure = Unconstrained(3, &rng);
+  const Chain empty = RandomChain(structure, 0, &rng, false);
+  SecondOrderTopK top_k;
+  std::vector<int32_t> labelings = {7};
+  std::vector<double> scores;
+  EXPECT_EQ(top_k.Decode(structure, empty.scores(), 4, &labelings, &scores), 1);
+  EXPECT_TRUE(labelings.empty());
+  EXPECT_EQ(scores, std::vector<double>{0.0});
+  const Chain chain = RandomChain(structure, 3, &rng, false);
+  for (int k : {0, -3}) {
+    labelings = {1};
+    scores = {1.0};
+    EXPECT_EQ(top_k.Decode(structure, chain.scores(), k, &labelings, &scores),
+              0);
+    EXPECT_TRUE(labelings.empty());
+    EXPECT_TRUE(scores.empty());
+  }
+}
+
+TEST(SecondOrderTopKTest, LongChainRowsAreDistinctSortedAndScoredRight) {
+  std::mt19937 rng(18);
+  const SecondOrderStructure structure = Unconstrained(4, &rng, 0.3);
+  const Chain chain = RandomChain(structure, 150, &rng, true);
+  SecondOrderTopK top_k;
+  std::vector<int32_t> labelings;
+  std::vector<double> scores;
+  const int T = chain.length;
+  ASSERT_EQ(top_k.Decode(structure, chain.scores(), 40, &labelings, &scores),
+            40);
+  std::vector<std::vector<int32_t>> rows;
+  for (int j = 0; j < 40; ++j) {
+    rows.emplace_back(labelings.begin() + j * T,
+                      labelings.begin() + (j + 1) * T);
+    EXPECT_EQ(scores[j],
+              ScoreLabeling(structure, chain.scores(), rows.back().data()));
+    if (j > 0) {
+      EXPECT_GE(scores[j - 1], scores[j]);
+    }
+  }
+  std::sort(rows.begin(), rows.end());
+  EXPECT_EQ(std::adjacent_find(rows.begin(), rows.end()), rows.end());
+}
+
 }  // namespace
 }  // namespace chaintag
