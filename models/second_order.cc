@@ -1,6 +1,8 @@
 #include "models/second_order.h"
 
 #include <algorithm>
+#include <cassert>
+#include <cmath>
 #include <cstddef>
 #include <limits>
 #include <utility>
@@ -83,6 +85,31 @@ int MergeLists(const double* cell_scores, const int32_t* cell_counts, int width,
     }
   }
   return written;
+}
+
+// The forward–backward sums a block's products of factors in [0, 1] and
+// takes their log; below kMinSum it redoes that one sum as a log-sum-exp.
+// Above it, the largest product is at least kMinSum / L, so products that
+// underflowed (< 1e−308) change the sum by less than 1e−100 of itself.
+constexpr double kMinSum = 1e-200;
+
+double LogSumExp(const double* x, int n) {
+  double top = kMinusInfinity;
+  for (int i = 0; i < n; ++i) top = std::max(top, x[i]);
+  // All −∞ would give −∞ − (−∞) = NaN below.
+  if (top == kMinusInfinity) return top;
+  double sum = 0;
+  for (int i = 0; i < n; ++i) sum += std::exp(x[i] - top);
+  return top + std::log(sum);
+}
+
+// Subtracts the row's log-sum-exp from it (unless it is −∞: nothing is
+// allowed) and returns it.
+double ShiftToLogSumZero(double* x, int n) {
+  const double shift = LogSumExp(x, n);
+  if (shift == kMinusInfinity) return shift;
+  for (int i = 0; i < n; ++i) x[i] -= shift;
+  return shift;
 }
 
 }  // namespace
@@ -505,6 +532,306 @@ void SecondOrderTopK::Backtrack(const SecondOrderStructure& structure,
     rank = from_rank_[entry];
   }
   labels[0] = cell;  // position 0's cells are labels
+}
+
+int64_t SecondOrderForwardBackward::MarginalsSize(
+    const SecondOrderStructure& structure, int length) {
+  const int64_t L = structure.num_labels();
+  return length * (L + structure.num_pairs()) + L * L + 2 * L +
+         structure.num_trigrams();
+}
+
+double SecondOrderForwardBackward::Compute(
+    const SecondOrderStructure& structure, const SecondOrderScores& scores,
+    double mu, double* marginals) {
+  assert(mu > 0);
+  if (marginals != nullptr) {
+    std::fill(marginals, marginals + MarginalsSize(structure, scores.length),
+              0.0);
+  }
+  if (scores.length == 0) return 0;
+  const double inv_mu = 1 / mu;
+  Prepare(structure, scores, inv_mu);
+  const double log_z = Forward(structure, scores, inv_mu);
+  if (marginals != nullptr && log_z != kMinusInfinity) {
+    Backward(structure, scores, inv_mu);
+    WriteMarginals(structure, scores, inv_mu, marginals);
+  }
+  return mu * log_z;
+}
+
+void SecondOrderForwardBackward::Prepare(const SecondOrderStructure& structure,
+                                         const SecondOrderScores& scores,
+                                         double inv_mu) {
+  const int T = scores.length;
+  const int L = structure.num_labels_;
+  const size_t S = structure.num_states();
+  state_score_.resize(T * S);
+  for (int t = 1; t < T; ++t) {
+    double* row = state_score_.data() + t * S;
+    structure.StateScores(scores, t, row);
+    for (size_t s = 0; s < S; ++s) row[s] *= inv_mu;
+  }
+  terms_.resize(std::max<size_t>(L, S));
+  factor_.resize(L);
+  sum_.resize(L);
+  if (T < 3) return;
+  const size_t E = structure.num_edges();
+  edge_score_.resize(E);
+  edge_factor_.resize(E);
+  column_max_.resize(S);
+  structure.EdgeScores(scores.trigram, edge_score_.data());
+  for (size_t e = 0; e < E; ++e) edge_score_[e] *= inv_mu;
+  for (int b = 0; b < L; ++b) {
+    const int32_t target_begin = structure.target_begin_[b];
+    const int n = structure.target_begin_[b + 1] - target_begin;
+    const int m = structure.source_begin_[b + 1] - structure.source_begin_[b];
+    const size_t block = structure.edge_begin_[b];
+    double* top = column_max_.data() + target_begin;
+    std::fill(top, top + n, kMinusInfinity);
+    for (int i = 0; i < m; ++i) {
+      const double* row = edge_score_.data() + block + i * n;
+      for (int j = 0; j < n; ++j) top[j] = std::max(top[j], row[j]);
+    }
+    // Edges without a weight (most of them) share their column's factor.
+    for (int j = 0; j < n; ++j) {
+      factor_[j] = top[j] == kMinusInfinity ? 0 : std::exp(-top[j]);
+    }
+    for (int i = 0; i < m; ++i) {
+      for (int j = 0; j < n; ++j) {
+        const size_t e = block + i * n + j;
+        edge_factor_[e] =
+            structure.edge_trigram_[e] < 0 || top[j] == kMinusInfinity
+                ? factor_[j]
+                : std::exp(edge_score_[e] - top[j]);
+      }
+    }
+  }
+}
+
+double SecondOrderForwardBackward::Forward(
+    const SecondOrderStructure& structure, const SecondOrderScores& scores,
+    double inv_mu) {
+  const int T = scores.length;
+  const int L = structure.num_labels_;
+  const int S = structure.num_states();
+  alpha_.resize(structure.RowOffset(T));
+  alpha_shift_.resize(T);
+  double* first = alpha_.data();
+  for (int y = 0; y < L; ++y) {
+    first[y] = structure.start_allowed_[y]
+                   ? (scores.start[y] + scores.unary[y]) * inv_mu
+                   : kMinusInfinity;
+  }
+  double log_z = alpha_shift_[0] = ShiftToLogSumZero(first, L);
+  double* terms = terms_.data();
+  if (T == 1) {
+    for (int y = 0; y < L; ++y) {
+      terms[y] = structure.end_allowed_[y] ? first[y] + scores.end[y] * inv_mu
+                                           : kMinusInfinity;
+    }
+    return log_z + LogSumExp(terms, L);
+  }
+  for (int t = 1; t < T && log_z != kMinusInfinity; ++t) {
+    double* row = alpha_.data() + structure.RowOffset(t);
+    if (t == 1) {
+      const double* state_score = state_score_.data() + S;
+      for (int s = 0; s < S; ++s) {
+        row[s] = first[structure.state_labels_[s][0]] + state_score[s];
+      }
+    } else {
+      ForwardStep(structure, t);
+    }
+    alpha_shift_[t] = ShiftToLogSumZero(row, S);
+    log_z += alpha_shift_[t];
+  }
+  if (log_z == kMinusInfinity) return log_z;
+  const double* last = alpha_.data() + structure.RowOffset(T - 1);
+  for (int s = 0; s < S; ++s) {
+    const int32_t y = structure.state_labels_[s][1];
+    terms[s] = structure.end_allowed_[y] ? last[s] + scores.end[y] * inv_mu
+                                         : kMinusInfinity;
+  }
+  return log_z + LogSumExp(terms, S);
+}
+
+// alpha_t(b, c) = state score + log Σ_a exp(alpha_{t−1}(a, b) + edge score),
+// computed per block as log Σ_a P_a·F_ac + shifts, where P_a = exp(alpha −
+// its max over the sources) and F the edge factors: one exp per source and
+// a multiply-add per edge instead of an exp per edge.
+void SecondOrderForwardBackward::ForwardStep(
+    const SecondOrderStructure& structure, int t) {
+  const double* previous = alpha_.data() + structure.RowOffset(t - 1);
+  double* current = alpha_.data() + structure.RowOffset(t);
+  const double* state_score =
+      state_score_.data() + static_cast<size_t>(t) * structure.num_states();
+  double* factor = factor_.data();
+  double* sum = sum_.data();
+  for (int b = 0; b < structure.num_labels_; ++b) {
+    const int32_t target_begin = structure.target_begin_[b];
+    const int n = structure.target_begin_[b + 1] - target_begin;
+    const int32_t* sources =
+        structure.source_state_.data() + structure.source_begin_[b];
+    const int m = structure.source_begin_[b + 1] - structure.source_begin_[b];
+    double* out = current + target_begin;
+    double top = kMinusInfinity;
+    for (int i = 0; i < m; ++i) top = std::max(top, previous[sources[i]]);
+    if (top == kMinusInfinity) {  // also when b has no source
+      std::fill(out, out + n, kMinusInfinity);
+      continue;
+    }
+    for (int i = 0; i < m; ++i)
+      factor[i] = std::exp(previous[sources[i]] - top);
+    std::fill(sum, sum + n, 0.0);
+    const double* edge_factor = edge_factor_.data() + structure.edge_begin_[b];
+    for (int i = 0; i < m; ++i) {
+      const double p = factor[i];
+      const double* row = edge_factor + static_cast<size_t>(i) * n;
+      for (int j = 0; j < n; ++j) sum[j] += p * row[j];
+    }
+    const double* edge_score = edge_score_.data() + structure.edge_begin_[b];
+    const double* top_edge = column_max_.data() + target_begin;
+    for (int j = 0; j < n; ++j) {
+      double log_sum;
+      if (sum[j] >= kMinSum) {
+        log_sum = top + top_edge[j] + std::log(sum[j]);
+      } else {
+        for (int i = 0; i < m; ++i) {
+          terms_[i] = previous[sources[i]] + edge_score[i * n + j];
+        }
+        log_sum = LogSumExp(terms_.data(), m);
+      }
+      out[j] = log_sum + state_score[target_begin + j];
+    }
+  }
+}
+
+void SecondOrderForwardBackward::Backward(const SecondOrderStructure& structure,
+                                          const SecondOrderScores& scores,
+                                          double inv_mu) {
+  const int T = scores.length;
+  const int S = structure.num_states();
+  beta_.resize(structure.RowOffset(T));
+  if (T == 1) return;  // the marginals need no backward message
+  double* last = beta_.data() + structure.RowOffset(T - 1);
+  for (int s = 0; s < S; ++s) {
+    const int32_t y = structure.state_labels_[s][1];
+    last[s] =
+        structure.end_allowed_[y] ? scores.end[y] * inv_mu : kMinusInfinity;
+  }
+  ShiftToLogSumZero(last, S);
+  for (int t = T - 2; t >= 1; --t) {
+    BackwardStep(structure, t);
+    ShiftToLogSumZero(beta_.data() + structure.RowOffset(t), S);
+  }
+}
+
+// beta_t(a, b) = log Σ_c exp(edge score + state score + beta_{t+1}(b, c)),
+// per block as log Σ_c F_ac·R_c + shifts, with R_c = exp(column max + state
+// score + beta − their max): the edge factors of the forward pass serve.
+void SecondOrderForwardBackward::BackwardStep(
+    const SecondOrderStructure& structure, int t) {
+  const double* next = beta_.data() + structure.RowOffset(t + 1);
+  double* current = beta_.data() + structure.RowOffset(t);
+  const double* state_score =
+      state_score_.data() + static_cast<size_t>(t + 1) * structure.num_states();
+  double* factor = factor_.data();
+  for (int b = 0; b < structure.num_labels_; ++b) {
+    const int32_t target_begin = structure.target_begin_[b];
+    const int n = structure.target_begin_[b + 1] - target_begin;
+    const int32_t* sources =
+        structure.source_state_.data() + structure.source_begin_[b];
+    const int m = structure.source_begin_[b + 1] - structure.source_begin_[b];
+    double top = kMinusInfinity;
+    for (int j = 0; j < n; ++j) {
+      const int32_t target = target_begin + j;
+      factor[j] = column_max_[target] + state_score[target] + next[target];
+      top = std::max(top, factor[j]);
+    }
+    if (top == kMinusInfinity) {  // also when b has no target
+      for (int i = 0; i < m; ++i) current[sources[i]] = kMinusInfinity;
+      continue;
+    }
+    for (int j = 0; j < n; ++j) factor[j] = std::exp(factor[j] - top);
+    const double* edge_factor = edge_factor_.data() + structure.edge_begin_[b];
+    const double* edge_score = edge_score_.data() + structure.edge_begin_[b];
+    for (int i = 0; i < m; ++i) {
+      const double* row = edge_factor + static_cast<size_t>(i) * n;
+      double dot = 0;
+      for (int j = 0; j < n; ++j) dot += row[j] * factor[j];
+      if (dot >= kMinSum) {
+        current[sources[i]] = top + std::log(dot);
+        continue;
+      }
+      for (int j = 0; j < n; ++j) {
+        const int32_t target = target_begin + j;
+        terms_[j] = edge_score[i * n + j] + state_score[target] + next[target];
+      }
+      current[sources[i]] = LogSumExp(terms_.data(), n);
+    }
+  }
+}
+
+// Each position's state marginals are normalised by their own log-sum-exp
+// rather than by log Z, as ForwardBackward::ComputeInLogSpace does: the
+// same value, with no cancellation between large numbers. A trigram's term
+// at t reuses that normaliser: with shifted messages, log P(edge at t) =
+// alpha_{t−1}(source) + edge score + state score + beta_t(target) −
+// alpha_shift_t − normaliser_t.
+void SecondOrderForwardBackward::WriteMarginals(
+    const SecondOrderStructure& structure, const SecondOrderScores& scores,
+    double inv_mu, double* marginals) {
+  const int T = scores.length;
+  const int L = structure.num_labels_;
+  const int P = structure.num_pairs();
+  const int S = structure.num_states();
+  double* unary = marginals;
+  double* pair = unary + static_cast<size_t>(T) * L;
+  double* bigram = pair + static_cast<size_t>(T) * P;
+  double* start = bigram + static_cast<size_t>(L) * L;
+  double* end = start + L;
+  double* trigram = end + L;
+  double* terms = terms_.data();
+  if (T == 1) {
+    for (int y = 0; y < L; ++y) {
+      terms[y] = structure.end_allowed_[y] ? alpha_[y] + scores.end[y] * inv_mu
+                                           : kMinusInfinity;
+    }
+    const double normaliser = LogSumExp(terms, L);
+    for (int y = 0; y < L; ++y) unary[y] = std::exp(terms[y] - normaliser);
+  }
+  for (int t = 1; t < T; ++t) {
+    const double* alpha = alpha_.data() + structure.RowOffset(t);
+    const double* beta = beta_.data() + structure.RowOffset(t);
+    for (int s = 0; s < S; ++s) terms[s] = alpha[s] + beta[s];
+    const double normaliser = LogSumExp(terms, S);
+    double* unary_row = unary + static_cast<size_t>(t) * L;
+    double* pair_row = pair + static_cast<size_t>(t) * P;
+    for (int s = 0; s < S; ++s) {
+      const double q = std::exp(terms[s] - normaliser);
+      const auto [a, b] = structure.state_labels_[s];
+      unary_row[b] += q;
+      if (t == 1) unary[a] += q;
+      bigram[static_cast<size_t>(a) * L + b] += q;
+      if (structure.state_pair_column_[s] >= 0) {
+        pair_row[structure.state_pair_column_[s]] = q;
+      }
+    }
+    if (t < 2) continue;
+    const double* previous = alpha_.data() + structure.RowOffset(t - 1);
+    const double* state_score =
+        state_score_.data() + static_cast<size_t>(t) * S;
+    const double shift = alpha_shift_[t] + normaliser;
+    for (const SecondOrderStructure::WeightedEdge& edge :
+         structure.weighted_edges_) {
+      trigram[edge.trigram] +=
+          std::exp(previous[edge.source] + edge_score_[edge.edge] +
+                   state_score[edge.target] + beta[edge.target] - shift);
+    }
+  }
+  std::copy(unary, unary + L, start);
+  const double* last_row = unary + static_cast<size_t>(T - 1) * L;
+  std::copy(last_row, last_row + L, end);
 }
 
 }  // namespace chaintag

@@ -223,6 +223,39 @@ class SecondOrderForwardBackward {
 
   static int64_t MarginalsSize(const SecondOrderStructure& structure,
                                int length);
+
+ private:
+  // The edge and state scores over μ, and the factors of the edges.
+  void Prepare(const SecondOrderStructure& structure,
+               const SecondOrderScores& scores, double inv_mu);
+  // Returns log Z; fills alpha_ and alpha_shift_.
+  double Forward(const SecondOrderStructure& structure,
+                 const SecondOrderScores& scores, double inv_mu);
+  void ForwardStep(const SecondOrderStructure& structure, int t);
+  // Fills beta_.
+  void Backward(const SecondOrderStructure& structure,
+                const SecondOrderScores& scores, double inv_mu);
+  void BackwardStep(const SecondOrderStructure& structure, int t);
+  void WriteMarginals(const SecondOrderStructure& structure,
+                      const SecondOrderScores& scores, double inv_mu,
+                      double* marginals);
+
+  // Edge scores over μ; per target state, their max over its edges; and
+  // per edge exp(its score over μ − that max), in [0, 1].
+  std::vector<double> edge_score_;
+  std::vector<double> column_max_;
+  std::vector<double> edge_factor_;
+  std::vector<double> state_score_;  // length × num_states: score over μ
+  // Log-messages, rows as SecondOrderStructure::RowOffset, each row shifted
+  // to log-sum-exp 0 so that they stay the size of one position's scores.
+  std::vector<double> alpha_;
+  std::vector<double> beta_;
+  std::vector<double> alpha_shift_;  // per position: the shift of alpha_
+  // One block's scratch: exp of its sources' or targets' messages less
+  // their max, and the sums of their products with the edge factors.
+  std::vector<double> factor_;
+  std::vector<double> sum_;
+  std::vector<double> terms_;  // one log-sum-exp's terms
 };
 
 }  // namespace chaintag

@@ -10,6 +10,7 @@
 
 #include "gtest/gtest.h"
 #include "models/chain_scores_testing.h"
+#include "models/smoothing.h"
 #include "models/transition_constraints.h"
 #include "models/viterbi.h"
 
@@ -613,6 +614,237 @@ TEST(SecondOrderTopKTest, LongChainRowsAreDistinctSortedAndScoredRight) {
   }
   std::sort(rows.begin(), rows.end());
   EXPECT_EQ(std::adjacent_find(rows.begin(), rows.end()), rows.end());
+}
+
+// --- forward–backward
+// ---------------------------------------------------------
+
+// Where each block of the marginals starts, in Chain::tables() order.
+std::vector<size_t> BlockOffsets(const SecondOrderStructure& structure, int T) {
+  const size_t L = structure.num_labels(), P = structure.num_pairs();
+  const size_t unary = 0, pair = T * L, bigram = pair + T * P;
+  const size_t start = bigram + L * L, end = start + L, trigram = end + L;
+  return {unary, pair, bigram, start, end, trigram};
+}
+
+// μ·log Z over the valid labelings and the marginals, by enumeration.
+double BruteForceSmoothing(const SecondOrderStructure& structure,
+                           const Chain& chain,
+                           const TransitionConstraints& constraints, double mu,
+                           std::vector<double>* marginals) {
+  const int T = chain.length, L = structure.num_labels();
+  const int P = structure.num_pairs();
+  const std::vector<ScoredLabeling> all =
+      BruteForce(structure, chain, constraints);
+  double top = kMinusInf;
+  for (const ScoredLabeling& s : all) top = std::max(top, s.score / mu);
+  double z = 0;
+  for (const ScoredLabeling& s : all) z += std::exp(s.score / mu - top);
+  const double log_z = top + std::log(z);
+  marginals->assign(SecondOrderForwardBackward::MarginalsSize(structure, T),
+                    0.0);
+  const std::vector<size_t> at = BlockOffsets(structure, T);
+  double* m = marginals->data();
+  for (const ScoredLabeling& s : all) {
+    const double p = std::exp(s.score / mu - log_z);
+    const std::vector<int32_t>& y = s.labels;
+    for (int t = 0; t < T; ++t) {
+      m[at[0] + t * L + y[t]] += p;
+      if (t >= 1) {
+        const int32_t column = structure.pair_index(y[t - 1], y[t]);
+        if (column >= 0) m[at[1] + t * P + column] += p;
+        m[at[2] + y[t - 1] * L + y[t]] += p;
+      }
+      if (t >= 2) {
+        const int32_t k = structure.trigram_index(y[t - 2], y[t - 1], y[t]);
+        if (k >= 0) m[at[5] + k] += p;
+      }
+    }
+    if (T > 0) {
+      m[at[3] + y[0]] += p;
+      m[at[4] + y[T - 1]] += p;
+    }
+  }
+  return mu * log_z;
+}
+
+// Compute, with and without marginals, against the enumeration: the value
+// to `tolerance` relative, each marginal to `tolerance` relative plus
+// `absolute` (by default 0: the enumeration's zeros, forbidden pairs,
+// trigrams and labels, exactly).
+void ExpectSmoothingMatches(const SecondOrderStructure& structure,
+                            const Chain& chain,
+                            const TransitionConstraints& constraints, double mu,
+                            double tolerance, double absolute = 0) {
+  std::vector<double> expected;
+  const double expected_value =
+      BruteForceSmoothing(structure, chain, constraints, mu, &expected);
+  SecondOrderForwardBackward fb;
+  std::vector<double> marginals(expected.size(), -7.0);
+  const double value =
+      fb.Compute(structure, chain.scores(), mu, marginals.data());
+  EXPECT_NEAR(value, expected_value, tolerance * std::abs(expected_value))
+      << "mu " << mu;
+  EXPECT_EQ(fb.Compute(structure, chain.scores(), mu, nullptr), value);
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_GE(marginals[i], 0.0) << "entry " << i;
+    EXPECT_LE(std::abs(marginals[i] - expected[i]),
+              tolerance * expected[i] + absolute)
+        << "entry " << i << ": " << marginals[i] << " vs " << expected[i]
+        << " mu " << mu;
+  }
+}
+
+TEST(SecondOrderForwardBackwardTest, MatchesBruteForceOnRandomTinyChains) {
+  for (unsigned seed : {21u, 22u, 23u}) {
+    std::mt19937 rng(seed);
+    for (int trial = 0; trial < 120; ++trial) {
+      const int T = trial % 6, L = 1 + (trial / 6) % 4;
+      const double density = std::vector<double>{0, 0.3, 1}[trial % 3];
+      const SecondOrderStructure structure = Unconstrained(L, &rng, density);
+      const Chain chain = RandomChain(structure, T, &rng, false);
+      for (double mu : {0.1, 0.5, 1.0, 3.0, 100.0}) {
+        SCOPED_TRACE(testing::Message()
+                     << "seed " << seed << " trial " << trial);
+        ExpectSmoothingMatches(structure, chain, TransitionConstraints(), mu,
+                               1e-12);
+      }
+    }
+  }
+}
+
+// μ = 1e−3 against scores of size 10: factors down to e^−20000, so the
+// blocks' sums of products underflow and fall back to log-sum-exp. The
+// marginals' condition number is ~|score|/μ ~ 1e5, so both computations
+// agree to ~1e5 ulps.
+TEST(SecondOrderForwardBackwardTest, SmallMuMatchesBruteForce) {
+  std::mt19937 rng(24);
+  const TransitionConstraints iob2(kIob2Labels, IOB2);
+  for (int trial = 0; trial < 60; ++trial) {
+    const int T = 1 + trial % 5, L = 4;
+    const SecondOrderStructure structure =
+        trial % 2 == 0 ? Unconstrained(L, &rng, 0.4)
+                       : RandomStructure(L, iob2, 0.4, 0.4, &rng);
+    const TransitionConstraints& constraints =
+        trial % 2 == 0 ? TransitionConstraints() : iob2;
+    const Chain chain = RandomChain(structure, T, &rng, false, 10);
+    for (double mu : {1e-3, 1e-2}) {
+      SCOPED_TRACE(testing::Message() << "trial " << trial);
+      ExpectSmoothingMatches(structure, chain, constraints, mu, 1e-10, 1e-300);
+    }
+  }
+}
+
+TEST(SecondOrderForwardBackwardTest, ConstrainedMatchesBruteForce) {
+  std::mt19937 rng(25);
+  for (const auto& [labels, scheme] : {std::make_pair(kIob2Labels, IOB2),
+                                       std::make_pair(kIobesLabels, IOBES)}) {
+    const TransitionConstraints constraints(labels, scheme);
+    const int L = static_cast<int>(labels.size());
+    for (int trial = 0; trial < 40; ++trial) {
+      const SecondOrderStructure structure =
+          RandomStructure(L, constraints, 0.4, 0.4, &rng);
+      const Chain chain = RandomChain(structure, 1 + trial % 5, &rng, false);
+      for (double mu : {0.2, 1.0, 1e3}) {
+        SCOPED_TRACE(testing::Message()
+                     << "scheme " << scheme << " trial " << trial);
+        ExpectSmoothingMatches(structure, chain, constraints, mu, 1e-12);
+      }
+    }
+  }
+}
+
+TEST(SecondOrderForwardBackwardTest, GradientOfTheValueIsTheMarginals) {
+  std::mt19937 rng(26);
+  const TransitionConstraints iob2(kIob2Labels, IOB2);
+  SecondOrderForwardBackward fb;
+  const double h = 1e-5;
+  for (int trial = 0; trial < 24; ++trial) {
+    const int T = 1 + trial % 5;
+    const SecondOrderStructure structure =
+        trial % 2 == 0 ? Unconstrained(3, &rng, 0.5)
+                       : RandomStructure(4, iob2, 0.5, 0.5, &rng);
+    const double mu = 0.4 + trial % 3;
+    Chain chain = RandomChain(structure, T, &rng, false, 1.5);
+    std::vector<double> marginals(
+        SecondOrderForwardBackward::MarginalsSize(structure, T));
+    fb.Compute(structure, chain.scores(), mu, marginals.data());
+    const std::vector<size_t> offsets = BlockOffsets(structure, T);
+    const std::vector<std::vector<double>*> tables = chain.tables();
+    for (size_t block = 0; block < tables.size(); ++block) {
+      std::vector<double>& values = *tables[block];
+      // A few entries of each table, including the first and the last.
+      for (size_t i = 0; i < values.size(); i += 1 + values.size() / 4) {
+        for (size_t entry : {i, values.size() - 1}) {
+          const double saved = values[entry];
+          values[entry] = saved + h;
+          const double plus =
+              fb.Compute(structure, chain.scores(), mu, nullptr);
+          values[entry] = saved - h;
+          const double minus =
+              fb.Compute(structure, chain.scores(), mu, nullptr);
+          values[entry] = saved;
+          EXPECT_NEAR((plus - minus) / (2 * h),
+                      marginals[offsets[block] + entry], 1e-7)
+              << "trial " << trial << " block " << block << " entry " << entry;
+        }
+      }
+    }
+  }
+}
+
+TEST(SecondOrderForwardBackwardTest, EmptyChainScoresZero) {
+  std::mt19937 rng(27);
+  const SecondOrderStructure structure = Unconstrained(3, &rng);
+  const Chain chain = RandomChain(structure, 0, &rng, false);
+  SecondOrderForwardBackward fb;
+  std::vector<double> marginals(
+      SecondOrderForwardBackward::MarginalsSize(structure, 0), -1.0);
+  EXPECT_EQ(marginals.size(), 9 + 6 + structure.num_trigrams());
+  EXPECT_EQ(fb.Compute(structure, chain.scores(), 0.5, marginals.data()), 0.0);
+  EXPECT_EQ(marginals, std::vector<double>(marginals.size(), 0.0));
+}
+
+// Without trigram or pair weights the model is first order: long chains,
+// tiny μ, against ForwardBackward (with the constraints as −∞ scores).
+TEST(SecondOrderForwardBackwardTest, FirstOrderModelMatchesForwardBackward) {
+  std::mt19937 rng(28);
+  const TransitionConstraints constraints(kIobesLabels, IOBES);
+  absl::StatusOr<SecondOrderStructure> structure =
+      SecondOrderStructure::Create(5, constraints, {}, {});
+  ASSERT_TRUE(structure.ok());
+  SecondOrderForwardBackward fb;
+  ForwardBackward first_order;
+  ConstrainedScoresBuffer buffer;
+  for (int T : {1, 2, 3, 40, 300}) {
+    for (double mu : {1e-3, 1.0, 1e3}) {
+      const Chain chain = RandomChain(*structure, T, &rng, false, 10);
+      const ChainScores plain = {T,
+                                 5,
+                                 chain.unary.data(),
+                                 chain.transition.data(),
+                                 chain.start.data(),
+                                 chain.end.data()};
+      absl::StatusOr<ChainScores> constrained =
+          constraints.Apply(plain, &buffer);
+      ASSERT_TRUE(constrained.ok());
+      std::vector<double> marginals(
+          SecondOrderForwardBackward::MarginalsSize(*structure, T));
+      std::vector<double> expected(T * 5 + 25 + 10);
+      const double value =
+          fb.Compute(*structure, chain.scores(), mu, marginals.data());
+      const double expected_value =
+          first_order.ComputeInLogSpace(*constrained, mu, expected.data());
+      SCOPED_TRACE(testing::Message() << "T " << T << " mu " << mu);
+      EXPECT_NEAR(value, expected_value, 1e-12 * std::abs(expected_value));
+      // Same layout but for the empty pair block (no pairs).
+      const double tolerance = mu < 1 ? 1e-9 : 1e-11;
+      for (size_t i = 0; i < expected.size(); ++i) {
+        EXPECT_NEAR(marginals[i], expected[i], tolerance * expected[i] + 1e-300)
+            << "entry " << i;
+      }
+    }
+  }
 }
 
 }  // namespace
