@@ -4,7 +4,9 @@
 #include <cassert>
 #include <cmath>
 #include <cstddef>
+#include <cstring>
 #include <limits>
+#include <type_traits>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -87,6 +89,44 @@ int MergeLists(const double* cell_scores, const int32_t* cell_counts, int width,
   return written;
 }
 
+// Four doubles: one AVX2 register, two SSE2 ones in the default build.
+// Written explicitly because GCC unrolls the fixed-width loops below into
+// scalar code instead of vectorising them.
+using Vector4 = double __attribute__((vector_size(32)));
+// What a block's last kernel may store past the last row: 4 vectors.
+constexpr size_t kVectorSlack = 16;
+
+// One block's max-plus step for 4·kVectors of its targets:
+// out[j] = max_i ((previous[sources[i]] + unary) + edge[i·stride + j]). The
+// padded rows hold 4·kVectors columns, so the maxima stay in registers and
+// the loops have no remainder; whole vectors are stored, past the block's
+// last target if it has fewer (see SecondOrderViterbi::Advance). Sources
+// outermost, as in ViterbiDecoder; max is exact, so the order of the candidates
+// does not change the values.
+template <int kVectors>
+__attribute__((always_inline)) inline void MaxPlusColumnsOf(
+    const double* previous, const int32_t* sources, int num_sources,
+    double unary, const double* edge, int stride, double* out) {
+  Vector4 best[kVectors];
+  const double from_first = previous[sources[0]] + unary;
+  for (int v = 0; v < kVectors; ++v) {
+    Vector4 weight;
+    std::memcpy(&weight, edge + 4 * v, sizeof(weight));
+    best[v] = from_first + weight;
+  }
+  for (int i = 1; i < num_sources; ++i) {
+    const double from = previous[sources[i]] + unary;
+    const double* row = edge + static_cast<size_t>(i) * stride;
+    for (int v = 0; v < kVectors; ++v) {
+      Vector4 weight;
+      std::memcpy(&weight, row + 4 * v, sizeof(weight));
+      const Vector4 candidate = from + weight;
+      best[v] = best[v] < candidate ? candidate : best[v];
+    }
+  }
+  std::memcpy(out, best, sizeof(best));
+}
+
 // The forward–backward sums a block's products of factors in [0, 1] and
 // takes their log; below kMinSum it redoes that one sum as a log-sum-exp.
 // Above it, the largest product is at least kMinSum / L, so products that
@@ -149,41 +189,54 @@ void SecondOrderStructure::BuildLattice(
   start_allowed_.assign(L, 1);
   end_allowed_.assign(L, 1);
   state_of_pair_.assign(static_cast<size_t>(L) * L, -1);
-  target_begin_.assign(1, 0);
+  blocks_.assign(L, Block());
   for (int a = 0; a < L; ++a) {
     if (constrained) {
       start_allowed_[a] = constraints.start_allowed(a);
       end_allowed_[a] = constraints.end_allowed(a);
     }
+    blocks_[a].first_target = num_states();
     for (int b = 0; b < L; ++b) {
       if (constrained && !constraints.transition_allowed(a, b)) continue;
-      state_of_pair_[static_cast<size_t>(a) * L + b] =
-          static_cast<int32_t>(state_labels_.size());
+      const int32_t state = num_states();
+      state_of_pair_[static_cast<size_t>(a) * L + b] = state;
       state_labels_.push_back({a, b});
-      state_pair_column_.push_back(pair_index(a, b));
-    }
-    target_begin_.push_back(static_cast<int32_t>(state_labels_.size()));
-  }
-  source_begin_.assign(1, 0);
-  edge_begin_.assign(1, 0);
-  for (int b = 0; b < L; ++b) {
-    for (int a = 0; a < L; ++a) {
-      const int32_t source = state_of_pair_[static_cast<size_t>(a) * L + b];
-      if (source < 0) continue;
-      for (int32_t target = target_begin_[b]; target < target_begin_[b + 1];
-           ++target) {
-        const int32_t edge = static_cast<int32_t>(edge_trigram_.size());
-        const int32_t trigram = trigram_index(a, b, state_labels_[target][1]);
-        edge_trigram_.push_back(trigram);
-        if (trigram >= 0) {
-          weighted_edges_.push_back({edge, source, target, trigram});
-        }
+      if (pair_index(a, b) >= 0) {
+        weighted_states_.push_back({state, pair_index(a, b)});
       }
-      source_state_.push_back(source);
     }
-    source_begin_.push_back(static_cast<int32_t>(source_state_.size()));
-    edge_begin_.push_back(static_cast<int32_t>(edge_trigram_.size()));
+    blocks_[a].num_targets = num_states() - blocks_[a].first_target;
   }
+  for (int b = 0; b < L; ++b) BuildBlock(b);
+}
+
+void SecondOrderStructure::BuildBlock(int b) {
+  const int L = num_labels_;
+  Block& block = blocks_[b];
+  block.first_source = static_cast<int32_t>(source_state_.size());
+  block.first_edge = static_cast<int32_t>(edge_trigram_.size());
+  block.row_stride = (block.num_targets + 3) / 4 * 4;
+  for (int a = 0; a < L; ++a) {
+    const int32_t source = state_of_pair_[static_cast<size_t>(a) * L + b];
+    if (source < 0) continue;
+    source_state_.push_back(source);
+    for (int j = 0; j < block.row_stride; ++j) {
+      const int32_t edge = static_cast<int32_t>(edge_trigram_.size());
+      if (j >= block.num_targets) {
+        edge_trigram_.push_back(-1);
+        continue;
+      }
+      const int32_t target = block.first_target + j;
+      const int32_t trigram = trigram_index(a, b, state_labels_[target][1]);
+      edge_trigram_.push_back(trigram);
+      if (trigram >= 0) {
+        weighted_edges_.push_back({edge, source, target, trigram});
+      }
+    }
+  }
+  block.num_sources =
+      static_cast<int32_t>(source_state_.size()) - block.first_source;
+  num_edges_ += block.num_sources * block.num_targets;
 }
 
 int SecondOrderStructure::num_labels() const { return num_labels_; }
@@ -210,9 +263,7 @@ int32_t SecondOrderStructure::pair_index(int a, int b) const {
 int SecondOrderStructure::num_states() const {
   return static_cast<int>(state_labels_.size());
 }
-int SecondOrderStructure::num_edges() const {
-  return static_cast<int>(edge_trigram_.size());
-}
+int SecondOrderStructure::num_edges() const { return num_edges_; }
 
 bool SecondOrderStructure::IsAllowed(const int32_t* labels, int length) const {
   if (length == 0) return true;
@@ -228,8 +279,42 @@ bool SecondOrderStructure::IsAllowed(const int32_t* labels, int length) const {
 
 void SecondOrderStructure::EdgeScores(const double* trigram,
                                       double* edge_score) const {
-  for (size_t e = 0; e < edge_trigram_.size(); ++e) {
-    edge_score[e] = edge_trigram_[e] < 0 ? 0.0 : trigram[edge_trigram_[e]];
+  // Scattering the weighted few avoids a mispredicted branch per edge.
+  std::fill(edge_score, edge_score + edge_trigram_.size(), 0.0);
+  for (const WeightedEdge& edge : weighted_edges_) {
+    edge_score[edge.edge] = trigram[edge.trigram];
+  }
+}
+
+void SecondOrderStructure::TransitionEdgeScores(const SecondOrderScores& scores,
+                                                double* edge_score) const {
+  const int L = num_labels_;
+  for (int b = 0; b < L; ++b) {
+    const Block& block = blocks_[b];
+    const double* transition = scores.transition + static_cast<size_t>(b) * L;
+    double* rows = edge_score + block.first_edge;
+    for (int j = 0; j < block.row_stride; ++j) {
+      rows[j] = j < block.num_targets
+                    ? transition[state_labels_[block.first_target + j][1]]
+                    : 0.0;
+    }
+    for (int i = 1; i < block.num_sources; ++i) {
+      std::copy(rows, rows + block.row_stride, rows + i * block.row_stride);
+    }
+  }
+  for (const WeightedEdge& edge : weighted_edges_) {
+    edge_score[edge.edge] =
+        scores.trigram[edge.trigram] + edge_score[edge.edge];
+  }
+}
+
+void SecondOrderStructure::AddPairScores(const SecondOrderScores& scores, int t,
+                                         double* state_score) const {
+  if (weighted_states_.empty()) return;
+  const double* pair_unary =
+      scores.pair_unary + static_cast<size_t>(t) * pairs_.size();
+  for (const WeightedState& weighted : weighted_states_) {
+    state_score[weighted.state] += pair_unary[weighted.column];
   }
 }
 
@@ -237,21 +322,19 @@ void SecondOrderStructure::StateScores(const SecondOrderScores& scores, int t,
                                        double* state_score) const {
   const int L = num_labels_;
   const double* unary = scores.unary + static_cast<size_t>(t) * L;
-  const double* pair_unary =
-      pairs_.empty()
-          ? nullptr
-          : scores.pair_unary + static_cast<size_t>(t) * pairs_.size();
   for (size_t s = 0; s < state_labels_.size(); ++s) {
     const auto [a, b] = state_labels_[s];
-    double score = scores.transition[static_cast<size_t>(a) * L + b];
-    if (state_pair_column_[s] >= 0) score += pair_unary[state_pair_column_[s]];
-    state_score[s] = score + unary[b];
+    state_score[s] =
+        scores.transition[static_cast<size_t>(a) * L + b] + unary[b];
   }
+  AddPairScores(scores, t, state_score);
 }
 
-// Sums in exactly the decoders' order (each position's state score first,
-// added after the trigram), so that a decoded score equals this one to the
-// bit.
+// Sums in exactly the decoders' order, so that a decoded score equals this
+// one to the bit: per position, the edge (the trigram plus the transition,
+// which the decoders precompute per sentence), then the pair column, then
+// the unary (which the decoders add once per source state, as it is the
+// same for all the edges leaving it).
 double ScoreLabeling(const SecondOrderStructure& structure,
                      const SecondOrderScores& scores, const int32_t* labels) {
   const int T = scores.length;
@@ -261,21 +344,22 @@ double ScoreLabeling(const SecondOrderStructure& structure,
   double total = scores.start[labels[0]] + scores.unary[labels[0]];
   for (int t = 1; t < T; ++t) {
     const int32_t a = labels[t - 1], b = labels[t];
-    double state = scores.transition[static_cast<size_t>(a) * L + b];
-    const int32_t column = structure.pair_index(a, b);
-    if (column >= 0) {
-      state += scores.pair_unary[static_cast<size_t>(t) * P + column];
-    }
-    state += scores.unary[static_cast<size_t>(t) * L + b];
+    double edge = scores.transition[static_cast<size_t>(a) * L + b];
     if (t >= 2) {
       const int32_t k = structure.trigram_index(labels[t - 2], a, b);
-      if (k >= 0) total += scores.trigram[k];
+      if (k >= 0) edge = scores.trigram[k] + edge;
     }
-    total += state;
+    total += edge;
+    const int32_t column = structure.pair_index(a, b);
+    if (column >= 0) {
+      total += scores.pair_unary[static_cast<size_t>(t) * P + column];
+    }
+    total += scores.unary[static_cast<size_t>(t) * L + b];
   }
   return total + scores.end[labels[T - 1]];
 }
 
+// Rows of delta_ leave out their position's unary (see Advance).
 double SecondOrderViterbi::Decode(const SecondOrderStructure& structure,
                                   const SecondOrderScores& scores,
                                   int32_t* labels) {
@@ -283,112 +367,120 @@ double SecondOrderViterbi::Decode(const SecondOrderStructure& structure,
   if (T == 0) return 0;
   const int L = structure.num_labels_;
   const int S = structure.num_states();
-  delta_.resize(structure.RowOffset(T));
+  delta_.resize(structure.RowOffset(T) + kVectorSlack);
   double* first = delta_.data();
   for (int y = 0; y < L; ++y) {
-    first[y] = structure.start_allowed_[y] ? scores.start[y] + scores.unary[y]
-                                           : kMinusInfinity;
+    first[y] = structure.start_allowed_[y] ? scores.start[y] : kMinusInfinity;
   }
-  double best = kMinusInfinity;
-  int32_t choice = -1;  // the final label (T = 1) or state
-  if (T == 1) {
-    for (int y = 0; y < L; ++y) {
-      const double candidate = first[y] + scores.end[y];
-      if (structure.end_allowed_[y] && candidate > best) {
-        best = candidate;
-        choice = y;
-      }
+  if (T > 1) {
+    double* second = delta_.data() + structure.RowOffset(1);
+    for (int s = 0; s < S; ++s) {
+      const auto [a, b] = structure.state_labels_[s];
+      second[s] = (first[a] + scores.unary[a]) +
+                  scores.transition[static_cast<size_t>(a) * L + b];
     }
-    labels[0] = std::max(choice, 0);
-    return best;
-  }
-  state_score_.resize(S);
-  structure.StateScores(scores, 1, state_score_.data());
-  double* second = delta_.data() + structure.RowOffset(1);
-  for (int s = 0; s < S; ++s) {
-    second[s] = first[structure.state_labels_[s][0]] + state_score_[s];
+    structure.AddPairScores(scores, 1, second);
   }
   if (T > 2) {
-    edge_score_.resize(structure.num_edges());
-    structure.EdgeScores(scores.trigram, edge_score_.data());
+    edge_score_.resize(structure.num_edge_slots());
+    structure.TransitionEdgeScores(scores, edge_score_.data());
   }
-  for (int t = 2; t < T; ++t) {
-    structure.StateScores(scores, t, state_score_.data());
-    Advance(structure, t);
-  }
+  for (int t = 2; t < T; ++t) Advance(structure, scores, t);
+  // The best final label (T = 1) or state; ties to the lowest.
   const double* last = delta_.data() + structure.RowOffset(T - 1);
-  for (int s = 0; s < S; ++s) {
-    const int32_t y = structure.state_labels_[s][1];
-    const double candidate = last[s] + scores.end[y];
+  const double* unary = scores.unary + static_cast<size_t>(T - 1) * L;
+  double best = kMinusInfinity;
+  int32_t choice = -1;
+  for (int cell = 0; cell < (T == 1 ? L : S); ++cell) {
+    const int32_t y = T == 1 ? cell : structure.state_labels_[cell][1];
+    const double candidate = (last[cell] + unary[y]) + scores.end[y];
     if (structure.end_allowed_[y] && candidate > best) {
       best = candidate;
-      choice = s;
+      choice = cell;
     }
   }
   if (choice < 0) {
     std::fill(labels, labels + T, 0);
+  } else if (T == 1) {
+    labels[0] = choice;
   } else {
-    Backtrack(structure, T, choice, labels);
+    Backtrack(structure, scores, T, choice, labels);
   }
   return best;
 }
 
 // Also built for AVX2 and picked at load time where the CPU has it, as
-// ViterbiDecoder::Decode is: the max-plus loop runs four targets wide.
+// ViterbiDecoder::Decode is: the max-plus kernels run four targets wide.
+// The sources of a block (a, b) all end in b, so b's unary at t − 1 is
+// added once per source rather than once per state at t − 1.
 __attribute__((target_clones("avx2", "default"))) void
-SecondOrderViterbi::Advance(const SecondOrderStructure& structure, int t) {
+SecondOrderViterbi::Advance(const SecondOrderStructure& structure,
+                            const SecondOrderScores& scores, int t) {
   const double* previous = delta_.data() + structure.RowOffset(t - 1);
   double* current = delta_.data() + structure.RowOffset(t);
+  const double* unary =
+      scores.unary + static_cast<size_t>(t - 1) * structure.num_labels_;
   for (int b = 0; b < structure.num_labels_; ++b) {
-    const int32_t target_begin = structure.target_begin_[b];
-    const int n = structure.target_begin_[b + 1] - target_begin;
-    const int32_t* sources =
-        structure.source_state_.data() + structure.source_begin_[b];
-    const int m = structure.source_begin_[b + 1] - structure.source_begin_[b];
-    double* __restrict out = current + target_begin;
-    if (m == 0) {
+    const SecondOrderStructure::Block& block = structure.blocks_[b];
+    const int n = block.num_targets;
+    double* out = current + block.first_target;
+    if (block.num_sources == 0) {
       std::fill(out, out + n, kMinusInfinity);
       continue;
     }
-    // Maxima only, source outermost, as in ViterbiDecoder: the inner loop
-    // runs over a contiguous block row and vectorises (max is exact, so the
-    // order of the candidates does not change the values).
-    const double* edge = edge_score_.data() + structure.edge_begin_[b];
-    const double from_first = previous[sources[0]];
-    for (int j = 0; j < n; ++j) out[j] = from_first + edge[j];
-    for (int i = 1; i < m; ++i) {
-      const double from = previous[sources[i]];
-      const double* row = edge + static_cast<size_t>(i) * n;
-      for (int j = 0; j < n; ++j) {
-        const double candidate = from + row[j];
-        out[j] = out[j] < candidate ? candidate : out[j];
+    const int32_t* sources =
+        structure.source_state_.data() + block.first_source;
+    const double* edge = edge_score_.data() + block.first_edge;
+    // Up to 16 targets at a time, their maxima in registers (a switch, not
+    // a table of kernels, so that each is inlined into this clone). The
+    // kernels store whole vectors: the slots past the block belong to later
+    // blocks (or rows, or delta_'s slack), written after this one.
+    for (int j = 0; j < n; j += 16) {
+      const int columns = std::min(16, n - j);
+      auto kernel = [&](auto width) {
+        MaxPlusColumnsOf<decltype(width)::value>(
+            previous, sources, block.num_sources, unary[b], edge + j,
+            block.row_stride, out + j);
+      };
+      switch ((columns + 3) / 4) {
+        case 1:
+          kernel(std::integral_constant<int, 1>());
+          break;
+        case 2:
+          kernel(std::integral_constant<int, 2>());
+          break;
+        case 3:
+          kernel(std::integral_constant<int, 3>());
+          break;
+        default:
+          kernel(std::integral_constant<int, 4>());
       }
     }
-    const double* state_score = state_score_.data() + target_begin;
-    for (int j = 0; j < n; ++j) out[j] += state_score[j];
   }
+  structure.AddPairScores(scores, t, current);
 }
 
 void SecondOrderViterbi::Backtrack(const SecondOrderStructure& structure,
-                                   int length, int32_t state,
-                                   int32_t* labels) const {
+                                   const SecondOrderScores& scores, int length,
+                                   int32_t state, int32_t* labels) const {
   labels[length - 1] = structure.state_labels_[state][1];
   // The argmax for the chosen state only, from the same sums; the strict
   // '>' over ascending sources (a) keeps the lowest y_{t−2} on ties.
   for (int t = length - 1; t >= 2; --t) {
     const int32_t b = structure.state_labels_[state][0];
-    const int n = structure.target_begin_[b + 1] - structure.target_begin_[b];
+    const SecondOrderStructure::Block& block = structure.blocks_[b];
     const int32_t* sources =
-        structure.source_state_.data() + structure.source_begin_[b];
-    const int m = structure.source_begin_[b + 1] - structure.source_begin_[b];
+        structure.source_state_.data() + block.first_source;
     const double* previous = delta_.data() + structure.RowOffset(t - 1);
-    const double* edge = edge_score_.data() + structure.edge_begin_[b] +
-                         (state - structure.target_begin_[b]);
+    const double unary =
+        scores.unary[static_cast<size_t>(t - 1) * structure.num_labels_ + b];
+    const double* edge =
+        edge_score_.data() + block.first_edge + (state - block.first_target);
     int32_t from = sources[0];
-    double best = previous[from] + edge[0];
-    for (int i = 1; i < m; ++i) {
-      const double candidate =
-          previous[sources[i]] + edge[static_cast<size_t>(i) * n];
+    double best = (previous[from] + unary) + edge[0];
+    for (int i = 1; i < block.num_sources; ++i) {
+      const double candidate = (previous[sources[i]] + unary) +
+                               edge[static_cast<size_t>(i) * block.row_stride];
       if (candidate > best) {
         best = candidate;
         from = sources[i];
@@ -430,28 +522,24 @@ int SecondOrderTopK::Decode(const SecondOrderStructure& structure,
     count_[y] = structure.start_allowed_[y] && value != kMinusInfinity;
   }
   if (T > 1) {
-    // Position 1: each state (a, b) extends the one labeling of a, with
-    // ViterbiDecoder's sum.
-    state_score_.resize(structure.num_states());
-    structure.StateScores(scores, 1, state_score_.data());
+    // Position 1: each state (a, b) extends the one labeling of a.
     const size_t row = structure.RowOffset(1);
     for (int s = 0; s < structure.num_states(); ++s) {
-      const int32_t a = structure.state_labels_[s][0];
+      const auto [a, b] = structure.state_labels_[s];
       const size_t entry = (row + s) * width;
-      score_[entry] = score_[static_cast<size_t>(a) * width] + state_score_[s];
+      score_[entry] = score_[static_cast<size_t>(a) * width] +
+                      scores.transition[static_cast<size_t>(a) * L + b];
       from_cell_[entry] = a;
       from_rank_[entry] = 0;
-      count_[row + s] = count_[a] != 0 && score_[entry] != kMinusInfinity;
+      count_[row + s] = count_[a];
+      CompleteCell(structure, scores, 1, s, width);
     }
   }
   if (T > 2) {
-    edge_score_.resize(structure.num_edges());
-    structure.EdgeScores(scores.trigram, edge_score_.data());
+    edge_score_.resize(structure.num_edge_slots());
+    structure.TransitionEdgeScores(scores, edge_score_.data());
   }
-  for (int t = 2; t < T; ++t) {
-    structure.StateScores(scores, t, state_score_.data());
-    Advance(structure, t, width);
-  }
+  for (int t = 2; t < T; ++t) Advance(structure, scores, t, width);
   const int m = Finish(structure, scores, width);
   labelings->resize(static_cast<size_t>(m) * T);
   labeling_scores->assign(final_score_.begin(), final_score_.begin() + m);
@@ -462,31 +550,49 @@ int SecondOrderTopK::Decode(const SecondOrderStructure& structure,
   return m;
 }
 
-void SecondOrderTopK::Advance(const SecondOrderStructure& structure, int t,
+// SecondOrderViterbi adds a position's unary when it reads the row; the
+// cells hold it, which sums the same.
+void SecondOrderTopK::CompleteCell(const SecondOrderStructure& structure,
+                                   const SecondOrderScores& scores, int t,
+                                   int32_t state, int width) {
+  const size_t cell = structure.RowOffset(t) + state;
+  double* value = &score_[cell * width];
+  const auto [a, b] = structure.state_labels_[state];
+  const int32_t column = structure.pair_index(a, b);
+  const double pair_score =
+      column < 0
+          ? 0.0
+          : scores.pair_unary[static_cast<size_t>(t) * structure.num_pairs() +
+                              column];
+  const double unary =
+      scores.unary[static_cast<size_t>(t) * structure.num_labels_ + b];
+  int count = count_[cell];
+  for (int r = 0; r < count; ++r) {
+    if (column >= 0) value[r] += pair_score;
+    value[r] += unary;
+  }
+  while (count > 0 && value[count - 1] == kMinusInfinity) --count;
+  count_[cell] = count;
+}
+
+void SecondOrderTopK::Advance(const SecondOrderStructure& structure,
+                              const SecondOrderScores& scores, int t,
                               int width) {
   const size_t previous = structure.RowOffset(t - 1);
   const size_t row = structure.RowOffset(t);
   const double* previous_scores = score_.data() + previous * width;
   const int32_t* previous_counts = count_.data() + previous;
-  for (int b = 0; b < structure.num_labels_; ++b) {
-    const int32_t target_begin = structure.target_begin_[b];
-    const int n = structure.target_begin_[b + 1] - target_begin;
+  for (const SecondOrderStructure::Block& block : structure.blocks_) {
     const int32_t* sources =
-        structure.source_state_.data() + structure.source_begin_[b];
-    const int m = structure.source_begin_[b + 1] - structure.source_begin_[b];
-    const double* edge = edge_score_.data() + structure.edge_begin_[b];
-    for (int j = 0; j < n; ++j) {
-      const size_t cell = row + target_begin + j;
-      double* value = &score_[cell * width];
-      int written = MergeLists(previous_scores, previous_counts, width, sources,
-                               m, edge + j, n, value, &from_cell_[cell * width],
-                               &from_rank_[cell * width]);
-      // Added after the merge, as SecondOrderViterbi does, so rank 0 rounds
-      // exactly like its delta. Rows that become −∞ are dropped.
-      const double state_score = state_score_[target_begin + j];
-      for (int r = 0; r < written; ++r) value[r] += state_score;
-      while (written > 0 && value[written - 1] == kMinusInfinity) --written;
-      count_[cell] = written;
+        structure.source_state_.data() + block.first_source;
+    const double* edge = edge_score_.data() + block.first_edge;
+    for (int j = 0; j < block.num_targets; ++j) {
+      const size_t cell = row + block.first_target + j;
+      count_[cell] = MergeLists(
+          previous_scores, previous_counts, width, sources, block.num_sources,
+          edge + j, block.row_stride, &score_[cell * width],
+          &from_cell_[cell * width], &from_rank_[cell * width]);
+      CompleteCell(structure, scores, t, block.first_target + j, width);
     }
   }
 }
@@ -574,37 +680,37 @@ void SecondOrderForwardBackward::Prepare(const SecondOrderStructure& structure,
   }
   terms_.resize(std::max<size_t>(L, S));
   factor_.resize(L);
-  sum_.resize(L);
+  sum_.resize((L + 3) / 4 * 4);  // a block's padded row
   if (T < 3) return;
-  const size_t E = structure.num_edges();
-  edge_score_.resize(E);
-  edge_factor_.resize(E);
+  const size_t slots = structure.num_edge_slots();
+  edge_score_.resize(slots);
+  edge_factor_.resize(slots);
   column_max_.resize(S);
   structure.EdgeScores(scores.trigram, edge_score_.data());
-  for (size_t e = 0; e < E; ++e) edge_score_[e] *= inv_mu;
-  for (int b = 0; b < L; ++b) {
-    const int32_t target_begin = structure.target_begin_[b];
-    const int n = structure.target_begin_[b + 1] - target_begin;
-    const int m = structure.source_begin_[b + 1] - structure.source_begin_[b];
-    const size_t block = structure.edge_begin_[b];
-    double* top = column_max_.data() + target_begin;
+  for (size_t e = 0; e < slots; ++e) edge_score_[e] *= inv_mu;
+  for (const SecondOrderStructure::Block& block : structure.blocks_) {
+    const int n = block.num_targets;
+    double* top = column_max_.data() + block.first_target;
     std::fill(top, top + n, kMinusInfinity);
-    for (int i = 0; i < m; ++i) {
-      const double* row = edge_score_.data() + block + i * n;
+    for (int i = 0; i < block.num_sources; ++i) {
+      const double* row =
+          edge_score_.data() + block.first_edge + i * block.row_stride;
       for (int j = 0; j < n; ++j) top[j] = std::max(top[j], row[j]);
     }
     // Edges without a weight (most of them) share their column's factor.
     for (int j = 0; j < n; ++j) {
       factor_[j] = top[j] == kMinusInfinity ? 0 : std::exp(-top[j]);
     }
-    for (int i = 0; i < m; ++i) {
-      for (int j = 0; j < n; ++j) {
-        const size_t e = block + i * n + j;
-        edge_factor_[e] =
-            structure.edge_trigram_[e] < 0 || top[j] == kMinusInfinity
-                ? factor_[j]
-                : std::exp(edge_score_[e] - top[j]);
-      }
+    for (int i = 0; i < block.num_sources; ++i) {
+      const size_t row = block.first_edge + i * block.row_stride;
+      for (int j = 0; j < n; ++j) edge_factor_[row + j] = factor_[j];
+    }
+  }
+  for (const SecondOrderStructure::WeightedEdge& edge :
+       structure.weighted_edges_) {
+    const double top = column_max_[edge.target];
+    if (top != kMinusInfinity) {
+      edge_factor_[edge.edge] = std::exp(edge_score_[edge.edge] - top);
     }
   }
 }
@@ -665,44 +771,53 @@ void SecondOrderForwardBackward::ForwardStep(
   double* current = alpha_.data() + structure.RowOffset(t);
   const double* state_score =
       state_score_.data() + static_cast<size_t>(t) * structure.num_states();
-  double* factor = factor_.data();
-  double* sum = sum_.data();
-  for (int b = 0; b < structure.num_labels_; ++b) {
-    const int32_t target_begin = structure.target_begin_[b];
-    const int n = structure.target_begin_[b + 1] - target_begin;
+  for (const SecondOrderStructure::Block& block : structure.blocks_) {
     const int32_t* sources =
-        structure.source_state_.data() + structure.source_begin_[b];
-    const int m = structure.source_begin_[b + 1] - structure.source_begin_[b];
-    double* out = current + target_begin;
+        structure.source_state_.data() + block.first_source;
+    const int m = block.num_sources;
+    double* out = current + block.first_target;
     double top = kMinusInfinity;
     for (int i = 0; i < m; ++i) top = std::max(top, previous[sources[i]]);
     if (top == kMinusInfinity) {  // also when b has no source
-      std::fill(out, out + n, kMinusInfinity);
+      std::fill(out, out + block.num_targets, kMinusInfinity);
       continue;
     }
-    for (int i = 0; i < m; ++i)
-      factor[i] = std::exp(previous[sources[i]] - top);
-    std::fill(sum, sum + n, 0.0);
-    const double* edge_factor = edge_factor_.data() + structure.edge_begin_[b];
     for (int i = 0; i < m; ++i) {
-      const double p = factor[i];
-      const double* row = edge_factor + static_cast<size_t>(i) * n;
-      for (int j = 0; j < n; ++j) sum[j] += p * row[j];
+      factor_[i] = std::exp(previous[sources[i]] - top);
     }
-    const double* edge_score = edge_score_.data() + structure.edge_begin_[b];
-    const double* top_edge = column_max_.data() + target_begin;
-    for (int j = 0; j < n; ++j) {
+    SumBlockColumns(block);
+    const double* edge_score = edge_score_.data() + block.first_edge;
+    const double* top_edge = column_max_.data() + block.first_target;
+    for (int j = 0; j < block.num_targets; ++j) {
       double log_sum;
-      if (sum[j] >= kMinSum) {
-        log_sum = top + top_edge[j] + std::log(sum[j]);
+      if (sum_[j] >= kMinSum) {
+        log_sum = top + top_edge[j] + std::log(sum_[j]);
       } else {
         for (int i = 0; i < m; ++i) {
-          terms_[i] = previous[sources[i]] + edge_score[i * n + j];
+          terms_[i] =
+              previous[sources[i]] + edge_score[i * block.row_stride + j];
         }
         log_sum = LogSumExp(terms_.data(), m);
       }
-      out[j] = log_sum + state_score[target_begin + j];
+      out[j] = log_sum + state_score[block.first_target + j];
     }
+  }
+}
+
+// Rows of whole vectors, as SecondOrderViterbi's kernels: the padding
+// columns of sum_ are computed and ignored.
+__attribute__((target_clones("avx2", "default"))) void
+SecondOrderForwardBackward::SumBlockColumns(
+    const SecondOrderStructure::Block& block) {
+  double* __restrict sum = sum_.data();
+  const double* factor = factor_.data();
+  const int width = block.row_stride;
+  std::fill(sum, sum + width, 0.0);
+  const double* edge_factor = edge_factor_.data() + block.first_edge;
+  for (int i = 0; i < block.num_sources; ++i) {
+    const double p = factor[i];
+    const double* row = edge_factor + static_cast<size_t>(i) * width;
+    for (int j = 0; j < width; ++j) sum[j] += p * row[j];
   }
 }
 
@@ -735,37 +850,35 @@ void SecondOrderForwardBackward::BackwardStep(
   double* current = beta_.data() + structure.RowOffset(t);
   const double* state_score =
       state_score_.data() + static_cast<size_t>(t + 1) * structure.num_states();
-  double* factor = factor_.data();
-  for (int b = 0; b < structure.num_labels_; ++b) {
-    const int32_t target_begin = structure.target_begin_[b];
-    const int n = structure.target_begin_[b + 1] - target_begin;
+  for (const SecondOrderStructure::Block& block : structure.blocks_) {
     const int32_t* sources =
-        structure.source_state_.data() + structure.source_begin_[b];
-    const int m = structure.source_begin_[b + 1] - structure.source_begin_[b];
+        structure.source_state_.data() + block.first_source;
+    const int32_t first = block.first_target;
+    const int n = block.num_targets;
     double top = kMinusInfinity;
     for (int j = 0; j < n; ++j) {
-      const int32_t target = target_begin + j;
-      factor[j] = column_max_[target] + state_score[target] + next[target];
-      top = std::max(top, factor[j]);
+      factor_[j] =
+          column_max_[first + j] + state_score[first + j] + next[first + j];
+      top = std::max(top, factor_[j]);
     }
     if (top == kMinusInfinity) {  // also when b has no target
-      for (int i = 0; i < m; ++i) current[sources[i]] = kMinusInfinity;
+      for (int i = 0; i < block.num_sources; ++i) {
+        current[sources[i]] = kMinusInfinity;
+      }
       continue;
     }
-    for (int j = 0; j < n; ++j) factor[j] = std::exp(factor[j] - top);
-    const double* edge_factor = edge_factor_.data() + structure.edge_begin_[b];
-    const double* edge_score = edge_score_.data() + structure.edge_begin_[b];
-    for (int i = 0; i < m; ++i) {
-      const double* row = edge_factor + static_cast<size_t>(i) * n;
+    for (int j = 0; j < n; ++j) factor_[j] = std::exp(factor_[j] - top);
+    for (int i = 0; i < block.num_sources; ++i) {
+      const size_t row = block.first_edge + i * block.row_stride;
       double dot = 0;
-      for (int j = 0; j < n; ++j) dot += row[j] * factor[j];
+      for (int j = 0; j < n; ++j) dot += edge_factor_[row + j] * factor_[j];
       if (dot >= kMinSum) {
         current[sources[i]] = top + std::log(dot);
         continue;
       }
       for (int j = 0; j < n; ++j) {
-        const int32_t target = target_begin + j;
-        terms_[j] = edge_score[i * n + j] + state_score[target] + next[target];
+        terms_[j] =
+            edge_score_[row + j] + state_score[first + j] + next[first + j];
       }
       current[sources[i]] = LogSumExp(terms_.data(), n);
     }
@@ -808,14 +921,15 @@ void SecondOrderForwardBackward::WriteMarginals(
     double* unary_row = unary + static_cast<size_t>(t) * L;
     double* pair_row = pair + static_cast<size_t>(t) * P;
     for (int s = 0; s < S; ++s) {
-      const double q = std::exp(terms[s] - normaliser);
+      const double q = terms[s] = std::exp(terms[s] - normaliser);
       const auto [a, b] = structure.state_labels_[s];
       unary_row[b] += q;
       if (t == 1) unary[a] += q;
       bigram[static_cast<size_t>(a) * L + b] += q;
-      if (structure.state_pair_column_[s] >= 0) {
-        pair_row[structure.state_pair_column_[s]] = q;
-      }
+    }
+    for (const SecondOrderStructure::WeightedState& weighted :
+         structure.weighted_states_) {
+      pair_row[weighted.column] = terms[weighted.state];
     }
     if (t < 2) continue;
     const double* previous = alpha_.data() + structure.RowOffset(t - 1);

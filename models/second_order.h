@@ -74,13 +74,23 @@ class SecondOrderStructure {
 
   SecondOrderStructure() = default;
   void BuildLattice(const TransitionConstraints& constraints);
+  // The sources and edges of middle label b (its targets are set).
+  void BuildBlock(int b);
 
-  // One sentence's score of every edge: its trigram's weight, or 0.
+  // One sentence's score of every edge slot: its trigram's weight, or 0.
   void EdgeScores(const double* trigram, double* edge_score) const;
-  // The score a state (a, b) adds at position t ≥ 1, summed in
-  // ScoreLabeling's order: (transition + pair_unary) + unary.
+  // The same plus the transition into the target, in ScoreLabeling's
+  // order: what the decoders add along an edge.
+  void TransitionEdgeScores(const SecondOrderScores& scores,
+                            double* edge_score) const;
+  // Adds position t's pair_unary to the states with a pair column.
+  void AddPairScores(const SecondOrderScores& scores, int t,
+                     double* state_score) const;
+  // The whole score a state (a, b) adds at position t ≥ 1: transition,
+  // unary and pair_unary.
   void StateScores(const SecondOrderScores& scores, int t,
                    double* state_score) const;
+  int num_edge_slots() const { return static_cast<int>(edge_trigram_.size()); }
   // Where position t's row starts in a decoder's table: position 0 has one
   // entry per label, later positions one per state.
   size_t RowOffset(int t) const {
@@ -98,19 +108,28 @@ class SecondOrderStructure {
   // States: the allowed pairs in lexicographic order (the Viterbi tie order).
   std::vector<int32_t> state_of_pair_;  // [a·L + b], or −1 when forbidden
   std::vector<LabelPair> state_labels_;
-  std::vector<int32_t> state_pair_column_;  // p(a, b) per state, or −1
-  // The edges through a middle label b are all (a, b) → (b, c), a product of
-  // b's sources and targets, stored as one dense block so that decoding b is
-  // a first-order max-plus step. b's targets (b, c) are the contiguous
-  // states [target_begin_[b], target_begin_[b + 1]); its sources (a, b),
-  // a ascending, are source_state_[source_begin_[b] …]; the edge from
-  // source i to target j is edge_begin_[b] + i·(number of targets) + j,
-  // source-major, so the inner loops run over contiguous targets.
-  std::vector<int32_t> target_begin_;  // L + 1
-  std::vector<int32_t> source_begin_;  // L + 1
-  std::vector<int32_t> source_state_;  // num_states()
-  std::vector<int32_t> edge_begin_;    // L + 1
-  std::vector<int32_t> edge_trigram_;  // num_edges(): weight index or −1
+  struct WeightedState {
+    int32_t state, column;
+  };
+  std::vector<WeightedState> weighted_states_;  // those with a pair column
+
+  // The edges through a middle label b are all (a, b) → (b, c), the product
+  // of b's sources and targets: one dense block, so that decoding b is a
+  // first-order max-plus step whose inner loop runs over contiguous targets.
+  struct Block {
+    // b's targets (b, c) are the states [first_target, … + num_targets).
+    int32_t first_target, num_targets;
+    // b's sources (a, b), a ascending, are source_state_[first_source, …).
+    int32_t first_source, num_sources;
+    // The edge from source i to target j is the slot first_edge +
+    // i·row_stride + j: rows padded to whole vectors of 4 (slots past
+    // num_targets are never read as edges).
+    int32_t first_edge, row_stride;
+  };
+  std::vector<Block> blocks_;  // by middle label
+  std::vector<int32_t> source_state_;
+  std::vector<int32_t> edge_trigram_;  // per slot: weight index or −1
+  int num_edges_ = 0;
   // The edges with a trigram weight, for its expected count.
   struct WeightedEdge {
     int32_t edge, source, target, trigram;
@@ -148,16 +167,18 @@ class SecondOrderViterbi {
 
  private:
   // Fills row t ≥ 2 of delta_ from row t − 1: the hot loop.
-  void Advance(const SecondOrderStructure& structure, int t);
+  void Advance(const SecondOrderStructure& structure,
+               const SecondOrderScores& scores, int t);
   // Writes the labels of the best path ending in `state` at the last
   // position.
-  void Backtrack(const SecondOrderStructure& structure, int length,
-                 int32_t state, int32_t* labels) const;
+  void Backtrack(const SecondOrderStructure& structure,
+                 const SecondOrderScores& scores, int length, int32_t state,
+                 int32_t* labels) const;
 
-  std::vector<double> edge_score_;
-  std::vector<double> state_score_;  // one position's
+  std::vector<double> edge_score_;  // with the transitions
   // The best score of a partial labeling ending in each label (position 0)
-  // or state (positions ≥ 1), rows as SecondOrderStructure::RowOffset.
+  // or state (positions ≥ 1) but for that position's unary, rows as
+  // SecondOrderStructure::RowOffset.
   std::vector<double> delta_;
 };
 
@@ -176,15 +197,21 @@ class SecondOrderTopK {
 
  private:
   // Fills the cells of position t ≥ 2 from those of t − 1.
-  void Advance(const SecondOrderStructure& structure, int t, int width);
+  void Advance(const SecondOrderStructure& structure,
+               const SecondOrderScores& scores, int t, int width);
+  // Adds the pair score and unary of `state` at t ≥ 1 to its cell, after
+  // the merge as SecondOrderViterbi does (so that rank 0 sums exactly as
+  // its delta), and drops the entries that become −∞.
+  void CompleteCell(const SecondOrderStructure& structure,
+                    const SecondOrderScores& scores, int t, int32_t state,
+                    int width);
   // Selects the best finished labelings into final_*; returns how many.
   int Finish(const SecondOrderStructure& structure,
              const SecondOrderScores& scores, int width);
   void Backtrack(const SecondOrderStructure& structure, int length, int width,
                  int rank_in_final, int32_t* labels) const;
 
-  std::vector<double> edge_score_;
-  std::vector<double> state_score_;  // one position's
+  std::vector<double> edge_score_;  // with the transitions
   // A cell per label (position 0) or state (positions ≥ 1), rows as
   // SecondOrderStructure::RowOffset; cell c holds its best partial
   // labelings, best first, at [c·width, c·width + count_[c]): their scores,
@@ -232,6 +259,8 @@ class SecondOrderForwardBackward {
   double Forward(const SecondOrderStructure& structure,
                  const SecondOrderScores& scores, double inv_mu);
   void ForwardStep(const SecondOrderStructure& structure, int t);
+  // sum_[j] = Σ_i factor_[i]·(edge factor from source i to target j).
+  void SumBlockColumns(const SecondOrderStructure::Block& block);
   // Fills beta_.
   void Backward(const SecondOrderStructure& structure,
                 const SecondOrderScores& scores, double inv_mu);
