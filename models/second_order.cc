@@ -132,6 +132,8 @@ __attribute__((always_inline)) inline void MaxPlusColumnsOf(
 // Above it, the largest product is at least kMinSum / L, so products that
 // underflowed (< 1e−308) change the sum by less than 1e−100 of itself.
 constexpr double kMinSum = 1e-200;
+// Below this, a product of factors may have lost digits to underflow.
+constexpr double kMinProduct = 1e-290;
 
 double LogSumExp(const double* x, int n) {
   double top = kMinusInfinity;
@@ -143,13 +145,30 @@ double LogSumExp(const double* x, int n) {
   return top + std::log(sum);
 }
 
-// Subtracts the row's log-sum-exp from it (unless it is −∞: nothing is
-// allowed) and returns it.
-double ShiftToLogSumZero(double* x, int n) {
-  const double shift = LogSumExp(x, n);
-  if (shift == kMinusInfinity) return shift;
-  for (int i = 0; i < n; ++i) x[i] -= shift;
-  return shift;
+// Subtracts the row's max from it (unless it is −∞: nothing is allowed) and
+// returns it: the messages stay the size of one position's scores, at no
+// exp.
+double ShiftToMaxZero(double* x, int n) {
+  double top = kMinusInfinity;
+  for (int i = 0; i < n; ++i) top = std::max(top, x[i]);
+  if (top == kMinusInfinity) return top;
+  for (int i = 0; i < n; ++i) x[i] -= top;
+  return top;
+}
+
+// Writes exp(x[i] − max) / Σ_i exp(x[i] − max) over x and returns the
+// log-sum-exp of x: one exp per entry. x must have a finite entry.
+double NormalisedExp(double* x, int n) {
+  double top = kMinusInfinity;
+  for (int i = 0; i < n; ++i) top = std::max(top, x[i]);
+  double sum = 0;
+  for (int i = 0; i < n; ++i) {
+    x[i] = std::exp(x[i] - top);
+    sum += x[i];
+  }
+  const double inverse = 1 / sum;
+  for (int i = 0; i < n; ++i) x[i] *= inverse;
+  return top + std::log(sum);
 }
 
 }  // namespace
@@ -723,13 +742,15 @@ double SecondOrderForwardBackward::Forward(
   const int S = structure.num_states();
   alpha_.resize(structure.RowOffset(T));
   alpha_shift_.resize(T);
+  source_factor_.resize(static_cast<size_t>(T) * S);
+  column_sum_.resize(static_cast<size_t>(T) * S);
   double* first = alpha_.data();
   for (int y = 0; y < L; ++y) {
     first[y] = structure.start_allowed_[y]
                    ? (scores.start[y] + scores.unary[y]) * inv_mu
                    : kMinusInfinity;
   }
-  double log_z = alpha_shift_[0] = ShiftToLogSumZero(first, L);
+  double log_z = alpha_shift_[0] = ShiftToMaxZero(first, L);
   double* terms = terms_.data();
   if (T == 1) {
     for (int y = 0; y < L; ++y) {
@@ -748,7 +769,7 @@ double SecondOrderForwardBackward::Forward(
     } else {
       ForwardStep(structure, t);
     }
-    alpha_shift_[t] = ShiftToLogSumZero(row, S);
+    alpha_shift_[t] = ShiftToMaxZero(row, S);
     log_z += alpha_shift_[t];
   }
   if (log_z == kMinusInfinity) return log_z;
@@ -762,15 +783,18 @@ double SecondOrderForwardBackward::Forward(
 }
 
 // alpha_t(b, c) = state score + log Σ_a exp(alpha_{t−1}(a, b) + edge score),
-// computed per block as log Σ_a P_a·F_ac + shifts, where P_a = exp(alpha −
-// its max over the sources) and F the edge factors: one exp per source and
-// a multiply-add per edge instead of an exp per edge.
+// computed per block as log S_c + shifts, S_c = Σ_a P_a·F_ac, where P_a =
+// exp(alpha − its max over the sources) and F the edge factors: one exp per
+// source and a multiply-add per edge instead of an exp per edge. P and S
+// are kept for the trigram marginals.
 void SecondOrderForwardBackward::ForwardStep(
     const SecondOrderStructure& structure, int t) {
   const double* previous = alpha_.data() + structure.RowOffset(t - 1);
   double* current = alpha_.data() + structure.RowOffset(t);
-  const double* state_score =
-      state_score_.data() + static_cast<size_t>(t) * structure.num_states();
+  const size_t row = static_cast<size_t>(t) * structure.num_states();
+  const double* state_score = state_score_.data() + row;
+  double* source_factor = source_factor_.data() + row;
+  double* column_sum = column_sum_.data() + row;
   for (const SecondOrderStructure::Block& block : structure.blocks_) {
     const int32_t* sources =
         structure.source_state_.data() + block.first_source;
@@ -780,16 +804,20 @@ void SecondOrderForwardBackward::ForwardStep(
     for (int i = 0; i < m; ++i) top = std::max(top, previous[sources[i]]);
     if (top == kMinusInfinity) {  // also when b has no source
       std::fill(out, out + block.num_targets, kMinusInfinity);
+      std::fill(column_sum + block.first_target,
+                column_sum + block.first_target + block.num_targets, 0.0);
       continue;
     }
     for (int i = 0; i < m; ++i) {
-      factor_[i] = std::exp(previous[sources[i]] - top);
+      factor_[i] = source_factor[sources[i]] =
+          std::exp(previous[sources[i]] - top);
     }
     SumBlockColumns(block);
     const double* edge_score = edge_score_.data() + block.first_edge;
     const double* top_edge = column_max_.data() + block.first_target;
     for (int j = 0; j < block.num_targets; ++j) {
       double log_sum;
+      column_sum[block.first_target + j] = sum_[j] >= kMinSum ? sum_[j] : 0;
       if (sum_[j] >= kMinSum) {
         log_sum = top + top_edge[j] + std::log(sum_[j]);
       } else {
@@ -834,10 +862,10 @@ void SecondOrderForwardBackward::Backward(const SecondOrderStructure& structure,
     last[s] =
         structure.end_allowed_[y] ? scores.end[y] * inv_mu : kMinusInfinity;
   }
-  ShiftToLogSumZero(last, S);
+  ShiftToMaxZero(last, S);
   for (int t = T - 2; t >= 1; --t) {
     BackwardStep(structure, t);
-    ShiftToLogSumZero(beta_.data() + structure.RowOffset(t), S);
+    ShiftToMaxZero(beta_.data() + structure.RowOffset(t), S);
   }
 }
 
@@ -887,10 +915,7 @@ void SecondOrderForwardBackward::BackwardStep(
 
 // Each position's state marginals are normalised by their own log-sum-exp
 // rather than by log Z, as ForwardBackward::ComputeInLogSpace does: the
-// same value, with no cancellation between large numbers. A trigram's term
-// at t reuses that normaliser: with shifted messages, log P(edge at t) =
-// alpha_{t−1}(source) + edge score + state score + beta_t(target) −
-// alpha_shift_t − normaliser_t.
+// same value, with no cancellation between large numbers.
 void SecondOrderForwardBackward::WriteMarginals(
     const SecondOrderStructure& structure, const SecondOrderScores& scores,
     double inv_mu, double* marginals) {
@@ -903,49 +928,67 @@ void SecondOrderForwardBackward::WriteMarginals(
   double* bigram = pair + static_cast<size_t>(T) * P;
   double* start = bigram + static_cast<size_t>(L) * L;
   double* end = start + L;
-  double* trigram = end + L;
-  double* terms = terms_.data();
+  double* q = terms_.data();
   if (T == 1) {
     for (int y = 0; y < L; ++y) {
-      terms[y] = structure.end_allowed_[y] ? alpha_[y] + scores.end[y] * inv_mu
-                                           : kMinusInfinity;
+      q[y] = structure.end_allowed_[y] ? alpha_[y] + scores.end[y] * inv_mu
+                                       : kMinusInfinity;
     }
-    const double normaliser = LogSumExp(terms, L);
-    for (int y = 0; y < L; ++y) unary[y] = std::exp(terms[y] - normaliser);
+    NormalisedExp(q, L);
+    std::copy(q, q + L, unary);
   }
   for (int t = 1; t < T; ++t) {
     const double* alpha = alpha_.data() + structure.RowOffset(t);
     const double* beta = beta_.data() + structure.RowOffset(t);
-    for (int s = 0; s < S; ++s) terms[s] = alpha[s] + beta[s];
-    const double normaliser = LogSumExp(terms, S);
+    for (int s = 0; s < S; ++s) q[s] = alpha[s] + beta[s];
+    const double normaliser = NormalisedExp(q, S);
     double* unary_row = unary + static_cast<size_t>(t) * L;
-    double* pair_row = pair + static_cast<size_t>(t) * P;
     for (int s = 0; s < S; ++s) {
-      const double q = terms[s] = std::exp(terms[s] - normaliser);
       const auto [a, b] = structure.state_labels_[s];
-      unary_row[b] += q;
-      if (t == 1) unary[a] += q;
-      bigram[static_cast<size_t>(a) * L + b] += q;
+      unary_row[b] += q[s];
+      if (t == 1) unary[a] += q[s];
+      bigram[static_cast<size_t>(a) * L + b] += q[s];
     }
+    double* pair_row = pair + static_cast<size_t>(t) * P;
     for (const SecondOrderStructure::WeightedState& weighted :
          structure.weighted_states_) {
-      pair_row[weighted.column] = terms[weighted.state];
+      pair_row[weighted.column] = q[weighted.state];
     }
-    if (t < 2) continue;
-    const double* previous = alpha_.data() + structure.RowOffset(t - 1);
-    const double* state_score =
-        state_score_.data() + static_cast<size_t>(t) * S;
-    const double shift = alpha_shift_[t] + normaliser;
-    for (const SecondOrderStructure::WeightedEdge& edge :
-         structure.weighted_edges_) {
+    if (t >= 2) AddTrigramMarginals(structure, t, normaliser, end + L);
+  }
+  std::copy(unary, unary + L, start);
+  const double* last_row = unary + static_cast<size_t>(T - 1) * L;
+  std::copy(last_row, last_row + L, end);
+}
+
+// With the forward pass's factors, P(edge a → c at t) = exp(alpha_{t−1}(a)
+// + edge score + state score + beta_t(c) − shift_t − normaliser_t) =
+// P_a·F_ac·q_c / S_c, q_c the state marginal (in terms_): no exp, unless
+// the target's sum fell back to log space or P_a·F_ac is too small for the
+// product to be exact.
+void SecondOrderForwardBackward::AddTrigramMarginals(
+    const SecondOrderStructure& structure, int t, double normaliser,
+    double* trigram) {
+  const size_t S = structure.num_states();
+  const double* q = terms_.data();
+  const double* source_factor = source_factor_.data() + t * S;
+  const double* column_sum = column_sum_.data() + t * S;
+  const double* previous = alpha_.data() + structure.RowOffset(t - 1);
+  const double* beta = beta_.data() + structure.RowOffset(t);
+  const double* state_score = state_score_.data() + t * S;
+  const double shift = alpha_shift_[t] + normaliser;
+  for (const SecondOrderStructure::WeightedEdge& edge :
+       structure.weighted_edges_) {
+    const double factors = source_factor[edge.source] * edge_factor_[edge.edge];
+    if (column_sum[edge.target] > 0 && factors >= kMinProduct) {
+      trigram[edge.trigram] +=
+          factors * (q[edge.target] / column_sum[edge.target]);
+    } else {
       trigram[edge.trigram] +=
           std::exp(previous[edge.source] + edge_score_[edge.edge] +
                    state_score[edge.target] + beta[edge.target] - shift);
     }
   }
-  std::copy(unary, unary + L, start);
-  const double* last_row = unary + static_cast<size_t>(T - 1) * L;
-  std::copy(last_row, last_row + L, end);
 }
 
 }  // namespace chaintag

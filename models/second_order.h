@@ -268,6 +268,10 @@ class SecondOrderForwardBackward {
   void WriteMarginals(const SecondOrderStructure& structure,
                       const SecondOrderScores& scores, double inv_mu,
                       double* marginals);
+  // Adds position t's terms of the trigram totals, from its state marginals
+  // (in terms_) and their normaliser.
+  void AddTrigramMarginals(const SecondOrderStructure& structure, int t,
+                           double normaliser, double* trigram);
 
   // Edge scores over μ; per target state, their max over its edges; and
   // per edge exp(its score over μ − that max), in [0, 1].
@@ -276,10 +280,14 @@ class SecondOrderForwardBackward {
   std::vector<double> edge_factor_;
   std::vector<double> state_score_;  // length × num_states: score over μ
   // Log-messages, rows as SecondOrderStructure::RowOffset, each row shifted
-  // to log-sum-exp 0 so that they stay the size of one position's scores.
+  // to max 0 so that they stay the size of one position's scores.
   std::vector<double> alpha_;
   std::vector<double> beta_;
   std::vector<double> alpha_shift_;  // per position: the shift of alpha_
+  // length × num_states, row t for ForwardStep(t): each source state's
+  // factor P, and each target's sum S (0 where it fell back to log space).
+  std::vector<double> source_factor_;
+  std::vector<double> column_sum_;
   // One block's scratch: exp of its sources' or targets' messages less
   // their max, and the sums of their products with the edge factors.
   std::vector<double> factor_;
