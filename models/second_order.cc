@@ -722,7 +722,9 @@ void SecondOrderForwardBackward::Prepare(const SecondOrderStructure& structure,
     }
     for (int i = 0; i < block.num_sources; ++i) {
       const size_t row = block.first_edge + i * block.row_stride;
-      for (int j = 0; j < n; ++j) edge_factor_[row + j] = factor_[j];
+      for (int j = 0; j < block.row_stride; ++j) {
+        edge_factor_[row + j] = j < n ? factor_[j] : 0.0;
+      }
     }
   }
   for (const SecondOrderStructure::WeightedEdge& edge :

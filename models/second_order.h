@@ -2,8 +2,8 @@
 // before it. A labeling y_0 … y_{T−1} of L labels scores
 //
 //   score(y) = start[y_0] + Σ_t unary[t][y_t] + end[y_{T−1}]
-//            + Σ_{t≥1} (transition[y_{t−1}][y_t] + pair_unary[t][p(y_{t−1},
-//            y_t)])
+//            + Σ_{t≥1} (transition[y_{t−1}][y_t]
+//                       + pair_unary[t][p(y_{t−1}, y_t)])
 //            + Σ_{t≥2} trigram[k(y_{t−2}, y_{t−1}, y_t)]
 //
 // where k(a, b, c) is the index of the trigram's weight, or none (the term is
@@ -150,7 +150,8 @@ struct SecondOrderScores {
   const double* pair_unary = nullptr;
 };
 
-// score(y) as above; ignores the constraints (scores any labeling).
+// score(y) as above; ignores the constraints (scores any labeling). It adds
+// in the decoders' order, so their scores equal it to the bit.
 double ScoreLabeling(const SecondOrderStructure& structure,
                      const SecondOrderScores& scores, const int32_t* labels);
 
@@ -162,6 +163,10 @@ class SecondOrderViterbi {
   // pair (y_{T−2}, y_{T−1}) in lexicographic order, then the lowest
   // y_{t−2} for each state), so the result is deterministic. A chain of
   // length 0 scores 0.
+  //
+  // Time per position: a max-plus operation per edge (num_edges()), four
+  // edges per instruction where the CPU has AVX2, and a sum per pair
+  // column. Memory: length × num_states() doubles, and the edges'.
   double Decode(const SecondOrderStructure& structure,
                 const SecondOrderScores& scores, int32_t* labels);
 
@@ -187,9 +192,18 @@ class SecondOrderTopK {
   // The m = min(k, N) best allowed labelings, all distinct (N: how many
   // allowed labelings have a finite score), as m rows of `length` labels in
   // `labelings` and their scores, descending, in `labeling_scores`. Its
-  // first labeling is exactly SecondOrderViterbi's. Ties otherwise in a
-  // deterministic order. k ≤ 0 returns 0 with both outputs empty; length 0
-  // gives one empty labeling of score 0.
+  // first labeling is exactly SecondOrderViterbi's, and among equal scores
+  // the labeling whose (y_{T−2}, y_{T−1}, y_{T−3}, y_{T−4}, …, y_0) is
+  // lexicographically smaller comes first, which extends Viterbi's tie
+  // rule. (The order is exact for exactly representable scores, such as
+  // integers; with general doubles, near-ties follow the sums' rounding.)
+  // k ≤ 0 returns 0 with both outputs empty; length 0 gives one empty
+  // labeling of score 0.
+  //
+  // Time per position O(num_edges() · K) for K = min(k, L^length), usually
+  // O(num_edges() + num_states() · K): each state's list merges its
+  // sources' sorted lists by insertion, and a list stops at its first row
+  // that cannot enter. Memory O(length · num_states() · K).
   int Decode(const SecondOrderStructure& structure,
              const SecondOrderScores& scores, int k,
              std::vector<int32_t>* labelings,
@@ -241,10 +255,20 @@ class SecondOrderForwardBackward {
   //   [L × L:                 Σ_{t≥1} P(y_{t−1} = a, y_t = b)]
   //   [L:                     P(y_0 = l)]
   //   [L:                     P(y_{T−1} = l)]
-  //   [num_trigrams():        Σ_{t≥2} P((y_{t−2}, y_{t−1}, y_t) =
-  //   trigrams()[k])]
+  //   [num_trigrams():        Σ_{t≥2} P((y_{t−2}, y_{t−1}, y_t)
+  //                                     = trigrams()[k])]
   // Requires μ > 0 and an allowed labeling of finite score. Length 0:
   // returns 0 and zero marginals.
+  //
+  // Runs in log space, each position's messages shifted by their max. Within
+  // a position, a block of edges with the same middle label sums products
+  // of factors in [0, 1] (edges' exp per sentence, sources' or targets' exp
+  // per position), so a position costs a multiply-add per edge and per pass
+  // and, per state, two exps and two logs for the value, one exp and one
+  // log more for the marginals. A sum whose products could have underflowed
+  // (below 1e−200) is redone as an exact log-sum-exp; results match the
+  // exact sums to rounding, but for marginals below ~1e−300, which may come
+  // out as 0 or denormal.
   double Compute(const SecondOrderStructure& structure,
                  const SecondOrderScores& scores, double mu, double* marginals);
 
