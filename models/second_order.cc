@@ -11,6 +11,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "models/log_sum_exp.h"
+#include "models/top_k_merge.h"
 
 namespace chaintag {
 namespace {
@@ -43,50 +45,6 @@ absl::Status IndexTuples(const std::vector<std::array<int32_t, N>>& tuples,
     (*slots)[slot] = static_cast<int32_t>(k);
   }
   return absl::OkStatus();
-}
-
-// min(k, L^T) without overflow: an upper bound on the labelings to find.
-int NumBest(int k, int num_labels, int length) {
-  int64_t count = 1;
-  for (int t = 0; t < length && count < k; ++t) count *= num_labels;
-  return static_cast<int>(std::min<int64_t>(count, k));
-}
-
-// Writes the up to `width` best rows of the sorted lists of the cells
-// list_cells[0 … num_lists) to value/cell/rank, best first, equal values in
-// increasing (list, rank): that order keeps rank 0 the Viterbi choice (the
-// lowest source) and makes the tie order the documented one. Row r of cell
-// c is cell_scores[c·width + r] + offsets[list · offset_stride]. Returns how
-// many were written.
-int MergeLists(const double* cell_scores, const int32_t* cell_counts, int width,
-               const int32_t* list_cells, int num_lists, const double* offsets,
-               int offset_stride, double* value, int32_t* cell, int32_t* rank) {
-  // Insertion into the sorted best-so-far, as TopKViterbi::Merge: an equal
-  // value lands after the ones already there, a list stops at its first row
-  // that cannot enter, and a −∞ row (a forbidden path) never enters.
-  int written = 0;
-  for (int list = 0; list < num_lists; ++list) {
-    const int32_t from = list_cells[list];
-    const double shift = offsets[static_cast<size_t>(list) * offset_stride];
-    const double* rows = cell_scores + static_cast<size_t>(from) * width;
-    for (int32_t r = 0; r < cell_counts[from]; ++r) {
-      const double candidate = rows[r] + shift;
-      if (candidate == kMinusInfinity) break;
-      if (written == width && !(candidate > value[width - 1])) break;
-      int position = written < width ? written : width - 1;
-      while (position > 0 && candidate > value[position - 1]) {
-        value[position] = value[position - 1];
-        cell[position] = cell[position - 1];
-        rank[position] = rank[position - 1];
-        --position;
-      }
-      value[position] = candidate;
-      cell[position] = from;
-      rank[position] = r;
-      if (written < width) ++written;
-    }
-  }
-  return written;
 }
 
 // Four doubles: one AVX2 register, two SSE2 ones in the default build.
@@ -134,16 +92,6 @@ __attribute__((always_inline)) inline void MaxPlusColumnsOf(
 constexpr double kMinSum = 1e-200;
 // Below this, a product of factors may have lost digits to underflow.
 constexpr double kMinProduct = 1e-290;
-
-double LogSumExp(const double* x, int n) {
-  double top = kMinusInfinity;
-  for (int i = 0; i < n; ++i) top = std::max(top, x[i]);
-  // All −∞ would give −∞ − (−∞) = NaN below.
-  if (top == kMinusInfinity) return top;
-  double sum = 0;
-  for (int i = 0; i < n; ++i) sum += std::exp(x[i] - top);
-  return top + std::log(sum);
-}
 
 // Subtracts the row's max from it (unless it is −∞: nothing is allowed) and
 // returns it: the messages stay the size of one position's scores, at no
@@ -517,7 +465,7 @@ int SecondOrderTopK::Decode(const SecondOrderStructure& structure,
                             std::vector<double>* labeling_scores) {
   const int T = scores.length;
   const int L = structure.num_labels_;
-  const int width = k <= 0 ? 0 : NumBest(k, L, T);
+  const int width = k <= 0 ? 0 : TopKWidth(k, L, T);
   if (width == 0) {
     labelings->clear();
     labeling_scores->clear();
@@ -607,7 +555,7 @@ void SecondOrderTopK::Advance(const SecondOrderStructure& structure,
     const double* edge = edge_score_.data() + block.first_edge;
     for (int j = 0; j < block.num_targets; ++j) {
       const size_t cell = row + block.first_target + j;
-      count_[cell] = MergeLists(
+      count_[cell] = MergeSortedLists(
           previous_scores, previous_counts, width, sources, block.num_sources,
           edge + j, block.row_stride, &score_[cell * width],
           &from_cell_[cell * width], &from_rank_[cell * width]);
@@ -639,10 +587,11 @@ int SecondOrderTopK::Finish(const SecondOrderStructure& structure,
   final_cell_.resize(width);
   final_rank_.resize(width);
   const size_t last = structure.RowOffset(T - 1);
-  return MergeLists(score_.data() + last * width, count_.data() + last, width,
-                    final_cells_.data(), static_cast<int>(final_cells_.size()),
-                    final_offsets_.data(), 1, final_score_.data(),
-                    final_cell_.data(), final_rank_.data());
+  return MergeSortedLists(score_.data() + last * width, count_.data() + last,
+                          width, final_cells_.data(),
+                          static_cast<int>(final_cells_.size()),
+                          final_offsets_.data(), 1, final_score_.data(),
+                          final_cell_.data(), final_rank_.data());
 }
 
 void SecondOrderTopK::Backtrack(const SecondOrderStructure& structure,
