@@ -144,6 +144,51 @@ std::vector<ScoredLabeling> BruteForce(
   return all;
 }
 
+// Calls check(structure, chain, constraints) on `trials` random tiny
+// chains per seed, without constraints: T = 0 … 5 positions over L = 1 … 4
+// labels, with none, some or all trigrams and pairs weighted, and scores
+// real-valued, then (with `integer_too`) in {−1, 0, 1} for many ties.
+template <typename Check>
+void ForTinyChains(const std::vector<unsigned>& seeds, int trials,
+                   bool integer_too, Check check) {
+  for (unsigned seed : seeds) {
+    std::mt19937 rng(seed);
+    for (int trial = 0; trial < trials; ++trial) {
+      const int T = trial % 6, L = 1 + (trial / 6) % 4;
+      const double density = std::vector<double>{0, 0.3, 1}[trial % 3];
+      const SecondOrderStructure structure = Unconstrained(L, &rng, density);
+      for (bool integer_scores : {false, true}) {
+        if (integer_scores && !integer_too) continue;
+        SCOPED_TRACE(testing::Message() << "seed " << seed << " trial " << trial
+                                        << " integer " << integer_scores);
+        check(structure, RandomChain(structure, T, &rng, integer_scores),
+              TransitionConstraints());
+      }
+    }
+  }
+}
+
+// The same under IOB2 over {O, B-X, I-X, B-Y} and IOBES over {O, B-X, I-X,
+// E-X, S-X}: `trials` chains each, integer scores on even trials.
+template <typename Check>
+void ForConstrainedChains(unsigned seed, int trials, Check check) {
+  std::mt19937 rng(seed);
+  for (const auto& [labels, scheme] : {std::make_pair(kIob2Labels, IOB2),
+                                       std::make_pair(kIobesLabels, IOBES)}) {
+    const TransitionConstraints constraints(labels, scheme);
+    const int L = static_cast<int>(labels.size());
+    for (int trial = 0; trial < trials; ++trial) {
+      const SecondOrderStructure structure =
+          RandomStructure(L, constraints, 0.4, 0.4, &rng);
+      SCOPED_TRACE(testing::Message()
+                   << "scheme " << scheme << " trial " << trial);
+      check(structure,
+            RandomChain(structure, trial % 6, &rng, trial % 2 == 0, 4),
+            constraints);
+    }
+  }
+}
+
 // --- structure --------------------------------------------------------------
 
 TEST(SecondOrderStructureTest, IndexTablesRoundTrip) {
@@ -291,41 +336,22 @@ void ExpectViterbiMatches(const SecondOrderStructure& structure,
 }
 
 TEST(SecondOrderViterbiTest, MatchesBruteForceOnRandomTinyChains) {
-  for (unsigned seed : {1u, 2u, 3u}) {
-    std::mt19937 rng(seed);
-    SecondOrderViterbi viterbi;  // reused across sizes: scratch must adapt
-    for (int trial = 0; trial < 200; ++trial) {
-      const int T = trial % 6, L = 1 + (trial / 6) % 4;
-      const double density = std::vector<double>{0, 0.3, 1}[trial % 3];
-      const SecondOrderStructure structure = Unconstrained(L, &rng, density);
-      for (bool integer_scores : {false, true}) {
-        SCOPED_TRACE(testing::Message() << "seed " << seed << " trial " << trial
-                                        << " integer " << integer_scores);
-        const Chain chain = RandomChain(structure, T, &rng, integer_scores);
-        ExpectViterbiMatches(structure, chain, TransitionConstraints(),
-                             &viterbi);
-      }
-    }
-  }
+  SecondOrderViterbi viterbi;  // reused across sizes: scratch must adapt
+  ForTinyChains({1, 2, 3}, 200, /*integer_too=*/true,
+                [&](const SecondOrderStructure& structure, const Chain& chain,
+                    const TransitionConstraints& constraints) {
+                  ExpectViterbiMatches(structure, chain, constraints, &viterbi);
+                });
 }
 
 TEST(SecondOrderViterbiTest, DecodesOnlyAllowedLabelings) {
-  std::mt19937 rng(4);
   SecondOrderViterbi viterbi;
-  for (const auto& [labels, scheme] : {std::make_pair(kIob2Labels, IOB2),
-                                       std::make_pair(kIobesLabels, IOBES)}) {
-    const TransitionConstraints constraints(labels, scheme);
-    const int L = static_cast<int>(labels.size());
-    for (int trial = 0; trial < 60; ++trial) {
-      const SecondOrderStructure structure =
-          RandomStructure(L, constraints, 0.4, 0.4, &rng);
-      const Chain chain =
-          RandomChain(structure, trial % 6, &rng, trial % 2 == 0, 4);
-      SCOPED_TRACE(testing::Message()
-                   << "scheme " << scheme << " trial " << trial);
-      ExpectViterbiMatches(structure, chain, constraints, &viterbi);
-    }
-  }
+  ForConstrainedChains(
+      4, 60,
+      [&](const SecondOrderStructure& structure, const Chain& chain,
+          const TransitionConstraints& constraints) {
+        ExpectViterbiMatches(structure, chain, constraints, &viterbi);
+      });
 }
 
 TEST(SecondOrderViterbiTest, AllTiedPicksLowestLabels) {
@@ -459,54 +485,37 @@ void ExpectTopKMatches(const SecondOrderStructure& structure,
   }
 }
 
-std::vector<int> KsFor(int num_labelings) {
-  return {1, 2, 3, 5, 10, num_labelings, num_labelings + 1, num_labelings + 7};
+// Every k that matters: small ones, the number of labelings N (all
+// allowed ones come out), and more than N.
+void ExpectTopKMatchesForAllK(const SecondOrderStructure& structure,
+                              const Chain& chain,
+                              const TransitionConstraints& constraints,
+                              SecondOrderTopK* top_k) {
+  const int n =
+      static_cast<int>(BruteForce(structure, chain, constraints).size());
+  for (int k : {1, 2, 3, 5, 10, n, n + 1, n + 7}) {
+    ExpectTopKMatches(structure, chain, constraints, k, top_k);
+  }
 }
 
 TEST(SecondOrderTopKTest, MatchesBruteForceOnRandomTinyChains) {
-  for (unsigned seed : {11u, 12u}) {
-    std::mt19937 rng(seed);
-    SecondOrderTopK top_k;  // reused across sizes: scratch must adapt
-    for (int trial = 0; trial < 150; ++trial) {
-      const int T = trial % 6, L = 1 + (trial / 6) % 4;
-      const double density = std::vector<double>{0, 0.3, 1}[trial % 3];
-      const SecondOrderStructure structure = Unconstrained(L, &rng, density);
-      int total = 1;
-      for (int t = 0; t < T; ++t) total *= L;
-      for (bool integer_scores : {false, true}) {
-        SCOPED_TRACE(testing::Message() << "seed " << seed << " trial " << trial
-                                        << " integer " << integer_scores);
-        const Chain chain = RandomChain(structure, T, &rng, integer_scores);
-        for (int k : KsFor(total)) {
-          ExpectTopKMatches(structure, chain, TransitionConstraints(), k,
-                            &top_k);
-        }
-      }
-    }
-  }
+  SecondOrderTopK top_k;  // reused across sizes: scratch must adapt
+  ForTinyChains({11, 12}, 150, /*integer_too=*/true,
+                [&](const SecondOrderStructure& structure, const Chain& chain,
+                    const TransitionConstraints& constraints) {
+                  ExpectTopKMatchesForAllK(structure, chain, constraints,
+                                           &top_k);
+                });
 }
 
 TEST(SecondOrderTopKTest, ReturnsOnlyAllowedLabelings) {
-  std::mt19937 rng(13);
   SecondOrderTopK top_k;
-  for (const auto& [labels, scheme] : {std::make_pair(kIob2Labels, IOB2),
-                                       std::make_pair(kIobesLabels, IOBES)}) {
-    const TransitionConstraints constraints(labels, scheme);
-    const int L = static_cast<int>(labels.size());
-    for (int trial = 0; trial < 40; ++trial) {
-      const SecondOrderStructure structure =
-          RandomStructure(L, constraints, 0.4, 0.4, &rng);
-      const int T = trial % 6;
-      const Chain chain = RandomChain(structure, T, &rng, trial % 2 == 0);
-      const int allowed =
-          static_cast<int>(BruteForce(structure, chain, constraints).size());
-      SCOPED_TRACE(testing::Message()
-                   << "scheme " << scheme << " trial " << trial);
-      for (int k : KsFor(allowed)) {
-        ExpectTopKMatches(structure, chain, constraints, k, &top_k);
-      }
-    }
-  }
+  ForConstrainedChains(
+      13, 40,
+      [&](const SecondOrderStructure& structure, const Chain& chain,
+          const TransitionConstraints& constraints) {
+        ExpectTopKMatchesForAllK(structure, chain, constraints, &top_k);
+      });
 }
 
 TEST(SecondOrderTopKTest, NeverReturnsMinusInfinityLabelings) {
@@ -522,12 +531,8 @@ TEST(SecondOrderTopKTest, NeverReturnsMinusInfinityLabelings) {
         if (forbid(rng)) s = kMinusInf;
       }
     }
-    int total = 1;
-    for (int t = 0; t < T; ++t) total *= L;
     SCOPED_TRACE(testing::Message() << "trial " << trial);
-    for (int k : KsFor(total)) {
-      ExpectTopKMatches(structure, chain, TransitionConstraints(), k, &top_k);
-    }
+    ExpectTopKMatchesForAllK(structure, chain, TransitionConstraints(), &top_k);
   }
 }
 
@@ -696,21 +701,14 @@ void ExpectSmoothingMatches(const SecondOrderStructure& structure,
 }
 
 TEST(SecondOrderForwardBackwardTest, MatchesBruteForceOnRandomTinyChains) {
-  for (unsigned seed : {21u, 22u, 23u}) {
-    std::mt19937 rng(seed);
-    for (int trial = 0; trial < 120; ++trial) {
-      const int T = trial % 6, L = 1 + (trial / 6) % 4;
-      const double density = std::vector<double>{0, 0.3, 1}[trial % 3];
-      const SecondOrderStructure structure = Unconstrained(L, &rng, density);
-      const Chain chain = RandomChain(structure, T, &rng, false);
-      for (double mu : {0.1, 0.5, 1.0, 3.0, 100.0}) {
-        SCOPED_TRACE(testing::Message()
-                     << "seed " << seed << " trial " << trial);
-        ExpectSmoothingMatches(structure, chain, TransitionConstraints(), mu,
-                               1e-12);
-      }
-    }
-  }
+  ForTinyChains({21, 22, 23}, 120, /*integer_too=*/false,
+                [](const SecondOrderStructure& structure, const Chain& chain,
+                   const TransitionConstraints& constraints) {
+                  for (double mu : {0.1, 0.5, 1.0, 3.0, 100.0}) {
+                    ExpectSmoothingMatches(structure, chain, constraints, mu,
+                                           1e-12);
+                  }
+                });
 }
 
 // μ = 1e−3 against scores of size 10: factors down to e^−20000, so the
@@ -736,22 +734,14 @@ TEST(SecondOrderForwardBackwardTest, SmallMuMatchesBruteForce) {
 }
 
 TEST(SecondOrderForwardBackwardTest, ConstrainedMatchesBruteForce) {
-  std::mt19937 rng(25);
-  for (const auto& [labels, scheme] : {std::make_pair(kIob2Labels, IOB2),
-                                       std::make_pair(kIobesLabels, IOBES)}) {
-    const TransitionConstraints constraints(labels, scheme);
-    const int L = static_cast<int>(labels.size());
-    for (int trial = 0; trial < 40; ++trial) {
-      const SecondOrderStructure structure =
-          RandomStructure(L, constraints, 0.4, 0.4, &rng);
-      const Chain chain = RandomChain(structure, 1 + trial % 5, &rng, false);
-      for (double mu : {0.2, 1.0, 1e3}) {
-        SCOPED_TRACE(testing::Message()
-                     << "scheme " << scheme << " trial " << trial);
-        ExpectSmoothingMatches(structure, chain, constraints, mu, 1e-12);
-      }
-    }
-  }
+  ForConstrainedChains(
+      25, 40,
+      [](const SecondOrderStructure& structure, const Chain& chain,
+         const TransitionConstraints& constraints) {
+        for (double mu : {0.2, 1.0, 1e3}) {
+          ExpectSmoothingMatches(structure, chain, constraints, mu, 1e-12);
+        }
+      });
 }
 
 TEST(SecondOrderForwardBackwardTest, GradientOfTheValueIsTheMarginals) {
