@@ -51,8 +51,9 @@ absl::Status IndexTuples(const std::vector<std::array<int32_t, N>>& tuples,
 // Written explicitly because GCC unrolls the fixed-width loops below into
 // scalar code instead of vectorising them.
 using Vector4 = double __attribute__((vector_size(32)));
-// What a block's last kernel may store past the last row: 4 vectors.
-constexpr size_t kVectorSlack = 16;
+// What the last block's kernel may store past the last row: less than a
+// vector.
+constexpr size_t kVectorSlack = 4;
 
 // One block's max-plus step for 4·kVectors of its targets:
 // out[j] = max_i ((previous[sources[i]] + unary) + edge[i·stride + j]). The

@@ -22,7 +22,7 @@ constexpr double kMinusInf = -std::numeric_limits<double>::infinity();
 const std::vector<std::string> kIob2Labels = {"O", "B-X", "I-X", "B-Y"};
 const std::vector<std::string> kIobesLabels = {"O", "B-X", "I-X", "E-X", "S-X"};
 
-// --- fixtures ---------------------------------------------------------------
+// --- fixtures ----------------------------------------------------------------
 
 // One sentence's score tables, owned, viewed as SecondOrderScores.
 struct Chain {
@@ -189,7 +189,7 @@ void ForConstrainedChains(unsigned seed, int trials, Check check) {
   }
 }
 
-// --- structure --------------------------------------------------------------
+// --- structure ---------------------------------------------------------------
 
 TEST(SecondOrderStructureTest, IndexTablesRoundTrip) {
   std::mt19937 rng(1);
@@ -289,7 +289,7 @@ TEST(SecondOrderStructureTest, ConstrainedLatticeHasTheAllowedOnes) {
   EXPECT_EQ(structure->num_states(), 14);
 }
 
-// --- scoring ----------------------------------------------------------------
+// --- scoring -----------------------------------------------------------------
 
 TEST(SecondOrderScoreTest, HandComputedLabeling) {
   // L = 2, trigram (0, 1, 1) weighted 5 and (1, 1, 0) weighted −3 (weight
@@ -313,8 +313,7 @@ TEST(SecondOrderScoreTest, HandComputedLabeling) {
   EXPECT_EQ(ScoreLabeling(*structure, Chain().scores(), nullptr), 0.0);
 }
 
-// --- Viterbi
-// ------------------------------------------------------------------
+// --- Viterbi -----------------------------------------------------------------
 
 void ExpectViterbiMatches(const SecondOrderStructure& structure,
                           const Chain& chain,
@@ -458,8 +457,35 @@ TEST(SecondOrderViterbiTest, FirstOrderModelMatchesViterbiDecoder) {
   }
 }
 
-// --- top K
-// --------------------------------------------------------------------
+// 21 labels, unconstrained: blocks of 21 targets, decoded 16 then 8
+// (padded) at a time, against brute force on short chains and against
+// ViterbiDecoder on a long first-order one.
+TEST(SecondOrderViterbiTest, WideBlocksMatch) {
+  std::mt19937 rng(10);
+  SecondOrderViterbi viterbi;
+  for (int T : {3, 4}) {
+    const SecondOrderStructure structure = Unconstrained(21, &rng, 0.05);
+    ExpectViterbiMatches(structure, RandomChain(structure, T, &rng, false),
+                         TransitionConstraints(), &viterbi);
+  }
+  absl::StatusOr<SecondOrderStructure> first_order =
+      SecondOrderStructure::Create(21, TransitionConstraints(), {}, {});
+  ASSERT_TRUE(first_order.ok());
+  const Chain chain = RandomChain(*first_order, 80, &rng, false);
+  const ChainScores plain = {80,
+                             21,
+                             chain.unary.data(),
+                             chain.transition.data(),
+                             chain.start.data(),
+                             chain.end.data()};
+  std::vector<int32_t> got(80), expected(80);
+  ViterbiDecoder decoder;
+  EXPECT_NEAR(viterbi.Decode(*first_order, chain.scores(), got.data()),
+              decoder.Decode(plain, expected.data()), 1e-10);
+  EXPECT_EQ(got, expected);
+}
+
+// --- top K -------------------------------------------------------------------
 
 void ExpectTopKMatches(const SecondOrderStructure& structure,
                        const Chain& chain,
@@ -621,8 +647,7 @@ TEST(SecondOrderTopKTest, LongChainRowsAreDistinctSortedAndScoredRight) {
   EXPECT_EQ(std::adjacent_find(rows.begin(), rows.end()), rows.end());
 }
 
-// --- forward–backward
-// ---------------------------------------------------------
+// --- forward–backward --------------------------------------------------------
 
 // Where each block of the marginals starts, in Chain::tables() order.
 std::vector<size_t> BlockOffsets(const SecondOrderStructure& structure, int T) {
@@ -834,6 +859,37 @@ TEST(SecondOrderForwardBackwardTest, FirstOrderModelMatchesForwardBackward) {
             << "entry " << i;
       }
     }
+  }
+}
+
+// 21 labels: rows of 21 edges padded to 24, against brute force on a short
+// chain with trigrams and against ForwardBackward on a long first-order one.
+TEST(SecondOrderForwardBackwardTest, WideBlocksMatch) {
+  std::mt19937 rng(29);
+  const SecondOrderStructure structure = Unconstrained(21, &rng, 0.05);
+  ExpectSmoothingMatches(structure, RandomChain(structure, 3, &rng, false),
+                         TransitionConstraints(), 0.7, 1e-12);
+  absl::StatusOr<SecondOrderStructure> first_order =
+      SecondOrderStructure::Create(21, TransitionConstraints(), {}, {});
+  ASSERT_TRUE(first_order.ok());
+  const int T = 40;
+  const Chain chain = RandomChain(*first_order, T, &rng, false);
+  const ChainScores plain = {T,
+                             21,
+                             chain.unary.data(),
+                             chain.transition.data(),
+                             chain.start.data(),
+                             chain.end.data()};
+  SecondOrderForwardBackward fb;
+  ForwardBackward reference;
+  std::vector<double> marginals(
+      SecondOrderForwardBackward::MarginalsSize(*first_order, T));
+  std::vector<double> expected(marginals.size());
+  EXPECT_NEAR(fb.Compute(*first_order, chain.scores(), 0.5, marginals.data()),
+              reference.ComputeInLogSpace(plain, 0.5, expected.data()), 1e-10);
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_NEAR(marginals[i], expected[i], 1e-11 * expected[i] + 1e-300)
+        << "entry " << i;
   }
 }
 
