@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "models/log_sum_exp.h"
+
 namespace chaintag {
 namespace {
 
@@ -26,16 +28,6 @@ double MaxOf(const double* x, size_t n) {
   double top = x[0];
   for (size_t i = 1; i < n; ++i) top = std::max(top, x[i]);
   return top;
-}
-
-double LogSumExp(const double* x, int n) {
-  double top = x[0];
-  for (int i = 1; i < n; ++i) top = std::max(top, x[i]);
-  // All −∞ would give −∞ − (−∞) = NaN below.
-  if (top == kMinusInfinity) return top;
-  double sum = 0;
-  for (int i = 0; i < n; ++i) sum += std::exp(x[i] - top);
-  return top + std::log(sum);
 }
 
 // Subtracts the row's log-sum-exp from it and returns that shift.

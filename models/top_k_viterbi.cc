@@ -1,56 +1,16 @@
 #include "models/top_k_viterbi.h"
 
-#include <algorithm>
 #include <cstddef>
 #include <limits>
+
+#include "models/top_k_merge.h"
 
 namespace chaintag {
 namespace {
 
 constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
 
-// min(k, L^T) without overflow.
-int64_t NumBest(int k, int num_labels, int length) {
-  int64_t count = 1;
-  for (int t = 0; t < length && count < k; ++t) count *= num_labels;
-  return std::min<int64_t>(count, k);
-}
-
 }  // namespace
-
-int TopKViterbi::Merge(const double* list_scores, const int32_t* list_counts,
-                       const double* offset, int offset_stride, int num_lists,
-                       int width, double* value, int32_t* label,
-                       int32_t* rank) {
-  // Insertion into the sorted best-so-far: candidates arrive in increasing
-  // (label, rank), so an equal value lands after the ones already there, and
-  // a list stops at its first row that cannot enter (its later rows are no
-  // better). With K ≪ L most lists cost one comparison. A −∞ row is a
-  // forbidden path, not a labeling: it never enters, and nor do the rows
-  // after it.
-  int written = 0;
-  for (int p = 0; p < num_lists; ++p) {
-    const double shift = offset[static_cast<int64_t>(p) * offset_stride];
-    const double* list = list_scores + static_cast<int64_t>(p) * width;
-    for (int32_t r = 0; r < list_counts[p]; ++r) {
-      const double candidate = list[r] + shift;
-      if (candidate == kMinusInfinity) break;
-      if (written == width && !(candidate > value[width - 1])) break;
-      int position = written < width ? written : width - 1;
-      while (position > 0 && candidate > value[position - 1]) {
-        value[position] = value[position - 1];
-        label[position] = label[position - 1];
-        rank[position] = rank[position - 1];
-        --position;
-      }
-      value[position] = candidate;
-      label[position] = p;
-      rank[position] = r;
-      if (written < width) ++written;
-    }
-  }
-  return written;
-}
 
 int TopKViterbi::Decode(const ChainScores& scores, int k,
                         std::vector<int32_t>* labelings,
@@ -67,7 +27,7 @@ int TopKViterbi::Decode(const ChainScores& scores, int k,
     labeling_scores->assign(1, 0.0);
     return 1;
   }
-  const int K = static_cast<int>(NumBest(k, L, T));
+  const int K = TopKWidth(k, L, T);
   const size_t cells = static_cast<size_t>(T) * L;
   score_.resize(cells * K);
   from_label_.resize(cells * K);
@@ -88,9 +48,9 @@ int TopKViterbi::Decode(const ChainScores& scores, int k,
     for (int y = 0; y < L; ++y) {
       const size_t cell = static_cast<size_t>(t) * L + y;
       double* value = &score_[cell * K];
-      int n =
-          Merge(&score_[previous * K], &count_[previous], scores.transition + y,
-                L, L, K, value, &from_label_[cell * K], &from_rank_[cell * K]);
+      int n = MergeSortedLists(&score_[previous * K], &count_[previous], K,
+                               nullptr, L, scores.transition + y, L, value,
+                               &from_label_[cell * K], &from_rank_[cell * K]);
       // Added after the merge, as ViterbiDecoder does, so rank 0 rounds
       // exactly like its delta. Rows that become −∞ (a −∞ unary) are dropped.
       for (int r = 0; r < n; ++r) value[r] += unary[y];
@@ -103,9 +63,9 @@ int TopKViterbi::Decode(const ChainScores& scores, int k,
   final_label_.resize(K);
   final_rank_.resize(K);
   const size_t last = static_cast<size_t>(T - 1) * L;
-  const int m =
-      Merge(&score_[last * K], &count_[last], scores.end, 1, L, K,
-            final_score_.data(), final_label_.data(), final_rank_.data());
+  const int m = MergeSortedLists(&score_[last * K], &count_[last], K, nullptr,
+                                 L, scores.end, 1, final_score_.data(),
+                                 final_label_.data(), final_rank_.data());
 
   labelings->resize(static_cast<size_t>(m) * T);
   labeling_scores->assign(final_score_.begin(), final_score_.begin() + m);

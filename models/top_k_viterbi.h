@@ -44,16 +44,6 @@ class TopKViterbi {
              std::vector<double>* labeling_scores);
 
  private:
-  // Writes the up to `width` best rows of `num_lists` sorted lists to
-  // value/label/rank, best first, equal values in increasing (list, rank):
-  // that order makes the output the documented reversed-lex order and keeps
-  // rank 0 identical to ViterbiDecoder. The row of list p at position `rank`
-  // has value list_scores[p * width + rank] + offset[p * offset_stride].
-  // Returns how many were written.
-  int Merge(const double* list_scores, const int32_t* list_counts,
-            const double* offset, int offset_stride, int num_lists, int width,
-            double* value, int32_t* label, int32_t* rank);
-
   // Cell (t, y) holds up to K entries at [(t·L + y)·K, … + count).
   std::vector<double> score_;
   std::vector<int32_t> from_label_;
