@@ -249,6 +249,18 @@ absl::StatusOr<FeatureExtractor> FeatureExtractor::Create(
     absl::Status status = fx.AddTemplate(j, &column_patterns);
     if (!status.ok()) return status;
   }
+  if (config.pair_templates_size() > 0) {
+    FeatureConfig pair_config = config;
+    pair_config.clear_pair_templates();
+    *pair_config.mutable_templates() = config.pair_templates();
+    pair_config.set_bias(false);
+    absl::StatusOr<FeatureExtractor> pairs = Create(pair_config);
+    if (!pairs.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("pair templates: ", pairs.status().message()));
+    }
+    fx.pair_extractor_ = std::make_unique<FeatureExtractor>(*std::move(pairs));
+  }
   if (config.bias()) {
     Template bias;
     bias.id = kBiasTemplateId;
@@ -571,6 +583,20 @@ void FeatureExtractor::EmitCombinations(const Template& tmpl, int t, int T,
     }
     if (p < 0) return;
   }
+}
+
+void ClearFirstPosition(FeatureSequence* features) {
+  if (features->size() == 0) return;
+  const int32_t first = features->offsets[1];
+  if (first == 0) return;
+  features->buckets.erase(features->buckets.begin(),
+                          features->buckets.begin() + first);
+  if (!features->values.empty()) {
+    features->values.erase(features->values.begin(),
+                           features->values.begin() + first);
+  }
+  for (int32_t& offset : features->offsets)
+    offset = std::max(0, offset - first);
 }
 
 absl::Status FeatureExtractor::Extract(const Sentence& sentence,

@@ -17,6 +17,7 @@
 #ifndef CHAINTAG_FEATURES_FEATURE_EXTRACTOR_H_
 #define CHAINTAG_FEATURES_FEATURE_EXTRACTOR_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -73,8 +74,21 @@ class FeatureExtractor {
 
   uint64_t num_buckets() const { return num_buckets_; }
   const FeatureConfig& config() const { return *config_; }
-  // Highest attribute index any template reads (-1 if none).
-  int max_attribute() const { return max_attribute_; }
+  // Highest attribute index any template reads (-1 if none; the pair
+  // templates' included).
+  int max_attribute() const {
+    return pair_extractor_ == nullptr
+               ? max_attribute_
+               : std::max(max_attribute_, pair_extractor_->max_attribute());
+  }
+  // The extractor of config().pair_templates (second-order models'
+  // observation-conditioned transitions: its own templates, no bias, the
+  // same hashing), or null when there are none. Its features are for the
+  // label pair (y_{t−1}, y_t), so a caller empties position 0
+  // (ClearFirstPosition).
+  const FeatureExtractor* pair_extractor() const {
+    return pair_extractor_.get();
+  }
   // "name" of template j, or "#j" when it has none; for messages and
   // reports.
   std::string TemplateName(int j) const;
@@ -165,7 +179,12 @@ class FeatureExtractor {
   std::vector<Part> parts_;
   std::vector<Template> templates_;  // config order, then the bias
   std::vector<std::unique_ptr<RE2>> patterns_;
+  std::unique_ptr<FeatureExtractor> pair_extractor_;
 };
+
+// Drops position 0's features (keeping the position): pair features have
+// no label pair there.
+void ClearFirstPosition(FeatureSequence* features);
 
 }  // namespace chaintag
 

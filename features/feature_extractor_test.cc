@@ -671,5 +671,48 @@ TEST(FeatureExtractorTest, CreateRejectsBadMultiValuedParts) {
   EXPECT_THAT(span.message(), HasSubstr("span must be >= 1"));
 }
 
+TEST(FeatureExtractorTest, PairTemplatesHaveTheirOwnExtractor) {
+  const std::string label_templates =
+      "templates { parts { offset: 0 attribute: 0 } } ";
+  const std::string pair_templates =
+      "pair_templates { parts { offset: 0 attribute: 1 } } "
+      "pair_templates { parts { offset: -1 attribute: 1 } "
+      "                 parts { offset: 0 attribute: 1 } } ";
+  const FeatureExtractor both =
+      MakeExtractor(label_templates + pair_templates + "num_buckets: 64");
+  const FeatureExtractor labels_only =
+      MakeExtractor(label_templates + "num_buckets: 64");
+  const FeatureExtractor pairs_alone = MakeExtractor(
+      "templates { parts { offset: 0 attribute: 1 } } "
+      "templates { parts { offset: -1 attribute: 1 } "
+      "            parts { offset: 0 attribute: 1 } } "
+      "bias: false num_buckets: 64");
+  EXPECT_EQ(labels_only.pair_extractor(), nullptr);
+  ASSERT_NE(both.pair_extractor(), nullptr);
+  EXPECT_EQ(both.max_attribute(), 1);
+  const Sentence s =
+      MakeSentence({{"He", "PRP"}, {"reckons", "VBZ"}, {"the", "DT"}});
+  FeatureSequence label_features, expected_labels, pair_features,
+      expected_pairs;
+  ASSERT_TRUE(both.Extract(s, &label_features).ok());
+  ASSERT_TRUE(labels_only.Extract(s, &expected_labels).ok());
+  EXPECT_EQ(label_features.buckets, expected_labels.buckets);
+  EXPECT_EQ(label_features.offsets, expected_labels.offsets);
+  ASSERT_TRUE(both.pair_extractor()->Extract(s, &pair_features).ok());
+  ASSERT_TRUE(pairs_alone.Extract(s, &expected_pairs).ok());
+  EXPECT_EQ(pair_features.buckets, expected_pairs.buckets);
+  EXPECT_EQ(pair_features.offsets, (std::vector<int32_t>{0, 2, 4, 6}));
+  ClearFirstPosition(&pair_features);
+  EXPECT_EQ(pair_features.offsets, (std::vector<int32_t>{0, 0, 2, 4}));
+  EXPECT_EQ(pair_features.buckets,
+            std::vector<uint32_t>(expected_pairs.buckets.begin() + 2,
+                                  expected_pairs.buckets.end()));
+  // A bad pair template is named as one.
+  absl::StatusOr<FeatureExtractor> bad = FeatureExtractor::Create(
+      ParseConfig("pair_templates { parts { offset: 0 attribute: -1 } }"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("pair templates"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace chaintag

@@ -1,5 +1,7 @@
 #include "models/gram_matrices.h"
 
+#include <cstddef>
+
 namespace chaintag {
 namespace {
 
