@@ -24,23 +24,29 @@ constexpr uint64_t kBuckets = 6;
 // (kept as 16-bit integers) or dyadic fractions (exact in float).
 enum class Values { kReal, kInteger, kDyadic };
 
+// A feature value of the given kind.
+inline float RandomValue(Values kind, std::mt19937* rng) {
+  std::uniform_int_distribution<int> small(1, 3);
+  std::uniform_real_distribution<float> real(0.5f, 1.5f);
+  switch (kind) {
+    case Values::kInteger:
+      return static_cast<float>(small(*rng));
+    case Values::kDyadic:
+      return 0.25f * static_cast<float>(small(*rng)) + 0.5f;
+    case Values::kReal:
+      break;
+  }
+  return real(*rng);
+}
+
 inline std::vector<ChainExample> RandomExamples(int n, int num_labels,
                                                 std::mt19937* rng,
                                                 int max_length = 5,
                                                 Values kind = Values::kReal) {
   std::uniform_int_distribution<int> length(1, max_length), count(1, 3),
-      bucket(0, kBuckets - 1), label(0, num_labels - 1), small(1, 3);
-  std::uniform_real_distribution<float> real(0.5f, 1.5f);
-  auto value = [&](std::mt19937& random) -> float {
-    switch (kind) {
-      case Values::kInteger:
-        return static_cast<float>(small(random));
-      case Values::kDyadic:
-        return 0.25f * static_cast<float>(small(random)) + 0.5f;
-      case Values::kReal:
-        break;
-    }
-    return real(random);
+      bucket(0, kBuckets - 1), label(0, num_labels - 1);
+  auto value = [kind](std::mt19937& random) {
+    return RandomValue(kind, &random);
   };
   std::vector<ChainExample> examples(n);
   for (ChainExample& example : examples) {

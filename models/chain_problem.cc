@@ -64,9 +64,9 @@ absl::Status CheckSecondOrder(int i, const ChainExample& example,
   if (layout.num_pair_rows > 0) {
     if (example.pair_features.size() != T ||
         example.pair_features.num_features(0) != 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "example ", i, ": pair features need ", T,
-          " positions, the first one empty"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("example ", i, ": pair features need ", T,
+                       " positions, the first one empty"));
     }
     absl::Status rows = CheckRows(i, example.pair_features,
                                   layout.num_pair_rows, "pair feature");
@@ -115,9 +115,8 @@ absl::Status ChainProblem::Validate(const ChainLayout& layout,
             absl::StrCat("example ", i, ": label id ", label, " out of range"));
       }
     }
-    absl::Status rows =
-        CheckRows(static_cast<int>(i), example.features, layout.num_rows,
-                  "feature");
+    absl::Status rows = CheckRows(static_cast<int>(i), example.features,
+                                  layout.num_rows, "feature");
     if (!rows.ok()) return rows;
     if (structure != nullptr) {
       absl::Status second =
@@ -204,8 +203,8 @@ void ChainProblem::ComputeScores(int i, const double* v, double scale,
     second.transition = scores->first.transition;
     second.start = scores->first.start;
     second.end = scores->first.end;
-    second.trigram = tail + (layout_.trigram_offset() -
-                             layout_.transition_offset());
+    second.trigram =
+        tail + (layout_.trigram_offset() - layout_.transition_offset());
     second.pair_unary = pair_unary;
   }
 }
@@ -217,10 +216,9 @@ double ChainProblem::ScoreOf(const Scores& scores, const int32_t* y) const {
 
 double ChainProblem::DecodeBest(const Scores& scores, int32_t* y) const {
   Scratch& scratch = ThreadScratch();
-  return structure_ == nullptr
-             ? scratch.decoder.Decode(scores.first, y)
-             : scratch.second_order_decoder.Decode(*structure_, scores.second,
-                                                   y);
+  return structure_ == nullptr ? scratch.decoder.Decode(scores.first, y)
+                               : scratch.second_order_decoder.Decode(
+                                     *structure_, scores.second, y);
 }
 
 void ChainProblem::MaxOracle(int i, const double* w, const double* state,
@@ -278,8 +276,8 @@ double ChainProblem::TopKSmoothed(int i, const Scores& scores,
           ? scratch.top_k.Decode(scores.first, smoothing.top_k,
                                  &scratch.labelings, &scratch.labeling_scores)
           : scratch.second_order_top_k.Decode(
-                *structure_, scores.second, smoothing.top_k,
-                &scratch.labelings, &scratch.labeling_scores);
+                *structure_, scores.second, smoothing.top_k, &scratch.labelings,
+                &scratch.labeling_scores);
   scratch.weights.resize(count);
   const double value =
       ProjectScoresOntoSimplex(scratch.labeling_scores.data(), count,
@@ -307,8 +305,8 @@ double ChainProblem::SmoothedOracle(int i, const double* w,
   switch (smoothing.kind) {
     case Smoothing::Kind::kEntropy:
       return (structure_ == nullptr
-                  ? scratch.forward_backward.Compute(scores.first,
-                                                     smoothing.mu, state)
+                  ? scratch.forward_backward.Compute(scores.first, smoothing.mu,
+                                                     state)
                   : scratch.second_order_forward_backward.Compute(
                         *structure_, scores.second, smoothing.mu, state)) -
              gold_score;
@@ -346,8 +344,8 @@ void ChainProblem::TouchedRanges(int i,
   out += total;
   const int64_t P = layout_.num_pairs;
   for (int32_t k = 0; k < pair_total; ++k) {
-    out[k].begin = layout_.pair_emission_offset() +
-                   static_cast<int64_t>(z.buckets[k]) * P;
+    out[k].begin =
+        layout_.pair_emission_offset() + static_cast<int64_t>(z.buckets[k]) * P;
     out[k].length = P;
   }
   out[pair_total].begin = layout_.transition_offset();

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <random>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "models/chain_examples_testing.h"
 #include "models/chain_scores_testing.h"
+#include "models/transition_constraints.h"
 
 namespace chaintag {
 namespace {
@@ -16,10 +18,86 @@ using ::chaintag::chain_testing::RandomExamples;
 using ::chaintag::chain_testing::Values;
 constexpr uint64_t kBuckets = ::chaintag::chain_testing::kBuckets;
 
+constexpr int kPairBuckets = 4;
+
+// A test problem's parts: at order 2 also pair features and a structure
+// (IOB2 constraints over {O, B-X, I-X, B-Y} when L = 4, none otherwise).
+struct TestChain {
+  ChainLayout layout;
+  std::vector<ChainExample> examples;
+  std::shared_ptr<const SecondOrderStructure> structure;
+
+  bool Allowed(const std::vector<int32_t>& y) const {
+    return structure == nullptr ||
+           structure->IsAllowed(y.data(), static_cast<int>(y.size()));
+  }
+  std::unique_ptr<ChainProblem> Problem(bool normalize) const {
+    EXPECT_TRUE(ChainProblem::Validate(layout, examples, structure.get()).ok());
+    return std::make_unique<ChainProblem>(layout, examples, normalize,
+                                          structure);
+  }
+};
+
+TestChain MakeTestChain(int L, int order, int n, std::mt19937* rng,
+                        int max_length = 5, Values kind = Values::kReal) {
+  TestChain chain;
+  chain.layout = ChainLayout{L, kBuckets};
+  chain.examples = RandomExamples(n, L, rng, max_length, kind);
+  if (order == 1) return chain;
+  TransitionConstraints constraints;
+  if (L == 4) {
+    constraints = TransitionConstraints({"O", "B-X", "I-X", "B-Y"}, IOB2);
+  }
+  std::bernoulli_distribution coin(0.5);
+  std::uniform_int_distribution<int> label(0, L - 1), count(0, 2),
+      bucket(0, kPairBuckets - 1);
+  std::vector<LabelTrigram> trigrams;
+  std::vector<LabelPair> pairs;
+  for (int a = 0; a < L; ++a) {
+    for (int b = 0; b < L; ++b) {
+      if (coin(*rng)) pairs.push_back({a, b});
+      for (int c = 0; c < L; ++c) {
+        if (coin(*rng)) trigrams.push_back({a, b, c});
+      }
+    }
+  }
+  // Reversed, so that weight order is not index order.
+  std::reverse(trigrams.begin(), trigrams.end());
+  absl::StatusOr<SecondOrderStructure> structure =
+      SecondOrderStructure::Create(L, constraints, trigrams, pairs);
+  EXPECT_TRUE(structure.ok()) << structure.status();
+  chain.structure =
+      std::make_shared<const SecondOrderStructure>(*std::move(structure));
+  chain.layout.order = 2;
+  chain.layout.num_pair_rows = kPairBuckets;
+  chain.layout.num_pairs = static_cast<int>(pairs.size());
+  chain.layout.num_trigrams = static_cast<int>(trigrams.size());
+  for (ChainExample& example : chain.examples) {
+    const int T = example.features.size();
+    while (!chain.Allowed(example.labels)) {
+      for (int32_t& y : example.labels) y = label(*rng);
+    }
+    FeatureSequence& z = example.pair_features;
+    z.offsets.push_back(0);  // position 0: no pair
+    for (int t = 1; t < T; ++t) {
+      std::vector<bool> used(kPairBuckets, false);
+      for (int k = count(*rng); k > 0; --k) used[bucket(*rng)] = true;
+      for (uint32_t b = 0; b < kPairBuckets; ++b) {
+        if (!used[b]) continue;
+        z.buckets.push_back(b);
+        z.values.push_back(chain_testing::RandomValue(kind, rng));
+      }
+      z.offsets.push_back(static_cast<int32_t>(z.buckets.size()));
+    }
+  }
+  return chain;
+}
+
 // φ(x, y) written out densely, independently of ChainProblem.
-std::vector<double> DenseFeatures(const ChainLayout& layout,
+std::vector<double> DenseFeatures(const TestChain& chain,
                                   const ChainExample& example,
                                   const std::vector<int32_t>& y) {
+  const ChainLayout& layout = chain.layout;
   std::vector<double> phi(layout.dim(), 0.0);
   const int L = layout.num_labels;
   const FeatureSequence& f = example.features;
@@ -31,14 +109,29 @@ std::vector<double> DenseFeatures(const ChainLayout& layout,
   }
   phi[layout.start_offset() + y.front()] += 1;
   phi[layout.end_offset() + y.back()] += 1;
+  if (chain.structure == nullptr) return phi;
+  const SecondOrderStructure& structure = *chain.structure;
+  const FeatureSequence& z = example.pair_features;
+  for (int t = 1; t < f.size(); ++t) {
+    const int p = structure.pair_index(y[t - 1], y[t]);
+    if (p < 0) continue;
+    for (int k = z.offsets[t]; k < z.offsets[t + 1]; ++k) {
+      phi[layout.pair_emission_offset() + z.buckets[k] * layout.num_pairs +
+          p] += z.values[k];
+    }
+  }
+  for (int t = 2; t < f.size(); ++t) {
+    const int k = structure.trigram_index(y[t - 2], y[t - 1], y[t]);
+    if (k >= 0) phi[layout.trigram_offset() + k] += 1;
+  }
   return phi;
 }
 
-std::vector<double> DensePsi(const ChainLayout& layout,
+std::vector<double> DensePsi(const TestChain& chain,
                              const ChainExample& example,
                              const std::vector<int32_t>& y) {
-  std::vector<double> psi = DenseFeatures(layout, example, example.labels);
-  const std::vector<double> phi = DenseFeatures(layout, example, y);
+  std::vector<double> psi = DenseFeatures(chain, example, example.labels);
+  const std::vector<double> phi = DenseFeatures(chain, example, y);
   for (size_t j = 0; j < psi.size(); ++j) psi[j] -= phi[j];
   return psi;
 }
@@ -54,68 +147,80 @@ class ChainProblemTest : public ::testing::TestWithParam<bool> {};
 TEST_P(ChainProblemTest, OraclesMatchBruteForce) {
   const bool normalize = GetParam();
   std::mt19937 rng(3);
-  for (int L = 1; L <= 4; ++L) {
-    const ChainLayout layout{L, kBuckets};
-    std::vector<ChainExample> examples = RandomExamples(8, L, &rng);
-    ASSERT_TRUE(ChainProblem::Validate(layout, examples).ok());
-    ChainProblem problem(layout, examples, normalize);
-    std::normal_distribution<double> normal(0, 1);
-    std::vector<double> w(layout.dim());
-    for (double& x : w) x = normal(rng);
-    for (int i = 0; i < problem.NumExamples(); ++i) {
-      const ChainExample& example = examples[i];
-      const int T = example.labels.size();
-      const double unit = normalize ? 1.0 / T : 1.0;
-      double best_augmented = -1e300, best_score = -1e300;
-      ForEachLabeling(T, L, [&](const std::vector<int32_t>& y) {
-        int wrong = 0;
-        for (int t = 0; t < T; ++t) wrong += y[t] != example.labels[t];
-        const double psi_dot = Dot(w, DensePsi(layout, example, y));
-        EXPECT_NEAR(problem.Score(i, w.data(), y), psi_dot, 1e-9);
-        EXPECT_DOUBLE_EQ(problem.Loss(i, y), wrong * unit);
-        best_augmented = std::max(best_augmented, wrong * unit - psi_dot);
-        best_score =
-            std::max(best_score, Dot(w, DenseFeatures(layout, example, y)));
-      });
-      OracleResult result;
-      problem.MaxOracle(i, w.data(), nullptr, &result);
-      EXPECT_NEAR(result.loss - result.score, best_augmented, 1e-9);
-      // The same oracle at w = scale·v, without forming w.
-      const double scale = 0.37;
-      std::vector<double> v = w;
-      for (double& x : v) x /= scale;
-      OracleResult scaled;
-      problem.MaxOracleScaled(i, v.data(), scale, &scaled);
-      EXPECT_NEAR(scaled.loss - scaled.score, best_augmented, 1e-9);
-      EXPECT_NEAR(scaled.score, problem.Score(i, w.data(), scaled.corner),
-                  1e-9);
-      EXPECT_DOUBLE_EQ(result.loss, problem.Loss(i, result.corner));
-      EXPECT_NEAR(result.score, problem.Score(i, w.data(), result.corner),
-                  1e-9);
-      Corner decoded;
-      problem.Decode(i, w.data(), &decoded);
-      EXPECT_NEAR(Dot(w, DenseFeatures(layout, example, decoded)), best_score,
-                  1e-9);
+  for (int order : {1, 2}) {
+    for (int L = 1; L <= 4; ++L) {
+      SCOPED_TRACE(testing::Message() << "order " << order << " L " << L);
+      const TestChain chain = MakeTestChain(L, order, 8, &rng);
+      const ChainLayout& layout = chain.layout;
+      const std::vector<ChainExample>& examples = chain.examples;
+      const std::unique_ptr<ChainProblem> owned = chain.Problem(normalize);
+      const ChainProblem& problem = *owned;
+      std::normal_distribution<double> normal(0, 1);
+      std::vector<double> w(layout.dim());
+      for (double& x : w) x = normal(rng);
+      for (int i = 0; i < problem.NumExamples(); ++i) {
+        const ChainExample& example = examples[i];
+        const int T = example.labels.size();
+        const double unit = normalize ? 1.0 / T : 1.0;
+        double best_augmented = -1e300, best_score = -1e300;
+        ForEachLabeling(T, L, [&](const std::vector<int32_t>& y) {
+          if (!chain.Allowed(y)) return;
+          int wrong = 0;
+          for (int t = 0; t < T; ++t) wrong += y[t] != example.labels[t];
+          const double psi_dot = Dot(w, DensePsi(chain, example, y));
+          EXPECT_NEAR(problem.Score(i, w.data(), y), psi_dot, 1e-9);
+          EXPECT_DOUBLE_EQ(problem.Loss(i, y), wrong * unit);
+          best_augmented = std::max(best_augmented, wrong * unit - psi_dot);
+          best_score =
+              std::max(best_score, Dot(w, DenseFeatures(chain, example, y)));
+        });
+        OracleResult result;
+        problem.MaxOracle(i, w.data(), nullptr, &result);
+        EXPECT_NEAR(result.loss - result.score, best_augmented, 1e-9);
+        // The same oracle at w = scale·v, without forming w.
+        const double scale = 0.37;
+        std::vector<double> v = w;
+        for (double& x : v) x /= scale;
+        OracleResult scaled;
+        problem.MaxOracleScaled(i, v.data(), scale, &scaled);
+        EXPECT_NEAR(scaled.loss - scaled.score, best_augmented, 1e-9);
+        EXPECT_NEAR(scaled.score, problem.Score(i, w.data(), scaled.corner),
+                    1e-9);
+        EXPECT_DOUBLE_EQ(result.loss, problem.Loss(i, result.corner));
+        EXPECT_NEAR(result.score, problem.Score(i, w.data(), result.corner),
+                    1e-9);
+        Corner decoded;
+        problem.Decode(i, w.data(), &decoded);
+        EXPECT_NEAR(Dot(w, DenseFeatures(chain, example, decoded)), best_score,
+                    1e-9);
+        EXPECT_TRUE(chain.Allowed(result.corner));
+        EXPECT_TRUE(chain.Allowed(decoded));
+      }
     }
   }
 }
 
-void CheckBlockStateAlgebra(Values kind, bool normalize_loss);
+void CheckBlockStateAlgebra(int order, Values kind, bool normalize_loss);
 
 TEST_P(ChainProblemTest, BlockStateAlgebraMatchesDenseVectors) {
-  for (Values kind : {Values::kReal, Values::kInteger, Values::kDyadic}) {
-    SCOPED_TRACE(static_cast<int>(kind));
-    CheckBlockStateAlgebra(kind, GetParam());
+  for (int order : {1, 2}) {
+    for (Values kind : {Values::kReal, Values::kInteger, Values::kDyadic}) {
+      SCOPED_TRACE(testing::Message() << "order " << order << " values "
+                                      << static_cast<int>(kind));
+      CheckBlockStateAlgebra(order, kind, GetParam());
+    }
   }
 }
 
-void CheckBlockStateAlgebra(Values kind, bool normalize_loss) {
+void CheckBlockStateAlgebra(int order, Values kind, bool normalize_loss) {
   std::mt19937 rng(5);
-  const int L = 3;
-  const ChainLayout layout{L, kBuckets};
-  std::vector<ChainExample> examples =
-      RandomExamples(6, L, &rng, /*max_length=*/5, kind);
-  ChainProblem problem(layout, examples, normalize_loss);
+  const int L = order == 1 ? 3 : 4;
+  const TestChain chain =
+      MakeTestChain(L, order, 6, &rng, /*max_length=*/5, kind);
+  const ChainLayout& layout = chain.layout;
+  const std::vector<ChainExample>& examples = chain.examples;
+  const std::unique_ptr<ChainProblem> owned = chain.Problem(normalize_loss);
+  const ChainProblem& problem = *owned;
   std::normal_distribution<double> normal(0, 1);
   std::uniform_real_distribution<double> uniform(0, 1);
   std::vector<double> w(layout.dim());
@@ -130,7 +235,7 @@ void CheckBlockStateAlgebra(Values kind, bool normalize_loss) {
     for (int step = 0; step < 20; ++step) {
       Corner y(T);
       for (int32_t& label_t : y) label_t = label(rng);
-      const std::vector<double> psi = DensePsi(layout, example, y);
+      const std::vector<double> psi = DensePsi(chain, example, y);
       OracleResult result;
       problem.MaxOracle(i, w.data(), state.data(), &result);
       EXPECT_NEAR(result.state_dot, Dot(v, w), 1e-9);
@@ -155,7 +260,7 @@ void CheckBlockStateAlgebra(Values kind, bool normalize_loss) {
       // distance between two corners, and an affine move of the state.
       Corner other(T);
       for (int32_t& label_t : other) label_t = label(rng);
-      const std::vector<double> other_psi = DensePsi(layout, example, other);
+      const std::vector<double> other_psi = DensePsi(chain, example, other);
       const Corner* corners[] = {&y, &other, &example.labels};
       double scores[3], state_dot = 0;
       problem.ScoreCorners(i, w.data(), state.data(), corners, 3, scores,
@@ -209,124 +314,131 @@ void CheckBlockStateAlgebra(Values kind, bool normalize_loss) {
 TEST_P(ChainProblemTest, SmoothedOraclesMatchBruteForce) {
   const bool normalize = GetParam();
   std::mt19937 rng(5);
-  for (int L = 1; L <= 3; ++L) {
-    const ChainLayout layout{L, kBuckets};
-    std::vector<ChainExample> examples = RandomExamples(6, L, &rng, 4);
-    ChainProblem problem(layout, examples, normalize);
-    std::normal_distribution<double> normal(0, 1);
-    std::vector<double> w(layout.dim());
-    for (double& x : w) x = normal(rng);
-    for (int i = 0; i < problem.NumExamples(); ++i) {
-      const ChainExample& example = examples[i];
-      const int T = example.labels.size();
-      // h(y) = L(y) − ⟨w, ψ(y)⟩ and −ψ(y) for every labeling.
-      std::vector<double> h;
-      std::vector<std::vector<double>> minus_psi;
-      ForEachLabeling(T, L, [&](const std::vector<int32_t>& y) {
-        std::vector<double> psi = DensePsi(layout, example, y);
-        h.push_back(problem.Loss(i, y) - Dot(w, psi));
-        for (double& x : psi) x = -x;
-        minus_psi.push_back(psi);
-      });
-      const int count = static_cast<int>(h.size());
-      std::vector<int> order(count);
-      for (int k = 0; k < count; ++k) order[k] = k;
-      std::stable_sort(order.begin(), order.end(),
-                       [&](int a, int b) { return h[a] > h[b]; });
-      for (const double mu : {0.3, 2.0}) {
-        for (const int top_k : {1, 2, 5}) {
-          // The expected value and distribution q over labelings.
-          std::vector<double> q(count, 0.0);
-          double expected_l2 = 0;
-          {
-            const int k = std::min(top_k, count);
-            double prefix = 0, tau = 0;
-            for (int j = 0; j < k; ++j) {
-              prefix += h[order[j]] / mu;
-              const double candidate = (prefix - 1) / (j + 1);
-              if (h[order[j]] / mu - candidate > 0) tau = candidate;
+  for (int model_order : {1, 2}) {
+    for (int L = 1; L <= (model_order == 1 ? 3 : 4); ++L) {
+      const TestChain chain = MakeTestChain(L, model_order, 6, &rng, 4);
+      const ChainLayout& layout = chain.layout;
+      const std::vector<ChainExample>& examples = chain.examples;
+      const std::unique_ptr<ChainProblem> owned = chain.Problem(normalize);
+      const ChainProblem& problem = *owned;
+      std::normal_distribution<double> normal(0, 1);
+      std::vector<double> w(layout.dim());
+      for (double& x : w) x = normal(rng);
+      for (int i = 0; i < problem.NumExamples(); ++i) {
+        const ChainExample& example = examples[i];
+        const int T = example.labels.size();
+        // h(y) = L(y) − ⟨w, ψ(y)⟩ and −ψ(y) for every labeling.
+        std::vector<double> h;
+        std::vector<std::vector<double>> minus_psi;
+        ForEachLabeling(T, L, [&](const std::vector<int32_t>& y) {
+          if (!chain.Allowed(y)) return;
+          std::vector<double> psi = DensePsi(chain, example, y);
+          h.push_back(problem.Loss(i, y) - Dot(w, psi));
+          for (double& x : psi) x = -x;
+          minus_psi.push_back(psi);
+        });
+        const int count = static_cast<int>(h.size());
+        std::vector<int> order(count);
+        for (int k = 0; k < count; ++k) order[k] = k;
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int a, int b) { return h[a] > h[b]; });
+        for (const double mu : {0.3, 2.0}) {
+          for (const int top_k : {1, 2, 5}) {
+            // The expected value and distribution q over labelings.
+            std::vector<double> q(count, 0.0);
+            double expected_l2 = 0;
+            {
+              const int k = std::min(top_k, count);
+              double prefix = 0, tau = 0;
+              for (int j = 0; j < k; ++j) {
+                prefix += h[order[j]] / mu;
+                const double candidate = (prefix - 1) / (j + 1);
+                if (h[order[j]] / mu - candidate > 0) tau = candidate;
+              }
+              double norm = 0;
+              for (int j = 0; j < k; ++j) {
+                q[order[j]] = std::max(0.0, h[order[j]] / mu - tau);
+                expected_l2 += q[order[j]] * h[order[j]];
+                norm += q[order[j]] * q[order[j]];
+              }
+              expected_l2 -= 0.5 * mu * norm;
             }
-            double norm = 0;
-            for (int j = 0; j < k; ++j) {
-              q[order[j]] = std::max(0.0, h[order[j]] / mu - tau);
-              expected_l2 += q[order[j]] * h[order[j]];
-              norm += q[order[j]] * q[order[j]];
-            }
-            expected_l2 -= 0.5 * mu * norm;
-          }
-          std::vector<double> entropy_q(count);
-          double z = 0;
-          for (int k = 0; k < count; ++k) {
-            entropy_q[k] = std::exp((h[k] - h[order[0]]) / mu);
-            z += entropy_q[k];
-          }
-          for (double& p : entropy_q) p /= z;
-          const double expected_entropy = h[order[0]] + mu * std::log(z);
-
-          for (const Smoothing::Kind kind :
-               {Smoothing::Kind::kTopKL2, Smoothing::Kind::kEntropy}) {
-            SCOPED_TRACE(testing::Message()
-                         << "L " << L << " example " << i << " μ " << mu
-                         << " K " << top_k << " kind "
-                         << static_cast<int>(kind));
-            const Smoothing smoothing{kind, mu, top_k};
-            std::vector<double> state(problem.BlockStateSize(i));
-            const double value =
-                problem.SmoothedOracle(i, w.data(), smoothing, state.data());
-            const bool l2 = kind == Smoothing::Kind::kTopKL2;
-            EXPECT_NEAR(value, l2 ? expected_l2 : expected_entropy, 1e-9);
-            // ∇f = −E_q ψ, applied as AddCornerMinusState(gold, state, 1).
-            std::vector<double> gradient(layout.dim(), 0.0);
-            problem.AddCornerMinusState(i, example.labels, state.data(), 1.0,
-                                        gradient.data());
-            std::vector<double> expected(layout.dim(), 0.0);
+            std::vector<double> entropy_q(count);
+            double z = 0;
             for (int k = 0; k < count; ++k) {
-              const double weight = l2 ? q[k] : entropy_q[k];
+              entropy_q[k] = std::exp((h[k] - h[order[0]]) / mu);
+              z += entropy_q[k];
+            }
+            for (double& p : entropy_q) p /= z;
+            const double expected_entropy = h[order[0]] + mu * std::log(z);
+
+            for (const Smoothing::Kind kind :
+                 {Smoothing::Kind::kTopKL2, Smoothing::Kind::kEntropy}) {
+              SCOPED_TRACE(testing::Message()
+                           << "order " << model_order << " L " << L
+                           << " example " << i << " μ " << mu << " K " << top_k
+                           << " kind " << static_cast<int>(kind));
+              const Smoothing smoothing{kind, mu, top_k};
+              std::vector<double> state(problem.BlockStateSize(i));
+              const double value =
+                  problem.SmoothedOracle(i, w.data(), smoothing, state.data());
+              const bool l2 = kind == Smoothing::Kind::kTopKL2;
+              EXPECT_NEAR(value, l2 ? expected_l2 : expected_entropy, 1e-9);
+              // ∇f = −E_q ψ, applied as AddCornerMinusState(gold, state, 1).
+              std::vector<double> gradient(layout.dim(), 0.0);
+              problem.AddCornerMinusState(i, example.labels, state.data(), 1.0,
+                                          gradient.data());
+              std::vector<double> expected(layout.dim(), 0.0);
+              for (int k = 0; k < count; ++k) {
+                const double weight = l2 ? q[k] : entropy_q[k];
+                for (size_t j = 0; j < expected.size(); ++j) {
+                  expected[j] += weight * minus_psi[k][j];
+                }
+              }
               for (size_t j = 0; j < expected.size(); ++j) {
-                expected[j] += weight * minus_psi[k][j];
+                EXPECT_NEAR(gradient[j], expected[j], 1e-9)
+                    << "coordinate " << j;
               }
             }
-            for (size_t j = 0; j < expected.size(); ++j) {
-              EXPECT_NEAR(gradient[j], expected[j], 1e-9) << "coordinate " << j;
-            }
           }
         }
-      }
-      // μ → 0 recovers the max oracle, and kNone is the max oracle.
-      OracleResult result;
-      problem.MaxOracle(i, w.data(), nullptr, &result);
-      std::vector<double> state(problem.BlockStateSize(i));
-      for (const Smoothing& smoothing :
-           {Smoothing{Smoothing::Kind::kNone, 0, 1},
-            Smoothing{Smoothing::Kind::kTopKL2, 1e-9, 5},
-            Smoothing{Smoothing::Kind::kEntropy, 1e-9, 1}}) {
-        EXPECT_NEAR(
-            problem.SmoothedOracle(i, w.data(), smoothing, state.data()),
-            result.loss - result.score, 1e-7);
-      }
-      // Coordinates outside the touched ranges change nothing.
-      std::vector<CoordinateRange> ranges;
-      problem.TouchedRanges(i, &ranges);
-      std::vector<bool> touched(layout.dim(), false);
-      for (const CoordinateRange& range : ranges) {
-        for (int64_t j = range.begin; j < range.begin + range.length; ++j) {
-          touched[j] = true;
+        // μ → 0 recovers the max oracle, and kNone is the max oracle.
+        OracleResult result;
+        problem.MaxOracle(i, w.data(), nullptr, &result);
+        std::vector<double> state(problem.BlockStateSize(i));
+        for (const Smoothing& smoothing :
+             {Smoothing{Smoothing::Kind::kNone, 0, 1},
+              Smoothing{Smoothing::Kind::kTopKL2, 1e-9, 5},
+              Smoothing{Smoothing::Kind::kEntropy, 1e-9, 1}}) {
+          EXPECT_NEAR(
+              problem.SmoothedOracle(i, w.data(), smoothing, state.data()),
+              result.loss - result.score, 1e-7);
         }
-      }
-      std::vector<double> moved = w;
-      for (int64_t j = 0; j < layout.dim(); ++j) {
-        if (!touched[j]) moved[j] += 10 * normal(rng);
-      }
-      const Smoothing entropy{Smoothing::Kind::kEntropy, 0.5, 1};
-      std::vector<double> moved_state(problem.BlockStateSize(i));
-      EXPECT_DOUBLE_EQ(
-          problem.SmoothedOracle(i, moved.data(), entropy, moved_state.data()),
-          problem.SmoothedOracle(i, w.data(), entropy, state.data()));
-      std::vector<double> gradient(layout.dim(), 0.0);
-      problem.AddCornerMinusState(i, example.labels, state.data(), 1.0,
-                                  gradient.data());
-      for (int64_t j = 0; j < layout.dim(); ++j) {
-        if (!touched[j]) EXPECT_EQ(gradient[j], 0.0) << "coordinate " << j;
+        // Coordinates outside the touched ranges change nothing.
+        std::vector<CoordinateRange> ranges;
+        problem.TouchedRanges(i, &ranges);
+        std::vector<bool> touched(layout.dim(), false);
+        for (const CoordinateRange& range : ranges) {
+          for (int64_t j = range.begin; j < range.begin + range.length; ++j) {
+            touched[j] = true;
+          }
+        }
+        std::vector<double> moved = w;
+        for (int64_t j = 0; j < layout.dim(); ++j) {
+          if (!touched[j]) moved[j] += 10 * normal(rng);
+        }
+        const Smoothing entropy{Smoothing::Kind::kEntropy, 0.5, 1};
+        std::vector<double> moved_state(problem.BlockStateSize(i));
+        EXPECT_DOUBLE_EQ(
+            problem.SmoothedOracle(i, moved.data(), entropy,
+                                   moved_state.data()),
+            problem.SmoothedOracle(i, w.data(), entropy, state.data()));
+        std::vector<double> gradient(layout.dim(), 0.0);
+        problem.AddCornerMinusState(i, example.labels, state.data(), 1.0,
+                                    gradient.data());
+        for (int64_t j = 0; j < layout.dim(); ++j) {
+          if (!touched[j]) EXPECT_EQ(gradient[j], 0.0) << "coordinate " << j;
+        }
       }
     }
   }

@@ -85,8 +85,10 @@ GramMatrices::GramMatrices(
 double GramMatrices::NormSquared(int i, int width, const double* d) const {
   const int64_t offset = offsets_[i];
   const int T = lengths_[i];
-  if (!u16_.empty()) return TriangleNormSquared(u16_.data() + offset, T, width, d);
-  if (!f32_.empty()) return TriangleNormSquared(f32_.data() + offset, T, width, d);
+  if (!u16_.empty())
+    return TriangleNormSquared(u16_.data() + offset, T, width, d);
+  if (!f32_.empty())
+    return TriangleNormSquared(f32_.data() + offset, T, width, d);
   return TriangleNormSquared(f64_.data() + offset, T, width, d);
 }
 
