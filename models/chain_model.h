@@ -17,6 +17,7 @@
 #define CHAINTAG_MODELS_CHAIN_MODEL_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,15 +32,19 @@
 #include "features/feature_sequence.h"
 #include "models/chain_layout.h"
 #include "models/model_file.pb.h"
+#include "models/second_order.h"
 #include "models/top_k_viterbi.h"
 #include "models/transition_constraints.h"
 #include "models/viterbi.h"
 
 namespace chaintag {
 
-// 2: compact rows (fixed32 buckets, float32 or float64 rows). Format 1
-// files (dense double rows) are refused with a request to retrain.
+// 2: compact rows (fixed32 buckets, float32 or float64 rows); 3: the same
+// with a second-order part (written only for second-order models, so a
+// first-order file stays readable by format-2 builds). Format 1 files
+// (dense double rows) are refused with a request to retrain.
 constexpr uint32_t kModelFormatVersion = 2;
+constexpr uint32_t kSecondOrderFormatVersion = 3;
 constexpr char kModelMagic[] = "chaintag-model";
 
 // Reusable buffers for tagging one sentence after another.
@@ -55,12 +60,18 @@ struct TagScratch {
   std::vector<int32_t> top_k_labelings;
   std::vector<double> top_k_scores;
   ConstrainedScoresBuffer constrained;
+  // Second order: the pair features and their scores, and the decoders.
+  FeatureSequence pair_features;
+  std::vector<double> pair_unary;
+  SecondOrderViterbi second_order_decoder;
+  SecondOrderTopK second_order_top_k;
 };
 
 // How PredictNBest decodes.
 struct DecodeOptions {
   // Only labelings valid in the model's training scheme (starts, transitions
-  // and ends; models/transition_constraints.h). No effect for NONE.
+  // and ends; models/transition_constraints.h). No effect for NONE, nor for
+  // second-order models, whose labelings are always the valid ones.
   bool constrained = false;
   // How many of the best labelings to return (≥ 1). Costs O(T·L·(L + n))
   // time and O(T·L·n) memory for n ≥ 2; n = 1 is plain Viterbi.
@@ -92,13 +103,34 @@ struct WeightsView {
   // rows->size() × num_labels; exactly one is set.
   const float* emission_f32 = nullptr;
   const double* emission_f64 = nullptr;
-  // L×L transitions [prev][next], then L start and L end biases.
+  // L×L transitions [prev][next], then L start and L end biases, then (second
+  // order) the weighted trigrams' weights.
   const double* tail = nullptr;
+  // Second order: the structure and, with pair templates, the pair-feature
+  // rows and their weights (pair_rows->size() × num_pairs; one is set).
+  const SecondOrderStructure* structure = nullptr;
+  const BucketRows* pair_rows = nullptr;
+  const float* pair_f32 = nullptr;
+  const double* pair_f64 = nullptr;
 };
 
-// The view of a solver's weights `w` for `layout`, whose rows are `rows`.
+// What a solver's weight vector is over: the emission rows and, at second
+// order, the structure and (with pair templates) the pair-feature rows.
+struct WeightSpace {
+  const BucketRows* rows = nullptr;
+  const BucketRows* pair_rows = nullptr;
+  const SecondOrderStructure* structure = nullptr;
+
+  // The ChainLayout of weights over this space for `num_labels` labels.
+  ChainLayout Layout(int num_labels) const;
+};
+
+// The view of a solver's weights `w` for `layout`, whose rows are `rows`
+// (first order), or whose space is `space`.
 WeightsView SolverWeightsView(const ChainLayout& layout, const BucketRows& rows,
                               const double* w);
+WeightsView SolverWeightsView(const ChainLayout& layout,
+                              const WeightSpace& space, const double* w);
 
 class ChainModel {
  public:
@@ -109,6 +141,12 @@ class ChainModel {
   // non-finite weights, or weights beyond float32's range for FLOAT32.
   static absl::StatusOr<ChainModel> Create(ModelFile header,
                                            const BucketRows& rows,
+                                           absl::Span<const double> weights);
+  // The same for weights over `space` (second order when it has a
+  // structure: the file then records the order, the weighted trigrams and
+  // pairs and the non-zero pair rows, in format 3).
+  static absl::StatusOr<ChainModel> Create(ModelFile header,
+                                           const WeightSpace& space,
                                            absl::Span<const double> weights);
   static absl::StatusOr<ChainModel> Load(const std::string& path);
   absl::Status Save(const std::string& path) const;
@@ -122,15 +160,22 @@ class ChainModel {
   const FeatureExtractor& extractor() const { return extractor_; }
   // The emission rows the model keeps (buckets with a non-zero weight).
   const BucketRows& rows() const { return rows_; }
-  // {labels, rows().size()}: the layout of DenseWeights(rows()).
-  ChainLayout layout() const {
-    return ChainLayout{labels_.size(), rows_.size()};
-  }
+  // The pair-feature rows the model keeps (second order, pair templates).
+  const BucketRows& pair_rows() const { return pair_rows_; }
+  // Null for a first-order model.
+  const SecondOrderStructure* structure() const { return structure_.get(); }
+  int order() const { return structure_ == nullptr ? 1 : 2; }
+  // The model's own space: its rows, pair rows and structure.
+  WeightSpace space() const;
+  // The layout of DenseWeights(space()).
+  ChainLayout layout() const { return space().Layout(labels_.size()); }
   WeightsView weights() const;
-  // The weights as doubles in ChainLayout{labels, rows.size()} for any
-  // row set `rows` over the same buckets: a row the model lacks is zero
-  // (e.g. to score a ChainProblem with the model's own, rounded weights).
+  // The weights as doubles in space.Layout(labels) for any row sets over
+  // the same buckets (and, at second order, the model's own structure): a
+  // row the model lacks is zero (e.g. to score a ChainProblem with the
+  // model's own, rounded weights).
   std::vector<double> DenseWeights(const BucketRows& rows) const;
+  std::vector<double> DenseWeights(const WeightSpace& space) const;
   // The training scheme's constraints over labels() (outside tag "O").
   const TransitionConstraints& constraints() const { return constraints_; }
 
@@ -159,7 +204,8 @@ class ChainModel {
 
  private:
   ChainModel(ModelFile file, LabelSet labels, FeatureExtractor extractor,
-             BucketRows rows);
+             BucketRows rows, BucketRows pair_rows,
+             std::shared_ptr<const SecondOrderStructure> structure);
   // Labels, extractor and rows from a file whose weight fields are filled.
   static absl::StatusOr<ChainModel> FromFile(ModelFile file);
 
@@ -167,7 +213,10 @@ class ChainModel {
   LabelSet labels_;
   FeatureExtractor extractor_;
   BucketRows rows_;
-  std::vector<double> tail_;  // transitions, start, end (WeightsView::tail)
+  BucketRows pair_rows_;
+  std::shared_ptr<const SecondOrderStructure> structure_;
+  // Transitions, start, end and trigrams (WeightsView::tail).
+  std::vector<double> tail_;
   TransitionConstraints constraints_;
 };
 

@@ -176,12 +176,19 @@ absl::Status MakeExamples(const std::vector<Sentence>& sentences,
     }
   }
   const FeatureExtractor& extractor = *prepared->extractor;
+  const FeatureExtractor* pair_extractor =
+      prepared->config.model().order() == 2 ? extractor.pair_extractor()
+                                             : nullptr;
   std::vector<absl::Status> errors(sentences.size());
   ParallelFor(static_cast<int>(sentences.size()),
               WorkerThreads(prepared->config), [&](int begin, int end) {
                 for (int i = begin; i < end; ++i) {
-                  errors[i] =
-                      extractor.Extract(sentences[i], &(*examples)[i].features);
+                  ChainExample& example = (*examples)[i];
+                  errors[i] = extractor.Extract(sentences[i], &example.features);
+                  if (!errors[i].ok() || pair_extractor == nullptr) continue;
+                  errors[i] = pair_extractor->Extract(sentences[i],
+                                                      &example.pair_features);
+                  ClearFirstPosition(&example.pair_features);
                 }
               });
   for (size_t i = 0; i < errors.size(); ++i) {
@@ -191,35 +198,6 @@ absl::Status MakeExamples(const std::vector<Sentence>& sentences,
                        errors[i].message()));
     }
   }
-  return absl::OkStatus();
-}
-
-// The rows for the buckets that the examples' features use: w is zero on
-// every other bucket, whatever the solver.
-BucketRows UsedRows(const std::vector<ChainExample>& examples,
-                    uint64_t num_buckets) {
-  std::vector<const FeatureSequence*> sequences;
-  sequences.reserve(examples.size());
-  for (const ChainExample& example : examples) {
-    sequences.push_back(&example.features);
-  }
-  return BucketRows::FromFeatures(sequences, num_buckets);
-}
-
-// The problem over `rows` of examples whose features hold bucket ids.
-absl::Status MakeRowProblem(int num_labels, bool normalize_loss,
-                            const BucketRows& rows,
-                            std::vector<ChainExample> examples,
-                            std::unique_ptr<ChainProblem>* problem) {
-  for (ChainExample& example : examples) {
-    rows.Remap(&example.features);
-    example.features.Compact();
-  }
-  const ChainLayout layout{num_labels, rows.size()};
-  absl::Status valid = ChainProblem::Validate(layout, examples);
-  if (!valid.ok()) return valid;
-  *problem = std::make_unique<ChainProblem>(layout, std::move(examples),
-                                            normalize_loss);
   return absl::OkStatus();
 }
 
@@ -314,17 +292,21 @@ absl::Status ConllTask::Prepare(const PipelineOptions& options,
       ComputeFeatureStats(*prepared->extractor, prepared->train);
   if (!stats.ok()) return stats.status();
   prepared->feature_stats = *stats;
-  prepared->rows = std::make_unique<BucketRows>(
-      UsedRows(examples, prepared->extractor->num_buckets()));
   // The train + dev problem is built when the final run needs it, once the
   // train-only run has released its memory (PrepareRetrainingProblem).
   if (retrain) {
-    for (ChainExample& example : dev_examples) example.features.Compact();
+    for (ChainExample& example : dev_examples) {
+      example.features.Compact();
+      example.pair_features.Compact();
+    }
     prepared->dev_examples = std::move(dev_examples);
   }
-  return MakeRowProblem(
-      prepared->labels.size(), prepared->config.model().normalize_loss(),
-      *prepared->rows, std::move(examples), &prepared->problem);
+  absl::StatusOr<TrainingProblem> training = MakeTrainingProblem(
+      prepared->config.model(), prepared->labels,
+      prepared->extractor->num_buckets(), std::move(examples), nullptr);
+  if (!training.ok()) return training.status();
+  prepared->SetTrainingProblem(*std::move(training));
+  return absl::OkStatus();
 }
 
 void ConllTask::ReportCorpus(const PreparedCorpus& prepared,
@@ -369,7 +351,7 @@ HeldOutScorer ConllTask::MakeHeldOutScorer(const PreparedCorpus& prepared,
   const int threads = WorkerThreads(config);
   const FeatureExtractor* extractor = prepared.extractor.get();
   const ChainLayout layout = prepared.problem->layout();
-  const BucketRows* rows = prepared.rows.get();
+  const WeightSpace space = prepared.space();
   const LabelSet* labels = &prepared.labels;
   const TagScheme train_scheme = config.model().train_scheme();
   const TagScheme input_scheme = prepared.format.tag_scheme();
@@ -385,7 +367,7 @@ HeldOutScorer ConllTask::MakeHeldOutScorer(const PreparedCorpus& prepared,
         [&](const Sentence& s, TagScratch* scratch,
             std::vector<std::string>* tags) {
           absl::Status status = PredictWithWeights(
-              *extractor, SolverWeightsView(layout, *rows, w), s, scratch,
+              *extractor, SolverWeightsView(layout, space, w), s, scratch,
               &scratch->labels, constraints.get());
           if (!status.ok()) return status;
           *tags = LabelsToTags(*labels, train_scheme, input_scheme,
@@ -472,11 +454,13 @@ absl::Status ConllTask::PrepareRetrainingProblem(
   prepared->dev = std::vector<Sentence>();
   // The training examples back in bucket ids, in place (rows ascend with
   // buckets, so every position stays sorted), then the dev examples.
-  const int num_labels = prepared->problem->layout().num_labels;
   std::vector<ChainExample> examples = prepared->problem->TakeExamples();
   const std::vector<uint32_t>& buckets = prepared->rows->buckets();
   for (ChainExample& example : examples) {
     for (uint32_t& id : example.features.buckets) id = buckets[id];
+    if (prepared->pair_rows == nullptr) continue;
+    const std::vector<uint32_t>& pair_buckets = prepared->pair_rows->buckets();
+    for (uint32_t& id : example.pair_features.buckets) id = pair_buckets[id];
   }
   examples.reserve(examples.size() + prepared->dev_examples.size());
   for (ChainExample& example : prepared->dev_examples) {
@@ -485,14 +469,16 @@ absl::Status ConllTask::PrepareRetrainingProblem(
   prepared->dev_examples = std::vector<ChainExample>();
   prepared->problem.reset();
   prepared->rows.reset();
+  prepared->pair_rows.reset();
   // What was freed is small blocks in malloc's heap, which the next
   // solver's large (mmapped) vectors would never reuse.
   malloc_trim(0);
-  prepared->rows_with_dev = std::make_unique<BucketRows>(
-      UsedRows(examples, prepared->extractor->num_buckets()));
-  return MakeRowProblem(num_labels, prepared->config.model().normalize_loss(),
-                        *prepared->rows_with_dev, std::move(examples),
-                        &prepared->problem_with_dev);
+  absl::StatusOr<TrainingProblem> training = MakeTrainingProblem(
+      prepared->config.model(), prepared->labels,
+      prepared->extractor->num_buckets(), std::move(examples), nullptr);
+  if (!training.ok()) return training.status();
+  prepared->SetRetrainingProblem(*std::move(training));
+  return absl::OkStatus();
 }
 
 }  // namespace chaintag

@@ -29,15 +29,21 @@ absl::Status OcrTask::Prepare(const PipelineOptions& options,
   train_letters_ = split->train_letters;
   test_letters_ = split->test_letters;
   dev_letters_ = split->dev_letters;
-  const bool normalize = prepared->config.model().normalize_loss();
-  prepared->rows = std::make_unique<BucketRows>(
-      BucketRows::Identity(split->layout.num_rows));
-  prepared->problem = std::make_unique<ChainProblem>(
-      split->layout, std::move(split->train), normalize);
-  test_ = std::make_unique<ChainProblem>(split->layout, std::move(split->test),
-                                         normalize);
-  dev_ = std::make_unique<ChainProblem>(split->layout, std::move(split->dev),
-                                        normalize);
+  const ModelConfig& model = prepared->config.model();
+  const BucketRows pixels = BucketRows::Identity(split->layout.num_rows);
+  absl::StatusOr<TrainingProblem> training =
+      MakeTrainingProblem(model, prepared->labels, pixels.num_buckets(),
+                          std::move(split->train), &pixels);
+  if (!training.ok()) return training.status();
+  prepared->SetTrainingProblem(*std::move(training));
+  // The held-out words are scored in the training problem's space.
+  const ChainLayout& layout = prepared->problem->layout();
+  test_ = std::make_unique<ChainProblem>(layout, std::move(split->test),
+                                         model.normalize_loss(),
+                                         prepared->structure);
+  dev_ = std::make_unique<ChainProblem>(layout, std::move(split->dev),
+                                        model.normalize_loss(),
+                                        prepared->structure);
   return absl::OkStatus();
 }
 
@@ -85,7 +91,7 @@ absl::StatusOr<std::string> OcrTask::ScoreSavedModel(
     const PipelineOptions& /*options*/, const ProgressLine& /*say*/,
     PipelineResult* result) const {
   const int threads = WorkerThreads(prepared.config);
-  const std::vector<double> saved_weights = model.DenseWeights(*prepared.rows);
+  const std::vector<double> saved_weights = model.DenseWeights(prepared.space());
   const double* w = saved_weights.data();
   result->train_letter_error =
       LetterErrorPercent(*prepared.problem, w, threads);

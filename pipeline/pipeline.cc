@@ -144,7 +144,7 @@ absl::StatusOr<TrainingSummary> TrainOnPath(const ChainProblem& problem,
 absl::StatusOr<ChainModel> MakeModel(const PreparedCorpus& prepared,
                                      const SolverConfig& solver_config,
                                      const std::vector<double>& weights,
-                                     const BucketRows& rows,
+                                     const WeightSpace& space,
                                      const TrainingSummary& training) {
   const PipelineConfig& config = prepared.config;
   ModelFile header;
@@ -164,7 +164,7 @@ absl::StatusOr<ChainModel> MakeModel(const PreparedCorpus& prepared,
   *header.mutable_training() = training;
   google::protobuf::TextFormat::PrintToString(config,
                                               header.mutable_resolved_config());
-  return ChainModel::Create(std::move(header), rows, weights);
+  return ChainModel::Create(std::move(header), space, weights);
 }
 
 // The solver as it runs on `prepared`: λ resolved against the number of
@@ -278,7 +278,7 @@ absl::StatusOr<ChainModel> TrainFinalModel(PreparedCorpus* prepared,
   solver->reset();
   result->train_only_summary = result->summary;
   result->summary = *summary;
-  return MakeModel(*prepared, solver_config, weights, *prepared->rows_with_dev,
+  return MakeModel(*prepared, solver_config, weights, prepared->space_with_dev(),
                    *summary);
 }
 
@@ -331,7 +331,7 @@ absl::StatusOr<ChainModel> TrainAndSave(PreparedCorpus* prepared,
                            solver_config, &weights, result);
   if (!trained.ok()) return trained;
   absl::StatusOr<ChainModel> model = MakeModel(
-      *prepared, *solver_config, weights, *prepared->rows, result->summary);
+      *prepared, *solver_config, weights, prepared->space(), result->summary);
   // The model holds its own copy; the solver's vector is not read again.
   weights = std::vector<double>();
   if (!model.ok()) return model.status();

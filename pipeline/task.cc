@@ -1,6 +1,7 @@
 #include "pipeline/task.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace chaintag {
 
@@ -19,6 +20,20 @@ absl::Status Task::PrepareRetrainingProblem(
     PreparedCorpus* /*prepared*/) const {
   return absl::UnimplementedError(
       "corpus.retrain_on_train_and_dev is for CoNLL corpora");
+}
+
+void PreparedCorpus::SetTrainingProblem(TrainingProblem training) {
+  rows = std::move(training.rows);
+  pair_rows = std::move(training.pair_rows);
+  structure = std::move(training.structure);
+  problem = std::move(training.problem);
+}
+
+void PreparedCorpus::SetRetrainingProblem(TrainingProblem training) {
+  rows_with_dev = std::move(training.rows);
+  pair_rows_with_dev = std::move(training.pair_rows);
+  structure_with_dev = std::move(training.structure);
+  problem_with_dev = std::move(training.problem);
 }
 
 }  // namespace chaintag

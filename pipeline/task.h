@@ -34,6 +34,7 @@
 #include "models/model_file.pb.h"
 #include "pipeline/lambda_path.h"
 #include "pipeline/pipeline_config.pb.h"
+#include "pipeline/training_problem.h"
 #include "solvers/solver_config.pb.h"
 
 namespace chaintag {
@@ -155,10 +156,29 @@ struct PreparedCorpus {
   // features (BucketRows::Identity for OCR pixels), so that w has no
   // coordinate that is provably zero.
   std::unique_ptr<BucketRows> rows;
-  // The problem of the run on train + dev, with its rows, once
-  // Task::PrepareRetrainingProblem has replaced `problem` and `rows`.
+  // Second order (model.order 2): the structure and, with pair templates,
+  // the pair-feature rows behind `problem`.
+  std::unique_ptr<BucketRows> pair_rows;
+  std::shared_ptr<const SecondOrderStructure> structure;
+  // The problem of the run on train + dev, with its rows (and second-order
+  // parts), once Task::PrepareRetrainingProblem has replaced `problem` and
+  // `rows`.
   std::unique_ptr<ChainProblem> problem_with_dev;
   std::unique_ptr<BucketRows> rows_with_dev;
+  std::unique_ptr<BucketRows> pair_rows_with_dev;
+  std::shared_ptr<const SecondOrderStructure> structure_with_dev;
+
+  // What `problem`'s (problem_with_dev's) weights are over.
+  WeightSpace space() const {
+    return WeightSpace{rows.get(), pair_rows.get(), structure.get()};
+  }
+  WeightSpace space_with_dev() const {
+    return WeightSpace{rows_with_dev.get(), pair_rows_with_dev.get(),
+                       structure_with_dev.get()};
+  }
+  // Moves a built problem and its space into `problem` and its space.
+  void SetTrainingProblem(TrainingProblem training);
+  void SetRetrainingProblem(TrainingProblem training);
 
   // The CoNLL task's corpus, here where tools and tests read it; empty for
   // OCR, whose held-out words live in its task.

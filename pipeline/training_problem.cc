@@ -1,0 +1,119 @@
+#include "pipeline/training_problem.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "models/transition_constraints.h"
+
+namespace chaintag {
+namespace {
+
+BucketRows UsedRows(const std::vector<ChainExample>& examples,
+                    uint64_t num_buckets, bool pair_features) {
+  std::vector<const FeatureSequence*> sequences;
+  sequences.reserve(examples.size());
+  for (const ChainExample& example : examples) {
+    sequences.push_back(pair_features ? &example.pair_features
+                                      : &example.features);
+  }
+  return BucketRows::FromFeatures(sequences, num_buckets);
+}
+
+template <typename Gram>
+std::vector<Gram> SortedUnique(std::vector<Gram> grams) {
+  std::sort(grams.begin(), grams.end());
+  grams.erase(std::unique(grams.begin(), grams.end()), grams.end());
+  return grams;
+}
+
+bool HasPairFeatures(const std::vector<ChainExample>& examples) {
+  for (const ChainExample& example : examples) {
+    if (example.pair_features.size() > 0) return true;
+  }
+  return false;
+}
+
+// The second-order structure of `examples` and, with pair features, their
+// rows (the features remapped to them).
+absl::Status MakeSecondOrder(const ModelConfig& model, const LabelSet& labels,
+                             uint64_t num_buckets,
+                             std::vector<ChainExample>* examples,
+                             TrainingProblem* training, ChainLayout* layout) {
+  const bool pairs = HasPairFeatures(*examples);
+  absl::StatusOr<SecondOrderStructure> structure = SecondOrderStructure::Create(
+      labels.size(), TransitionConstraints(labels.names(), model.train_scheme()),
+      ObservedTrigrams(*examples),
+      pairs ? ObservedPairs(*examples) : std::vector<LabelPair>());
+  if (!structure.ok()) return structure.status();
+  training->structure =
+      std::make_shared<const SecondOrderStructure>(*std::move(structure));
+  if (pairs) {
+    training->pair_rows = std::make_unique<BucketRows>(
+        UsedRows(*examples, num_buckets, /*pair_features=*/true));
+    for (ChainExample& example : *examples) {
+      training->pair_rows->Remap(&example.pair_features);
+      example.pair_features.Compact();
+    }
+  }
+  *layout = training->space().Layout(labels.size());
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+std::vector<LabelTrigram> ObservedTrigrams(
+    const std::vector<ChainExample>& examples) {
+  std::vector<LabelTrigram> trigrams;
+  for (const ChainExample& example : examples) {
+    const std::vector<int32_t>& y = example.labels;
+    for (size_t t = 2; t < y.size(); ++t) {
+      trigrams.push_back({y[t - 2], y[t - 1], y[t]});
+    }
+  }
+  return SortedUnique(std::move(trigrams));
+}
+
+std::vector<LabelPair> ObservedPairs(
+    const std::vector<ChainExample>& examples) {
+  std::vector<LabelPair> pairs;
+  for (const ChainExample& example : examples) {
+    const std::vector<int32_t>& y = example.labels;
+    for (size_t t = 1; t < y.size(); ++t) pairs.push_back({y[t - 1], y[t]});
+  }
+  return SortedUnique(std::move(pairs));
+}
+
+absl::StatusOr<TrainingProblem> MakeTrainingProblem(
+    const ModelConfig& model, const LabelSet& labels, uint64_t num_buckets,
+    std::vector<ChainExample> examples, const BucketRows* fixed_rows) {
+  if (model.order() != 1 && model.order() != 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "config: model.order must be 1 or 2, got ", model.order()));
+  }
+  TrainingProblem training;
+  if (fixed_rows != nullptr) {
+    training.rows = std::make_unique<BucketRows>(*fixed_rows);
+  } else {
+    training.rows = std::make_unique<BucketRows>(
+        UsedRows(examples, num_buckets, /*pair_features=*/false));
+    for (ChainExample& example : examples) {
+      training.rows->Remap(&example.features);
+      example.features.Compact();
+    }
+  }
+  ChainLayout layout = training.space().Layout(labels.size());
+  if (model.order() == 2) {
+    absl::Status second = MakeSecondOrder(model, labels, num_buckets,
+                                          &examples, &training, &layout);
+    if (!second.ok()) return second;
+  }
+  absl::Status valid =
+      ChainProblem::Validate(layout, examples, training.structure.get());
+  if (!valid.ok()) return valid;
+  training.problem = std::make_unique<ChainProblem>(
+      layout, std::move(examples), model.normalize_loss(), training.structure);
+  return training;
+}
+
+}  // namespace chaintag

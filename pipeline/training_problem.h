@@ -1,0 +1,53 @@
+// The training problem of a run, of first or second order, built from
+// examples whose features hold bucket ids: the weight rows are the buckets
+// the features use (w is zero on every other one, whatever the solver), or
+// rows given (OCR's pixels). At model.order 2 also the structure: the
+// trigrams of the gold labelings, and with pair templates their label pairs
+// and the pair-feature rows, over the labelings the training scheme allows.
+//
+// Thread-safety: a function of its arguments.
+
+#ifndef CHAINTAG_PIPELINE_TRAINING_PROBLEM_H_
+#define CHAINTAG_PIPELINE_TRAINING_PROBLEM_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "corpora/label_set.h"
+#include "features/bucket_rows.h"
+#include "models/chain_model.h"
+#include "models/chain_problem.h"
+#include "models/second_order.h"
+#include "pipeline/pipeline_config.pb.h"
+
+namespace chaintag {
+
+struct TrainingProblem {
+  std::unique_ptr<BucketRows> rows;
+  std::unique_ptr<BucketRows> pair_rows;  // second order, pair templates
+  std::shared_ptr<const SecondOrderStructure> structure;  // second order
+  std::unique_ptr<ChainProblem> problem;
+
+  WeightSpace space() const {
+    return WeightSpace{rows.get(), pair_rows.get(), structure.get()};
+  }
+};
+
+// `labels` are the training scheme's (config.model().train_scheme()).
+// `fixed_rows` (may be null) replaces the used rows, and the features then
+// hold row ids already. Fails on a gold labeling the scheme forbids at
+// order 2, naming the example.
+absl::StatusOr<TrainingProblem> MakeTrainingProblem(
+    const ModelConfig& model, const LabelSet& labels, uint64_t num_buckets,
+    std::vector<ChainExample> examples, const BucketRows* fixed_rows);
+
+// The trigrams of the labelings, sorted, each once; and their label pairs.
+std::vector<LabelTrigram> ObservedTrigrams(
+    const std::vector<ChainExample>& examples);
+std::vector<LabelPair> ObservedPairs(const std::vector<ChainExample>& examples);
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_PIPELINE_TRAINING_PROBLEM_H_
