@@ -14,6 +14,8 @@
 #include "gtest/gtest.h"
 #include "models/chain_layout.h"
 #include "models/chain_scores_testing.h"
+#include "models/second_order.h"
+#include "models/transition_constraints.h"
 #include "models/viterbi.h"
 
 namespace chaintag {
@@ -525,6 +527,166 @@ TEST(ChainModelTest, CreateChecksSizes) {
   EXPECT_TRUE(ChainModel::Create(one, rows, huge).ok());
   huge[2] = std::nan("");
   EXPECT_FALSE(ChainModel::Create(one, rows, huge).ok());
+}
+
+// A second-order IOB2 model over word identity: every trigram weighted,
+// pair features on the word for three label pairs, random weights.
+ChainModel MakeSecondOrderModel(WeightPrecision precision = FLOAT32) {
+  const std::vector<std::string> labels = {"O", "B-NP", "I-NP", "B-VP"};
+  const int L = static_cast<int>(labels.size());
+  ModelFile header;
+  header.set_weight_precision(precision);
+  for (const std::string& label : labels) header.add_labels(label);
+  FeatureConfig* features = header.mutable_features();
+  features->set_num_buckets(kBuckets);
+  features->add_templates()->add_parts()->set_attribute(0);
+  features->add_pair_templates()->add_parts()->set_attribute(0);
+  header.set_train_scheme(IOB2);
+  header.set_output_scheme(IOB2);
+  std::vector<LabelTrigram> trigrams;
+  for (int a = 0; a < L; ++a) {
+    for (int b = 0; b < L; ++b) {
+      for (int c = 0; c < L; ++c) trigrams.push_back({c, b, a});
+    }
+  }
+  const std::vector<LabelPair> pairs = {{1, 2}, {0, 1}, {2, 2}};
+  absl::StatusOr<SecondOrderStructure> structure = SecondOrderStructure::Create(
+      L, TransitionConstraints(labels, IOB2), trigrams, pairs);
+  EXPECT_TRUE(structure.ok()) << structure.status();
+  WeightSpace space{&AllBuckets(), &AllBuckets(), &*structure};
+  std::vector<double> weights(space.Layout(L).dim());
+  std::mt19937 rng(7);
+  std::normal_distribution<double> normal(0, 1);
+  for (double& w : weights) w = normal(rng);
+  absl::StatusOr<ChainModel> model = ChainModel::Create(header, space, weights);
+  EXPECT_TRUE(model.ok()) << model.status();
+  return std::move(*model);
+}
+
+// score(y) of the second-order model written out from its dense weights:
+// the reference the decoders are checked against.
+double SecondOrderScore(const ChainModel& model, const Sentence& sentence,
+                        const std::vector<int32_t>& y) {
+  const SecondOrderStructure& structure = *model.structure();
+  const ChainLayout layout = model.layout();
+  WeightSpace all = model.space();
+  all.rows = &AllBuckets();
+  all.pair_rows = &AllBuckets();
+  const ChainLayout dense_layout = all.Layout(layout.num_labels);
+  const std::vector<double> w = model.DenseWeights(all);
+  FeatureSequence features, pairs;
+  EXPECT_TRUE(model.extractor().Extract(sentence, &features).ok());
+  EXPECT_TRUE(
+      model.extractor().pair_extractor()->Extract(sentence, &pairs).ok());
+  const int L = layout.num_labels;
+  const int P = dense_layout.num_pairs;
+  double score = w[dense_layout.start_offset() + y.front()] +
+                 w[dense_layout.end_offset() + y.back()];
+  for (int t = 0; t < features.size(); ++t) {
+    for (int k = features.offsets[t]; k < features.offsets[t + 1]; ++k) {
+      score += features.value(k) * w[features.buckets[k] * L + y[t]];
+    }
+    if (t == 0) continue;
+    score += w[dense_layout.transition_offset() + y[t - 1] * L + y[t]];
+    const int p = structure.pair_index(y[t - 1], y[t]);
+    for (int k = pairs.offsets[t]; p >= 0 && k < pairs.offsets[t + 1]; ++k) {
+      score +=
+          pairs.value(k) *
+          w[dense_layout.pair_emission_offset() + pairs.buckets[k] * P + p];
+    }
+    if (t < 2) continue;
+    const int trigram = structure.trigram_index(y[t - 2], y[t - 1], y[t]);
+    if (trigram >= 0) score += w[dense_layout.trigram_offset() + trigram];
+  }
+  return score;
+}
+
+TEST(ChainModelTest, SecondOrderDecodesTheBestAllowedLabelings) {
+  const ChainModel model = MakeSecondOrderModel();
+  ASSERT_EQ(model.order(), 2);
+  EXPECT_EQ(model.header().format_version(), kSecondOrderFormatVersion);
+  std::mt19937 rng(11);
+  TagScratch scratch;
+  Decoded decoded;
+  for (int trial = 0; trial < 20; ++trial) {
+    const Sentence sentence = RandomSentence(1 + trial % 5, &rng);
+    std::vector<Scored> expected;
+    const int T = static_cast<int>(sentence.attributes.size());
+    ForEachLabeling(T, 4, [&](const std::vector<int32_t>& y) {
+      if (!model.structure()->IsAllowed(y.data(), T)) return;
+      expected.push_back({SecondOrderScore(model, sentence, y), y});
+    });
+    std::stable_sort(
+        expected.begin(), expected.end(),
+        [](const Scored& a, const Scored& b) { return a.score > b.score; });
+    DecodeOptions options;
+    options.nbest = 4;
+    ASSERT_TRUE(model.PredictNBest(sentence, options, &scratch, &decoded).ok());
+    const size_t m = std::min<size_t>(4, expected.size());
+    ASSERT_EQ(decoded.labelings.size(), m);
+    for (size_t j = 0; j < m; ++j) {
+      EXPECT_NEAR(decoded.scores[j], expected[j].score, 1e-5) << trial;
+      EXPECT_NEAR(SecondOrderScore(model, sentence, decoded.labelings[j]),
+                  expected[j].score, 1e-5);
+    }
+    std::vector<int32_t> predicted;
+    ASSERT_TRUE(model.Predict(sentence, &scratch, &predicted).ok());
+    EXPECT_EQ(predicted, decoded.labelings[0]);
+    std::vector<std::string> tags;
+    ASSERT_TRUE(model.Tag(sentence, &scratch, &tags).ok());
+    EXPECT_EQ(tags, model.ToOutputTags(predicted));
+  }
+}
+
+TEST(ChainModelTest, SecondOrderRoundTripsAndIsValidatedWhenRead) {
+  for (WeightPrecision precision : {FLOAT32, FLOAT64}) {
+    const ChainModel model = MakeSecondOrderModel(precision);
+    const std::string path = TempPath("second_order.model");
+    ASSERT_TRUE(model.Save(path).ok());
+    absl::StatusOr<ChainModel> loaded = ChainModel::Load(path);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    EXPECT_EQ(loaded->order(), 2);
+    EXPECT_EQ(loaded->structure()->trigrams(), model.structure()->trigrams());
+    EXPECT_EQ(loaded->structure()->pairs(), model.structure()->pairs());
+    EXPECT_EQ(loaded->DenseWeights(loaded->space()),
+              model.DenseWeights(model.space()));
+    std::mt19937 rng(2);
+    TagScratch scratch;
+    for (int trial = 0; trial < 10; ++trial) {
+      const Sentence sentence = RandomSentence(1 + trial % 7, &rng);
+      std::vector<int32_t> a, b;
+      ASSERT_TRUE(model.Predict(sentence, &scratch, &a).ok());
+      ASSERT_TRUE(loaded->Predict(sentence, &scratch, &b).ok());
+      EXPECT_EQ(a, b);
+    }
+  }
+  const ChainModel model = MakeSecondOrderModel();
+  const std::string path = TempPath("second_order_damaged.model");
+  auto expect_rejected = [&](const ModelFile& file, const std::string& why) {
+    WriteAll(path, file.SerializeAsString());
+    absl::StatusOr<ChainModel> loaded = ChainModel::Load(path);
+    ASSERT_FALSE(loaded.ok()) << why;
+    EXPECT_NE(loaded.status().message().find(why), std::string::npos)
+        << loaded.status();
+  };
+  ModelFile file = model.ToProto();
+  file.set_trigram_weights(3, file.trigram_weights(3) + 1);
+  expect_rejected(file, "checksum");
+  file = model.ToProto();
+  file.set_format_version(kModelFormatVersion);
+  expect_rejected(file, "does not match order 2");
+  file = model.ToProto();
+  file.set_trigram_labels(5, 9);
+  expect_rejected(file, "names label 9");
+  file = model.ToProto();
+  file.add_trigram_weights(0);
+  expect_rejected(file, "sizes");
+  file = model.ToProto();
+  file.mutable_features()->clear_pair_templates();
+  expect_rejected(file, "without pair templates");
+  file = model.ToProto();
+  file.set_order(3);
+  expect_rejected(file, "order 3");
 }
 
 }  // namespace
