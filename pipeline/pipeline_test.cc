@@ -557,5 +557,39 @@ TEST_F(PipelineTest, PreparedCorpusKeepsItsTask) {
   EXPECT_EQ(MakeHeldOutScorer(*prepared, true).name, "dev_F1");
 }
 
+// A second-order run (trigrams and a pair template) trains, saves a format-3
+// model that reads back and tags exactly as the run scored it, and retrains
+// on train + dev with its own trigrams.
+TEST_F(PipelineTest, SecondOrderTrainsSavesAndRetrains) {
+  PipelineConfig config = SmallConfig();
+  config.mutable_model()->set_order(2);
+  TemplatePart* part =
+      config.mutable_features()->add_pair_templates()->add_parts();
+  part->set_attribute(1);
+  config.mutable_corpus()->set_retrain_on_train_and_dev(true);
+  absl::StatusOr<PipelineResult> result = RunPipeline(config, options_);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_GT(result->dev_f1, 95.0);
+  EXPECT_GT(result->test_f1, 95.0);
+  for (const std::string& path :
+       {result->model_path, result->train_only_model_path}) {
+    absl::StatusOr<ChainModel> model = ChainModel::Load(path);
+    ASSERT_TRUE(model.ok()) << model.status();
+    EXPECT_EQ(model->order(), 2);
+    EXPECT_GT(model->structure()->num_trigrams(), 0);
+    EXPECT_GT(model->structure()->num_pairs(), 0);
+    EXPECT_GT(model->pair_rows().size(), 0);
+  }
+  absl::StatusOr<ChainModel> model = ChainModel::Load(result->model_path);
+  absl::StatusOr<PreparedCorpus> prepared = PrepareCorpus(config, options_);
+  ASSERT_TRUE(prepared.ok());
+  std::string report;
+  double accuracy = 0;
+  absl::StatusOr<double> f1 =
+      EvaluateModel(*model, prepared->test, 1, &report, &accuracy);
+  ASSERT_TRUE(f1.ok());
+  EXPECT_EQ(report, result->test_report);
+}
+
 }  // namespace
 }  // namespace chaintag
