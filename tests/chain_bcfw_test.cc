@@ -4,14 +4,17 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "models/chain_examples_testing.h"
 #include "models/chain_problem.h"
+#include "pipeline/training_problem.h"
 #include "solvers/bcfw.h"
 #include "solvers/duality_gap.h"
+#include "solvers/registry.h"
 
 namespace chaintag {
 namespace {
@@ -116,6 +119,65 @@ TEST(ChainProblemBcfwTest, SameSeedSameResult) {
     ASSERT_TRUE(solver.Solve(problem, nullptr, w).ok());
   }
   EXPECT_EQ(first, second);
+}
+
+// Second order (trigrams and pair features, unconstrained labels): BCFW with
+// pairwise steps, the fully corrective solver and batch FW certify their
+// gaps and agree on the optimum within them.
+TEST(ChainProblemBcfwTest, SecondOrderSolversAgreeOnTheOptimum) {
+  std::mt19937 rng(13);
+  std::vector<ChainExample> examples = RandomExamples(12, 3, &rng, 4);
+  for (ChainExample& example : examples) {
+    // The label features' buckets, shifted by one position, as pair
+    // features.
+    FeatureSequence& z = example.pair_features;
+    z.offsets = {0, 0};
+    const FeatureSequence& f = example.features;
+    for (int t = 1; t < f.size(); ++t) {
+      for (int k = f.offsets[t - 1]; k < f.offsets[t]; ++k) {
+        z.buckets.push_back(f.buckets[k]);
+      }
+      z.offsets.push_back(static_cast<int32_t>(z.buckets.size()));
+    }
+  }
+  LabelSet labels;
+  for (const char* name : {"a", "b", "c"}) labels.Add(name);
+  ModelConfig model;
+  model.set_order(2);
+  model.set_train_scheme(NONE);
+  absl::StatusOr<TrainingProblem> training =
+      MakeTrainingProblem(model, labels, kBuckets, examples, nullptr);
+  ASSERT_TRUE(training.ok()) << training.status();
+  const ChainProblem& problem = *training->problem;
+  ASSERT_GT(problem.layout().num_pairs, 0);
+  ASSERT_GT(problem.layout().num_trigrams, 0);
+  std::vector<double> primals, gaps;
+  for (const char* name : {"bcfw", "active_set_bcfw", "fw"}) {
+    SCOPED_TRACE(name);
+    SolverConfig config;
+    config.set_name(name);
+    config.set_lambda(0.05);
+    config.set_max_passes(20000);
+    config.set_gap_check(5);
+    config.set_gap_tolerance(1e-7);
+    config.set_weighted_averaging(false);
+    config.mutable_bcfw()->set_step(SolverConfig::PAIRWISE);
+    absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(config);
+    ASSERT_TRUE(solver.ok());
+    Monitor monitor;
+    monitor.set_progress_stream(nullptr);
+    std::vector<double> w;
+    absl::StatusOr<TrainingSummary> summary =
+        (*solver)->Solve(problem, &monitor, &w);
+    ASSERT_TRUE(summary.ok()) << summary.status();
+    ExpectCertified(problem, 0.05, monitor, w, *summary);
+    primals.push_back(summary->primal());
+    gaps.push_back(summary->gap());
+  }
+  for (size_t k = 1; k < primals.size(); ++k) {
+    EXPECT_NEAR(primals[k], primals[0], gaps[k] + gaps[0] + 1e-12);
+  }
+  EXPECT_LE(gaps[0], 1e-7);
 }
 
 }  // namespace
