@@ -176,15 +176,16 @@ absl::Status MakeExamples(const std::vector<Sentence>& sentences,
     }
   }
   const FeatureExtractor& extractor = *prepared->extractor;
-  const FeatureExtractor* pair_extractor =
-      prepared->config.model().order() == 2 ? extractor.pair_extractor()
-                                             : nullptr;
+  const FeatureExtractor* pair_extractor = prepared->config.model().order() == 2
+                                               ? extractor.pair_extractor()
+                                               : nullptr;
   std::vector<absl::Status> errors(sentences.size());
   ParallelFor(static_cast<int>(sentences.size()),
               WorkerThreads(prepared->config), [&](int begin, int end) {
                 for (int i = begin; i < end; ++i) {
                   ChainExample& example = (*examples)[i];
-                  errors[i] = extractor.Extract(sentences[i], &example.features);
+                  errors[i] =
+                      extractor.Extract(sentences[i], &example.features);
                   if (!errors[i].ok() || pair_extractor == nullptr) continue;
                   errors[i] = pair_extractor->Extract(sentences[i],
                                                       &example.pair_features);
@@ -231,8 +232,13 @@ absl::StatusOr<std::string> ScoreDev(const PreparedCorpus& prepared,
                     &result->dev_report, &result->dev_accuracy);
   if (!f1.ok()) return f1.status();
   result->dev_f1 = *f1;
-  say(absl::StrCat("dev (", prepared.config.corpus().dev(), "):\n",
-                   Headline(result->dev_report)));
+  const CorpusConfig& corpus = prepared.config.corpus();
+  say(absl::StrCat("dev (",
+                   corpus.dev().empty()
+                       ? absl::StrCat("the last ", corpus.dev_fraction(),
+                                      " of ", corpus.train())
+                       : corpus.dev(),
+                   "):\n", Headline(result->dev_report)));
   return absl::StrCat(
       ", dev ", ScoreText(prepared, result->dev_f1, result->dev_accuracy));
 }
@@ -444,8 +450,7 @@ absl::StatusOr<std::string> ConllTask::ScoreTrainOnlyModel(
                       " (train only)");
 }
 
-absl::Status ConllTask::PrepareRetrainingProblem(
-    PreparedCorpus* prepared) const {
+absl::Status ConllTask::PrepareRetrainingProblem(PreparedCorpus* prepared) {
   if (prepared->problem == nullptr || prepared->rows == nullptr) {
     return absl::FailedPreconditionError(
         "the training problem is gone: the retraining problem was built");

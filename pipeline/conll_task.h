@@ -46,8 +46,7 @@ class ConllTask : public Task {
   absl::StatusOr<std::string> ScoreTrainOnlyModel(
       const PreparedCorpus& prepared, const ChainModel& model,
       const ProgressLine& say, PipelineResult* result) const override;
-  absl::Status PrepareRetrainingProblem(
-      PreparedCorpus* prepared) const override;
+  absl::Status PrepareRetrainingProblem(PreparedCorpus* prepared) override;
 };
 
 // Tags `sentences` with `model` (in parallel, deterministic) and scores them

@@ -1,5 +1,6 @@
 #include "pipeline/ocr_task.h"
 
+#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -16,10 +17,10 @@ void OcrTask::ResolveConfig(PipelineConfig* config) const {
 
 absl::Status OcrTask::Prepare(const PipelineOptions& options,
                               PreparedCorpus* prepared) {
-  if (prepared->config.corpus().retrain_on_train_and_dev()) {
+  if (prepared->config.corpus().retrain_on_train_and_dev() &&
+      prepared->config.corpus().dev_folds_size() == 0) {
     return absl::InvalidArgumentError(
-        "config: corpus.retrain_on_train_and_dev is for CoNLL corpora, not "
-        "OCR");
+        "config: corpus.retrain_on_train_and_dev needs corpus.dev_folds");
   }
   absl::StatusOr<OcrSplit> split =
       ReadOcrSplit(prepared->config.corpus(), options.corpora_root);
@@ -91,10 +92,11 @@ absl::StatusOr<std::string> OcrTask::ScoreSavedModel(
     const PipelineOptions& /*options*/, const ProgressLine& /*say*/,
     PipelineResult* result) const {
   const int threads = WorkerThreads(prepared.config);
-  const std::vector<double> saved_weights = model.DenseWeights(prepared.space());
+  const std::vector<double> saved_weights =
+      model.DenseWeights(prepared.current_space());
   const double* w = saved_weights.data();
   result->train_letter_error =
-      LetterErrorPercent(*prepared.problem, w, threads);
+      LetterErrorPercent(prepared.current_problem(), w, threads);
   const LetterErrors test_errors = ComputeLetterErrors(*test_, w, threads);
   result->test_letter_error = test_errors.letter_percent;
   result->test_word_averaged_letter_error = test_errors.word_averaged_percent;
@@ -103,11 +105,51 @@ absl::StatusOr<std::string> OcrTask::ScoreSavedModel(
       "words, %d letters)\n"
       "test error averaged per word (as the BCFW reference code reports "
       "it): %.2f%%\n",
-      result->train_letter_error, result->num_train_sentences, train_letters_,
-      result->test_letter_error, result->num_test_sentences, test_letters_,
-      test_errors.word_averaged_percent);
+      result->train_letter_error, prepared.current_problem().NumExamples(),
+      train_letters_, result->test_letter_error, result->num_test_sentences,
+      test_letters_, test_errors.word_averaged_percent);
   return absl::StrFormat(", train letter error %.2f%%, test %.2f%%",
                          result->train_letter_error, result->test_letter_error);
+}
+
+absl::StatusOr<std::string> OcrTask::ScoreTrainOnlyModel(
+    const PreparedCorpus& prepared, const ChainModel& model,
+    const ProgressLine& say, PipelineResult* /*result*/) const {
+  const int threads = WorkerThreads(prepared.config);
+  const std::vector<double> weights = model.DenseWeights(prepared.space());
+  const double dev = LetterErrorPercent(*dev_, weights.data(), threads);
+  const double test = LetterErrorPercent(*test_, weights.data(), threads);
+  say(absl::StrFormat(
+      "model trained on the training folds only: letter error dev %.2f%%, "
+      "test %.2f%%",
+      dev, test));
+  return absl::StrFormat(", dev letter error %.2f%%, test %.2f%% (train only)",
+                         dev, test);
+}
+
+absl::Status OcrTask::PrepareRetrainingProblem(PreparedCorpus* prepared) {
+  if (prepared->problem == nullptr) {
+    return absl::FailedPreconditionError(
+        "the training problem is gone: the retraining problem was built");
+  }
+  std::vector<ChainExample> examples = prepared->problem->TakeExamples();
+  std::vector<ChainExample> dev = dev_->TakeExamples();
+  examples.insert(examples.end(), std::make_move_iterator(dev.begin()),
+                  std::make_move_iterator(dev.end()));
+  train_letters_ += dev_letters_;
+  const ModelConfig& model = prepared->config.model();
+  const BucketRows pixels = *prepared->rows;
+  prepared->problem.reset();
+  absl::StatusOr<TrainingProblem> training =
+      MakeTrainingProblem(model, prepared->labels, pixels.num_buckets(),
+                          std::move(examples), &pixels);
+  if (!training.ok()) return training.status();
+  prepared->SetRetrainingProblem(*std::move(training));
+  // The test words in the new space (its trigrams are train + dev's).
+  test_ = std::make_unique<ChainProblem>(
+      prepared->problem_with_dev->layout(), test_->TakeExamples(),
+      model.normalize_loss(), prepared->structure_with_dev);
+  return absl::OkStatus();
 }
 
 }  // namespace chaintag

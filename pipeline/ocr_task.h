@@ -36,6 +36,14 @@ class OcrTask : public Task {
       const PreparedCorpus& prepared, const ChainModel& model,
       const PipelineOptions& options, const ProgressLine& say,
       PipelineResult* result) const override;
+  // Letter errors of the model trained on the training folds alone, on the
+  // dev and test folds.
+  absl::StatusOr<std::string> ScoreTrainOnlyModel(
+      const PreparedCorpus& prepared, const ChainModel& model,
+      const ProgressLine& say, PipelineResult* result) const override;
+  // The training and dev words as one problem (its own trigrams at second
+  // order), and the test words in its space.
+  absl::Status PrepareRetrainingProblem(PreparedCorpus* prepared) override;
 
   // After Prepare: the test words (corpus.test_folds) and the dev words
   // (corpus.dev_folds; no examples without), as problems on the training

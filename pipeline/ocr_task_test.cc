@@ -141,14 +141,30 @@ TEST_F(OcrTaskTest, ModelInputIsPixels) {
   EXPECT_EQ(header.output_scheme(), NONE);
 }
 
-TEST_F(OcrTaskTest, RetrainingIsRefused) {
+TEST_F(OcrTaskTest, RetrainingNeedsDevFoldsAndJoinsThem) {
   PipelineConfig config = TinyOcrConfig(path_);
   config.mutable_corpus()->set_retrain_on_train_and_dev(true);
+  config.mutable_corpus()->clear_dev_folds();
   PreparedCorpus prepared;
   EXPECT_THAT(Prepare(config, &prepared).message(),
-              HasSubstr("retrain_on_train_and_dev is for CoNLL corpora"));
-  EXPECT_EQ(task_.PrepareRetrainingProblem(&prepared).code(),
-            absl::StatusCode::kUnimplemented);
+              HasSubstr("retrain_on_train_and_dev needs corpus.dev_folds"));
+
+  // Second order: "ab" (train) and "do" (dev) join in one problem, and the
+  // test word is rebuilt in its space.
+  config.mutable_corpus()->add_dev_folds(2);
+  config.mutable_model()->set_order(2);
+  PreparedCorpus second;
+  ASSERT_TRUE(Prepare(config, &second).ok());
+  ASSERT_TRUE(task_.PrepareRetrainingProblem(&second).ok());
+  EXPECT_EQ(second.problem, nullptr);
+  ASSERT_NE(second.problem_with_dev, nullptr);
+  EXPECT_EQ(second.problem_with_dev->NumExamples(), 2);
+  EXPECT_EQ(task_.train_letters(), 4);
+  EXPECT_EQ(task_.test_problem().layout().dim(),
+            second.problem_with_dev->layout().dim());
+  EXPECT_EQ(second.current_problem().NumExamples(), 2);
+  EXPECT_EQ(task_.PrepareRetrainingProblem(&second).code(),
+            absl::StatusCode::kFailedPrecondition);
 }
 
 }  // namespace

@@ -16,8 +16,7 @@ absl::StatusOr<std::string> Task::ScoreTrainOnlyModel(
       "corpus.retrain_on_train_and_dev is for CoNLL corpora");
 }
 
-absl::Status Task::PrepareRetrainingProblem(
-    PreparedCorpus* /*prepared*/) const {
+absl::Status Task::PrepareRetrainingProblem(PreparedCorpus* /*prepared*/) {
   return absl::UnimplementedError(
       "corpus.retrain_on_train_and_dev is for CoNLL corpora");
 }

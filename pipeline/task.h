@@ -130,9 +130,9 @@ class Task {
       const PipelineOptions& options, const ProgressLine& say,
       PipelineResult* result) const = 0;
 
-  // corpus.retrain_on_train_and_dev (CoNLL only; the defaults fail): the
-  // dev and test scores of the model trained on train alone, before the
-  // retraining run replaces it, as the `done:` line's scores...
+  // corpus.retrain_on_train_and_dev (the defaults fail): the dev and test
+  // scores of the model trained on train alone, before the retraining run
+  // replaces it, as the `done:` line's scores...
   virtual absl::StatusOr<std::string> ScoreTrainOnlyModel(
       const PreparedCorpus& prepared, const ChainModel& model,
       const ProgressLine& say, PipelineResult* result) const;
@@ -141,7 +141,7 @@ class Task {
   // labels and features) as problem_with_dev over rows_with_dev. Releases
   // `problem`, `rows` and the dev sentences first, so the train-only run
   // must be over.
-  virtual absl::Status PrepareRetrainingProblem(PreparedCorpus* prepared) const;
+  virtual absl::Status PrepareRetrainingProblem(PreparedCorpus* prepared);
 };
 
 // A corpus read, labelled and turned into a chain problem: everything a
@@ -168,6 +168,14 @@ struct PreparedCorpus {
   std::unique_ptr<BucketRows> pair_rows_with_dev;
   std::shared_ptr<const SecondOrderStructure> structure_with_dev;
 
+  // The problem trained last (problem_with_dev once it is built) and its
+  // space.
+  const ChainProblem& current_problem() const {
+    return problem_with_dev != nullptr ? *problem_with_dev : *problem;
+  }
+  WeightSpace current_space() const {
+    return problem_with_dev != nullptr ? space_with_dev() : space();
+  }
   // What `problem`'s (problem_with_dev's) weights are over.
   WeightSpace space() const {
     return WeightSpace{rows.get(), pair_rows.get(), structure.get()};
