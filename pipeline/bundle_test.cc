@@ -95,6 +95,16 @@ PipelineConfig StageConfig(const std::string& name,
   return config;
 }
 
+// The chunk stage is a second-order model (trigrams, and a pair template on
+// the POS tag), so every test here runs both orders through a bundle.
+PipelineConfig SecondOrder(PipelineConfig config) {
+  config.mutable_model()->set_order(2);
+  TemplatePart* part =
+      config.mutable_features()->add_pair_templates()->add_parts();
+  part->set_attribute(1);
+  return config;
+}
+
 std::string PosChunkManifest() {
   return R"pb(
     name: "tiny"
@@ -126,7 +136,7 @@ class BundleTest : public ::testing::Test {
     options.progress = nullptr;
     for (const PipelineConfig& config :
          {StageConfig("pos", {0}, 1, NONE),
-          StageConfig("chunk", {0, 1}, 2, IOB2)}) {
+          SecondOrder(StageConfig("chunk", {0, 1}, 2, IOB2))}) {
       absl::StatusOr<PipelineResult> result = RunPipeline(config, options);
       ASSERT_TRUE(result.ok()) << result.status();
     }
@@ -145,6 +155,9 @@ TEST_F(BundleTest, TagsThroughEveryStage) {
   EXPECT_TRUE(bundle->is_chunking(1));
   EXPECT_EQ(bundle->FindStage("chunk"), 1);
   EXPECT_EQ(bundle->FindStage("ner"), -1);
+  absl::StatusOr<ChainModel> chunker = ChainModel::Load(Dir() + "/chunk.model");
+  ASSERT_TRUE(chunker.ok());
+  EXPECT_EQ(chunker->order(), 2);
 
   BundleScratch scratch;
   std::vector<StageOutput> outputs;
