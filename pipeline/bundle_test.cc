@@ -155,9 +155,10 @@ TEST_F(BundleTest, TagsThroughEveryStage) {
   EXPECT_TRUE(bundle->is_chunking(1));
   EXPECT_EQ(bundle->FindStage("chunk"), 1);
   EXPECT_EQ(bundle->FindStage("ner"), -1);
-  absl::StatusOr<ChainModel> chunker = ChainModel::Load(Dir() + "/chunk.model");
-  ASSERT_TRUE(chunker.ok());
-  EXPECT_EQ(chunker->order(), 2);
+  absl::StatusOr<ChainModel> chunk_model =
+      ChainModel::Load(Dir() + "/chunk.model");
+  ASSERT_TRUE(chunk_model.ok());
+  EXPECT_EQ(chunk_model->order(), 2);
 
   BundleScratch scratch;
   std::vector<StageOutput> outputs;
