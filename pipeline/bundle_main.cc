@@ -70,14 +70,11 @@ struct StageSpec {
   std::vector<std::pair<std::string, TagScheme>> inputs;
 };
 
-// The config with its output paths cleared: what decides the weights.
-std::string TrainingIdentity(PipelineConfig config) {
-  config = ResolvePipelineConfig(config);
-  config.clear_model_path();
-  config.clear_log_path();
-  config.clear_predictions_path();
+// What decides the weights: the config as a model file records it.
+std::string TrainingIdentity(const PipelineConfig& config) {
   std::string text;
-  google::protobuf::TextFormat::PrintToString(config, &text);
+  google::protobuf::TextFormat::PrintToString(
+      RecordedConfig(ResolvePipelineConfig(config)), &text);
   return text;
 }
 

@@ -141,6 +141,19 @@ absl::StatusOr<TrainingSummary> TrainOnPath(const ChainProblem& problem,
 
 // The model file of `weights` (over `rows`): the task describes its input,
 // the config and the run the rest.
+}  // namespace
+
+PipelineConfig RecordedConfig(const PipelineConfig& config) {
+  PipelineConfig recorded = config;
+  recorded.mutable_solver()->clear_num_threads();
+  recorded.clear_model_path();
+  recorded.clear_log_path();
+  recorded.clear_predictions_path();
+  return recorded;
+}
+
+namespace {
+
 absl::StatusOr<ChainModel> MakeModel(const PreparedCorpus& prepared,
                                      const SolverConfig& solver_config,
                                      const std::vector<double>& weights,
@@ -160,9 +173,14 @@ absl::StatusOr<ChainModel> MakeModel(const PreparedCorpus& prepared,
   if (config.model().constrained_decoding()) {
     header.set_constrained_decoding(true);
   }
+  // The file is a function of the data, the config and the seed: how the
+  // run was executed (threads, wall time, where it wrote) is left out, so
+  // that runs on any number of threads or ranks give the same bytes.
   *header.mutable_solver() = solver_config;
+  header.mutable_solver()->clear_num_threads();
   *header.mutable_training() = training;
-  google::protobuf::TextFormat::PrintToString(config,
+  header.mutable_training()->clear_seconds();
+  google::protobuf::TextFormat::PrintToString(RecordedConfig(config),
                                               header.mutable_resolved_config());
   return ChainModel::Create(std::move(header), space, weights);
 }

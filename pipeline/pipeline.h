@@ -56,6 +56,11 @@ absl::StatusOr<PipelineConfig> ReadUserPipelineConfig(const std::string& path);
 // ($CHAINTAG_CORPORA, else ../shared/corpora beside the workspace).
 std::string CorporaRootFromFlag(const std::string& flag);
 
+// What a model file records of the (resolved) config that trained it: the
+// config without how the run was executed (threads, output paths), so that
+// a model is a function of data, config and seed.
+PipelineConfig RecordedConfig(const PipelineConfig& config);
+
 // Fills defaults that depend on other fields (output names, and the task's:
 // train scheme, OCR's feature map) so that the model file records exactly
 // what ran.
