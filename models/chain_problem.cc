@@ -422,49 +422,64 @@ void ChainProblem::ScoreCorners(int i, const double* w, const double* state,
 }
 
 void ChainProblem::AddTailFeatures(const int32_t* y, int T, double c,
-                                   double* tail) const {
+                                   double* tail, const Slice& slice,
+                                   int64_t tail_offset) const {
   const int L = layout_.num_labels;
-  for (int t = 1; t < T; ++t) tail[y[t - 1] * L + y[t]] += c;
-  tail[L * L + y[0]] += c;
-  tail[L * L + L + y[T - 1]] += c;
+  auto add = [&](int64_t k) {
+    if (slice.Holds(tail_offset + k)) tail[k] += c;
+  };
+  for (int t = 1; t < T; ++t) add(y[t - 1] * L + y[t]);
+  add(L * L + y[0]);
+  add(L * L + L + y[T - 1]);
   if (structure_ == nullptr) return;
-  double* trigram = tail + L * L + 2 * L;
+  const int64_t trigrams = L * L + 2 * L;
   for (int t = 2; t < T; ++t) {
     const int32_t k = structure_->trigram_index(y[t - 2], y[t - 1], y[t]);
-    if (k >= 0) trigram[k] += c;
+    if (k >= 0) add(trigrams + k);
   }
 }
 
 void ChainProblem::AddFeatures(int i, const int32_t* y, double c,
-                               double* w) const {
+                               const Slice& slice, double* w) const {
   const ChainExample& example = examples_[i];
   const FeatureSequence& f = example.features;
   const int T = f.size();
   const int L = layout_.num_labels;
   for (int t = 0; t < T; ++t) {
     for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
-      w[static_cast<int64_t>(f.buckets[k]) * L + y[t]] += c * f.value(k);
+      const int64_t row = static_cast<int64_t>(f.buckets[k]) * L;
+      if (slice.Holds(row)) w[row + y[t]] += c * f.value(k);
     }
   }
   if (layout_.num_pair_rows > 0) {
     const FeatureSequence& z = example.pair_features;
     const int64_t P = layout_.num_pairs;
-    double* pair_rows = w + layout_.pair_emission_offset();
+    const int64_t offset = layout_.pair_emission_offset();
     for (int t = 1; t < T; ++t) {
       const int32_t p = structure_->pair_index(y[t - 1], y[t]);
       if (p < 0) continue;
       for (int32_t k = z.offsets[t]; k < z.offsets[t + 1]; ++k) {
-        pair_rows[static_cast<int64_t>(z.buckets[k]) * P + p] += c * z.value(k);
+        const int64_t row = offset + static_cast<int64_t>(z.buckets[k]) * P;
+        if (slice.Holds(row)) w[row + p] += c * z.value(k);
       }
     }
   }
-  AddTailFeatures(y, T, c, w + layout_.transition_offset());
+  AddTailFeatures(y, T, c, w + layout_.transition_offset(), slice,
+                  layout_.transition_offset());
 }
 
 void ChainProblem::AddScaled(int i, const Corner& y, double c,
                              double* w) const {
-  AddFeatures(i, examples_[i].labels.data(), c, w);
-  AddFeatures(i, y.data(), -c, w);
+  AddFeatures(i, examples_[i].labels.data(), c, Slice(), w);
+  AddFeatures(i, y.data(), -c, Slice(), w);
+}
+
+void ChainProblem::AddScaledInSlice(int i, const Corner& y, double c,
+                                    int64_t begin, int64_t end,
+                                    double* w) const {
+  const Slice slice{begin, end, false};
+  AddFeatures(i, examples_[i].labels.data(), c, slice, w);
+  AddFeatures(i, y.data(), -c, slice, w);
 }
 
 int64_t ChainProblem::BlockStateSize(int i) const {
@@ -503,7 +518,7 @@ void ChainProblem::AddLabelingToState(int i, const int32_t* y, double c,
       if (p >= 0) pairs[t * P + p] += c;
     }
   }
-  AddTailFeatures(y, T, c, state + tail_offset);
+  AddTailFeatures(y, T, c, state + tail_offset, Slice(), 0);
 }
 
 double ChainProblem::StateDistanceSquared(int i, const double* state,
@@ -544,13 +559,13 @@ double ChainProblem::StateDifferenceNormSquared(int i, const double* d) const {
 
 void ChainProblem::AddPairRowsMinusState(int i, const int32_t* y,
                                          const double* pair_state, double c,
-                                         double* w) const {
+                                         const Slice& slice, double* w) const {
   const FeatureSequence& z = examples_[i].pair_features;
   const int P = layout_.num_pairs;
   Scratch& scratch = ThreadScratch();
   scratch.difference.resize(P);
   double* d = scratch.difference.data();
-  double* pair_rows = w + layout_.pair_emission_offset();
+  const int64_t offset = layout_.pair_emission_offset();
   for (int t = 1; t < z.size(); ++t) {
     if (z.num_features(t) == 0) continue;
     const double* marginal = pair_state + static_cast<int64_t>(t) * P;
@@ -558,8 +573,10 @@ void ChainProblem::AddPairRowsMinusState(int i, const int32_t* y,
     const int32_t p = structure_->pair_index(y[t - 1], y[t]);
     if (p >= 0) d[p] -= c;
     for (int32_t k = z.offsets[t]; k < z.offsets[t + 1]; ++k) {
+      const int64_t start = offset + static_cast<int64_t>(z.buckets[k]) * P;
+      if (!slice.Holds(start)) continue;
       const double value = z.value(k);
-      double* row = pair_rows + static_cast<int64_t>(z.buckets[k]) * P;
+      double* row = w + start;
       for (int l = 0; l < P; ++l) row[l] += value * d[l];
     }
   }
@@ -568,6 +585,19 @@ void ChainProblem::AddPairRowsMinusState(int i, const int32_t* y,
 void ChainProblem::AddCornerMinusState(int i, const Corner& y,
                                        const double* state, double c,
                                        double* w) const {
+  AddCornerMinusStateIn(i, y, state, c, Slice(), w);
+}
+
+void ChainProblem::AddCornerMinusStateInSlice(int i, const Corner& y,
+                                              const double* state, double c,
+                                              int64_t begin, int64_t end,
+                                              double* w) const {
+  AddCornerMinusStateIn(i, y, state, c, Slice{begin, end, false}, w);
+}
+
+void ChainProblem::AddCornerMinusStateIn(int i, const Corner& y,
+                                         const double* state, double c,
+                                         const Slice& slice, double* w) const {
   // ψ_i(y) − v_i = E_β φ − φ(y).
   const FeatureSequence& f = examples_[i].features;
   const int T = f.size();
@@ -581,25 +611,29 @@ void ChainProblem::AddCornerMinusState(int i, const Corner& y,
     for (int k = 0; k < L; ++k) d[k] = c * marginal[k];
     d[y[t]] -= c;
     for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
+      const int64_t start = static_cast<int64_t>(f.buckets[k]) * L;
+      if (!slice.Holds(start)) continue;
       if (k + kPrefetchDistance < total) {
         PrefetchRow(
             w + static_cast<int64_t>(f.buckets[k + kPrefetchDistance]) * L, L);
       }
       const double value = f.value(k);
-      double* row = w + static_cast<int64_t>(f.buckets[k]) * L;
+      double* row = w + start;
       for (int l = 0; l < L; ++l) row[l] += value * d[l];
     }
   }
   const int64_t tail_offset = TailStateOffset(i);
   if (tail_offset > PairStateOffset(i)) {
-    AddPairRowsMinusState(i, y.data(), state + PairStateOffset(i), c, w);
+    AddPairRowsMinusState(i, y.data(), state + PairStateOffset(i), c, slice, w);
   }
   double* tail = w + layout_.transition_offset();
   const double* tail_state = state + tail_offset;
   for (int64_t k = 0; k < layout_.tail_size(); ++k) {
-    tail[k] += c * tail_state[k];
+    if (slice.Holds(layout_.transition_offset() + k)) {
+      tail[k] += c * tail_state[k];
+    }
   }
-  AddTailFeatures(y.data(), T, -c, tail);
+  AddTailFeatures(y.data(), T, -c, tail, slice, layout_.transition_offset());
 }
 
 }  // namespace chaintag

@@ -251,6 +251,24 @@ void CheckBlockStateAlgebra(int order, Values kind, bool normalize_loss) {
       for (size_t j = 0; j < w.size(); ++j) {
         ASSERT_NEAR(moved[j], w[j] + c * (psi[j] - v[j]), 1e-9);
       }
+      // The same update in slices that split w at a row boundary: every
+      // coordinate gets exactly the same arithmetic.
+      {
+        const int64_t split = RangeGranularity(problem) *
+                              (layout.dim() / RangeGranularity(problem) / 2);
+        std::vector<double> sliced = w;
+        problem.AddCornerMinusStateInSlice(i, y, state.data(), c, 0, split,
+                                           sliced.data());
+        problem.AddCornerMinusStateInSlice(i, y, state.data(), c, split,
+                                           layout.dim(), sliced.data());
+        EXPECT_EQ(sliced, moved);
+        std::vector<double> scaled_sliced = w, scaled_whole = w;
+        problem.AddScaledInSlice(i, y, c, split, layout.dim(),
+                                 scaled_sliced.data());
+        problem.AddScaledInSlice(i, y, c, 0, split, scaled_sliced.data());
+        problem.AddScaled(i, y, c, scaled_whole.data());
+        EXPECT_EQ(scaled_sliced, scaled_whole);
+      }
       std::vector<double> scaled = w;
       problem.AddScaled(i, y, c, scaled.data());
       for (size_t j = 0; j < w.size(); ++j) {

@@ -70,7 +70,9 @@ BcfwRun::BcfwRun(const SolverConfig& config, const Problem& problem)
       keep_corners_(track_alpha_ || use_cache_),
       gap_sampling_(config.sampling() == SolverConfig::GAP),
       refresh_block_gaps_(gap_sampling_ || use_cache_),
-      random_(config.seed()) {}
+      random_(config.seed()),
+      minibatch_(std::max(1, config.minibatch())),
+      round_oracles_(1) {}
 
 void BcfwRun::Initialize() {
   // Steps read and write w's rows at random.
@@ -308,8 +310,30 @@ void BcfwRun::ApplyToVector(int i, const BcfwMove& move,
   }
 }
 
+void BcfwRun::ApplyToVectorInSlice(int i, const BcfwMove& move,
+                                   const Corner& oracle_corner,
+                                   const CoordinateRange& slice,
+                                   double* x) const {
+  const double c = 1.0 / (lambda_ * n_);
+  const int64_t end = slice.begin + slice.length;
+  auto corner_of = [&](int entry) -> const Corner& {
+    return entry < 0 ? oracle_corner : corners_[i].entry(entry).corner;
+  };
+  if (move.state_coefficient != 0) {
+    problem_.AddCornerMinusStateInSlice(
+        i, corner_of(move.entries[0]), states_.data() + state_offset_[i],
+        c * move.coefficients[0], slice.begin, end, x);
+    return;
+  }
+  for (size_t k = 0; k < move.entries.size(); ++k) {
+    if (move.coefficients[k] == 0) continue;
+    problem_.AddScaledInSlice(i, corner_of(move.entries[k]),
+                              c * move.coefficients[k], slice.begin, end, x);
+  }
+}
+
 void BcfwRun::ApplyMove(int i, const BcfwMove& move,
-                        const Corner& oracle_corner) {
+                        const Corner& oracle_corner, double oracle_loss) {
   const int64_t step = ++steps_;  // s, 1-based
   // The step moves v; boxed coordinates of w are re-truncated around it.
   for (size_t k = 0; k < box_index_.size(); ++k) {
@@ -321,11 +345,16 @@ void BcfwRun::ApplyMove(int i, const BcfwMove& move,
     box_v_[k] = w;
     w = std::clamp(w, box_lower_[k], box_upper_[k]);
   }
+  UpdateBlock(i, move, oracle_corner, oracle_loss, step);
+}
+
+void BcfwRun::UpdateBlock(int i, const BcfwMove& move,
+                          const Corner& oracle_corner, double oracle_loss,
+                          int64_t step) {
   double delta_ell = move.state_coefficient * ell_block_[i];
   for (size_t k = 0; k < move.entries.size(); ++k) {
     const int entry = move.entries[k];
-    const double loss =
-        entry < 0 ? oracle_.loss : corners_[i].entry(entry).loss;
+    const double loss = entry < 0 ? oracle_loss : corners_[i].entry(entry).loss;
     delta_ell += move.coefficients[k] * loss / n_;
   }
   if (averaging_) {
@@ -378,18 +407,18 @@ void BcfwRun::ApplyMove(int i, const BcfwMove& move,
 // every gradient by t·(Q_ak − Q_bk) — O(|active set|) per inner step.
 void BcfwRun::FullyCorrectiveMove(int i, int fw_entry,
                                   const std::vector<double>& scores,
-                                  BcfwMove* move) {
+                                  BcfwMove* move, BlockOracle* scratch) const {
   const CornerStore& store = corners_[i];
-  std::vector<int>& active = inner_active_;
+  std::vector<int>& active = scratch->inner_active;
   active.clear();
   for (int k = 0; k < store.size(); ++k) {
     if (store.entry(k).alpha > 0 || k == fw_entry) active.push_back(k);
   }
   const int m = static_cast<int>(active.size());
   const double q = 1.0 / (lambda_ * n_ * n_);
-  std::vector<double>& alpha = inner_alpha_;
-  std::vector<double>& gradient = inner_gradient_;
-  std::vector<double>& delta = inner_delta_;
+  std::vector<double>& alpha = scratch->inner_alpha;
+  std::vector<double>& gradient = scratch->inner_gradient;
+  std::vector<double>& delta = scratch->inner_delta;
   alpha.resize(m);
   gradient.resize(m);
   delta.assign(m, 0.0);
@@ -441,21 +470,21 @@ void BcfwRun::FullyCorrectiveMove(int i, int fw_entry,
   }
 }
 
-// Plain BCFW: the oracle, one FW step (line search or 2n/(k+2n)).
-void BcfwRun::PlainStep(int i) {
+// Plain BCFW: one FW step towards the oracle's corner (line search or
+// 2n/(k+2n)).
+void BcfwRun::PlainStep(int i, const OracleResult& oracle) {
   double* block_state = state(i);
-  problem_.MaxOracle(i, w_.data(), block_state, &oracle_);
   ++oracle_calls_;
   // Block gap g_i = λ⟨w_i − w_s, w⟩ − ℓ_i + ℓ_s with w_i = v_i/(λn) and
   // w_s = ψ_i(y*)/(λn).
-  const double gap = (oracle_.state_dot - oracle_.score) / n_ - ell_block_[i] +
-                     oracle_.loss / n_;
+  const double gap =
+      (oracle.state_dot - oracle.score) / n_ - ell_block_[i] + oracle.loss / n_;
   SetBlockGap(i, gap);
-  visit_state_dots_[i] = oracle_.state_dot;
+  visit_state_dots_[i] = oracle.state_dot;
   double gamma;
   if (config_.line_search()) {
     const double curvature =
-        problem_.StateDistanceSquared(i, block_state, oracle_.corner) /
+        problem_.StateDistanceSquared(i, block_state, oracle.corner) /
         (lambda_ * n_ * n_);  // λ‖w_i − w_s‖²
     gamma = curvature > 0 ? std::clamp(gap / curvature, 0.0, 1.0) : 0;
   } else {
@@ -465,7 +494,7 @@ void BcfwRun::PlainStep(int i) {
     move_.Clear();
     move_.Add(-1, gamma);
     move_.state_coefficient = -gamma;
-    ApplyMove(i, move_, oracle_.corner);
+    ApplyMove(i, move_, oracle.corner, oracle.loss);
   } else {
     ++steps_;  // the average still counts the iterate
   }
@@ -475,9 +504,9 @@ void BcfwRun::PlainStep(int i) {
 // corner goes first; a pure FW solver may evict an active one (its α are
 // then only bookkeeping); with away/pairwise steps active corners stay and
 // the store grows.
-void BcfwRun::MakeRoom(CornerStore* store) {
+void BcfwRun::MakeRoom(CornerStore* store, std::vector<double>* scores) {
   if (!use_cache_ || store->size() < config_.bcfw().max_cache_size()) return;
-  auto hinge = [&](int k) { return store->entry(k).loss - scores_[k]; };
+  auto hinge = [&](int k) { return store->entry(k).loss - (*scores)[k]; };
   int evict = -1;
   for (int k = 0; k < store->size(); ++k) {
     if (store->entry(k).alpha == 0 && (evict < 0 || hinge(k) < hinge(evict))) {
@@ -492,76 +521,108 @@ void BcfwRun::MakeRoom(CornerStore* store) {
   }
   if (evict >= 0) {
     store->Remove(evict);
-    scores_.erase(scores_.begin() + evict);
+    scores->erase(scores->begin() + evict);
   }
 }
 
-// Scores the block's stored corners at the pre-step w (into scores_, with
-// ⟨v_i, w⟩) and picks the FW corner: a cached corner when its gap passes
-// the hit test ĝ ≥ max(F·g_i, ν·G/n), else the oracle's, which joins the
-// store. Returns its store index and its block gap.
-int BcfwRun::FwCorner(int i, double* state_dot, double* fw_gap) {
-  const double* block_state = state(i);
-  CornerStore& store = corners_[i];
-  corner_pointers_.clear();
-  for (const StoredCorner& entry : store.entries()) {
-    corner_pointers_.push_back(&entry.corner);
+// The oracle side of block i's step at the current w, changing nothing of
+// the run (so distinct blocks may be computed at once): the oracle's
+// corner, or, with corners kept, the stored corners' scores, ⟨v_i, w⟩ and
+// either a cached corner that passes the hit test ĝ ≥ max(F·g_i, ν·G/n) or
+// the oracle's corner.
+void BcfwRun::ComputeBlockOracle(int i, BlockOracle* out) const {
+  const double* block_state = states_.data() + state_offset_[i];
+  out->cache_hit = -1;
+  if (!keep_corners_) {
+    problem_.MaxOracle(i, w_.data(), block_state, &out->oracle);
+    out->state_dot = out->oracle.state_dot;
+    return;
   }
-  scores_.resize(store.size());
+  const CornerStore& store = corners_[i];
+  out->corner_pointers.clear();
+  for (const StoredCorner& entry : store.entries()) {
+    out->corner_pointers.push_back(&entry.corner);
+  }
+  std::vector<double>& scores = out->scores;
+  scores.resize(store.size());
   // Without a possible cache hit the oracle runs anyway: one shared pass.
   const bool oracle_certain = !use_cache_ || block_gap_[i] == kInfinity;
   if (oracle_certain) {
     problem_.ScoreCornersAndMaxOracle(i, w_.data(), block_state,
-                                      corner_pointers_.data(), store.size(),
-                                      scores_.data(), &oracle_);
-    *state_dot = oracle_.state_dot;
-  } else {
-    problem_.ScoreCorners(i, w_.data(), block_state, corner_pointers_.data(),
-                          store.size(), scores_.data(), state_dot);
+                                      out->corner_pointers.data(), store.size(),
+                                      scores.data(), &out->oracle);
+    out->state_dot = out->oracle.state_dot;
+    return;
   }
-  visit_state_dots_[i] = *state_dot;
-  if (use_cache_ && block_gap_[i] != kInfinity) {
-    int best = 0;
-    for (int k = 1; k < store.size(); ++k) {
-      if (store.entry(k).loss - scores_[k] >
-          store.entry(best).loss - scores_[best]) {
-        best = k;
-      }
-    }
-    const double gap = (*state_dot - scores_[best]) / n_ - ell_block_[i] +
-                       store.entry(best).loss / n_;
-    if (gap >= std::max(config_.bcfw().cache_factor() * block_gap_[i],
-                        config_.bcfw().cache_nu() * cache_global_gap_ / n_)) {
-      ++pass_hits_;
-      *fw_gap = gap;
-      return best;
+  problem_.ScoreCorners(i, w_.data(), block_state, out->corner_pointers.data(),
+                        store.size(), scores.data(), &out->state_dot);
+  int best = 0;
+  for (int k = 1; k < store.size(); ++k) {
+    if (store.entry(k).loss - scores[k] >
+        store.entry(best).loss - scores[best]) {
+      best = k;
     }
   }
-  if (!oracle_certain) {
-    problem_.MaxOracle(i, w_.data(), block_state, &oracle_);
+  const double gap = (out->state_dot - scores[best]) / n_ - ell_block_[i] +
+                     store.entry(best).loss / n_;
+  if (gap >= std::max(config_.bcfw().cache_factor() * block_gap_[i],
+                      config_.bcfw().cache_nu() * cache_global_gap_ / n_)) {
+    out->cache_hit = best;
+    out->cache_gap = gap;
+    return;
+  }
+  problem_.MaxOracle(i, w_.data(), block_state, &out->oracle);
+}
+
+// The FW corner of a step from `oracle`: the cache hit, or the oracle's
+// corner, which joins the store (with its score). Returns its store index
+// and its block gap; touches only block i's store.
+int BcfwRun::PrepareFwCorner(int i, BlockOracle* oracle, double* fw_gap) {
+  if (oracle->cache_hit >= 0) {
+    *fw_gap = oracle->cache_gap;
+    return oracle->cache_hit;
+  }
+  const OracleResult& result = oracle->oracle;
+  *fw_gap =
+      (result.state_dot - result.score) / n_ - ell_block_[i] + result.loss / n_;
+  CornerStore& store = corners_[i];
+  int fw = store.Find(result.corner);
+  if (fw >= 0) return fw;
+  MakeRoom(&store, &oracle->scores);
+  std::vector<double> dots;
+  if (fully_corrective_) dots = CornerDots(i, result.corner);
+  fw = store.Add(result.corner, result.loss, 0.0,
+                 fully_corrective_ ? &dots : nullptr);
+  oracle->scores.push_back(result.score);
+  return fw;
+}
+
+int BcfwRun::FwCorner(int i, BlockOracle* oracle, double* fw_gap) {
+  const int fw = PrepareFwCorner(i, oracle, fw_gap);
+  oracle->fw_gap = *fw_gap;
+  RecordBlockOracle(i, *oracle);
+  return fw;
+}
+
+void BcfwRun::RecordBlockOracle(int i, const BlockOracle& oracle) {
+  visit_state_dots_[i] = oracle.state_dot;
+  if (oracle.cache_hit >= 0) {
+    ++pass_hits_;
+    return;
   }
   ++oracle_calls_;
-  *fw_gap = (oracle_.state_dot - oracle_.score) / n_ - ell_block_[i] +
-            oracle_.loss / n_;
-  SetBlockGap(i, *fw_gap);
-  int fw = store.Find(oracle_.corner);
-  if (fw >= 0) return fw;
-  MakeRoom(&store);
-  std::vector<double> dots;
-  if (fully_corrective_) dots = CornerDots(i, oracle_.corner);
-  fw = store.Add(oracle_.corner, oracle_.loss, 0.0,
-                 fully_corrective_ ? &dots : nullptr);
-  scores_.push_back(oracle_.score);
-  return fw;
+  SetBlockGap(i, oracle.fw_gap);
 }
 
 // The step of the configured kind (FW, pairwise, away, or the best of the
 // three), each candidate with its exact dual improvement, into move_.
-void BcfwRun::ChooseStep(int i, int fw, double fw_gap, double state_dot) {
+void BcfwRun::ChooseStep(int i, int fw, double fw_gap, double state_dot,
+                         const std::vector<double>& scores,
+                         BcfwMove* move) const {
   const CornerStore& store = corners_[i];
   const StoredCorner& fw_entry = store.entry(fw);
   const double inverse = 1.0 / (lambda_ * n_ * n_);
-  const double* block_state = state(i);
+  const double* block_state = states_.data() + state_offset_[i];
   double best_improvement = 0;
   const bool try_fw = step_ != SolverConfig::PAIRWISE;
   const bool try_pairwise =
@@ -576,8 +637,8 @@ void BcfwRun::ChooseStep(int i, int fw, double fw_gap, double state_dot) {
     const double improvement = Improvement(gamma, fw_gap, curvature);
     if (gamma > 0 && (improvement > 0 || step_ == SolverConfig::FW)) {
       best_improvement = improvement;
-      move_.Add(fw, gamma);
-      move_.state_coefficient = -gamma;
+      move->Add(fw, gamma);
+      move->state_coefficient = -gamma;
     }
   }
   if (!try_pairwise && !try_away) return;
@@ -587,14 +648,14 @@ void BcfwRun::ChooseStep(int i, int fw, double fw_gap, double state_dot) {
   for (int k = 0; k < store.size(); ++k) {
     if (store.entry(k).alpha <= 0) continue;
     ++active;
-    if (away < 0 || store.entry(k).loss - scores_[k] <
-                        store.entry(away).loss - scores_[away]) {
+    if (away < 0 || store.entry(k).loss - scores[k] <
+                        store.entry(away).loss - scores[away]) {
       away = k;
     }
   }
   const StoredCorner& away_entry = store.entry(away);
   const double away_gap =
-      (scores_[away] - state_dot) / n_ + ell_block_[i] - away_entry.loss / n_;
+      (scores[away] - state_dot) / n_ + ell_block_[i] - away_entry.loss / n_;
   if (try_pairwise && away != fw) {
     const double slope = fw_gap + away_gap;
     const double curvature =
@@ -604,9 +665,9 @@ void BcfwRun::ChooseStep(int i, int fw, double fw_gap, double state_dot) {
     const double improvement = Improvement(gamma, slope, curvature);
     if (gamma > 0 && improvement > best_improvement) {
       best_improvement = improvement;
-      move_.Clear();
-      move_.Add(fw, gamma);
-      move_.Add(away, -gamma);
+      move->Clear();
+      move->Add(fw, gamma);
+      move->Add(away, -gamma);
     }
   }
   if (try_away && active > 1 && away_entry.alpha < 1) {
@@ -617,30 +678,30 @@ void BcfwRun::ChooseStep(int i, int fw, double fw_gap, double state_dot) {
     const double gamma = LineSearch(away_gap, curvature, gamma_max);
     const double improvement = Improvement(gamma, away_gap, curvature);
     if (gamma > 0 && improvement > best_improvement) {
-      move_.Clear();
-      move_.Add(away, -gamma);
-      move_.state_coefficient = gamma;
+      move->Clear();
+      move->Add(away, -gamma);
+      move->state_coefficient = gamma;
     }
   }
 }
 
-void BcfwRun::Step(int i) {
+void BcfwRun::ApplyBlockStep(int i, BlockOracle* oracle) {
   ++pass_draws_;
   if (!keep_corners_) {
-    PlainStep(i);
+    PlainStep(i, oracle->oracle);
     return;
   }
-  double state_dot = 0, fw_gap = 0;
-  const int fw = FwCorner(i, &state_dot, &fw_gap);
+  double fw_gap = 0;
+  const int fw = FwCorner(i, oracle, &fw_gap);
   CornerStore& store = corners_[i];
   move_.Clear();
   if (fully_corrective_) {
-    FullyCorrectiveMove(i, fw, scores_, &move_);
+    FullyCorrectiveMove(i, fw, oracle->scores, &move_, oracle);
   } else {
-    ChooseStep(i, fw, fw_gap, state_dot);
+    ChooseStep(i, fw, fw_gap, oracle->state_dot, oracle->scores, &move_);
   }
   if (!move_.entries.empty()) {
-    ApplyMove(i, move_, store.entry(fw).corner);
+    ApplyMove(i, move_, store.entry(fw).corner, 0.0);
     if (move_.state_coefficient <= -1.0) {
       // A full FW step: α is exactly one-hot on the FW corner.
       for (int k = 0; k < store.size(); ++k) store.entry(k).alpha = 0;
@@ -746,6 +807,14 @@ absl::Status BcfwRun::Validate() {
         ": pairwise, away, best and fully-corrective steps need "
         "line_search");
   }
+  if (config_.minibatch() < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, ": minibatch must be at least 1, got ", config_.minibatch()));
+  }
+  if (config_.minibatch() > 1 && config_.bcfw().box_size() > 0) {
+    return absl::InvalidArgumentError(name +
+                                      ": box constraints need minibatch 1");
+  }
   if (use_cache_ && config_.bcfw().max_cache_size() < 2) {
     return absl::InvalidArgumentError(
         absl::StrCat(name, ": max_cache_size must be at least 2, got ",
@@ -781,11 +850,258 @@ absl::Status BcfwRun::RunSteps(int, PassDriver* driver) {
     random_.Permutation(n_, &order_);
   }
   pass_draws_ = pass_hits_ = 0;
-  for (int j = 0; j < n_; ++j) {
-    Step(NextBlock(j, order_));
-    if (driver->Expired(j)) break;
+  if (minibatch_ == 1) {
+    for (int j = 0; j < n_; ++j) {
+      const int i = NextBlock(j, order_);
+      ComputeBlockOracle(i, &round_oracles_[0]);
+      ApplyBlockStep(i, &round_oracles_[0]);
+      if (driver->Expired(j)) break;
+    }
+    return absl::OkStatus();
+  }
+  for (int j = 0, round = 0; j < n_; j += minibatch_, ++round) {
+    RunRound(j, std::min(minibatch_, n_ - j));
+    if (driver->Expired(round)) break;
   }
   return absl::OkStatus();
+}
+
+// A round of τ blocks: their oracles and steps at the round's w (phase one,
+// on the threads), the shared bookkeeping in the order drawn, then one line
+// search along the sum of the steps (each block's step was line-searched
+// alone, at a w the others then move: scaling them all by the best t keeps
+// every round an ascent step of the dual), and the scaled steps applied in
+// the order drawn.
+void BcfwRun::RunRound(int j, int size) {
+  in_round_.resize(n_, 0);
+  round_blocks_.clear();
+  for (int k = 0; k < size; ++k) {
+    const int i = DrawRoundBlock(j + k);
+    in_round_[i] = 1;
+    round_blocks_.push_back(i);
+  }
+  for (int i : round_blocks_) in_round_[i] = 0;
+  PrepareRound(size);
+  for (int k = 0; k < size; ++k) {
+    ++pass_draws_;
+    RecordBlockOracle(round_blocks_[k], round_oracles_[k]);
+  }
+  const double t = RoundScale(size);
+  for (int k = 0; k < size; ++k) {
+    const int i = round_blocks_[k];
+    BlockOracle& oracle = round_oracles_[k];
+    BcfwMove& move = oracle.move;
+    for (double& c : move.coefficients) c *= t;
+    move.state_coefficient *= t;
+    const int64_t step = ++steps_;
+    if (t > 0 && !move.entries.empty()) {
+      UpdateBlock(i, move, oracle.oracle.corner, oracle.oracle.loss, step);
+    }
+    if (!keep_corners_) continue;
+    CornerStore& store = corners_[i];
+    if (move.state_coefficient <= -1.0) {
+      for (int e = 0; e < store.size(); ++e) store.entry(e).alpha = 0;
+      store.entry(oracle.fw_entry).alpha = 1;
+    }
+    if (!use_cache_) store.RemoveInactive();
+  }
+  RunOnSlices([this, t](int slice) {
+    for (size_t r = 0; r < round_ranges_.size(); ++r) {
+      if (round_range_slices_[r] != slice) continue;
+      const CoordinateRange& range = round_ranges_[r];
+      for (int64_t x = range.begin; x < range.begin + range.length; ++x) {
+        w_[x] += t * round_update_[x];
+        round_update_[x] = 0;
+      }
+    }
+  });
+}
+
+double BcfwRun::RoundScale(int size) {
+  if (round_update_.empty()) {
+    round_update_.assign(dim_, 0.0);
+    const int slices = std::max(1, config_.num_threads());
+    const int64_t g = RangeGranularity(problem_);
+    granularity_ = g;
+    range_stamps_.assign(dim_ / g, 0);
+    slice_bounds_.resize(slices + 1);
+    for (int k = 0; k <= slices; ++k) {
+      slice_bounds_[k] = dim_ / g * k / slices * g;
+    }
+    slice_bounds_[slices] = dim_;
+  }
+  CollectRoundRanges(size);
+  RunOnSlices([this, size](int slice) {
+    AccumulateRoundUpdate(slice, size);
+    for (size_t r = 0; r < round_ranges_.size(); ++r) {
+      if (round_range_slices_[r] != slice) continue;
+      const CoordinateRange& range = round_ranges_[r];
+      double norm = 0;
+      for (int64_t x = range.begin; x < range.begin + range.length; ++x) {
+        norm += round_update_[x] * round_update_[x];
+      }
+      round_range_norms_[r] = norm;
+    }
+  });
+  // Summed in range order, whatever the threads.
+  double norm = 0, slope = 0;
+  for (double range_norm : round_range_norms_) norm += range_norm;
+  for (int k = 0; k < size; ++k) slope += round_oracles_[k].slope;
+  return LineSearch(slope, lambda_ * norm, 1.0);
+}
+
+void BcfwRun::CollectRoundRanges(int size) {
+  round_ranges_.clear();
+  round_range_slices_.clear();
+  ++round_stamp_;
+  std::vector<CoordinateRange>& block_ranges = block_ranges_;
+  for (int k = 0; k < size; ++k) {
+    if (round_oracles_[k].move.entries.empty()) continue;
+    block_ranges.clear();
+    problem_.TouchedRanges(round_blocks_[k], &block_ranges);
+    for (const CoordinateRange& range : block_ranges) {
+      uint32_t& stamp = range_stamps_[range.begin / granularity_];
+      if (stamp == round_stamp_) continue;
+      stamp = round_stamp_;
+      round_ranges_.push_back(range);
+      const int slice =
+          static_cast<int>(std::upper_bound(slice_bounds_.begin(),
+                                            slice_bounds_.end(), range.begin) -
+                           slice_bounds_.begin() - 1);
+      round_range_slices_.push_back(slice);
+    }
+  }
+  round_range_norms_.assign(round_ranges_.size(), 0.0);
+}
+
+void BcfwRun::AccumulateRoundUpdate(int slice, int size) {
+  const CoordinateRange bounds{slice_bounds_[slice],
+                               slice_bounds_[slice + 1] - slice_bounds_[slice]};
+  for (int k = 0; k < size; ++k) {
+    const BlockOracle& oracle = round_oracles_[k];
+    if (oracle.move.entries.empty()) continue;
+    ApplyToVectorInSlice(round_blocks_[k], oracle.move, oracle.oracle.corner,
+                         bounds, round_update_.data());
+  }
+}
+
+void BcfwRun::RunOnSlices(const std::function<void(int slice)>& job) {
+  const int slices = static_cast<int>(slice_bounds_.size()) - 1;
+  if (slices == 1) {
+    job(0);
+    return;
+  }
+  if (slice_pool_ == nullptr) {
+    slice_pool_ = std::make_unique<BatchPool>(
+        slices, [this](int, int slice) { slice_job_(slice); });
+  }
+  slice_job_ = job;
+  slice_pool_->Start(slices);
+  slice_pool_->Finish();
+}
+
+void BcfwRun::PrepareBlockStep(int i, BlockOracle* oracle) {
+  BcfwMove& move = oracle->move;
+  move.Clear();
+  if (!keep_corners_) {
+    const OracleResult& result = oracle->oracle;
+    oracle->fw_gap = (result.state_dot - result.score) / n_ - ell_block_[i] +
+                     result.loss / n_;
+    double gamma;
+    if (config_.line_search()) {
+      const double curvature =
+          problem_.StateDistanceSquared(i, states_.data() + state_offset_[i],
+                                        result.corner) /
+          (lambda_ * n_ * n_);
+      gamma =
+          curvature > 0 ? std::clamp(oracle->fw_gap / curvature, 0.0, 1.0) : 0;
+    } else {
+      gamma = 2.0 * n_ / (static_cast<double>(steps_) + 2.0 * n_);
+    }
+    if (gamma > 0) {
+      move.Add(-1, gamma);
+      move.state_coefficient = -gamma;
+    }
+  } else {
+    oracle->fw_entry = PrepareFwCorner(i, oracle, &oracle->fw_gap);
+    if (fully_corrective_) {
+      FullyCorrectiveMove(i, oracle->fw_entry, oracle->scores, &move, oracle);
+    } else {
+      ChooseStep(i, oracle->fw_entry, oracle->fw_gap, oracle->state_dot,
+                 oracle->scores, &move);
+    }
+  }
+  oracle->slope = MoveSlope(i, move, *oracle);
+}
+
+// dD/dγ of the move at the w `oracle` saw: Δℓ − ⟨w, Δv⟩/n with
+// Δv = Σ c_k ψ(y_k) + c_state·v_i.
+double BcfwRun::MoveSlope(int i, const BcfwMove& move,
+                          const BlockOracle& oracle) const {
+  double delta_ell = move.state_coefficient * ell_block_[i];
+  double dot = move.state_coefficient * oracle.state_dot;
+  for (size_t k = 0; k < move.entries.size(); ++k) {
+    const int entry = move.entries[k];
+    const double c = move.coefficients[k];
+    if (entry < 0) {
+      delta_ell += c * oracle.oracle.loss / n_;
+      dot += c * oracle.oracle.score;
+    } else {
+      delta_ell += c * corners_[i].entry(entry).loss / n_;
+      dot += c * oracle.scores[entry];
+    }
+  }
+  return delta_ell - dot / n_;
+}
+
+// The configured sampler, but never a block already in the round (a block's
+// oracle is computed from its state before the round's steps): a repeat
+// draws again, and unvisited blocks are swept in index order past those
+// the round holds.
+int BcfwRun::DrawRoundBlock(int j) {
+  if (config_.sampling() == SolverConfig::PERMUTATION) return order_[j];
+  if (gap_sampling_ && num_unvisited_ > 0) {
+    for (int i = next_unvisited_; i < n_; ++i) {
+      if (block_gap_[i] == kInfinity && !in_round_[i]) return i;
+    }
+  }
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    int i;
+    if (gap_sampling_ && gap_tree_.Total() > 0) {
+      i = gap_tree_.Sample(random_.UniformDouble());
+    } else {
+      i = static_cast<int>(random_.Uniform(n_));
+    }
+    if (!in_round_[i]) return i;
+  }
+  // Almost every block is in the round: the first one that is not.
+  int i = 0;
+  while (in_round_[i]) ++i;
+  return i;
+}
+
+// Phase one on solver.num_threads threads: each block writes only its own
+// slot and state, so the round is the same whatever the thread count.
+void BcfwRun::PrepareRound(int size) {
+  if (static_cast<int>(round_oracles_.size()) < size) {
+    round_oracles_.resize(size);
+  }
+  const int threads = std::max(1, config_.num_threads());
+  if (threads == 1) {
+    for (int k = 0; k < size; ++k) {
+      ComputeBlockOracle(round_blocks_[k], &round_oracles_[k]);
+      PrepareBlockStep(round_blocks_[k], &round_oracles_[k]);
+    }
+    return;
+  }
+  if (round_pool_ == nullptr) {
+    round_pool_ = std::make_unique<BatchPool>(threads, [this](int, int k) {
+      ComputeBlockOracle(round_blocks_[k], &round_oracles_[k]);
+      PrepareBlockStep(round_blocks_[k], &round_oracles_[k]);
+    });
+  }
+  round_pool_->Start(size);
+  round_pool_->Finish();
 }
 
 // Exact block gaps at the iterate: they refresh every estimate, and without

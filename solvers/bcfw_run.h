@@ -10,10 +10,13 @@
 #define CHAINTAG_SOLVERS_BCFW_RUN_H_
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/batch_pool.h"
 #include "base/random.h"
 #include "solvers/bcfw.h"
 #include "solvers/corner_store.h"
@@ -45,6 +48,27 @@ struct BcfwMove {
 
 class BcfwRun : public PassSteps {
  public:
+  // The oracle side of one block step, computed at the round's w (see
+  // ComputeBlockOracle): what the step then needs.
+  struct BlockOracle {
+    OracleResult oracle;  // the max oracle's corner, unless a cache hit
+    std::vector<const Corner*> corner_pointers;
+    std::vector<double> scores;  // the stored corners' ⟨w, ψ_i(y)⟩
+    double state_dot = 0;        // ⟨v_i, w⟩
+    int cache_hit = -1;          // the store index of a cached FW corner
+    double cache_gap = 0;        // its block gap
+    // Rounds of τ > 1: the step chosen from these (at the round's w), its
+    // FW corner's store index and block gap, and the step's linear dual
+    // change per unit (the derivative the round's joint line search uses).
+    BcfwMove move;
+    int fw_entry = -1;
+    double fw_gap = 0;
+    double slope = 0;
+    // The fully corrective inner solve's scratch.
+    std::vector<int> inner_active;
+    std::vector<double> inner_alpha, inner_gradient, inner_delta;
+  };
+
   BcfwRun(const SolverConfig& config, const Problem& problem);
 
   // Checks the config against the problem (steps that need line search,
@@ -116,18 +140,57 @@ class BcfwRun : public PassSteps {
 
  private:
   int NextBlock(int j, const std::vector<int>& order);
-  void Step(int i);
-  void PlainStep(int i);
-  void MakeRoom(CornerStore* store);
-  int FwCorner(int i, double* state_dot, double* fw_gap);
-  void ChooseStep(int i, int fw, double fw_gap, double state_dot);
+  // Mini-batches (solver.minibatch τ > 1): the τ distinct blocks of the
+  // round starting at step j of the pass into round_blocks_, their oracles
+  // at the round's w (on the thread pool), then their steps in that order.
+  void RunRound(int j, int size);
+  int DrawRoundBlock(int j);
+  // Phase one of a round, on the threads: each block's oracle and step at
+  // the round's w, touching only the block's own state.
+  void PrepareRound(int size);
+  void PrepareBlockStep(int i, BlockOracle* oracle);
+  // The shared bookkeeping of a prepared block (counters, gap estimates).
+  void RecordBlockOracle(int i, const BlockOracle& oracle);
+  // The round's joint line search: the sum U of the steps' changes of w,
+  // and t ∈ [0, 1] maximising the dual along it.
+  double RoundScale(int size);
+  // The round's coordinates: each range its blocks touch, once.
+  void CollectRoundRanges(int size);
+  // On the threads, slice by slice (each a contiguous part of w owned by
+  // one thread, so every coordinate gets its additions in block order):
+  // U accumulated, the ranges' squared norms, and w += t·U (U zeroed).
+  void RunOnSlices(const std::function<void(int slice)>& job);
+  void AccumulateRoundUpdate(int slice, int size);
+  void ComputeBlockOracle(int i, BlockOracle* out) const;
+  void ApplyBlockStep(int i, BlockOracle* oracle);
+  void PlainStep(int i, const OracleResult& oracle);
+  void MakeRoom(CornerStore* store, std::vector<double>* scores);
+  int FwCorner(int i, BlockOracle* oracle, double* fw_gap);
+  void ChooseStep(int i, int fw, double fw_gap, double state_dot,
+                  const std::vector<double>& scores, BcfwMove* move) const;
+  // The FW corner's store index (adding the oracle's corner to the store)
+  // and its block gap, without the shared bookkeeping.
+  int PrepareFwCorner(int i, BlockOracle* oracle, double* fw_gap);
+  // The linear change of the dual per unit of `move` at the w `oracle` saw.
+  double MoveSlope(int i, const BcfwMove& move,
+                   const BlockOracle& oracle) const;
   DualityGap RefreshBlockGaps();
-  // Applies x += scale/(λn)·Δv of `move` (before the block state changes).
+  // Applies x += scale/(λn)·Δv of `move` (before the block state changes),
+  // on all of x or on the coordinates in `slice` only.
   void ApplyToVector(int i, const BcfwMove& move, const Corner& oracle_corner,
                      double scale, double* x) const;
-  void ApplyMove(int i, const BcfwMove& move, const Corner& oracle_corner);
+  void ApplyToVectorInSlice(int i, const BcfwMove& move,
+                            const Corner& oracle_corner,
+                            const CoordinateRange& slice, double* x) const;
+  void ApplyMove(int i, const BcfwMove& move, const Corner& oracle_corner,
+                 double oracle_loss);
+  // ApplyMove's block part (all but w): loss terms, averaging, the state,
+  // the corners' α; `step` is the step's number s.
+  void UpdateBlock(int i, const BcfwMove& move, const Corner& oracle_corner,
+                   double oracle_loss, int64_t step);
   void FullyCorrectiveMove(int i, int fw_entry,
-                           const std::vector<double>& scores, BcfwMove* move);
+                           const std::vector<double>& scores, BcfwMove* move,
+                           BlockOracle* scratch) const;
   std::vector<double> CornerDots(int i, const Corner& corner) const;
   void SetBlockGap(int i, double gap);
   // Adds block i's state, held since its last fold, to its weighted sum
@@ -204,14 +267,33 @@ class BcfwRun : public PassSteps {
   std::vector<int> order_;                // this pass's permutation
   std::vector<double> exact_block_gaps_;  // scratch of RefreshBlockGaps
 
+  // Mini-batch rounds: τ, the round's blocks and their oracles (one slot
+  // when τ = 1), which of the blocks are in the round, and the threads.
+  const int minibatch_;
+  std::vector<int> round_blocks_;
+  std::vector<BlockOracle> round_oracles_;
+  std::vector<char> in_round_;
+  std::unique_ptr<BatchPool> round_pool_;
+  // The round's U (dense, zero outside the round's coordinates), those
+  // coordinates as ranges each once (with the slice that owns them and
+  // their squared norms), and which range starts were seen.
+  std::vector<double> round_update_;
+  std::vector<CoordinateRange> round_ranges_;
+  std::vector<int> round_range_slices_;
+  std::vector<double> round_range_norms_;
+  // The round each granularity slot of w was last collected in.
+  int64_t granularity_ = 1;
+  std::vector<uint32_t> range_stamps_;
+  uint32_t round_stamp_ = 0;
+  std::vector<CoordinateRange> block_ranges_;
+  // Slice s of w is [slice_bounds_[s], slice_bounds_[s + 1]), one per
+  // thread, its bounds multiples of RangeGranularity.
+  std::vector<int64_t> slice_bounds_;
+  std::unique_ptr<BatchPool> slice_pool_;
+  std::function<void(int slice)> slice_job_;
+
   // Per-step scratch.
-  OracleResult oracle_;
-  std::vector<const Corner*> corner_pointers_;
-  std::vector<double> scores_;
   BcfwMove move_;
-  // Fully-corrective inner solve, reused so the step allocates nothing.
-  std::vector<int> inner_active_;
-  std::vector<double> inner_alpha_, inner_gradient_, inner_delta_;
 };
 
 }  // namespace chaintag

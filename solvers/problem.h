@@ -97,6 +97,17 @@ class Problem {
   // w += c·(ψ_i(y) − v_i).
   virtual void AddCornerMinusState(int i, const Corner& y, const double* state,
                                    double c, double* w) const = 0;
+  // AddCornerMinusState and AddScaled restricted to w's coordinates in
+  // [begin, end), which never splits a range TouchedRanges gives: threads
+  // that own disjoint slices of w can then apply several blocks' updates
+  // together, each coordinate receiving exactly the additions, in block
+  // order, that the unrestricted calls would make.
+  virtual void AddCornerMinusStateInSlice(int i, const Corner& y,
+                                          const double* state, double c,
+                                          int64_t begin, int64_t end,
+                                          double* w) const = 0;
+  virtual void AddScaledInSlice(int i, const Corner& y, double c, int64_t begin,
+                                int64_t end, double* w) const = 0;
   // state += c·(the state of α concentrated on y). Used with weights that
   // keep the state's α summing to one (e.g. +γ on one corner, −γ on another).
   virtual void AddCornerToState(int i, const Corner& y, double c,
@@ -135,7 +146,9 @@ class Problem {
                                 double* state) const = 0;
   // The coordinates block i's oracles read and its updates write, as
   // ranges (which may repeat), so that a solver can bring exactly those up
-  // to date before a step (lazy updates). Appends to `ranges`.
+  // to date before a step (lazy updates). The ranges of every block are
+  // parts of one fixed partition of the coordinates: two ranges are equal
+  // or disjoint. Appends to `ranges`.
   virtual void TouchedRanges(int i,
                              std::vector<CoordinateRange>* ranges) const = 0;
 };
@@ -150,6 +163,12 @@ inline std::vector<int64_t> BlockStateOffsets(const Problem& problem) {
   }
   return offsets;
 }
+
+// The largest g that divides Dim() and the start and length of every range
+// any block touches: the ranges are then unions of aligned slots of g
+// coordinates (rows of the label count, for chains), and a slice of w with
+// boundaries at multiples of g never splits one. O(size of the problem).
+int64_t RangeGranularity(const Problem& problem);
 
 }  // namespace chaintag
 

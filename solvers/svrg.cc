@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <numeric>
 #include <vector>
 
 #include "absl/time/clock.h"
@@ -10,27 +9,6 @@
 #include "base/parallel.h"
 
 namespace chaintag {
-namespace {
-
-// The largest g that divides Dim() and the start and length of every range
-// any block touches: the ranges are then unions of aligned slots of g
-// coordinates (rows of the label count, for chains).
-int64_t RangeGranularity(const Problem& problem) {
-  int64_t g = problem.Dim();
-  std::vector<CoordinateRange> ranges;
-  for (int i = 0; i < problem.NumExamples() && g > 1; ++i) {
-    ranges.clear();
-    problem.TouchedRanges(i, &ranges);
-    for (const CoordinateRange& range : ranges) {
-      if (range.begin % g != 0 || range.length % g != 0) {
-        g = std::gcd(g, std::gcd(range.begin, range.length));
-      }
-    }
-  }
-  return std::max<int64_t>(g, 1);
-}
-
-}  // namespace
 
 SvrgEpoch::SvrgEpoch(const Problem& problem)
     : problem_(problem),
