@@ -33,6 +33,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/config_override.h"
+#include "base/interrupt.h"
 #include "base/paths.h"
 #include "corpora/conll_reader.h"
 #include "google/protobuf/text_format.h"
@@ -84,6 +85,11 @@ bool UpToDate(const std::string& path, const PipelineConfig& config) {
   if (!std::filesystem::exists(path, error)) return false;
   absl::StatusOr<ChainModel> model = ChainModel::Load(path);
   if (!model.ok()) return false;
+  // An interrupted run's model is not the one its config asks for.
+  if (absl::StartsWith(model->header().training().stop_reason(),
+                       "interrupted")) {
+    return false;
+  }
   PipelineConfig trained;
   if (!google::protobuf::TextFormat::ParseFromString(
           model->header().resolved_config(), &trained)) {
@@ -202,7 +208,15 @@ int TrainStages(const std::vector<StageSpec>& specs, const std::string& out_dir,
       if (!result.ok()) {
         std::fprintf(stderr, "english_bundle: %s\n",
                      result.status().ToString().c_str());
-        return 1;
+        return InterruptRequests() > 0 ? InterruptExitCode() : 1;
+      }
+      if (result->interrupted) {
+        std::fprintf(stderr,
+                     "english_bundle: interrupted at pass %d of %s; model "
+                     "written to %s (a later run trains it again)\n",
+                     result->summary.passes(), spec.name.c_str(),
+                     result->model_path.c_str());
+        return InterruptExitCode();
       }
     }
     configs->push_back(config);
@@ -277,6 +291,7 @@ int EvaluateBundle(const Bundle& bundle, const std::string& bundle_dir,
 }
 
 int Run() {
+  InstallInterruptHandlers();
   const std::string out_dir = absl::GetFlag(FLAGS_out);
   const std::string bundle_dir = ResolveUserPath(out_dir);
   std::error_code error;

@@ -14,6 +14,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "base/file_io.h"
+#include "base/interrupt.h"
 #include "base/paths.h"
 #include "google/protobuf/text_format.h"
 #include "pipeline/ocr_task.h"
@@ -126,10 +127,12 @@ absl::StatusOr<TrainingSummary> TrainOnPath(const ChainProblem& problem,
   summary.set_oracle_calls(static_cast<int64_t>(
       std::llround(last.cumulative_passes * problem.NumExamples())));
   summary.set_seconds(last.seconds);
-  summary.set_stop_reason(absl::StrFormat(
-      "regularization path: %d breakpoints, chosen J = %d by %s %.2f",
-      static_cast<int>(path->points.size()), best.index, path->score_name,
-      path->scores[path->best]));
+  summary.set_stop_reason(absl::StrCat(
+      InterruptRequests() > 0 ? "interrupted; " : "",
+      absl::StrFormat(
+          "regularization path: %d breakpoints, chosen J = %d by %s %.2f",
+          static_cast<int>(path->points.size()), best.index, path->score_name,
+          path->scores[path->best])));
   if (best.gap_exact) {
     summary.set_gap(best.gap);
     const double norm = SquaredNorm(weights->data(), problem.Dim());
@@ -296,8 +299,8 @@ absl::StatusOr<ChainModel> TrainFinalModel(PreparedCorpus* prepared,
   solver->reset();
   result->train_only_summary = result->summary;
   result->summary = *summary;
-  return MakeModel(*prepared, solver_config, weights, prepared->space_with_dev(),
-                   *summary);
+  return MakeModel(*prepared, solver_config, weights,
+                   prepared->space_with_dev(), *summary);
 }
 
 // The last line of the progress stream: passes, the certificate, times and
@@ -407,6 +410,13 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
   absl::StatusOr<ChainModel> model =
       TrainAndSave(prepared, options, say, &solver_config, &result);
   if (!model.ok()) return model.status();
+  if (InterruptRequests() > 0) {
+    result.interrupted = true;
+    if (!result.train_only_model_path.empty()) {
+      result.model_path = result.train_only_model_path;
+    }
+    return result;
+  }
 
   // The scores come from the saved models' own weights (for CoNLL through
   // the tagging path `tag` runs), not from the solver's vector.
@@ -424,6 +434,10 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
     if (!model.ok()) return model.status();
     absl::Status saved = model->Save(result.model_path);
     if (!saved.ok()) return saved;
+    if (InterruptRequests() > 0) {
+      result.interrupted = true;
+      return result;
+    }
   }
   absl::StatusOr<std::string> final_scores =
       task.ScoreSavedModel(*prepared, *model, options, say, &result);

@@ -80,6 +80,10 @@ struct PipelineResult {
   std::string final_log_path;  // the train + dev run's log
   // With `lambda: "path"`: the breakpoints, their dev scores and the choice.
   LambdaPath path;
+  // An interrupt (base/interrupt.h) ended the run: the model it had is
+  // saved at model_path (the train-only one when the retraining run had
+  // not begun), and nothing was scored.
+  bool interrupted = false;
 };
 
 // Receives one line of the progress stream (without its newline).

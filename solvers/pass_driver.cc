@@ -14,6 +14,8 @@ absl::string_view StopReasonName(StopReason reason) {
       return "gap_tolerance";
     case StopReason::kGapEstimate:
       return "gap_estimate";
+    case StopReason::kInterrupted:
+      return "interrupted";
     case StopReason::kMaxPasses:
       break;
   }
@@ -35,8 +37,11 @@ double PassDriver::Seconds() const {
 }
 
 bool PassDriver::Expired(int64_t step) {
-  if (!expired_ && config_.max_seconds() > 0 && (step & 63) == 0 &&
-      Seconds() >= config_.max_seconds()) {
+  if (expired_) return true;
+  if (InterruptRequests() > 0) {
+    interrupted_ = expired_ = true;
+  } else if (config_.max_seconds() > 0 && (step & 63) == 0 &&
+             Seconds() >= config_.max_seconds()) {
     expired_ = true;
   }
   return expired_;
@@ -111,15 +116,20 @@ absl::StatusOr<TrainingSummary> PassDriver::Run(PassSteps* steps) {
     ++pass;
     absl::Status ran = steps->RunSteps(pass, this);
     if (!ran.ok()) return ran;
-    if (config_.max_seconds() > 0 && Seconds() >= config_.max_seconds()) {
+    if (InterruptRequests() > 0) {
+      interrupted_ = expired_ = true;
+    } else if (config_.max_seconds() > 0 &&
+               Seconds() >= config_.max_seconds()) {
       expired_ = true;
     }
     PassEndRequest request;
     request.pass = pass;
     request.last_pass = BudgetSpent(pass) || expired_;
+    // A second interrupt asks to skip the exact gap pass.
     request.gap_check_due =
-        (config_.gap_check() > 0 && pass % config_.gap_check() == 0) ||
-        (request.last_pass && config_.final_gap());
+        !(interrupted_ && InterruptRequests() >= 2) &&
+        ((config_.gap_check() > 0 && pass % config_.gap_check() == 0) ||
+         (request.last_pass && config_.final_gap()));
     request.evaluation_due = monitor_ != nullptr &&
                              monitor_->WantsEvaluation(pass, request.last_pass);
     PassRecord record = NewRecord(pass);
@@ -139,6 +149,8 @@ absl::StatusOr<TrainingSummary> PassDriver::Run(PassSteps* steps) {
       reason = StopReason::kGapTolerance;
     } else if (end->estimate_converged) {
       reason = StopReason::kGapEstimate;
+    } else if (interrupted_) {
+      reason = StopReason::kInterrupted;
     } else if (expired_ && !BudgetSpent(pass)) {
       reason = StopReason::kMaxSeconds;
     }

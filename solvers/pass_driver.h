@@ -4,7 +4,10 @@
 // gap_check passes and, with final_gap, after the last), the stop rules and
 // their names, one PassRecord per pass to the Monitor (with the point
 // formed only when the monitor evaluates it), and the run's
-// TrainingSummary. A solver supplies its step logic as PassSteps.
+// TrainingSummary. A solver supplies its step logic as PassSteps. An
+// interrupt (base/interrupt.h) ends the run after the current step: the
+// last pass then still gets its exact gap (final_gap), unless a second
+// interrupt asked to skip it.
 //
 // Thread-safety: one driver per run, used by the solver's own thread.
 
@@ -21,6 +24,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "base/interrupt.h"
 #include "solvers/duality_gap.h"
 #include "solvers/monitor.h"
 #include "solvers/solver_config.pb.h"
@@ -33,6 +37,7 @@ enum class StopReason {
   kMaxSeconds,    // the time budget is spent
   kGapTolerance,  // an exact duality gap within gap_tolerance
   kGapEstimate,   // stale block-gap estimates within it (heuristic stop)
+  kInterrupted,   // SIGINT or SIGTERM (base/interrupt.h)
 };
 absl::string_view StopReasonName(StopReason reason);
 
@@ -99,10 +104,11 @@ class PassDriver {
   // Runs passes of `steps` until a stop rule holds.
   absl::StatusOr<TrainingSummary> Run(PassSteps* steps);
 
-  // Whether the time budget is spent; reads the clock at every 64th step of
-  // a pass only, so that the check costs nothing.
+  // Whether the run must end this pass: the time budget is spent (the
+  // clock is read at every 64th step of a pass only, so that the check
+  // costs nothing) or an interrupt was requested.
   bool Expired(int64_t step);
-  // Whether an earlier check found the time budget spent.
+  // Whether an earlier check found the run must end.
   bool expired() const { return expired_; }
   double Seconds() const;
   // Logs a record that is not the pass's last (mp_bcfw's approximate
@@ -118,7 +124,7 @@ class PassDriver {
   absl::Status Record(PassRecord record, bool final_pass);
   TrainingSummary Summary(int passes, StopReason reason) const;
 
-  const SolverConfig& config_;
+  const SolverConfig config_;  // a copy: callers may pass a temporary
   const std::string solver_;
   const double lambda_;
   const int num_examples_;
@@ -127,6 +133,7 @@ class PassDriver {
   bool budget_in_oracle_calls_ = false;
   const absl::Time start_ = absl::Now();
   bool expired_ = false;
+  bool interrupted_ = false;
   PassSteps* steps_ = nullptr;  // during Run
   std::optional<DualityGap> certificate_;
   std::optional<double> primal_;

@@ -209,6 +209,37 @@ TEST(PassDriverTest, TimeBudgetStopsAfterThePass) {
   EXPECT_TRUE(summary->has_gap());
 }
 
+TEST(PassDriverTest, AnInterruptEndsTheRunCertifiedAndASecondSkipsTheGap) {
+  for (int signals : {1, 2}) {
+    ClearInterruptRequests();
+    PassDriver driver(Config(100, 50, 1e-9), "scripted", 1, kExamples, 1,
+                      nullptr);
+    class Interrupting : public ScriptedSteps {
+     public:
+      Interrupting(int signals)
+          : ScriptedSteps(std::vector<double>(100, 1)), signals_(signals) {}
+      absl::Status RunSteps(int pass, PassDriver* driver) override {
+        if (pass == 3) {
+          for (int k = 0; k < signals_; ++k) RequestInterrupt(2);
+        }
+        EXPECT_EQ(driver->Expired(0), pass >= 3);
+        return ScriptedSteps::RunSteps(pass, driver);
+      }
+
+     private:
+      int signals_;
+    };
+    Interrupting interrupting(signals);
+    absl::StatusOr<TrainingSummary> summary = driver.Run(&interrupting);
+    ClearInterruptRequests();
+    ASSERT_TRUE(summary.ok());
+    EXPECT_EQ(summary->stop_reason(), "interrupted");
+    EXPECT_EQ(summary->passes(), 3);
+    EXPECT_EQ(summary->has_gap(), signals == 1);
+    EXPECT_TRUE(interrupting.requests.back().last_pass);
+  }
+}
+
 TEST(PassDriverTest, StepErrorsEndTheRun) {
   ScriptedSteps steps(std::vector<double>(5, 1));
   steps.fail_at = 2;

@@ -260,6 +260,11 @@ absl::StatusOr<std::vector<PathPoint>> RunRegularizationPath(
         run.BlockDeltas(&deltas, /*allow_stale=*/!plan->exact);
     absl::StatusOr<double> rho =
         SegmentRatio(run, delta_sum, plan->epsilon, *point);
+    if (!rho.ok() && InterruptRequests() > 0) {
+      // An interrupted solve: kept as a point of an empty segment, so the
+      // run still delivers what it has.
+      rho = 1.0;
+    }
     if (!rho.ok()) return rho.status();
     point->lambda_end = *rho * point->lambda;
     const bool last = *rho == 0 || point->lambda_end < path.lambda_min() ||
@@ -273,10 +278,16 @@ absl::StatusOr<std::vector<PathPoint>> RunRegularizationPath(
     points.push_back(*point);
     if (last) break;
 
+    // Interrupted: the breakpoints so far stand; the next would not be
+    // solved.
+    if (InterruptRequests() > 0) break;
     run.ScaleLambda(*rho, deltas, run.block_gaps_exact());
     run.Reseed(config.seed() + j + 1);
     absl::StatusOr<TrainingSummary> summary = run.Run(nullptr);
     if (!summary.ok()) return summary.status();
+    if (summary->stop_reason() == StopReasonName(StopReason::kInterrupted)) {
+      break;
+    }
     *point = PathPoint();
     point->index = j + 1;
     point->lambda = run.lambda();

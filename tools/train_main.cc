@@ -17,6 +17,7 @@
 #include "absl/flags/usage.h"
 #include "absl/strings/string_view.h"
 #include "base/config_override.h"
+#include "base/interrupt.h"
 #include "base/paths.h"
 #include "pipeline/flag_aliases.h"
 #include "pipeline/pipeline.h"
@@ -137,10 +138,19 @@ int Run() {
   options.corpora_root = CorporaRootFromFlag(absl::GetFlag(FLAGS_corpora));
   options.output_dir = CallerDirectory();
   if (absl::GetFlag(FLAGS_quiet)) options.progress = nullptr;
+  InstallInterruptHandlers();
   absl::StatusOr<PipelineResult> result = RunPipeline(*config, options);
   if (!result.ok()) {
     std::fprintf(stderr, "train: %s\n", result.status().ToString().c_str());
-    return 1;
+    return InterruptRequests() > 0 ? InterruptExitCode() : 1;
+  }
+  if (result->interrupted) {
+    std::fprintf(stderr,
+                 "interrupted at pass %d; model written to %s\ntraining log: "
+                 "%s\n",
+                 result->summary.passes(), result->model_path.c_str(),
+                 result->log_path.c_str());
+    return InterruptExitCode();
   }
   std::fputs(result->test_report.c_str(), stdout);
   std::fprintf(stderr, "model written to %s\ntraining log: %s\n",

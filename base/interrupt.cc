@@ -1,0 +1,48 @@
+#include "base/interrupt.h"
+
+#include <signal.h>
+
+#include <atomic>
+
+namespace chaintag {
+namespace {
+
+std::atomic<int> requests{0};
+std::atomic<int> last_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free,
+              "the signal handler needs lock-free atomics");
+
+void OnSignal(int signal) {
+  last_signal.store(signal, std::memory_order_relaxed);
+  requests.fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+void InstallInterruptHandlers() {
+  struct sigaction action = {};
+  action.sa_handler = OnSignal;
+  sigemptyset(&action.sa_mask);
+  // Interrupted reads and writes restart: the run stops at its own pace.
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+int InterruptRequests() { return requests.load(std::memory_order_relaxed); }
+
+int InterruptSignal() { return last_signal.load(std::memory_order_relaxed); }
+
+int InterruptExitCode() {
+  const int signal = InterruptSignal();
+  return 128 + (signal != 0 ? signal : SIGINT);
+}
+
+void RequestInterrupt(int signal) { OnSignal(signal); }
+
+void ClearInterruptRequests() {
+  requests.store(0, std::memory_order_relaxed);
+  last_signal.store(0, std::memory_order_relaxed);
+}
+
+}  // namespace chaintag
