@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <random>
+#include <sstream>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -43,6 +45,22 @@ class SolverRandom {
     for (int i = n - 1; i > 0; --i) {
       std::swap((*order)[i], (*order)[Uniform(static_cast<uint32_t>(i + 1))]);
     }
+  }
+
+ // The engine's state as text, and its restoration (false when `state` is
+  // not one): checkpoints continue the same sequence.
+  std::string SaveState() const {
+    std::ostringstream out;
+    out << engine_;
+    return out.str();
+  }
+  bool LoadState(const std::string& state) {
+    std::istringstream in(state);
+    std::mt19937_64 engine;
+    in >> engine;
+    if (in.fail()) return false;
+    engine_ = engine;
+    return true;
   }
 
  private:

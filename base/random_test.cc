@@ -61,5 +61,17 @@ TEST(SolverRandomTest, UniformDoubleInUnitInterval) {
   EXPECT_NEAR(sum / 10000, 0.5, 0.02);
 }
 
+TEST(SolverRandomTest, SavedStateContinuesTheSequence) {
+  SolverRandom random(7);
+  for (int k = 0; k < 5; ++k) random.Uniform(100);
+  const std::string state = random.SaveState();
+  std::vector<uint32_t> expected;
+  for (int k = 0; k < 10; ++k) expected.push_back(random.Uniform(1000));
+  SolverRandom restored(1);
+  ASSERT_TRUE(restored.LoadState(state));
+  for (uint32_t value : expected) EXPECT_EQ(restored.Uniform(1000), value);
+  EXPECT_FALSE(restored.LoadState("not a state"));
+}
+
 }  // namespace
 }  // namespace chaintag

@@ -137,6 +137,8 @@ class BcfwRun : public PassSteps {
                                   PassRecord* record) override;
   absl::Span<const double> Point() override { return ReturnedPoint(); }
   int64_t OracleCalls() const override { return oracle_calls_; }
+  absl::Status SaveState(CheckpointWriter* writer) const override;
+  absl::Status LoadState(const CheckpointReader& reader) override;
 
  private:
   int NextBlock(int j, const std::vector<int>& order);
@@ -202,6 +204,8 @@ class BcfwRun : public PassSteps {
   double BoxTerm(bool averaged) const;
   double ReturnedEll() const;
   double* state(int i) { return states_.data() + state_offset_[i]; }
+  void SaveCorners(CheckpointWriter* writer) const;
+  absl::Status LoadCorners(const CheckpointReader& reader);
 
   const SolverConfig config_;
   const Problem& problem_;

@@ -191,6 +191,34 @@ class CasimirSteps : public PassSteps {
 
   absl::Span<const double> Point() override { return previous_; }
   int64_t OracleCalls() const override { return oracle_calls_; }
+
+  absl::Status SaveState(CheckpointWriter* writer) const override {
+    writer->Reals("previous", previous_);
+    writer->Reals("center", center_);
+    writer->Reals("older_center", older_center_);
+    writer->Real("alpha", alpha_);
+    writer->Integer("oracle_calls", oracle_calls_);
+    writer->Text("random", random_.SaveState());
+    return absl::OkStatus();
+  }
+
+  absl::Status LoadState(const CheckpointReader& reader) override {
+    absl::Status status = reader.Reals("previous", dim_, &previous_);
+    if (status.ok()) status = reader.Reals("center", dim_, &center_);
+    if (status.ok()) {
+      status = reader.Reals("older_center",
+                            static_cast<int64_t>(older_center_.size()),
+                            &older_center_);
+    }
+    if (status.ok()) status = reader.Real("alpha", &alpha_);
+    if (status.ok()) status = reader.Integer("oracle_calls", &oracle_calls_);
+    std::string random;
+    if (status.ok()) status = reader.Text("random", &random);
+    if (status.ok() && !random_.LoadState(random)) {
+      status = absl::DataLossError("checkpoint's \"random\" is no generator state");
+    }
+    return status;
+  }
   std::vector<double> TakeWeights() { return std::move(previous_); }
 
  private:

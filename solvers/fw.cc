@@ -97,6 +97,30 @@ class FwSteps : public PassSteps {
 
   absl::Span<const double> Point() override { return w_; }
   int64_t OracleCalls() const override { return oracle_calls_; }
+
+  absl::Status SaveState(CheckpointWriter* writer) const override {
+    writer->Reals("w", w_);
+    writer->Real("ell", ell_);
+    writer->Reals("w_s", corner_.w_s);
+    writer->Real("ell_s", corner_.ell_s);
+    writer->Real("hinge", corner_.hinge);
+    writer->Reals("gap", std::vector<double>{gap_.primal, gap_.dual, gap_.gap});
+    writer->Integer("oracle_calls", oracle_calls_);
+    return absl::OkStatus();
+  }
+
+  absl::Status LoadState(const CheckpointReader& reader) override {
+    std::vector<double> gap;
+    absl::Status status = reader.Reals("w", dim_, &w_);
+    if (status.ok()) status = reader.Real("ell", &ell_);
+    if (status.ok()) status = reader.Reals("w_s", dim_, &corner_.w_s);
+    if (status.ok()) status = reader.Real("ell_s", &corner_.ell_s);
+    if (status.ok()) status = reader.Real("hinge", &corner_.hinge);
+    if (status.ok()) status = reader.Reals("gap", 3, &gap);
+    if (status.ok()) status = reader.Integer("oracle_calls", &oracle_calls_);
+    if (status.ok()) gap_ = DualityGap{gap[0], gap[1], gap[2]};
+    return status;
+  }
   std::vector<double> TakeWeights() { return std::move(w_); }
 
  private:

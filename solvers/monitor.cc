@@ -1,10 +1,14 @@
 #include "solvers/monitor.h"
 
+#include <fstream>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "google/protobuf/util/json_util.h"
+#include "solvers/checkpoint.h"
 
 namespace chaintag {
 
@@ -20,6 +24,57 @@ absl::Status Monitor::OpenLog(const std::string& path) {
         absl::StrCat(path, ": cannot open the training log for writing"));
   }
   log_path_ = path;
+  records_written_ = 0;
+  return absl::OkStatus();
+}
+
+bool Monitor::CheckpointDue(int pass, double seconds) {
+  if (plan_.path.empty()) return false;
+  const bool by_passes = plan_.every_passes > 0 && pass % plan_.every_passes == 0;
+  const bool by_seconds =
+      plan_.every_seconds > 0 &&
+      seconds - last_checkpoint_seconds_ >= plan_.every_seconds;
+  if (!by_passes && !by_seconds) return false;
+  last_checkpoint_seconds_ = seconds;
+  return true;
+}
+
+absl::Status Monitor::WriteCheckpoint(SolverCheckpoint checkpoint) {
+  checkpoint.set_fingerprint(plan_.fingerprint);
+  checkpoint.set_run(plan_.run);
+  checkpoint.set_records(records_written_);
+  return chaintag::WriteCheckpoint(plan_.path, std::move(checkpoint));
+}
+
+void Monitor::SetResume(SolverCheckpoint checkpoint) {
+  resume_ = std::move(checkpoint);
+}
+
+absl::Status Monitor::ResumeLog(const std::string& path, int64_t records) {
+  std::vector<std::string> kept;
+  {
+    std::ifstream in(path);
+    std::string line;
+    while (static_cast<int64_t>(kept.size()) < records &&
+           std::getline(in, line)) {
+      kept.push_back(line);
+    }
+  }
+  if (static_cast<int64_t>(kept.size()) < records) {
+    return absl::DataLossError(absl::StrCat(
+        path, ": the training log has ", kept.size(),
+        " records, the checkpoint was written after ", records));
+  }
+  absl::Status opened = OpenLog(path);
+  if (!opened.ok()) return opened;
+  for (const std::string& line : kept) {
+    if (std::fprintf(log_, "%s\n", line.c_str()) < 0) {
+      return absl::DataLossError(
+          absl::StrCat(path, ": write to the training log failed"));
+    }
+  }
+  std::fflush(log_);
+  records_written_ = records;
   return absl::OkStatus();
 }
 
@@ -78,6 +133,7 @@ absl::Status Monitor::Record(PassRecord record, absl::Span<const double> w,
       return absl::DataLossError(
           absl::StrCat(log_path_, ": write to the training log failed"));
     }
+    ++records_written_;
   }
   records_.push_back(std::move(record));
   return absl::OkStatus();

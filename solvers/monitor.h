@@ -8,14 +8,18 @@
 #define CHAINTAG_SOLVERS_MONITOR_H_
 
 #include <cstdio>
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "solvers/checkpoint.pb.h"
 #include "solvers/solver_config.pb.h"
 
 namespace chaintag {
@@ -47,6 +51,36 @@ class Monitor {
                       bool final_pass);
 
   const std::vector<PassRecord>& records() const { return records_; }
+  // Records written since the log was opened (or resumed).
+  int64_t records_written() const { return records_written_; }
+
+  // Checkpoints (solvers/checkpoint.h): written to `path` every
+  // `every_passes` passes and/or `every_seconds` seconds (0 = not by that
+  // measure), tagged with the run's fingerprint and name.
+  struct CheckpointPlan {
+    std::string path;
+    int every_passes = 0;
+    double every_seconds = 0;
+    uint64_t fingerprint = 0;
+    std::string run = "train";
+  };
+  void SetCheckpointPlan(CheckpointPlan plan) { plan_ = std::move(plan); }
+  const CheckpointPlan& checkpoint_plan() const { return plan_; }
+  // Whether a checkpoint is due after `pass` at `seconds` into the run.
+  bool CheckpointDue(int pass, double seconds);
+  // Writes `checkpoint` (the solver's state) with the plan's tags and the
+  // log's record count.
+  absl::Status WriteCheckpoint(SolverCheckpoint checkpoint);
+
+  // A checkpoint for the solver to resume from (checked against the plan's
+  // fingerprint and run when the solver starts).
+  void SetResume(SolverCheckpoint checkpoint);
+  const SolverCheckpoint* resume() const {
+    return resume_.has_value() ? &*resume_ : nullptr;
+  }
+  // The log as it was at the checkpoint: its first `records` records, kept,
+  // and appended to from there.
+  absl::Status ResumeLog(const std::string& path, int64_t records);
 
  private:
   std::FILE* progress_ = stderr;
@@ -56,6 +90,10 @@ class Monitor {
   int every_passes_ = 0;
   Evaluator evaluator_;
   std::vector<PassRecord> records_;
+  int64_t records_written_ = 0;
+  CheckpointPlan plan_;
+  double last_checkpoint_seconds_ = 0;
+  std::optional<SolverCheckpoint> resume_;
 };
 
 }  // namespace chaintag

@@ -8,6 +8,7 @@
 
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "absl/strings/str_cat.h"
 #include "base/random.h"
 #include "solvers/duality_gap.h"
 #include "solvers/pass_driver.h"
@@ -73,6 +74,8 @@ class MpBcfwSteps : public PassSteps {
                                   PassRecord* record) override;
   absl::Span<const double> Point() override { return point_; }
   int64_t OracleCalls() const override { return oracle_calls_; }
+  absl::Status SaveState(CheckpointWriter* writer) const override;
+  absl::Status LoadState(const CheckpointReader& reader) override;
 
   std::vector<double> TakeWeights() { return std::move(point_); }
   int max_working_set_size() const { return max_working_set_size_; }
@@ -406,6 +409,104 @@ absl::StatusOr<PassEnd> MpBcfwSteps::EndPass(const PassEndRequest& request,
     record->set_gap_exact(false);
   }
   return end;
+}
+
+absl::Status MpBcfwSteps::SaveState(CheckpointWriter* writer) const {
+  writer->Reals("w", w_);
+  writer->Real("ell", ell_);
+  writer->Reals("ell_block", ell_block_);
+  writer->Reals("states", states_);
+  std::vector<int64_t> counts, labels;
+  std::vector<double> losses, accesses;
+  for (const std::vector<Plane>& planes : working_sets_) {
+    counts.push_back(static_cast<int64_t>(planes.size()));
+    for (const Plane& plane : planes) {
+      labels.insert(labels.end(), plane.corner.begin(), plane.corner.end());
+      losses.push_back(plane.loss);
+      accesses.push_back(plane.last_access);
+    }
+  }
+  writer->Integers("plane_counts", counts);
+  writer->Integers("plane_labels", labels);
+  writer->Reals("plane_losses", losses);
+  writer->Reals("plane_accesses", accesses);
+  writer->Integer("total_planes", total_planes_);
+  writer->Integer("max_working_set_size", max_working_set_size_);
+  for (const auto& [name, average] :
+       {std::pair<const char*, const Average*>{"exact", &exact_average_},
+        {"approx", &approx_average_}}) {
+    writer->Reals(absl::StrCat(name, "_u"), average->u);
+    writer->Real(absl::StrCat(name, "_ell_u"), average->ell_u);
+    writer->Integer(absl::StrCat(name, "_count"), average->count);
+  }
+  writer->Reals("point", point_);
+  writer->Real("point_ell", point_ell_);
+  writer->Text("random", random_.SaveState());
+  writer->Integer("oracle_calls", oracle_calls_);
+  writer->Integer("plane_evaluations", plane_evaluations_);
+  writer->Integer("record_pass", record_pass_);
+  writer->Real("timestamp", timestamp_);
+  writer->Real("oracle_cost", oracle_cost_);
+  writer->Real("oracle_seconds", oracle_seconds_);
+  return absl::OkStatus();
+}
+
+absl::Status MpBcfwSteps::LoadState(const CheckpointReader& reader) {
+  absl::Status status = absl::OkStatus();
+  auto next = [&status](absl::Status read) {
+    if (status.ok()) status = std::move(read);
+  };
+  next(reader.Reals("w", dim_, &w_));
+  next(reader.Real("ell", &ell_));
+  next(reader.Reals("ell_block", n_, &ell_block_));
+  next(reader.Reals("states", static_cast<int64_t>(states_.size()), &states_));
+  std::vector<int64_t> counts, labels;
+  std::vector<double> losses, accesses;
+  next(reader.Integers("plane_counts", n_, &counts));
+  next(reader.Integers("plane_labels", -1, &labels));
+  next(reader.Reals("plane_losses", -1, &losses));
+  next(reader.Reals("plane_accesses", -1, &accesses));
+  next(reader.Integer("total_planes", &total_planes_));
+  next(reader.Integer("max_working_set_size", &max_working_set_size_));
+  for (const auto& [name, average] :
+       {std::pair<const char*, Average*>{"exact", &exact_average_},
+        {"approx", &approx_average_}}) {
+    next(reader.Reals(absl::StrCat(name, "_u"),
+                      static_cast<int64_t>(average->u.size()), &average->u));
+    next(reader.Real(absl::StrCat(name, "_ell_u"), &average->ell_u));
+    next(reader.Integer(absl::StrCat(name, "_count"), &average->count));
+  }
+  next(reader.Reals("point", dim_, &point_));
+  next(reader.Real("point_ell", &point_ell_));
+  std::string random;
+  next(reader.Text("random", &random));
+  next(reader.Integer("oracle_calls", &oracle_calls_));
+  next(reader.Integer("plane_evaluations", &plane_evaluations_));
+  next(reader.Integer("record_pass", &record_pass_));
+  next(reader.Real("timestamp", &timestamp_));
+  next(reader.Real("oracle_cost", &oracle_cost_));
+  next(reader.Real("oracle_seconds", &oracle_seconds_));
+  if (!status.ok()) return status;
+  if (!random_.LoadState(random)) {
+    return absl::DataLossError("checkpoint's \"random\" is no generator state");
+  }
+  size_t plane = 0, label = 0;
+  for (int i = 0; i < n_; ++i) {
+    std::vector<Plane>& planes = working_sets_[i];
+    planes.clear();
+    const size_t length = problem_.GoldCorner(i).size();
+    for (int64_t k = 0; k < counts[i]; ++k, ++plane) {
+      if (plane >= losses.size() || plane >= accesses.size() ||
+          label + length > labels.size()) {
+        return absl::DataLossError("checkpoint's planes are truncated");
+      }
+      planes.push_back({Corner(labels.begin() + label,
+                               labels.begin() + label + length),
+                        losses[plane], accesses[plane]});
+      label += length;
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+
 #include "solvers/solver.h"
 
 namespace chaintag {
@@ -20,6 +22,14 @@ absl::string_view StopReasonName(StopReason reason) {
       break;
   }
   return "max_passes";
+}
+
+absl::Status PassSteps::SaveState(CheckpointWriter*) const {
+  return absl::UnimplementedError("this solver writes no checkpoints");
+}
+
+absl::Status PassSteps::LoadState(const CheckpointReader&) {
+  return absl::UnimplementedError("this solver reads no checkpoints");
 }
 
 PassDriver::PassDriver(const SolverConfig& config, std::string solver,
@@ -99,18 +109,62 @@ TrainingSummary PassDriver::Summary(int passes, StopReason reason) const {
   return summary;
 }
 
+absl::Status PassDriver::Resume(const SolverCheckpoint& checkpoint,
+                                int* pass) {
+  if (checkpoint.solver() != solver_) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the checkpoint is of solver ", checkpoint.solver(),
+                     ", the run's is ", solver_));
+  }
+  absl::Status loaded = steps_->LoadState(CheckpointReader(checkpoint));
+  if (!loaded.ok()) return loaded;
+  *pass = checkpoint.passes();
+  if (checkpoint.has_certificate()) {
+    certificate_ =
+        DualityGap{checkpoint.primal(), checkpoint.dual(), checkpoint.gap()};
+  } else if (checkpoint.primal_only()) {
+    primal_ = checkpoint.primal();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PassDriver::WriteCheckpoint(int pass) {
+  SolverCheckpoint checkpoint;
+  checkpoint.set_solver(solver_);
+  checkpoint.set_passes(pass);
+  if (certificate_.has_value()) {
+    checkpoint.set_has_certificate(true);
+    checkpoint.set_primal(certificate_->primal);
+    checkpoint.set_dual(certificate_->dual);
+    checkpoint.set_gap(certificate_->gap);
+  } else if (primal_.has_value()) {
+    checkpoint.set_primal_only(true);
+    checkpoint.set_primal(*primal_);
+  }
+  CheckpointWriter writer(&checkpoint);
+  absl::Status saved = steps_->SaveState(&writer);
+  if (!saved.ok()) return saved;
+  return monitor_->WriteCheckpoint(std::move(checkpoint));
+}
+
 absl::StatusOr<TrainingSummary> PassDriver::Run(PassSteps* steps) {
   steps_ = steps;
   const double tolerance = config_.gap_tolerance();
-  certificate_ = steps->StartCertificate();
-  if (certificate_.has_value() && certificate_->gap <= tolerance) {
+  int pass = 0;
+  if (monitor_ != nullptr && monitor_->resume() != nullptr) {
+    absl::Status resumed = Resume(*monitor_->resume(), &pass);
+    if (!resumed.ok()) return resumed;
+  } else {
+    certificate_ = steps->StartCertificate();
+  }
+  if (pass == 0 && certificate_.has_value() &&
+      certificate_->gap <= tolerance) {
     PassRecord record = NewRecord(0);
     SetCertificate(*certificate_, &record);
     absl::Status status = Record(std::move(record), true);
     if (!status.ok()) return status;
     return Summary(0, StopReason::kGapTolerance);
   }
-  int pass = 0;
   StopReason reason = StopReason::kMaxPasses;
   while (!BudgetSpent(pass)) {
     ++pass;
@@ -159,6 +213,11 @@ absl::StatusOr<TrainingSummary> PassDriver::Run(PassSteps* steps) {
     absl::Status recorded = Record(std::move(record), final_pass);
     if (!recorded.ok()) return recorded;
     if (final_pass) break;
+    // Between passes only, where a resumed run continues exactly.
+    if (monitor_ != nullptr && monitor_->CheckpointDue(pass, Seconds())) {
+      absl::Status written = WriteCheckpoint(pass);
+      if (!written.ok()) return written;
+    }
   }
   return Summary(pass, reason);
 }

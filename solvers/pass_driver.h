@@ -7,7 +7,9 @@
 // TrainingSummary. A solver supplies its step logic as PassSteps. An
 // interrupt (base/interrupt.h) ends the run after the current step: the
 // last pass then still gets its exact gap (final_gap), unless a second
-// interrupt asked to skip it.
+// interrupt asked to skip it. With the monitor's checkpoint plan, the
+// driver writes the solver's state at pass ends, and resumes from the
+// monitor's checkpoint.
 //
 // Thread-safety: one driver per run, used by the solver's own thread.
 
@@ -25,6 +27,7 @@
 #include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "base/interrupt.h"
+#include "solvers/checkpoint.h"
 #include "solvers/duality_gap.h"
 #include "solvers/monitor.h"
 #include "solvers/solver_config.pb.h"
@@ -88,6 +91,12 @@ class PassSteps {
   virtual absl::Span<const double> Point() = 0;
   // Oracle calls so far, exact gap passes included.
   virtual int64_t OracleCalls() const = 0;
+
+  // Checkpoints (solvers/checkpoint.h): the solver's whole state at the end
+  // of a pass, and its restoration, after which the run continues exactly
+  // as if it had not stopped. The defaults refuse.
+  virtual absl::Status SaveState(CheckpointWriter* writer) const;
+  virtual absl::Status LoadState(const CheckpointReader& reader);
 };
 
 class PassDriver {
@@ -119,6 +128,10 @@ class PassDriver {
   PassRecord NewRecord(int pass) const;
 
  private:
+  // From the monitor's resume checkpoint: the solver's state and the
+  // driver's; `pass` becomes the passes it had completed.
+  absl::Status Resume(const SolverCheckpoint& checkpoint, int* pass);
+  absl::Status WriteCheckpoint(int pass);
   bool BudgetSpent(int pass) const;
   // Fills the record's counts and seconds and hands it to the monitor.
   absl::Status Record(PassRecord record, bool final_pass);

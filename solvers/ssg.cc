@@ -77,6 +77,35 @@ class SsgSteps : public PassSteps {
 
   int64_t OracleCalls() const override { return oracle_calls_; }
 
+  absl::Status SaveState(CheckpointWriter* writer) const override {
+    writer->Reals("v", v_);
+    writer->Real("scale", scale_);
+    writer->Reals("u", u_);
+    writer->Real("weight_sum", weight_sum_);
+    writer->Integer("steps", steps_);
+    writer->Integer("oracle_calls", oracle_calls_);
+    writer->Text("random", random_.SaveState());
+    return absl::OkStatus();
+  }
+
+  absl::Status LoadState(const CheckpointReader& reader) override {
+    absl::Status status = reader.Reals("v", dim_, &v_);
+    if (status.ok()) status = reader.Real("scale", &scale_);
+    if (status.ok()) {
+      status = reader.Reals("u", static_cast<int64_t>(u_.size()), &u_);
+    }
+    if (status.ok()) status = reader.Real("weight_sum", &weight_sum_);
+    if (status.ok()) status = reader.Integer("steps", &steps_);
+    if (status.ok()) status = reader.Integer("oracle_calls", &oracle_calls_);
+    std::string random;
+    if (status.ok()) status = reader.Text("random", &random);
+    if (status.ok() && !random_.LoadState(random)) {
+      status = absl::DataLossError("checkpoint's \"random\" is no generator state");
+    }
+    point_steps_ = -1;
+    return status;
+  }
+
   std::vector<double> TakeWeights() {
     Point();
     return std::move(point_);

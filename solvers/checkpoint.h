@@ -1,0 +1,100 @@
+// Checkpoints of solver runs: the state a solver writes at the end of a
+// pass (named arrays of a SolverCheckpoint) and reads back to continue
+// exactly where it stopped, the file's atomic write, and its validation
+// when read (magic, version, checksum; sizes when each array is read).
+//
+// Thread-safety: a writer or reader per checkpoint; the file functions are
+// stateless.
+
+#ifndef CHAINTAG_SOLVERS_CHECKPOINT_H_
+#define CHAINTAG_SOLVERS_CHECKPOINT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "solvers/checkpoint.pb.h"
+
+namespace chaintag {
+
+constexpr char kCheckpointMagic[] = "chaintag-checkpoint";
+constexpr uint32_t kCheckpointFormatVersion = 1;
+
+// Adds named arrays to a checkpoint.
+class CheckpointWriter {
+ public:
+  explicit CheckpointWriter(SolverCheckpoint* checkpoint)
+      : checkpoint_(checkpoint) {}
+
+  void Reals(absl::string_view name, const double* values, size_t size);
+  void Reals(absl::string_view name, const std::vector<double>& values) {
+    Reals(name, values.data(), values.size());
+  }
+  void Real(absl::string_view name, double value) { Reals(name, &value, 1); }
+  template <typename Int>
+  void Integers(absl::string_view name, const std::vector<Int>& values) {
+    CheckpointArray* array = Add(name);
+    for (Int v : values) array->add_integers(static_cast<int64_t>(v));
+  }
+  void Integer(absl::string_view name, int64_t value) {
+    Add(name)->add_integers(value);
+  }
+  void Text(absl::string_view name, const std::string& text) {
+    Add(name)->set_text(text);
+  }
+
+ private:
+  CheckpointArray* Add(absl::string_view name);
+  SolverCheckpoint* checkpoint_;
+};
+
+// Reads named arrays back; every error names the array.
+class CheckpointReader {
+ public:
+  explicit CheckpointReader(const SolverCheckpoint& checkpoint);
+
+  // `size` < 0 accepts any size.
+  absl::Status Reals(absl::string_view name, int64_t size,
+                     std::vector<double>* values) const;
+  absl::Status Reals(absl::string_view name, int64_t size,
+                     double* values) const;
+  absl::Status Real(absl::string_view name, double* value) const;
+  template <typename Int>
+  absl::Status Integers(absl::string_view name, int64_t size,
+                        std::vector<Int>* values) const {
+    absl::StatusOr<const CheckpointArray*> array = Find(name);
+    if (!array.ok()) return array.status();
+    absl::Status sized =
+        CheckSize(name, (*array)->integers_size(), size);
+    if (!sized.ok()) return sized;
+    values->assign((*array)->integers().begin(), (*array)->integers().end());
+    return absl::OkStatus();
+  }
+  template <typename Int>
+  absl::Status Integer(absl::string_view name, Int* value) const {
+    std::vector<int64_t> values;
+    absl::Status status = Integers(name, 1, &values);
+    if (status.ok()) *value = static_cast<Int>(values[0]);
+    return status;
+  }
+  absl::Status Text(absl::string_view name, std::string* text) const;
+
+ private:
+  absl::StatusOr<const CheckpointArray*> Find(absl::string_view name) const;
+  static absl::Status CheckSize(absl::string_view name, int64_t actual,
+                                int64_t expected);
+  const SolverCheckpoint& checkpoint_;
+};
+
+// Fills magic, version and checksum, and writes the file atomically.
+absl::Status WriteCheckpoint(const std::string& path,
+                             SolverCheckpoint checkpoint);
+// Reads and validates a checkpoint file; errors name it.
+absl::StatusOr<SolverCheckpoint> ReadCheckpoint(const std::string& path);
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_SOLVERS_CHECKPOINT_H_

@@ -1,0 +1,172 @@
+// Checkpoints: a run resumed from any pass's checkpoint ends exactly as the
+// uninterrupted run, for every solver and bcfw variant; damaged or foreign
+// checkpoints are refused.
+
+#include "solvers/checkpoint.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "solvers/registry.h"
+#include "solvers/solver_testing.h"
+
+namespace chaintag {
+namespace {
+
+std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return std::string(dir != nullptr ? dir : "/tmp") + "/" + name;
+}
+
+struct Outcome {
+  TrainingSummary summary;
+  std::vector<double> w;
+  std::vector<std::string> log;
+};
+
+// Solves with a log (and checkpoints every `every` passes to `path`, or a
+// resume from `resume`).
+Outcome Solve(const Problem& problem, const SolverConfig& config,
+              const std::string& name, int every,
+              const SolverCheckpoint* resume) {
+  Outcome outcome;
+  Monitor monitor;
+  monitor.set_progress_stream(nullptr);
+  const std::string log = TempPath(name + ".log");
+  Monitor::CheckpointPlan plan;
+  plan.path = TempPath(name + ".ckpt");
+  plan.every_passes = every;
+  plan.fingerprint = 42;
+  monitor.SetCheckpointPlan(plan);
+  if (resume != nullptr) {
+    EXPECT_TRUE(monitor.ResumeLog(log, resume->records()).ok());
+    monitor.SetResume(*resume);
+  } else {
+    EXPECT_TRUE(monitor.OpenLog(log).ok());
+  }
+  absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(config);
+  EXPECT_TRUE(solver.ok()) << solver.status();
+  absl::StatusOr<TrainingSummary> summary =
+      (*solver)->Solve(problem, &monitor, &outcome.w);
+  EXPECT_TRUE(summary.ok()) << summary.status();
+  if (summary.ok()) outcome.summary = *summary;
+  outcome.summary.clear_seconds();
+  std::ifstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    // The seconds differ; everything else must not.
+    const size_t seconds = line.find("\"seconds\"");
+    if (seconds != std::string::npos) {
+      line.erase(seconds, line.find(',', seconds) - seconds);
+    }
+    outcome.log.push_back(line);
+  }
+  return outcome;
+}
+
+std::vector<SolverConfig> Configs() {
+  std::vector<SolverConfig> configs;
+  auto add = [&configs](const std::string& name) -> SolverConfig& {
+    configs.emplace_back();
+    configs.back().set_name(name);
+    configs.back().set_lambda(0.05);
+    configs.back().set_gap_check(3);
+    configs.back().set_max_passes(11);
+    configs.back().set_gap_tolerance(1e-12);
+    return configs.back();
+  };
+  add("bcfw");  // FW steps, averaging, uniform
+  SolverConfig& gap = add("bcfw");
+  gap.set_sampling(SolverConfig::GAP);
+  gap.set_weighted_averaging(false);
+  gap.mutable_bcfw()->set_step(SolverConfig::PAIRWISE);
+  gap.mutable_bcfw()->set_cache(true);
+  gap.mutable_bcfw()->set_max_cache_size(3);
+  SolverConfig& away = add("bcfw");
+  away.set_sampling(SolverConfig::PERMUTATION);
+  away.mutable_bcfw()->set_step(SolverConfig::BEST);
+  SolverConfig& rounds = add("bcfw");
+  rounds.set_minibatch(5);
+  rounds.set_num_threads(2);
+  add("active_set_bcfw").mutable_bcfw()->set_cache(true);
+  SolverConfig& mp = add("mp_bcfw");
+  mp.mutable_mp_bcfw()->set_max_approx_passes(3);
+  add("fw");
+  add("ssg");
+  SolverConfig& svrg = add("svrg");
+  svrg.mutable_svrg()->set_learning_rate(0.05);
+  svrg.set_max_passes(12);
+  SolverConfig& casimir = add("casimir_svrg");
+  casimir.mutable_svrg()->set_learning_rate(0.05);
+  casimir.mutable_casimir()->set_variant(SolverConfig::CASIMIR_ADAPT);
+  casimir.mutable_casimir()->set_warm_start(SolverConfig::EXTRAPOLATION);
+  casimir.set_max_passes(12);
+  return configs;
+}
+
+TEST(CheckpointTest, ResumedRunsEndExactlyAsUninterruptedOnes) {
+  const MulticlassProblem problem = RandomMulticlassProblem(30, 4, 3, 11);
+  int k = 0;
+  for (const SolverConfig& config : Configs()) {
+    const std::string name = absl::StrCat("run", k++);
+    SCOPED_TRACE(config.ShortDebugString());
+    // The uninterrupted run, checkpointing every 4 passes (epochs for svrg;
+    // outer iterations for mp_bcfw): its last checkpoint is then a run
+    // "interrupted" after it.
+    const Outcome whole = Solve(problem, config, name, 4, nullptr);
+    absl::StatusOr<SolverCheckpoint> checkpoint =
+        ReadCheckpoint(TempPath(name + ".ckpt"));
+    ASSERT_TRUE(checkpoint.ok()) << checkpoint.status();
+    EXPECT_GT(checkpoint->passes(), 0);
+    EXPECT_EQ(checkpoint->fingerprint(), 42u);
+    const Outcome resumed = Solve(problem, config, name, 0, &*checkpoint);
+    EXPECT_EQ(resumed.w, whole.w);
+    EXPECT_EQ(resumed.summary.SerializeAsString(),
+              whole.summary.SerializeAsString())
+        << resumed.summary.ShortDebugString() << "\nvs\n"
+        << whole.summary.ShortDebugString();
+    EXPECT_EQ(resumed.log, whole.log);
+  }
+}
+
+TEST(CheckpointTest, DamagedAndForeignCheckpointsAreRefused) {
+  const MulticlassProblem problem = RandomMulticlassProblem(10, 3, 2, 3);
+  SolverConfig config;
+  config.set_max_passes(5);
+  Solve(problem, config, "good", 2, nullptr);
+  const std::string path = TempPath("good.ckpt");
+  absl::StatusOr<SolverCheckpoint> good = ReadCheckpoint(path);
+  ASSERT_TRUE(good.ok());
+  // A changed number fails the checksum.
+  SolverCheckpoint damaged = *good;
+  damaged.mutable_arrays(0)->set_reals(0, 1.5);
+  std::ofstream(TempPath("damaged.ckpt"), std::ios::binary)
+      << damaged.SerializeAsString();
+  absl::StatusOr<SolverCheckpoint> read =
+      ReadCheckpoint(TempPath("damaged.ckpt"));
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.status().message().find("damaged.ckpt"), std::string::npos);
+  EXPECT_NE(read.status().message().find("checksum"), std::string::npos);
+  // A truncated file does not parse.
+  std::string bytes = good->SerializeAsString();
+  std::ofstream(TempPath("cut.ckpt"), std::ios::binary)
+      << bytes.substr(0, bytes.size() / 2);
+  EXPECT_FALSE(ReadCheckpoint(TempPath("cut.ckpt")).ok());
+  // Another solver's state is refused by name.
+  config.set_name("ssg");
+  Monitor monitor;
+  monitor.set_progress_stream(nullptr);
+  monitor.SetResume(*good);
+  absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(config);
+  std::vector<double> w;
+  absl::StatusOr<TrainingSummary> summary =
+      (*solver)->Solve(problem, &monitor, &w);
+  ASSERT_FALSE(summary.ok());
+  EXPECT_NE(summary.status().message().find("bcfw"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace chaintag
