@@ -58,6 +58,8 @@ absl::Span<const FlagAlias> PipelineFlagAliases() {
       {"normalize_loss", "model.normalize_loss"},
       {"retrain_on_train_and_dev", "corpus.retrain_on_train_and_dev"},
       {"weight_precision", "model.weight_precision"},
+      {"checkpoint_every", "checkpoint.every_passes"},
+      {"checkpoint_every_seconds", "checkpoint.every_seconds"},
   };
   return kAliases;
 }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -17,7 +18,9 @@
 #include "base/interrupt.h"
 #include "base/paths.h"
 #include "google/protobuf/text_format.h"
+#include "pipeline/checkpoints.h"
 #include "pipeline/ocr_task.h"
+#include "solvers/checkpoint.h"
 #include "solvers/duality_gap.h"
 #include "solvers/monitor.h"
 #include "solvers/registry.h"
@@ -203,22 +206,59 @@ SolverConfig SolverConfigFor(const PreparedCorpus& prepared) {
   return solver_config;
 }
 
+// The monitor of a solver run: its log and checkpoint plan, or, when
+// `resume` (read from `resume_path`) is not null, the run it continues.
+absl::Status StartCheckpointedMonitor(
+    const PipelineConfig& config, const std::string& model_path,
+    const std::string& run, const std::string& resume_path,
+    SolverCheckpoint* resume, const std::string& log_path, Monitor* monitor) {
+  const uint64_t fingerprint = ConfigFingerprint(RecordedConfig(config));
+  if (resume != nullptr) {
+    absl::Status same =
+        CheckResumeCheckpoint(*resume, resume_path, fingerprint, run);
+    if (!same.ok()) return same;
+  }
+  return StartMonitor(
+      log_path,
+      CheckpointPlanFor(config.checkpoint(), fingerprint, model_path, run),
+      resume, monitor);
+}
+
+// Where the run's last checkpoint is, for the interrupted run's message.
+void NoteCheckpoint(const Monitor& monitor, PipelineResult* result) {
+  result->checkpoint_passes = monitor.checkpoint_passes();
+  result->checkpoint_path =
+      monitor.checkpoint_passes() > 0 ? monitor.checkpoint_plan().path : "";
+}
+
+// A run's checkpoint is not needed once its model is saved, unless the run
+// was interrupted: resuming from it then gives the uninterrupted model.
+void RemoveFinishedCheckpoint(PipelineResult* result) {
+  if (result->checkpoint_path.empty() || InterruptRequests() > 0) return;
+  std::remove(result->checkpoint_path.c_str());
+  result->checkpoint_path.clear();
+  result->checkpoint_passes = 0;
+}
+
 // Trains on the training problem, at the configured λ or along the path
 // (`lambda: "path"`, which settles solver_config's λ); the pass records, or
 // the path's JSON, go to the log. `solver` is released once it has run.
-absl::Status TrainOnTrainingSplit(PreparedCorpus* prepared,
-                                  const PipelineOptions& options,
-                                  const ProgressLine& say,
-                                  std::unique_ptr<Solver> solver,
-                                  SolverConfig* solver_config,
-                                  std::vector<double>* weights,
-                                  PipelineResult* result) {
+absl::Status TrainOnTrainingSplit(
+    PreparedCorpus* prepared, const PipelineOptions& options,
+    const ProgressLine& say, std::unique_ptr<Solver> solver,
+    SolverConfig* solver_config, SolverCheckpoint* resume,
+    std::vector<double>* weights, PipelineResult* result) {
   PipelineConfig& config = prepared->config;
   const ChainProblem& problem = *prepared->problem;
   Monitor monitor;
   monitor.set_progress_stream(options.progress);
   result->log_path = ResolvePath(options.output_dir, config.log_path());
   const bool on_path = config.lambda() == "path";
+  if (on_path && resume != nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        options.resume_path,
+        ": a `lambda: \"path\"` run resumes only its train + dev run"));
+  }
   // A path run's log is the path's JSON, written once it is known; both
   // are opened now, so that an unwritable path fails before training.
   std::ofstream path_log;
@@ -229,7 +269,9 @@ absl::Status TrainOnTrainingSplit(PreparedCorpus* prepared,
           absl::StrCat("cannot write the path log ", result->log_path));
     }
   } else {
-    absl::Status log = monitor.OpenLog(result->log_path);
+    absl::Status log = StartCheckpointedMonitor(
+        config, ResolvePath(options.output_dir, config.model_path()), kTrainRun,
+        options.resume_path, resume, result->log_path, &monitor);
     if (!log.ok()) return log;
   }
   const int eval_every =
@@ -262,6 +304,7 @@ absl::Status TrainOnTrainingSplit(PreparedCorpus* prepared,
     // Nothing of the solver is read after its run; a retraining run should
     // not share the memory with whatever state it keeps.
     solver.reset();
+    NoteCheckpoint(monitor, result);
   }
   if (!summary.ok()) return summary.status();
   result->summary = *summary;
@@ -274,7 +317,8 @@ absl::Status TrainOnTrainingSplit(PreparedCorpus* prepared,
 // caller to save.
 absl::StatusOr<ChainModel> TrainFinalModel(PreparedCorpus* prepared,
                                            const SolverConfig& solver_config,
-                                           std::FILE* progress,
+                                           const PipelineOptions& options,
+                                           SolverCheckpoint* resume,
                                            const ProgressLine& say,
                                            PipelineResult* result) {
   absl::Status made = prepared->task->PrepareRetrainingProblem(prepared);
@@ -288,15 +332,18 @@ absl::StatusOr<ChainModel> TrainFinalModel(PreparedCorpus* prepared,
   absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(solver_config);
   if (!solver.ok()) return solver.status();
   Monitor monitor;
-  monitor.set_progress_stream(progress);
+  monitor.set_progress_stream(options.progress);
   result->final_log_path = absl::StrCat(result->log_path, ".train_and_dev");
-  absl::Status log = monitor.OpenLog(result->final_log_path);
+  absl::Status log = StartCheckpointedMonitor(
+      prepared->config, result->model_path, kTrainAndDevRun,
+      options.resume_path, resume, result->final_log_path, &monitor);
   if (!log.ok()) return log;
   std::vector<double> weights;
   absl::StatusOr<TrainingSummary> summary =
       (*solver)->Solve(with_dev, &monitor, &weights);
   if (!summary.ok()) return summary.status();
   solver->reset();
+  NoteCheckpoint(monitor, result);
   result->train_only_summary = result->summary;
   result->summary = *summary;
   return MakeModel(*prepared, solver_config, weights,
@@ -336,6 +383,7 @@ absl::StatusOr<ChainModel> TrainAndSave(PreparedCorpus* prepared,
                                         const PipelineOptions& options,
                                         const ProgressLine& say,
                                         SolverConfig* solver_config,
+                                        SolverCheckpoint* resume,
                                         PipelineResult* result) {
   PipelineConfig& config = prepared->config;
   absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(*solver_config);
@@ -349,7 +397,7 @@ absl::StatusOr<ChainModel> TrainAndSave(PreparedCorpus* prepared,
   std::vector<double> weights;
   absl::Status trained =
       TrainOnTrainingSplit(prepared, options, say, std::move(*solver),
-                           solver_config, &weights, result);
+                           solver_config, resume, &weights, result);
   if (!trained.ok()) return trained;
   absl::StatusOr<ChainModel> model = MakeModel(
       *prepared, *solver_config, weights, prepared->space(), result->summary);
@@ -367,6 +415,35 @@ absl::StatusOr<ChainModel> TrainAndSave(PreparedCorpus* prepared,
   absl::Status saved =
       model->Save(retrain ? result->train_only_model_path : result->model_path);
   if (!saved.ok()) return saved;
+  RemoveFinishedCheckpoint(result);
+  return model;
+}
+
+// `train --resume` with a checkpoint of the train + dev run: the train-only
+// run is over, and its model (saved beside the final one) says what it
+// was; its solver settings, λ included, are the final run's.
+absl::StatusOr<ChainModel> LoadTrainOnlyModel(PreparedCorpus* prepared,
+                                              const PipelineOptions& options,
+                                              SolverConfig* solver_config,
+                                              PipelineResult* result) {
+  PipelineConfig& config = prepared->config;
+  result->log_path = ResolvePath(options.output_dir, config.log_path());
+  result->model_path = ResolvePath(options.output_dir, config.model_path());
+  result->train_only_model_path =
+      absl::StrCat(result->model_path, ".train_only");
+  absl::StatusOr<ChainModel> model =
+      ChainModel::Load(result->train_only_model_path);
+  if (!model.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        options.resume_path,
+        " continues the train + dev run, which needs the train-only model: ",
+        model.status().message()));
+  }
+  const int threads = solver_config->num_threads();
+  *solver_config = model->header().solver();
+  solver_config->set_num_threads(threads);
+  *config.mutable_solver() = *solver_config;
+  result->summary = model->header().training();
   return model;
 }
 
@@ -407,8 +484,20 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
 
   SolverConfig solver_config = SolverConfigFor(*prepared);
   *config.mutable_solver() = solver_config;
+  std::optional<SolverCheckpoint> resume;
+  if (!options.resume_path.empty()) {
+    absl::StatusOr<SolverCheckpoint> read = ReadCheckpoint(options.resume_path);
+    if (!read.ok()) return read.status();
+    resume = *std::move(read);
+  }
+  const bool resume_final = resume.has_value() &&
+                            resume->run() == kTrainAndDevRun &&
+                            config.corpus().retrain_on_train_and_dev();
   absl::StatusOr<ChainModel> model =
-      TrainAndSave(prepared, options, say, &solver_config, &result);
+      resume_final
+          ? LoadTrainOnlyModel(prepared, options, &solver_config, &result)
+          : TrainAndSave(prepared, options, say, &solver_config,
+                         resume.has_value() ? &*resume : nullptr, &result);
   if (!model.ok()) return model.status();
   if (InterruptRequests() > 0) {
     result.interrupted = true;
@@ -429,11 +518,12 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
     // The train-only model is saved and scored: its weights (as large as
     // the solver's) are released before the final run needs the memory.
     model = absl::UnavailableError("the train-only model was released");
-    model = TrainFinalModel(prepared, solver_config, options.progress, say,
-                            &result);
+    model = TrainFinalModel(prepared, solver_config, options,
+                            resume_final ? &*resume : nullptr, say, &result);
     if (!model.ok()) return model.status();
     absl::Status saved = model->Save(result.model_path);
     if (!saved.ok()) return saved;
+    RemoveFinishedCheckpoint(&result);
     if (InterruptRequests() > 0) {
       result.interrupted = true;
       return result;

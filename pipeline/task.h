@@ -46,6 +46,9 @@ struct PipelineOptions {
   std::string output_dir = ".";
   // Progress lines and the summary; nullptr = silent.
   std::FILE* progress = stderr;
+  // `train --resume`: the checkpoint (pipeline/checkpoints.h) of an earlier
+  // run of the same config to continue; empty = start afresh.
+  std::string resume_path;
 };
 
 struct PipelineResult {
@@ -84,6 +87,10 @@ struct PipelineResult {
   // saved at model_path (the train-only one when the retraining run had
   // not begun), and nothing was scored.
   bool interrupted = false;
+  // The run's last checkpoint, kept when the run was interrupted (empty
+  // when none was written or the run finished), and its passes.
+  std::string checkpoint_path;
+  int checkpoint_passes = 0;
 };
 
 // Receives one line of the progress stream (without its newline).

@@ -30,7 +30,8 @@ absl::Status Monitor::OpenLog(const std::string& path) {
 
 bool Monitor::CheckpointDue(int pass, double seconds) {
   if (plan_.path.empty()) return false;
-  const bool by_passes = plan_.every_passes > 0 && pass % plan_.every_passes == 0;
+  const bool by_passes =
+      plan_.every_passes > 0 && pass % plan_.every_passes == 0;
   const bool by_seconds =
       plan_.every_seconds > 0 &&
       seconds - last_checkpoint_seconds_ >= plan_.every_seconds;
@@ -43,7 +44,11 @@ absl::Status Monitor::WriteCheckpoint(SolverCheckpoint checkpoint) {
   checkpoint.set_fingerprint(plan_.fingerprint);
   checkpoint.set_run(plan_.run);
   checkpoint.set_records(records_written_);
-  return chaintag::WriteCheckpoint(plan_.path, std::move(checkpoint));
+  const int passes = checkpoint.passes();
+  absl::Status written =
+      chaintag::WriteCheckpoint(plan_.path, std::move(checkpoint));
+  if (written.ok()) checkpoint_passes_ = passes;
+  return written;
 }
 
 void Monitor::SetResume(SolverCheckpoint checkpoint) {
@@ -61,9 +66,9 @@ absl::Status Monitor::ResumeLog(const std::string& path, int64_t records) {
     }
   }
   if (static_cast<int64_t>(kept.size()) < records) {
-    return absl::DataLossError(absl::StrCat(
-        path, ": the training log has ", kept.size(),
-        " records, the checkpoint was written after ", records));
+    return absl::DataLossError(
+        absl::StrCat(path, ": the training log has ", kept.size(),
+                     " records, the checkpoint was written after ", records));
   }
   absl::Status opened = OpenLog(path);
   if (!opened.ok()) return opened;

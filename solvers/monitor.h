@@ -7,13 +7,13 @@
 #ifndef CHAINTAG_SOLVERS_MONITOR_H_
 #define CHAINTAG_SOLVERS_MONITOR_H_
 
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <memory>
 #include <optional>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -78,6 +78,10 @@ class Monitor {
   const SolverCheckpoint* resume() const {
     return resume_.has_value() ? &*resume_ : nullptr;
   }
+  // Once the solver has read it: its arrays are as large as the solver's.
+  void ReleaseResume() { resume_.reset(); }
+  // The passes of the last checkpoint written (0 = none).
+  int checkpoint_passes() const { return checkpoint_passes_; }
   // The log as it was at the checkpoint: its first `records` records, kept,
   // and appended to from there.
   absl::Status ResumeLog(const std::string& path, int64_t records);
@@ -93,6 +97,7 @@ class Monitor {
   int64_t records_written_ = 0;
   CheckpointPlan plan_;
   double last_checkpoint_seconds_ = 0;
+  int checkpoint_passes_ = 0;
   std::optional<SolverCheckpoint> resume_;
 };
 

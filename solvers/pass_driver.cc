@@ -3,7 +3,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-
 #include "solvers/solver.h"
 
 namespace chaintag {
@@ -109,8 +108,7 @@ TrainingSummary PassDriver::Summary(int passes, StopReason reason) const {
   return summary;
 }
 
-absl::Status PassDriver::Resume(const SolverCheckpoint& checkpoint,
-                                int* pass) {
+absl::Status PassDriver::Resume(const SolverCheckpoint& checkpoint, int* pass) {
   if (checkpoint.solver() != solver_) {
     return absl::FailedPreconditionError(
         absl::StrCat("the checkpoint is of solver ", checkpoint.solver(),
@@ -154,11 +152,11 @@ absl::StatusOr<TrainingSummary> PassDriver::Run(PassSteps* steps) {
   if (monitor_ != nullptr && monitor_->resume() != nullptr) {
     absl::Status resumed = Resume(*monitor_->resume(), &pass);
     if (!resumed.ok()) return resumed;
+    monitor_->ReleaseResume();
   } else {
     certificate_ = steps->StartCertificate();
   }
-  if (pass == 0 && certificate_.has_value() &&
-      certificate_->gap <= tolerance) {
+  if (pass == 0 && certificate_.has_value() && certificate_->gap <= tolerance) {
     PassRecord record = NewRecord(0);
     SetCertificate(*certificate_, &record);
     absl::Status status = Record(std::move(record), true);

@@ -99,6 +99,16 @@ ABSL_FLAG(std::string, retrain_on_train_and_dev, "",
 ABSL_FLAG(std::string, weight_precision, "",
           "Override: float32 (default; half the model) | float64 (the "
           "solver's weights exactly) for the saved emission weights.");
+ABSL_FLAG(int, checkpoint_every, 0,
+          "Override: write the solver's whole state to <model>.ckpt every N "
+          "passes (atomically; removed once the model is saved).");
+ABSL_FLAG(double, checkpoint_every_seconds, 0,
+          "Override: ...and/or when this many seconds have passed since the "
+          "last checkpoint.");
+ABSL_FLAG(std::string, resume, "",
+          "Continue the run of this checkpoint (same config and flags, "
+          "threads aside): the model is the one the run would have written "
+          "without the stop.");
 ABSL_FLAG(std::vector<std::string>, set, {},
           "Sets any singular config field by its dotted path, after the named "
           "flags: "
@@ -137,6 +147,9 @@ int Run() {
   PipelineOptions options;
   options.corpora_root = CorporaRootFromFlag(absl::GetFlag(FLAGS_corpora));
   options.output_dir = CallerDirectory();
+  if (!absl::GetFlag(FLAGS_resume).empty()) {
+    options.resume_path = ResolveUserPath(absl::GetFlag(FLAGS_resume));
+  }
   if (absl::GetFlag(FLAGS_quiet)) options.progress = nullptr;
   InstallInterruptHandlers();
   absl::StatusOr<PipelineResult> result = RunPipeline(*config, options);
@@ -150,6 +163,13 @@ int Run() {
                  "%s\n",
                  result->summary.passes(), result->model_path.c_str(),
                  result->log_path.c_str());
+    if (!result->checkpoint_path.empty()) {
+      std::fprintf(stderr,
+                   "checkpoint of pass %d: %s (train --resume=%s with the "
+                   "same config and flags continues the run)\n",
+                   result->checkpoint_passes, result->checkpoint_path.c_str(),
+                   result->checkpoint_path.c_str());
+    }
     return InterruptExitCode();
   }
   std::fputs(result->test_report.c_str(), stdout);

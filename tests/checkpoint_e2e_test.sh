@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Checkpoints and resume: a run interrupted (SIGINT) after a checkpoint and
+# resumed with --resume writes the model the uninterrupted run writes, byte
+# for byte, for each solver family and for the train + dev run of
+# corpus.retrain_on_train_and_dev; the finished run leaves no checkpoint; a
+# checkpoint of another config or a damaged one is refused by name. Skips
+# when the corpora are absent.
+set -euo pipefail
+
+if [[ -z "${CHAINTAG_CORPORA:-}" || ! -f "$CHAINTAG_CORPORA/conll2000/train.txt" ]]; then
+  echo "CoNLL-2000 not found (set CHAINTAG_CORPORA): skipped"
+  exit 0
+fi
+absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+TRAIN="$(absolute "$1")"; CONFIG="$(absolute "$2")"
+cd "$TEST_TMPDIR"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+COMMON=(--config="$CONFIG" --max_train_sentences=300 --gap_tolerance=0
+  --eval_every=0 --checkpoint_every=2 --quiet)
+
+# check NAME WAIT_FOR FLAGS...: the uninterrupted run, then the same run
+# stopped by SIGINT once WAIT_FOR exists (and a checkpoint), then resumed.
+check() {
+  local name=$1 wait_for=$2; shift 2
+  rm -f ./*.model* ./*.log.jsonl*
+  "$TRAIN" "${COMMON[@]}" "$@" --model=whole.model --log=whole.log.jsonl \
+    > /dev/null 2> whole.err || fail "$name: the uninterrupted run failed: $(cat whole.err)"
+  [[ ! -e whole.model.ckpt ]] || fail "$name: a finished run kept its checkpoint"
+  "$TRAIN" "${COMMON[@]}" "$@" --model=run.model --log=run.log.jsonl \
+    > /dev/null 2> run.err &
+  local pid=$!
+  for _ in $(seq 600); do
+    [[ -f "$wait_for" && -f run.model.ckpt ]] && break
+    sleep 0.02
+  done
+  kill -INT "$pid" 2> /dev/null || true
+  local status=0
+  wait "$pid" || status=$?
+  [[ "$status" == 130 ]] || fail "$name: exit status $status: $(cat run.err)"
+  grep -q '^checkpoint of pass [0-9]*: .*run.model.ckpt' run.err \
+    || fail "$name: no checkpoint line: $(cat run.err)"
+  "$TRAIN" "${COMMON[@]}" "$@" --model=run.model --log=run.log.jsonl \
+    --resume=run.model.ckpt > /dev/null 2> resume.err \
+    || fail "$name: resume failed: $(cat resume.err)"
+  cmp -s whole.model run.model || fail "$name: the resumed model differs"
+  # The logs agree but for the clock.
+  diff <(sed 's/"seconds":[^,]*,//' whole.log.jsonl) \
+    <(sed 's/"seconds":[^,]*,//' run.log.jsonl) > /dev/null \
+    || fail "$name: the resumed log differs"
+  [[ ! -e run.model.ckpt ]] || fail "$name: the resumed run kept its checkpoint"
+  echo "ok: $name"
+}
+
+check bcfw run.model.ckpt --max_passes=150
+check pairwise_gap_cache run.model.ckpt --max_passes=150 --step=pairwise \
+  --sampling=gap --cache=true --weighted_averaging=false
+check minibatch run.model.ckpt --max_passes=150 --set=solver.minibatch=8 \
+  --threads=2
+check mp_bcfw run.model.ckpt --max_passes=60 --solver=mp_bcfw
+check svrg run.model.ckpt --max_passes=60 --solver=svrg --lr=0.02
+check casimir_svrg run.model.ckpt --max_passes=60 --solver=casimir_svrg \
+  --lr=0.02 --casimir_variant=adapt --warm_start=extrapolation
+# Stopped in the train + dev run: the resume reuses the train-only model.
+check retrain run.log.jsonl.train_and_dev --max_passes=100 \
+  --set=corpus.dev_fraction=0.2 --retrain_on_train_and_dev=true
+cmp -s whole.model.train_only run.model.train_only \
+  || fail "retrain: the train-only models differ"
+
+# Refused: another config's checkpoint, and a damaged file.
+rm -f ./*.model* ./*.log.jsonl*
+"$TRAIN" "${COMMON[@]}" --max_passes=400 --model=run.model \
+  --log=run.log.jsonl > /dev/null 2>&1 &
+pid=$!
+for _ in $(seq 600); do [[ -f run.model.ckpt ]] && break; sleep 0.02; done
+kill -INT "$pid" 2> /dev/null || true
+wait "$pid" || true
+cp run.model.ckpt kept.ckpt
+if "$TRAIN" "${COMMON[@]}" --max_passes=400 --lambda=0.01 --model=run.model \
+  --log=run.log.jsonl --resume=kept.ckpt 2> other.err; then
+  fail "a checkpoint of another config was accepted"
+fi
+grep -q 'kept.ckpt: a checkpoint of another config' other.err \
+  || fail "no other-config message: $(cat other.err)"
+head -c 1000 kept.ckpt > cut.ckpt
+if "$TRAIN" "${COMMON[@]}" --max_passes=400 --model=run.model \
+  --log=run.log.jsonl --resume=cut.ckpt 2> cut.err; then
+  fail "a damaged checkpoint was accepted"
+fi
+grep -q 'cut.ckpt: not a valid chaintag checkpoint' cut.err \
+  || fail "no damaged-file message: $(cat cut.err)"
+echo PASS
