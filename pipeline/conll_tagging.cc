@@ -28,7 +28,7 @@ class ConllStreamTagger {
   ConllStreamTagger(const ChainModel& model, std::istream* input,
                     absl::string_view source, const ConllFormat& format,
                     const ConllTaggingOptions& options,
-                    const std::function<void(const std::string&)>& write);
+                    const OutputSink& write);
   ConllStreamTagger(const ConllStreamTagger&) = delete;
   ConllStreamTagger& operator=(const ConllStreamTagger&) = delete;
 
@@ -62,7 +62,7 @@ class ConllStreamTagger {
   const ChainModel& model_;
   std::istream* const input_;
   const absl::string_view source_;
-  const std::function<void(const std::string&)>& write_;
+  const OutputSink& write_;
   ConllReader reader_;
   const std::string outside_ = "O";
   const int threads_;
@@ -79,10 +79,12 @@ class ConllStreamTagger {
   BatchPool tagger_;
 };
 
-ConllStreamTagger::ConllStreamTagger(
-    const ChainModel& model, std::istream* input, absl::string_view source,
-    const ConllFormat& format, const ConllTaggingOptions& options,
-    const std::function<void(const std::string&)>& write)
+ConllStreamTagger::ConllStreamTagger(const ChainModel& model,
+                                     std::istream* input,
+                                     absl::string_view source,
+                                     const ConllFormat& format,
+                                     const ConllTaggingOptions& options,
+                                     const OutputSink& write)
     : model_(model),
       input_(input),
       source_(source),
@@ -135,7 +137,8 @@ absl::Status ConllStreamTagger::FinishTagging() {
       continue;
     }
     if (!batch.statuses[i].ok()) {
-      write_(out_);
+      absl::Status written = write_(out_);
+      if (!written.ok()) return written;
       return absl::Status(batch.statuses[i].code(),
                           absl::StrCat(source_, ":", item.line_number, ": ",
                                        batch.statuses[i].message()));
@@ -146,9 +149,8 @@ absl::Status ConllStreamTagger::FinishTagging() {
     AppendPendingDocStarts();
     out_.append(batch.tagged[i]);
   }
-  write_(out_);
   batch.size = 0;
-  return absl::OkStatus();
+  return write_(out_);
 }
 
 absl::Status ConllStreamTagger::TagRemainingBatches() {
@@ -195,8 +197,7 @@ absl::Status ConllStreamTagger::Run() {
   if (!written.ok()) return written;
   out_.clear();
   AppendPendingDocStarts();
-  write_(out_);
-  return absl::OkStatus();
+  return write_(out_);
 }
 
 }  // namespace
@@ -205,10 +206,10 @@ bool InputWouldBlock(std::istream* input) {
   return input->rdbuf()->in_avail() <= 0;
 }
 
-absl::Status TagConllStream(
-    const ChainModel& model, std::istream* input, absl::string_view source,
-    const ConllTaggingOptions& options,
-    const std::function<void(const std::string&)>& write) {
+absl::Status TagConllStream(const ChainModel& model, std::istream* input,
+                            absl::string_view source,
+                            const ConllTaggingOptions& options,
+                            const OutputSink& write) {
   if (!model.header().has_input_format()) {
     return absl::FailedPreconditionError(
         "the model has no CoNLL input format (an OCR pixel model?)");

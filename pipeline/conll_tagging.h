@@ -24,6 +24,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "models/chain_model.h"
+#include "pipeline/tag_output.h"
 
 namespace chaintag {
 
@@ -42,11 +43,11 @@ struct ConllTaggingOptions {
 // `write`, a batch at a time. On an error the output written holds exactly
 // the sentences before the failing one; a tagging error is reported as
 // "<source>:<line>: <why>", a reading error as the reader reports it (file
-// and line).
-absl::Status TagConllStream(
-    const ChainModel& model, std::istream* input, absl::string_view source,
-    const ConllTaggingOptions& options,
-    const std::function<void(const std::string&)>& write);
+// and line). A failed write (OutputSink) ends the run with its status.
+absl::Status TagConllStream(const ChainModel& model, std::istream* input,
+                            absl::string_view source,
+                            const ConllTaggingOptions& options,
+                            const OutputSink& write);
 
 }  // namespace chaintag
 

@@ -41,7 +41,10 @@ absl::Status Tag(const ChainModel& model, const std::string& text, int threads,
   options.batch_per_thread = batch;
   out->clear();
   return TagConllStream(model, &input, "in.txt", options,
-                        [out](const std::string& part) { out->append(part); });
+                        [out](const std::string& part) {
+                          out->append(part);
+                          return absl::OkStatus();
+                        });
 }
 
 TEST(ConllTaggingTest, AppendsOneTagALineInInputOrder) {

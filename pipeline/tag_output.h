@@ -18,6 +18,7 @@
 #define CHAINTAG_PIPELINE_TAG_OUTPUT_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,10 @@
 namespace chaintag {
 
 enum class OutputFormat { kConll, kBracketed, kJson };
+
+// Where the tag streams (conll_tagging.h, text_tagging.h) hand their output,
+// a batch at a time; an error (a full disk, a closed pipe) ends the stream.
+using OutputSink = std::function<absl::Status(const std::string& output)>;
 
 // "conll", "bracketed" or "json".
 absl::StatusOr<OutputFormat> ParseOutputFormat(absl::string_view name);

@@ -85,10 +85,10 @@ class TextTagger {
 
 }  // namespace
 
-absl::Status TagTextStream(
-    const Bundle& bundle, const Tokenizer& tokenizer, std::istream* input,
-    absl::string_view source, const TextTaggingOptions& options,
-    const std::function<void(const std::string&)>& write) {
+absl::Status TagTextStream(const Bundle& bundle, const Tokenizer& tokenizer,
+                           std::istream* input, absl::string_view source,
+                           const TextTaggingOptions& options,
+                           const OutputSink& write) {
   const int threads = std::max(1, options.threads);
   std::vector<TextTagger> taggers;
   taggers.reserve(threads);
@@ -123,15 +123,15 @@ absl::Status TagTextStream(
     for (int i = 0; i < batch; ++i) {
       out.append(outs[i]);
       if (!statuses[i].ok()) {
-        write(out);
+        absl::Status written = write(out);
+        if (!written.ok()) return written;
         return absl::Status(statuses[i].code(),
                             absl::StrCat(source, ":", text_lines[i], ": ",
                                          statuses[i].message()));
       }
     }
-    write(out);
     batch = 0;
-    return absl::OkStatus();
+    return write(out);
   };
 
   std::string line;

@@ -39,10 +39,10 @@ struct TextTaggingOptions {
 // `write`, a batch at a time. On an error the output written holds exactly
 // the sentences before the failing one, and the message is
 // "<source>:<line>: <why>" (the paragraph's first line with --paragraphs).
-absl::Status TagTextStream(
-    const Bundle& bundle, const Tokenizer& tokenizer, std::istream* input,
-    absl::string_view source, const TextTaggingOptions& options,
-    const std::function<void(const std::string&)>& write);
+absl::Status TagTextStream(const Bundle& bundle, const Tokenizer& tokenizer,
+                           std::istream* input, absl::string_view source,
+                           const TextTaggingOptions& options,
+                           const OutputSink& write);
 
 }  // namespace chaintag
 

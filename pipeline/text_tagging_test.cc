@@ -64,7 +64,10 @@ absl::Status Tag(const Bundle& bundle, const Tokenizer& tokenizer,
   std::istringstream input(text);
   out->clear();
   return TagTextStream(bundle, tokenizer, &input, "text.txt", options,
-                       [out](const std::string& part) { out->append(part); });
+                       [out](const std::string& part) {
+                         out->append(part);
+                         return absl::OkStatus();
+                       });
 }
 
 TEST(TextTaggingTest, OneBlockPerSentenceInOrder) {

@@ -100,6 +100,18 @@ for threads in 0 -1; do
   grep -q -- '--threads' err.txt || fail "--threads=$threads message: $(cat err.txt)"
 done
 
+# A write error (a full disk) ends tag with a message and exit 1, on
+# either thread count; it does not crash or tag on into the void.
+for threads in 1 2; do
+  set +e
+  "$TAG" --model=cli.model --threads=$threads < "$TEST" > /dev/full 2> err.txt
+  status=$?
+  set -e
+  [[ $status -eq 1 ]] || fail "--threads=$threads to /dev/full: exit $status"
+  grep -q 'cannot write the output' err.txt \
+    || fail "--threads=$threads to /dev/full: $(cat err.txt)"
+done
+
 # Streaming: with batches, a sentence is still answered before the input
 # ends (the batch ends when nothing more is buffered).
 coproc TAGGER { "$TAG" --model=cli.model --threads=2; }

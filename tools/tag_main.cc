@@ -31,7 +31,9 @@
 // (pipeline/conll_tagging.h, pipeline/text_tagging.h): on an error the
 // output holds exactly the sentences before the failing one.
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -40,6 +42,8 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "base/paths.h"
 #include "corpora/tokenizer.h"
 #include "models/chain_model.h"
@@ -80,9 +84,15 @@ namespace {
 
 constexpr int kMaxThreads = 256;
 
-void Write(const std::string& out) {
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  std::fflush(stdout);
+// A full disk or a closed pipe ends the run with a message and a non-zero
+// exit, rather than tagging the rest of the input into the void.
+absl::Status Write(const std::string& out) {
+  if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() ||
+      std::fflush(stdout) != 0) {
+    return absl::UnavailableError(absl::StrCat(
+        "cannot write the output (standard output): ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
 }
 
 // --input, when given, replaces stdin; false (after saying why) when it
