@@ -132,6 +132,12 @@ absl::Status ConllReader::ResolveLayout() {
   return absl::OkStatus();
 }
 
+void ConllReader::StartDocument() {
+  if (!document_has_sentence_) return;
+  ++document_;
+  document_has_sentence_ = false;
+}
+
 absl::StatusOr<bool> ConllReader::Next(Item* item) {
   if (!status_.ok()) return status_;
   Sentence& s = item->sentence;
@@ -148,6 +154,7 @@ absl::StatusOr<bool> ConllReader::Next(Item* item) {
     pending_ = false;
     SplitLine();
     if (fields_.empty()) {  // blank line
+      ++blank_run_;
       if (in_sentence) return finish();
       continue;  // also drops the blank line after -DOCSTART-
     }
@@ -156,6 +163,7 @@ absl::StatusOr<bool> ConllReader::Next(Item* item) {
         pending_ = true;
         return finish();
       }
+      StartDocument();
       item->kind = Item::kDocStart;
       item->line = line_;
       item->line_number = line_number_;
@@ -171,6 +179,12 @@ absl::StatusOr<bool> ConllReader::Next(Item* item) {
       return status_;
     }
     if (!in_sentence) {
+      if (format_.document_blank_lines() > 0 &&
+          blank_run_ >= format_.document_blank_lines()) {
+        StartDocument();
+      }
+      document_has_sentence_ = true;
+      s.document = document_;
       in_sentence = true;
       item->kind = Item::kSentence;
       item->line.clear();
@@ -179,6 +193,7 @@ absl::StatusOr<bool> ConllReader::Next(Item* item) {
       s.source = source_;
       s.first_line = line_number_;
     }
+    blank_run_ = 0;
     for (int c : attribute_columns_)
       Put(&s.attributes, &num_attributes, fields_[c]);
     if (has_labels_) Put(&s.tags, &num_tags, fields_[label_column_]);

@@ -70,6 +70,9 @@ class ConllReader {
   bool ReadLine();
   // Splits line_ into fields_.
   void SplitLine();
+  // A document boundary: the next sentence begins a new document, unless
+  // the current one has none yet.
+  void StartDocument();
   // Fixes the column layout from the first token line (fields_).
   absl::Status ResolveLayout();
   absl::Status Error(absl::string_view message) const;
@@ -82,6 +85,9 @@ class ConllReader {
   std::string line_;
   int64_t line_number_ = 0;
   bool pending_ = false;  // line_ was read but belongs to the next item
+  int64_t document_ = 0;
+  bool document_has_sentence_ = false;
+  int blank_run_ = 0;  // blank lines since the last token line
   std::vector<absl::string_view> fields_;
   absl::Status status_;
 

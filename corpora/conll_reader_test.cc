@@ -103,6 +103,33 @@ TEST(ConllReaderTest, DocStartIsAnItemAndItsBlankLineIsDropped) {
               ElementsAre("Peter", "NNP", "I-NP"));
 }
 
+std::vector<int64_t> Documents(const std::string& text,
+                               const ConllFormat& format) {
+  std::vector<int64_t> documents;
+  for (const ConllReader::Item& item : ReadItems(text, format)) {
+    if (item.kind == ConllReader::Item::kSentence) {
+      documents.push_back(item.sentence.document);
+    }
+  }
+  return documents;
+}
+
+TEST(ConllReaderTest, SentencesKnowTheirDocument) {
+  // No boundaries: one document. A -DOCSTART- before any sentence, or two
+  // in a row, starts no empty document.
+  EXPECT_THAT(Documents("a X\n\nb Y\n\n", ConllFormat()), ElementsAre(0, 0));
+  EXPECT_THAT(Documents("-DOCSTART- O\n\na X\n\nb Y\n\n-DOCSTART- O\n\n"
+                        "-DOCSTART- O\n\nc X\n\n-DOCSTART- O\nd X\n",
+                        ConllFormat()),
+              ElementsAre(0, 0, 1, 2));
+  // The blank-line rule: a run of at least three blank lines.
+  const std::string text = "a X\n\nb Y\n\n\n\nc X\n\n\nd X\n\n\n\n\ne X\n";
+  EXPECT_THAT(Documents(text, ConllFormat()), ElementsAre(0, 0, 0, 0, 0));
+  ConllFormat by_blanks;
+  by_blanks.set_document_blank_lines(3);
+  EXPECT_THAT(Documents(text, by_blanks), ElementsAre(0, 0, 1, 1, 2));
+}
+
 TEST(ConllReaderTest, DocStartRightAfterATokenEndsTheSentence) {
   const auto items =
       ReadItems("a X O\n-DOCSTART- -X- O\nb Y O\n", ConllFormat());
@@ -368,6 +395,7 @@ TEST(ConllCorpusTest, Conll2003) {
         ++counts.sentences;
         counts.tokens += item.sentence.size();
         ASSERT_EQ(item.sentence.num_attributes, 3);
+        ASSERT_EQ(item.sentence.document, documents - 1);
       }
     }
     EXPECT_EQ(counts.sentences, e.sentences) << e.file;

@@ -29,6 +29,11 @@ struct Sentence {
   std::string source;
   int64_t first_line = 0;
 
+  // Its document's index in the input (ConllFormat says what starts one):
+  // the document-level features compare a sentence with the others of its
+  // document. 0 when the input marks no documents.
+  int64_t document = 0;
+
   int size() const {
     return num_attributes == 0
                ? 0
