@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/file_io.h"
 #include "corpora/tag_scheme.h"
+#include "features/document_features.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "xxhash.h"
 
@@ -23,6 +24,8 @@ namespace {
 // precision and the decoding mode when they differ from the defaults: those
 // fields are serialised after the rows, so a file cut just before them would
 // otherwise load and decode differently.
+absl::Status CheckWeightFields(const ModelFile& file);
+
 uint64_t WeightsChecksum(const ModelFile& file) {
   XXH3_state_t* state = XXH3_createState();
   XXH3_64bits_reset(state);
@@ -62,6 +65,16 @@ uint64_t WeightsChecksum(const ModelFile& file) {
         file.pair_weights_f32_size() * sizeof(float));
     add(file.pair_weights_f64().data(),
         file.pair_weights_f64_size() * sizeof(double));
+  }
+  if (file.has_first_stage()) {
+    // The first stage's own checksum covers its weights; this ties it, and
+    // the word attribute, to this stage (a file cut before them fails).
+    constexpr char kStacked[] = "first stage";
+    add(kStacked, sizeof(kStacked));
+    const uint64_t first = file.first_stage().weights_checksum();
+    add(&first, sizeof(first));
+    const int32_t word = file.document_word_attribute();
+    add(&word, sizeof(word));
   }
   const uint64_t hash = XXH3_64bits_digest(state);
   XXH3_freeState(state);
@@ -291,6 +304,15 @@ ChainModel::ChainModel(ModelFile file, LabelSet labels,
 }
 
 absl::StatusOr<ChainModel> ChainModel::FromFile(ModelFile file) {
+  // The first stage is a model of its own: kept as one, not twice.
+  std::shared_ptr<const ChainModel> first_stage;
+  if (file.has_first_stage()) {
+    absl::StatusOr<ChainModel> stage =
+        FirstStageFromFile(std::move(*file.mutable_first_stage()));
+    if (!stage.ok()) return stage.status();
+    file.clear_first_stage();
+    first_stage = std::make_shared<const ChainModel>(*std::move(stage));
+  }
   if (file.labels_size() == 0) {
     return absl::InvalidArgumentError("a model needs at least one label");
   }
@@ -321,9 +343,66 @@ absl::StatusOr<ChainModel> ChainModel::FromFile(ModelFile file) {
   absl::StatusOr<std::shared_ptr<const SecondOrderStructure>> structure =
       ReadStructure(file, labels.names());
   if (!structure.ok()) return structure.status();
-  return ChainModel(std::move(file), std::move(labels), std::move(*extractor),
-                    std::move(*rows), std::move(*pair_rows),
-                    *std::move(structure));
+  ChainModel model(std::move(file), std::move(labels), std::move(*extractor),
+                   std::move(*rows), std::move(*pair_rows),
+                   *std::move(structure));
+  model.first_stage_ = std::move(first_stage);
+  return model;
+}
+
+absl::StatusOr<ChainModel> ChainModel::FirstStageFromFile(ModelFile file) {
+  auto invalid = [](absl::string_view why) {
+    return absl::DataLossError(absl::StrCat("first stage: ", why));
+  };
+  if (file.magic() != kModelMagic) return invalid("wrong magic");
+  absl::Status valid = CheckWeightFields(file);
+  if (!valid.ok()) return invalid(valid.message());
+  absl::StatusOr<ChainModel> stage = FromFile(std::move(file));
+  if (!stage.ok()) return invalid(stage.status().message());
+  return stage;
+}
+
+ModelFile ChainModel::ToProto() const {
+  ModelFile file = file_;
+  if (first_stage_ != nullptr) {
+    *file.mutable_first_stage() = first_stage_->ToProto();
+  }
+  return file;
+}
+
+int ChainModel::added_attributes() const {
+  return first_stage_ == nullptr
+             ? 0
+             : first_stage_->added_attributes() + kNumDocumentAttributes;
+}
+
+absl::Status ChainModel::TagDocument(
+    absl::Span<const Sentence> document, TagScratch* scratch,
+    std::vector<std::vector<std::string>>* tags) const {
+  tags->resize(document.size());
+  if (first_stage_ == nullptr) {
+    for (size_t s = 0; s < document.size(); ++s) {
+      absl::Status status = Tag(document[s], scratch, &(*tags)[s]);
+      if (!status.ok()) return status;
+    }
+    return absl::OkStatus();
+  }
+  absl::Status status = first_stage_->TagDocument(document, scratch, tags);
+  if (!status.ok()) return status;
+  // The document attributes read IOB2 chunks.
+  for (std::vector<std::string>& sentence_tags : *tags) {
+    sentence_tags =
+        ConvertTags(sentence_tags, first_stage_->file_.output_scheme(), IOB2);
+  }
+  std::vector<Sentence> stacked(document.begin(), document.end());
+  status = AppendDocumentAttributes(file_.document_word_attribute(), *tags,
+                                    absl::MakeSpan(stacked));
+  if (!status.ok()) return status;
+  for (size_t s = 0; s < stacked.size(); ++s) {
+    status = Tag(stacked[s], scratch, &(*tags)[s]);
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<ChainModel> ChainModel::Create(
@@ -337,7 +416,8 @@ absl::StatusOr<ChainModel> ChainModel::Create(
     absl::Span<const double> weights) {
   ClearWeights(&header);
   header.set_magic(kModelMagic);
-  header.set_format_version(space.structure == nullptr
+  header.set_format_version(header.has_first_stage() ? kStackedFormatVersion
+                            : space.structure == nullptr
                                 ? kModelFormatVersion
                                 : kSecondOrderFormatVersion);
   const int64_t L = header.labels_size();
@@ -452,7 +532,8 @@ std::vector<double> ChainModel::DenseWeights(const WeightSpace& target) const {
 
 absl::Status ChainModel::Save(const std::string& path) const {
   std::string bytes;
-  if (!file_.SerializeToString(&bytes)) {
+  if (!(first_stage_ == nullptr ? file_ : ToProto())
+           .SerializeToString(&bytes)) {
     return absl::InternalError(
         absl::StrCat(path, ": cannot serialise the model"));
   }
@@ -463,20 +544,26 @@ namespace {
 
 absl::Status CheckVersion(const ModelFile& file) {
   const uint32_t version = file.format_version();
-  const uint32_t expected =
-      file.order() == 2 ? kSecondOrderFormatVersion : kModelFormatVersion;
+  const uint32_t expected = file.has_first_stage() ? kStackedFormatVersion
+                            : file.order() == 2    ? kSecondOrderFormatVersion
+                                                   : kModelFormatVersion;
   if (file.order() > 2) {
     return absl::DataLossError(absl::StrCat("model order ", file.order(),
                                             ", this build reads 1 and 2"));
   }
   if (version == expected) return absl::OkStatus();
+  if (version == kStackedFormatVersion && !file.has_first_stage()) {
+    return absl::DataLossError(absl::StrCat(
+        "format version ", version, " (stacked) without a first stage"));
+  }
   if (version == kSecondOrderFormatVersion || version == kModelFormatVersion) {
     return absl::DataLossError(absl::StrCat(
-        "format version ", version, " does not match order ", file.order()));
+        "format version ", version, " does not match order ", file.order(),
+        file.has_first_stage() ? " with a first stage" : ""));
   }
   return absl::DataLossError(absl::StrCat(
       "format version ", version, ", this build reads ", kModelFormatVersion,
-      " and ", kSecondOrderFormatVersion,
+      " to ", kStackedFormatVersion,
       version < kModelFormatVersion
           ? " (an older chaintag's dense layout): retrain the model"
           : ""));

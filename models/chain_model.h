@@ -45,6 +45,8 @@ namespace chaintag {
 // (dense double rows) are refused with a request to retrain.
 constexpr uint32_t kModelFormatVersion = 2;
 constexpr uint32_t kSecondOrderFormatVersion = 3;
+// A stacked model (ModelFile.first_stage), of either order.
+constexpr uint32_t kStackedFormatVersion = 4;
 constexpr char kModelMagic[] = "chaintag-model";
 
 // Reusable buffers for tagging one sentence after another.
@@ -151,11 +153,15 @@ class ChainModel {
   static absl::StatusOr<ChainModel> Load(const std::string& path);
   absl::Status Save(const std::string& path) const;
 
-  // The complete model file (header and weights), as Save writes it.
-  const ModelFile& ToProto() const { return file_; }
+  // The complete model file (header, weights and first stage), as Save
+  // writes it.
+  ModelFile ToProto() const;
 
-  // The model file, weights included (read its header fields from here).
+  // The model file, weights included (read its header fields from here),
+  // without its first stage (first_stage()).
   const ModelFile& header() const { return file_; }
+  // A stacked model's first stage; null for a single-stage model.
+  const ChainModel* first_stage() const { return first_stage_.get(); }
   const LabelSet& labels() const { return labels_; }
   const FeatureExtractor& extractor() const { return extractor_; }
   // The emission rows the model keeps (buckets with a non-zero weight).
@@ -198,6 +204,17 @@ class ChainModel {
   // says so (ModelFile.constrained_decoding).
   absl::Status Tag(const Sentence& sentence, TagScratch* scratch,
                    std::vector<std::string>* tags) const;
+  // Tags every sentence of one document (Tag's tags, per sentence). A
+  // stacked model tags the document with its first stage, appends the
+  // document attributes to copies of the sentences, then tags those; a
+  // single-stage model tags each sentence alone.
+  absl::Status TagDocument(absl::Span<const Sentence> document,
+                           TagScratch* scratch,
+                           std::vector<std::vector<std::string>>* tags) const;
+  // The attributes a sentence given to Predict, PredictNBest or Tag must
+  // have beyond the input columns': a stacked model's document attributes.
+  int added_attributes() const;
+
   // Label ids (training scheme) to tags in the output scheme.
   std::vector<std::string> ToOutputTags(
       const std::vector<int32_t>& labels) const;
@@ -208,6 +225,8 @@ class ChainModel {
              std::shared_ptr<const SecondOrderStructure> structure);
   // Labels, extractor and rows from a file whose weight fields are filled.
   static absl::StatusOr<ChainModel> FromFile(ModelFile file);
+  // A stacked file's first stage, validated as a file of its own.
+  static absl::StatusOr<ChainModel> FirstStageFromFile(ModelFile file);
 
   ModelFile file_;
   LabelSet labels_;
@@ -215,6 +234,7 @@ class ChainModel {
   BucketRows rows_;
   BucketRows pair_rows_;
   std::shared_ptr<const SecondOrderStructure> structure_;
+  std::shared_ptr<const ChainModel> first_stage_;
   // Transitions, start, end and trigrams (WeightsView::tail).
   std::vector<double> tail_;
   TransitionConstraints constraints_;

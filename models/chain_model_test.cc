@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "corpora/tag_scheme.h"
+#include "features/document_features.h"
 #include "gtest/gtest.h"
 #include "models/chain_layout.h"
 #include "models/chain_scores_testing.h"
@@ -687,6 +688,113 @@ TEST(ChainModelTest, SecondOrderRoundTripsAndIsValidatedWhenRead) {
   file = model.ToProto();
   file.set_order(3);
   expect_rejected(file, "order 3");
+}
+
+}  // namespace
+}  // namespace chaintag
+
+namespace chaintag {
+namespace {
+
+// A stacked model: MakeModel's as first stage, and a second stage whose
+// templates read the word and the four document attributes.
+ChainModel MakeStackedModel() {
+  ModelFile header;
+  for (const char* label : {"O", "B-NP", "E-NP", "S-NP"}) {
+    header.add_labels(label);
+  }
+  FeatureConfig* features = header.mutable_features();
+  features->set_num_buckets(kBuckets);
+  for (int a = 0; a <= kNumDocumentAttributes; ++a) {
+    features->add_templates()->add_parts()->set_attribute(a);
+  }
+  header.set_train_scheme(IOBES);
+  header.set_output_scheme(IOB2);
+  *header.mutable_first_stage() = MakeModel().ToProto();
+  header.set_document_word_attribute(0);
+  std::vector<double> weights = RandomWeights(4);
+  for (double& w : weights) w *= 0.5;
+  absl::StatusOr<ChainModel> model =
+      ChainModel::Create(header, AllBuckets(), weights);
+  EXPECT_TRUE(model.ok()) << model.status();
+  return std::move(*model);
+}
+
+std::vector<Sentence> MakeDocument() {
+  return {MakeSentence({"the", "cat", "sat", "on", "the", "mat"}),
+          MakeSentence({"a", "cat", "and", "a", "dog"}),
+          MakeSentence({"the", "dog", "sat"})};
+}
+
+TEST(StackedModelTest, TagsAsTheFirstStageThenTheDocumentAttributes) {
+  const ChainModel model = MakeStackedModel();
+  ASSERT_NE(model.first_stage(), nullptr);
+  EXPECT_EQ(model.header().format_version(), kStackedFormatVersion);
+  EXPECT_EQ(model.added_attributes(), kNumDocumentAttributes);
+  const std::vector<Sentence> document = MakeDocument();
+  TagScratch scratch;
+  std::vector<std::vector<std::string>> tags;
+  ASSERT_TRUE(model.TagDocument(document, &scratch, &tags).ok());
+  // By hand: the first stage's tags (IOB2 already), the attributes, then
+  // the second stage on each sentence.
+  std::vector<std::vector<std::string>> first(document.size());
+  for (size_t s = 0; s < document.size(); ++s) {
+    ASSERT_TRUE(
+        model.first_stage()->Tag(document[s], &scratch, &first[s]).ok());
+  }
+  std::vector<Sentence> stacked = document;
+  ASSERT_TRUE(AppendDocumentAttributes(0, first, absl::MakeSpan(stacked)).ok());
+  for (size_t s = 0; s < document.size(); ++s) {
+    std::vector<std::string> expected;
+    ASSERT_TRUE(model.Tag(stacked[s], &scratch, &expected).ok());
+    EXPECT_EQ(tags[s], expected) << s;
+  }
+  // A plain sentence lacks the document attributes: Tag refuses it.
+  std::vector<std::string> plain;
+  EXPECT_FALSE(model.Tag(document[0], &scratch, &plain).ok());
+  // A single-stage model tags each sentence alone.
+  const ChainModel single = MakeModel();
+  ASSERT_TRUE(single.TagDocument(document, &scratch, &tags).ok());
+  for (size_t s = 0; s < document.size(); ++s) {
+    std::vector<std::string> alone;
+    ASSERT_TRUE(single.Tag(document[s], &scratch, &alone).ok());
+    EXPECT_EQ(tags[s], alone);
+  }
+}
+
+TEST(StackedModelTest, RoundTripsAndRefusesDamage) {
+  const ChainModel model = MakeStackedModel();
+  const std::string path = TempPath("stacked.model");
+  ASSERT_TRUE(model.Save(path).ok());
+  absl::StatusOr<ChainModel> loaded = ChainModel::Load(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->ToProto().SerializeAsString(),
+            model.ToProto().SerializeAsString());
+  const std::vector<Sentence> document = MakeDocument();
+  TagScratch scratch;
+  std::vector<std::vector<std::string>> a, b;
+  ASSERT_TRUE(model.TagDocument(document, &scratch, &a).ok());
+  ASSERT_TRUE(loaded->TagDocument(document, &scratch, &b).ok());
+  EXPECT_EQ(a, b);
+  // A damaged first stage, a word attribute changed, a first stage
+  // dropped from a version-4 file: each refused, naming the file.
+  ModelFile file = model.ToProto();
+  file.mutable_first_stage()->set_transitions(0, 42.0);
+  WriteAll(path, file.SerializeAsString());
+  absl::StatusOr<ChainModel> damaged = ChainModel::Load(path);
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_NE(damaged.status().message().find("first stage"), std::string::npos)
+      << damaged.status();
+  file = model.ToProto();
+  file.set_document_word_attribute(1);
+  WriteAll(path, file.SerializeAsString());
+  EXPECT_FALSE(ChainModel::Load(path).ok());
+  file = model.ToProto();
+  file.clear_first_stage();
+  WriteAll(path, file.SerializeAsString());
+  damaged = ChainModel::Load(path);
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_NE(damaged.status().message().find(path), std::string::npos);
 }
 
 }  // namespace
