@@ -18,6 +18,7 @@
 #include "base/interrupt.h"
 #include "base/paths.h"
 #include "google/protobuf/text_format.h"
+#include "pipeline/chain_training.h"
 #include "pipeline/checkpoints.h"
 #include "pipeline/ocr_task.h"
 #include "solvers/checkpoint.h"
@@ -145,66 +146,9 @@ absl::StatusOr<TrainingSummary> TrainOnPath(const ChainProblem& problem,
   return summary;
 }
 
-// The model file of `weights` (over `rows`): the task describes its input,
-// the config and the run the rest.
 }  // namespace
 
-PipelineConfig RecordedConfig(const PipelineConfig& config) {
-  PipelineConfig recorded = config;
-  recorded.mutable_solver()->clear_num_threads();
-  recorded.clear_model_path();
-  recorded.clear_log_path();
-  recorded.clear_predictions_path();
-  return recorded;
-}
-
 namespace {
-
-absl::StatusOr<ChainModel> MakeModel(const PreparedCorpus& prepared,
-                                     const SolverConfig& solver_config,
-                                     const std::vector<double>& weights,
-                                     const WeightSpace& space,
-                                     const TrainingSummary& training) {
-  const PipelineConfig& config = prepared.config;
-  ModelFile header;
-  for (const std::string& name : prepared.labels.names()) {
-    header.add_labels(name);
-  }
-  *header.mutable_features() = config.features();
-  prepared.task->DescribeModelInput(prepared, &header);
-  header.set_train_scheme(config.model().train_scheme());
-  header.set_normalize_loss(config.model().normalize_loss());
-  header.set_weight_precision(config.model().weight_precision());
-  // Set only when true: a plain model's file stays as it was.
-  if (config.model().constrained_decoding()) {
-    header.set_constrained_decoding(true);
-  }
-  // The file is a function of the data, the config and the seed: how the
-  // run was executed (threads, wall time, where it wrote) is left out, so
-  // that runs on any number of threads or ranks give the same bytes.
-  *header.mutable_solver() = solver_config;
-  header.mutable_solver()->clear_num_threads();
-  *header.mutable_training() = training;
-  header.mutable_training()->clear_seconds();
-  google::protobuf::TextFormat::PrintToString(RecordedConfig(config),
-                                              header.mutable_resolved_config());
-  return ChainModel::Create(std::move(header), space, weights);
-}
-
-// The solver as it runs on `prepared`: λ resolved against the number of
-// examples, and the box of model.nonnegative_transitions.
-SolverConfig SolverConfigFor(const PreparedCorpus& prepared) {
-  const ChainProblem& problem = *prepared.problem;
-  SolverConfig solver_config = prepared.config.solver();
-  solver_config.set_lambda(ResolveLambda(solver_config, problem.NumExamples()));
-  if (prepared.config.model().nonnegative_transitions()) {
-    SolverConfig::Box* box = solver_config.mutable_bcfw()->add_box();
-    box->set_begin(problem.layout().transition_offset());
-    box->set_end(problem.layout().start_offset());
-    box->set_lower(0);
-  }
-  return solver_config;
-}
 
 // The monitor of a solver run: its log and checkpoint plan, or, when
 // `resume` (read from `resume_path`) is not null, the run it continues.

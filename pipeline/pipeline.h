@@ -20,7 +20,8 @@
 #include "absl/status/statusor.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "pipeline/conll_task.h"  // EvaluateModel, for callers of the run
+#include "pipeline/chain_training.h"  // RecordedConfig, for callers
+#include "pipeline/conll_task.h"      // EvaluateModel, for callers of the run
 #include "pipeline/lambda_path.h"
 #include "pipeline/pipeline_config.pb.h"
 #include "pipeline/task.h"
@@ -55,11 +56,6 @@ absl::StatusOr<PipelineConfig> ReadUserPipelineConfig(const std::string& path);
 // The corpora root from a --corpora flag's value: empty = the default
 // ($CHAINTAG_CORPORA, else ../shared/corpora beside the workspace).
 std::string CorporaRootFromFlag(const std::string& flag);
-
-// What a model file records of the (resolved) config that trained it: the
-// config without how the run was executed (threads, output paths), so that
-// a model is a function of data, config and seed.
-PipelineConfig RecordedConfig(const PipelineConfig& config);
 
 // Fills defaults that depend on other fields (output names, and the task's:
 // train scheme, OCR's feature map) so that the model file records exactly

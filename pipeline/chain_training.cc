@@ -1,0 +1,82 @@
+#include "pipeline/chain_training.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "google/protobuf/text_format.h"
+#include "solvers/monitor.h"
+#include "solvers/registry.h"
+#include "solvers/solver.h"
+
+namespace chaintag {
+
+PipelineConfig RecordedConfig(const PipelineConfig& config) {
+  PipelineConfig recorded = config;
+  recorded.mutable_solver()->clear_num_threads();
+  recorded.clear_model_path();
+  recorded.clear_log_path();
+  recorded.clear_predictions_path();
+  return recorded;
+}
+
+absl::StatusOr<ChainModel> MakeModel(const PreparedCorpus& prepared,
+                                     const SolverConfig& solver_config,
+                                     const std::vector<double>& weights,
+                                     const WeightSpace& space,
+                                     const TrainingSummary& training) {
+  const PipelineConfig& config = prepared.config;
+  ModelFile header;
+  for (const std::string& name : prepared.labels.names()) {
+    header.add_labels(name);
+  }
+  *header.mutable_features() = config.features();
+  prepared.task->DescribeModelInput(prepared, &header);
+  header.set_train_scheme(config.model().train_scheme());
+  header.set_normalize_loss(config.model().normalize_loss());
+  header.set_weight_precision(config.model().weight_precision());
+  // Set only when true: a plain model's file stays as it was.
+  if (config.model().constrained_decoding()) {
+    header.set_constrained_decoding(true);
+  }
+  // The file is a function of the data, the config and the seed: how the
+  // run was executed (threads, wall time, where it wrote) is left out, so
+  // that runs on any number of threads or ranks give the same bytes.
+  *header.mutable_solver() = solver_config;
+  header.mutable_solver()->clear_num_threads();
+  *header.mutable_training() = training;
+  header.mutable_training()->clear_seconds();
+  google::protobuf::TextFormat::PrintToString(RecordedConfig(config),
+                                              header.mutable_resolved_config());
+  return ChainModel::Create(std::move(header), space, weights);
+}
+
+SolverConfig SolverConfigFor(const PreparedCorpus& prepared) {
+  const ChainProblem& problem = *prepared.problem;
+  SolverConfig solver_config = prepared.config.solver();
+  solver_config.set_lambda(ResolveLambda(solver_config, problem.NumExamples()));
+  if (prepared.config.model().nonnegative_transitions()) {
+    SolverConfig::Box* box = solver_config.mutable_bcfw()->add_box();
+    box->set_begin(problem.layout().transition_offset());
+    box->set_end(problem.layout().start_offset());
+    box->set_lower(0);
+  }
+  return solver_config;
+}
+
+absl::StatusOr<ChainModel> TrainChainModel(const PreparedCorpus& prepared) {
+  const SolverConfig solver_config = SolverConfigFor(prepared);
+  absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(solver_config);
+  if (!solver.ok()) return solver.status();
+  Monitor monitor;
+  monitor.set_progress_stream(nullptr);
+  std::vector<double> weights;
+  absl::StatusOr<TrainingSummary> summary =
+      (*solver)->Solve(*prepared.problem, &monitor, &weights);
+  if (!summary.ok()) return summary.status();
+  return MakeModel(prepared, solver_config, weights, prepared.space(),
+                   *summary);
+}
+
+}  // namespace chaintag
