@@ -41,12 +41,25 @@ class ConllStreamTagger {
     std::vector<std::string> tagged;
     std::vector<absl::Status> statuses;
     int size = 0;
+    // A stacked model's documents: item ranges between -DOCSTART- items.
+    std::vector<std::pair<int, int>> documents;
   };
 
   // Item i of the batch being tagged, on `worker`'s scratch. The workers
   // format its output lines too: only the concatenation and the write are
   // left to the reading thread.
   void TagItem(int worker, int i);
+  // A stacked model's document d of the batch being tagged: its sentences
+  // tagged together (ChainModel::TagDocument), each formatted as TagItem
+  // does.
+  void TagDocumentItems(int worker, int d);
+  void FormatItem(int i);
+  // Whether the batch just read ends here: a stacked model's batches hold
+  // whole documents, so they end only after a -DOCSTART- (or at the end).
+  bool BatchEndsAfter(const ConllReader::Item& item) const;
+  // Room for one more item in the batch being read (stacked models' long
+  // documents can outgrow the batch).
+  void MakeRoom();
   // Hands the batch just read to the workers; the other becomes the one
   // being read.
   void StartTagging();
@@ -67,6 +80,7 @@ class ConllStreamTagger {
   const std::string outside_ = "O";
   const int threads_;
   const int capacity_;
+  const bool stacked_;
   Batch batches_[2];
   std::vector<TagScratch> scratch_;
   std::vector<std::string> pending_docstarts_;
@@ -92,8 +106,15 @@ ConllStreamTagger::ConllStreamTagger(const ChainModel& model,
       reader_(input, std::string(source), format),
       threads_(std::max(1, options.threads)),
       capacity_(options.batch_per_thread * threads_),
+      stacked_(model.first_stage() != nullptr),
       scratch_(threads_),
-      tagger_(threads_, [this](int worker, int i) { TagItem(worker, i); }) {
+      tagger_(threads_, [this](int worker, int i) {
+        if (stacked_) {
+          TagDocumentItems(worker, i);
+        } else {
+          TagItem(worker, i);
+        }
+      }) {
   for (Batch& batch : batches_) {
     batch.items.resize(capacity_);
     batch.tags.resize(capacity_);
@@ -107,7 +128,33 @@ void ConllStreamTagger::TagItem(int worker, int i) {
   if (batch.items[i].kind != ConllReader::Item::kSentence) return;
   const Sentence& sentence = batch.items[i].sentence;
   batch.statuses[i] = model_.Tag(sentence, &scratch_[worker], &batch.tags[i]);
-  if (!batch.statuses[i].ok()) return;
+  if (batch.statuses[i].ok()) FormatItem(i);
+}
+
+void ConllStreamTagger::TagDocumentItems(int worker, int d) {
+  Batch& batch = *tagging_;
+  const auto [begin, end] = batch.documents[d];
+  std::vector<Sentence> document;
+  std::vector<int> items;
+  for (int i = begin; i < end; ++i) {
+    if (batch.items[i].kind != ConllReader::Item::kSentence) continue;
+    document.push_back(batch.items[i].sentence);
+    items.push_back(i);
+  }
+  std::vector<std::vector<std::string>> tags;
+  const absl::Status status =
+      model_.TagDocument(document, &scratch_[worker], &tags);
+  for (size_t k = 0; k < items.size(); ++k) {
+    batch.statuses[items[k]] = status;
+    if (!status.ok()) continue;
+    batch.tags[items[k]] = std::move(tags[k]);
+    FormatItem(items[k]);
+  }
+}
+
+void ConllStreamTagger::FormatItem(int i) {
+  Batch& batch = *tagging_;
+  const Sentence& sentence = batch.items[i].sentence;
   std::string& lines = batch.tagged[i];
   lines.clear();
   for (size_t t = 0; t < sentence.lines.size(); ++t) {
@@ -117,9 +164,37 @@ void ConllStreamTagger::TagItem(int worker, int i) {
   lines.append("\n");
 }
 
+bool ConllStreamTagger::BatchEndsAfter(const ConllReader::Item& item) const {
+  if (stacked_ && item.kind != ConllReader::Item::kDocStart) return false;
+  return reading_->size >= capacity_ || InputWouldBlock(input_);
+}
+
+void ConllStreamTagger::MakeRoom() {
+  Batch& batch = *reading_;
+  if (batch.size < static_cast<int>(batch.items.size())) return;
+  const size_t size = batch.items.size() * 2;
+  batch.items.resize(size);
+  batch.tags.resize(size);
+  batch.tagged.resize(size);
+  batch.statuses.resize(size);
+}
+
 void ConllStreamTagger::StartTagging() {
   tagging_ = reading_;
-  tagger_.Start(reading_->size);
+  if (stacked_) {
+    Batch& batch = *reading_;
+    batch.documents.clear();
+    int begin = 0;
+    for (int i = 0; i <= batch.size; ++i) {
+      if (i == batch.size ||
+          batch.items[i].kind == ConllReader::Item::kDocStart) {
+        if (i > begin) batch.documents.emplace_back(begin, i);
+        begin = i + 1;
+      }
+    }
+  }
+  tagger_.Start(stacked_ ? static_cast<int>(reading_->documents.size())
+                         : reading_->size);
   reading_ = reading_ == &batches_[0] ? &batches_[1] : &batches_[0];
 }
 
@@ -179,6 +254,7 @@ absl::Status ConllStreamTagger::Run() {
       absl::Status written = FinishTagging();
       if (!written.ok()) return written;
     }
+    MakeRoom();
     absl::StatusOr<bool> more = reader_.Next(&reading_->items[reading_->size]);
     if (!more.ok()) {
       // An earlier sentence that fails comes first.
@@ -187,7 +263,7 @@ absl::Status ConllStreamTagger::Run() {
     }
     if (!*more) break;
     ++reading_->size;
-    if (reading_->size == capacity_ || InputWouldBlock(input_)) {
+    if (BatchEndsAfter(reading_->items[reading_->size - 1])) {
       absl::Status written = FinishTagging();
       if (!written.ok()) return written;
       StartTagging();

@@ -12,6 +12,11 @@
 // column, the outside tag is appended to them too, so that the output has
 // one field count throughout, as conlleval requires.
 //
+// A stacked model (ChainModel::first_stage) tags whole documents: its
+// batches end only after a -DOCSTART- line (or at the end of the input),
+// documents are tagged in parallel, and a pipe is answered document by
+// document.
+//
 // Thread-safety: one call per stream; the model is only read.
 
 #ifndef CHAINTAG_PIPELINE_CONLL_TAGGING_H_

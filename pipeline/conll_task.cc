@@ -52,6 +52,45 @@ absl::StatusOr<double> ScoreTagger(
   return scorer.f1();
 }
 
+// EvaluateModel for a stacked model: a document at a time (in parallel,
+// each document's tags in its sentences' slots), scored in corpus order.
+absl::StatusOr<double> ScoreDocuments(
+    const ChainModel& model, const std::vector<Sentence>& sentences,
+    int num_threads, std::string* report, double* accuracy,
+    std::vector<std::vector<std::string>>* predictions_out) {
+  const std::vector<std::pair<int, int>> documents = DocumentRanges(sentences);
+  const int n = static_cast<int>(documents.size());
+  std::vector<std::vector<std::string>> predictions(sentences.size());
+  std::vector<absl::Status> errors(n);
+  ParallelFor(n, num_threads, [&](int begin, int end) {
+    TagScratch scratch;
+    std::vector<std::vector<std::string>> tags;
+    for (int d = begin; d < end; ++d) {
+      const auto [first, last] = documents[d];
+      errors[d] = model.TagDocument(
+          absl::MakeConstSpan(sentences).subspan(first, last - first), &scratch,
+          &tags);
+      for (int s = first; s < last && errors[d].ok(); ++s) {
+        predictions[s] = std::move(tags[s - first]);
+      }
+    }
+  });
+  for (const absl::Status& error : errors) {
+    if (!error.ok()) return error;
+  }
+  ConllevalOptions options;
+  options.raw = model.header().output_scheme() == NONE;
+  ConllevalScorer scorer(options);
+  for (size_t i = 0; i < sentences.size(); ++i) {
+    scorer.AddSentence(sentences[i].tags, predictions[i]);
+  }
+  scorer.Finish();
+  if (report != nullptr) *report = scorer.Report();
+  if (accuracy != nullptr) *accuracy = scorer.accuracy();
+  if (predictions_out != nullptr) *predictions_out = std::move(predictions);
+  return scorer.f1();
+}
+
 absl::StatusOr<std::vector<Sentence>> ReadTrainingFile(
     const std::string& path, const ConllFormat& format, ConllFormat* resolved,
     int* num_columns) {
@@ -245,10 +284,29 @@ absl::StatusOr<std::string> ScoreDev(const PreparedCorpus& prepared,
 
 }  // namespace
 
+std::vector<std::pair<int, int>> DocumentRanges(
+    const std::vector<Sentence>& sentences) {
+  std::vector<std::pair<int, int>> ranges;
+  const int n = static_cast<int>(sentences.size());
+  for (int begin = 0; begin < n;) {
+    int end = begin + 1;
+    while (end < n && sentences[end].document == sentences[begin].document) {
+      ++end;
+    }
+    ranges.emplace_back(begin, end);
+    begin = end;
+  }
+  return ranges;
+}
+
 absl::StatusOr<double> EvaluateModel(
     const ChainModel& model, const std::vector<Sentence>& sentences,
     int num_threads, std::string* report, double* accuracy,
     std::vector<std::vector<std::string>>* predictions) {
+  if (model.first_stage() != nullptr) {
+    return ScoreDocuments(model, sentences, num_threads, report, accuracy,
+                          predictions);
+  }
   return ScoreTagger(
       [&model](const Sentence& s, TagScratch* scratch,
                std::vector<std::string>* tags) {
@@ -267,18 +325,29 @@ void ConllTask::ResolveConfig(PipelineConfig* config) const {
 
 absl::Status ConllTask::Prepare(const PipelineOptions& options,
                                 PreparedCorpus* prepared) {
+  absl::Status read = ReadCorpus(options, prepared);
+  if (!read.ok()) return read;
+  return PrepareProblem(prepared);
+}
+
+absl::Status ConllTask::ReadCorpus(const PipelineOptions& options,
+                                   PreparedCorpus* prepared) const {
   const CorpusConfig& corpus = prepared->config.corpus();
   if (corpus.train().empty()) {
     return absl::InvalidArgumentError("config: corpus.train is not set");
   }
   absl::Status read = ReadSplits(options.corpora_root, prepared);
   if (!read.ok()) return read;
-  const bool retrain = corpus.retrain_on_train_and_dev();
-  if (retrain && prepared->dev.empty()) {
+  if (corpus.retrain_on_train_and_dev() && prepared->dev.empty()) {
     return absl::InvalidArgumentError(
         "config: corpus.retrain_on_train_and_dev needs a dev split "
         "(corpus.dev or corpus.dev_fraction)");
   }
+  return absl::OkStatus();
+}
+
+absl::Status ConllTask::PrepareProblem(PreparedCorpus* prepared) const {
+  const bool retrain = prepared->config.corpus().retrain_on_train_and_dev();
   absl::StatusOr<FeatureExtractor> extractor =
       FeatureExtractor::Create(prepared->config.features());
   if (!extractor.ok()) return extractor.status();
@@ -291,7 +360,7 @@ absl::Status ConllTask::Prepare(const PipelineOptions& options,
   if (!made.ok()) return made;
   std::vector<ChainExample> dev_examples;
   if (retrain) {
-    made = MakeExamples(prepared->dev, prepared, &dev_examples);
+    made = MakeExamples(prepared->dev_features(), prepared, &dev_examples);
     if (!made.ok()) return made;
   }
   absl::StatusOr<FeatureStats> stats =
@@ -350,7 +419,7 @@ HeldOutScorer ConllTask::MakeHeldOutScorer(const PreparedCorpus& prepared,
     return scorer;
   }
   const std::vector<Sentence>* held_out =
-      on_dev ? &prepared.dev : &prepared.test;
+      on_dev ? &prepared.dev_features() : &prepared.test;
   const bool raw = prepared.format.tag_scheme() == NONE;
   scorer.name =
       absl::StrCat(on_dev ? "dev_" : "test_", raw ? "accuracy" : "F1");
@@ -394,6 +463,11 @@ void ConllTask::DescribeModelInput(const PreparedCorpus& prepared,
   *header->mutable_input_format() = model_format;
   header->set_input_num_columns(prepared.num_columns);
   header->set_output_scheme(prepared.format.tag_scheme());
+  if (prepared.first_stage != nullptr) {
+    *header->mutable_first_stage() = prepared.first_stage->ToProto();
+    header->set_document_word_attribute(
+        prepared.config.stacking().word_attribute());
+  }
 }
 
 absl::StatusOr<std::string> ConllTask::ScoreSavedModel(
@@ -457,6 +531,11 @@ absl::Status ConllTask::PrepareRetrainingProblem(PreparedCorpus* prepared) {
   }
   // The dev sentences are featurised in dev_examples and scored.
   prepared->dev = std::vector<Sentence>();
+  prepared->stacked_dev = std::vector<Sentence>();
+  // The final model carries the first stage trained on what it is.
+  if (prepared->first_stage_with_dev != nullptr) {
+    prepared->first_stage = std::move(prepared->first_stage_with_dev);
+  }
   // The training examples back in bucket ids, in place (rows ascend with
   // buckets, so every position stays sorted), then the dev examples.
   std::vector<ChainExample> examples = prepared->problem->TakeExamples();

@@ -15,6 +15,7 @@
 #define CHAINTAG_PIPELINE_CONLL_TASK_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -47,7 +48,20 @@ class ConllTask : public Task {
       const PreparedCorpus& prepared, const ChainModel& model,
       const ProgressLine& say, PipelineResult* result) const override;
   absl::Status PrepareRetrainingProblem(PreparedCorpus* prepared) override;
+
+  // Prepare's two steps: the splits read (train, dev, test), then the
+  // labels, features and training problem of prepared->train (and dev's
+  // examples when retraining). A task that changes the sentences (stacking)
+  // runs between them; a first stage is trained from sentences alone.
+  absl::Status ReadCorpus(const PipelineOptions& options,
+                          PreparedCorpus* prepared) const;
+  absl::Status PrepareProblem(PreparedCorpus* prepared) const;
 };
+
+// The [begin, end) sentence ranges of each document (runs of one
+// Sentence::document), in order.
+std::vector<std::pair<int, int>> DocumentRanges(
+    const std::vector<Sentence>& sentences);
 
 // Tags `sentences` with `model` (in parallel, deterministic) and scores them
 // with conlleval semantics; `report` gets conlleval's text and

@@ -21,6 +21,7 @@
 #include "pipeline/chain_training.h"
 #include "pipeline/checkpoints.h"
 #include "pipeline/ocr_task.h"
+#include "pipeline/stacking.h"
 #include "solvers/checkpoint.h"
 #include "solvers/duality_gap.h"
 #include "solvers/monitor.h"
@@ -52,6 +53,7 @@ std::string CorporaRootFromFlag(const std::string& flag) {
 
 std::unique_ptr<Task> CreateTask(const PipelineConfig& config) {
   if (config.corpus().has_ocr()) return std::make_unique<OcrTask>();
+  if (config.has_stacking()) return std::make_unique<StackedConllTask>();
   return std::make_unique<ConllTask>();
 }
 
@@ -70,6 +72,10 @@ PipelineConfig ResolvePipelineConfig(const PipelineConfig& config) {
 
 absl::StatusOr<PreparedCorpus> PrepareCorpus(const PipelineConfig& config,
                                              const PipelineOptions& options) {
+  if (config.corpus().has_ocr() && config.has_stacking()) {
+    return absl::InvalidArgumentError(
+        "config: stacking needs documents of CoNLL sentences, not OCR words");
+  }
   PreparedCorpus prepared;
   prepared.config = ResolvePipelineConfig(config);
   prepared.task = CreateTask(prepared.config);

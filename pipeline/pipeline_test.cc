@@ -9,17 +9,22 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "corpora/conlleval.h"
+#include "features/document_features.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "pipeline/conll_tagging.h"
 #include "pipeline/conll_task.h"
 #include "pipeline/ocr_task.h"
+#include "pipeline/stacking.h"
 #include "solvers/registry.h"
 #include "solvers/solver.h"
 
@@ -589,6 +594,136 @@ TEST_F(PipelineTest, SecondOrderTrainsSavesAndRetrains) {
       EvaluateModel(*model, prepared->test, 1, &report, &accuracy);
   ASSERT_TRUE(f1.ok());
   EXPECT_EQ(report, result->test_report);
+}
+
+}  // namespace
+}  // namespace chaintag
+
+namespace chaintag {
+namespace {
+
+// SmallConfig with two-stage stacking: three folds, templates over the
+// document attributes (3..6), retrained on train + dev.
+PipelineConfig StackedConfig() {
+  PipelineConfig config = SmallConfig();
+  config.mutable_stacking()->set_folds(3);
+  config.mutable_stacking()->set_first_stage_passes(3);
+  for (int attribute = 3; attribute < 3 + kNumDocumentAttributes; ++attribute) {
+    config.mutable_features()->add_templates()->add_parts()->set_attribute(
+        attribute);
+  }
+  config.mutable_corpus()->set_retrain_on_train_and_dev(true);
+  return config;
+}
+
+std::string TagWithStream(const ChainModel& model, const std::string& path,
+                          int threads) {
+  std::ifstream input(path);
+  ConllTaggingOptions options;
+  options.threads = threads;
+  options.batch_per_thread = 2;  // documents outgrow the batch
+  std::string out;
+  const absl::Status status = TagConllStream(model, &input, path, options,
+                                             [&out](const std::string& s) {
+                                               out += s;
+                                               return absl::OkStatus();
+                                             });
+  EXPECT_TRUE(status.ok()) << status;
+  return out;
+}
+
+TEST_F(PipelineTest, StackedModelTagsDocumentsAsThePipelineScoredThem) {
+  absl::StatusOr<PipelineResult> result =
+      RunPipeline(StackedConfig(), options_);
+  ASSERT_TRUE(result.ok()) << result.status();
+  absl::StatusOr<ChainModel> model = ChainModel::Load(result->model_path);
+  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_NE(model->first_stage(), nullptr);
+  EXPECT_EQ(model->header().format_version(), kStackedFormatVersion);
+  // The first stage reads no document attribute; the second does.
+  EXPECT_EQ(model->first_stage()->header().features().templates_size(), 3);
+  EXPECT_EQ(model->header().features().templates_size(), 7);
+  // The final model carries the first stage trained on train + dev, the
+  // train-only model the one trained on train.
+  absl::StatusOr<ChainModel> train_only =
+      ChainModel::Load(result->train_only_model_path);
+  ASSERT_TRUE(train_only.ok()) << train_only.status();
+  EXPECT_NE(model->first_stage()->ToProto().SerializeAsString(),
+            train_only->first_stage()->ToProto().SerializeAsString());
+  // `tag`'s stream gives the predictions the pipeline scored, on any
+  // thread count, and the same F1.
+  const std::string tagged = TagWithStream(*model, TmpDir() + "/test.txt", 1);
+  EXPECT_EQ(tagged, TagWithStream(*model, TmpDir() + "/test.txt", 2));
+  std::vector<std::string> predicted;
+  for (absl::string_view line : absl::StrSplit(tagged, '\n')) {
+    if (!line.empty() && !absl::StartsWith(line, "-DOCSTART-")) {
+      predicted.emplace_back(line);
+    }
+  }
+  std::vector<std::string> written;
+  for (absl::string_view line :
+       absl::StrSplit(ReadFile(TmpDir() + "/synthetic.pred"), '\n')) {
+    if (!line.empty() && !absl::StartsWith(line, "-DOCSTART-")) {
+      written.emplace_back(line);
+    }
+  }
+  EXPECT_EQ(predicted, written);
+  EXPECT_GT(result->test_f1, 50);
+}
+
+TEST_F(PipelineTest, JackknifeLabelsComeFromStagesThatNeverSawTheDocument) {
+  // Each document has a word of its own between "x" words (O), I-LOC in
+  // even documents and I-PER in odd ones, and twice as many sentences
+  // "x y x" (O). A first stage that saw a document tags its word right; one
+  // that did not has never seen the word, so it tags every document's word
+  // of its fold alike (its features are the same), while the folds (d mod
+  // 3) mix even and odd documents.
+  std::string text;
+  for (int d = 0; d < 12; ++d) {
+    absl::StrAppend(&text, "-DOCSTART- -X- -X- O\n\n");
+    for (int s = 0; s < 4; ++s) {
+      absl::StrAppend(&text, "x NN O O\nplace", d, " NNP I-NP ",
+                      d % 2 == 0 ? "I-LOC\n" : "I-PER\n", "x NN O O\n\n",
+                      "x NN O O\ny NN O O\nx NN O O\n\n",
+                      "x NN O O\ny NN O O\nx NN O O\n\n");
+    }
+  }
+  WriteFile(TmpDir() + "/unique.txt", text);
+  PipelineConfig config = StackedConfig();
+  config.mutable_corpus()->set_train("unique.txt");
+  config.mutable_corpus()->clear_dev();
+  config.mutable_corpus()->set_retrain_on_train_and_dev(false);
+  config.mutable_features()->clear_templates();
+  config.mutable_features()->add_templates()->add_parts()->set_attribute(0);
+  config.mutable_solver()->set_max_passes(20);
+  absl::StatusOr<PreparedCorpus> prepared;
+  {
+    ConllTask reader;
+    PreparedCorpus corpus;
+    corpus.config = ResolvePipelineConfig(config);
+    ASSERT_TRUE(reader.ReadCorpus(options_, &corpus).ok());
+    prepared = std::move(corpus);
+  }
+  const PipelineConfig stage = FirstStageConfig(prepared->config, 3);
+  std::vector<std::vector<std::string>> labels;
+  ASSERT_TRUE(JackknifeLabels(
+                  stage, *prepared, [](const std::string&) {}, &labels)
+                  .ok());
+  absl::StatusOr<ChainModel> seen_all =
+      TrainFirstStage(stage, *prepared, prepared->train);
+  ASSERT_TRUE(seen_all.ok()) << seen_all.status();
+  TagScratch scratch;
+  std::vector<std::set<std::string>> fold_labels(3);
+  for (size_t i = 0; i < prepared->train.size(); i += 3) {
+    const Sentence& sentence = prepared->train[i];
+    fold_labels[sentence.document % 3].insert(labels[i][1]);
+    std::vector<std::string> tags;
+    ASSERT_TRUE(seen_all->Tag(sentence, &scratch, &tags).ok());
+    EXPECT_EQ(tags[1], sentence.tags[1]) << "sentence " << i;
+  }
+  for (const std::set<std::string>& fold : fold_labels) {
+    EXPECT_EQ(fold.size(), 1u);
+  }
 }
 
 }  // namespace

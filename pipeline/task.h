@@ -210,6 +210,19 @@ struct PreparedCorpus {
   // corpus.retrain_on_train_and_dev: the dev sentences' examples (features
   // as bucket ids), waiting for the train + dev problem.
   std::vector<ChainExample> dev_examples;
+  // Two-stage stacking (pipeline/stacking.h): the dev sentences with their
+  // document attributes, for what reads dev features during training (the
+  // dev scorer, the train + dev examples; `dev` stays as read, for the
+  // saved model, which makes its own); the first stage the saved model
+  // carries, and the one trained on train + dev, which replaces it when
+  // the retraining problem is built.
+  std::vector<Sentence> stacked_dev;
+  std::shared_ptr<const ChainModel> first_stage;
+  std::shared_ptr<const ChainModel> first_stage_with_dev;
+  // The dev sentences whose features training reads.
+  const std::vector<Sentence>& dev_features() const {
+    return stacked_dev.empty() ? dev : stacked_dev;
+  }
 };
 
 }  // namespace chaintag

@@ -1,0 +1,228 @@
+#include "pipeline/stacking.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "corpora/tag_scheme.h"
+#include "features/document_features.h"
+#include "pipeline/chain_training.h"
+
+namespace chaintag {
+
+absl::StatusOr<ChainModel> TrainFirstStage(const PipelineConfig& config,
+                                           const PreparedCorpus& source,
+                                           std::vector<Sentence> train) {
+  PreparedCorpus stage;
+  stage.config = config;
+  stage.task = std::make_unique<ConllTask>();
+  stage.format = source.format;
+  stage.num_columns = source.num_columns;
+  stage.train = std::move(train);
+  absl::Status made =
+      static_cast<const ConllTask&>(*stage.task).PrepareProblem(&stage);
+  if (!made.ok()) return made;
+  stage.train = std::vector<Sentence>();
+  return TrainChainModel(stage);
+}
+
+namespace {
+
+bool ReadsDocumentAttributes(const FeatureTemplate& feature_template,
+                             int num_attributes) {
+  for (const TemplatePart& part : feature_template.parts()) {
+    if (part.attribute() >= num_attributes) return true;
+  }
+  return false;
+}
+
+void KeepCorpusTemplates(
+    int num_attributes,
+    google::protobuf::RepeatedPtrField<FeatureTemplate>* templates) {
+  google::protobuf::RepeatedPtrField<FeatureTemplate> kept;
+  for (FeatureTemplate& feature_template : *templates) {
+    if (!ReadsDocumentAttributes(feature_template, num_attributes)) {
+      *kept.Add() = std::move(feature_template);
+    }
+  }
+  *templates = std::move(kept);
+}
+
+absl::Status CheckStacking(const PreparedCorpus& prepared, int num_attributes) {
+  const StackingConfig& stacking = prepared.config.stacking();
+  if (stacking.folds() < 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "config: stacking.folds must be at least 2, got ", stacking.folds()));
+  }
+  if (stacking.word_attribute() < 0 ||
+      stacking.word_attribute() >= num_attributes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "config: stacking.word_attribute ", stacking.word_attribute(),
+        " is not one of the corpus's ", num_attributes, " attributes"));
+  }
+  return absl::OkStatus();
+}
+
+// The first stage's labels (IOB2) of `sentences`, a document at a time.
+absl::Status LabelDocuments(const ChainModel& model,
+                            const std::vector<Sentence>& sentences,
+                            std::vector<std::vector<std::string>>* labels) {
+  labels->resize(sentences.size());
+  TagScratch scratch;
+  std::vector<std::vector<std::string>> tags;
+  for (const auto& [begin, end] : DocumentRanges(sentences)) {
+    absl::Status tagged = model.TagDocument(
+        absl::MakeConstSpan(sentences).subspan(begin, end - begin), &scratch,
+        &tags);
+    if (!tagged.ok()) return tagged;
+    for (int s = begin; s < end; ++s) {
+      (*labels)[s] =
+          ConvertTags(tags[s - begin], model.header().output_scheme(), IOB2);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status AppendAttributes(
+    int word_attribute, const std::vector<std::vector<std::string>>& labels,
+    std::vector<Sentence>* sentences) {
+  for (const auto& [begin, end] : DocumentRanges(*sentences)) {
+    const std::vector<std::vector<std::string>> document_labels(
+        labels.begin() + begin, labels.begin() + end);
+    absl::Status added = AppendDocumentAttributes(
+        word_attribute, document_labels,
+        absl::MakeSpan(*sentences).subspan(begin, end - begin));
+    if (!added.ok()) return added;
+  }
+  return absl::OkStatus();
+}
+
+// The saved first stage (on train) labels dev; with retraining, a first
+// stage on train + dev waits for the final model.
+absl::Status TrainSavedFirstStages(const PipelineConfig& stage_config,
+                                   const ProgressLine& say,
+                                   PreparedCorpus* prepared) {
+  const absl::Time start = absl::Now();
+  absl::StatusOr<ChainModel> on_train =
+      TrainFirstStage(stage_config, *prepared, prepared->train);
+  if (!on_train.ok()) return on_train.status();
+  prepared->first_stage =
+      std::make_shared<const ChainModel>(*std::move(on_train));
+  if (!prepared->dev.empty()) {
+    std::vector<std::vector<std::string>> labels;
+    absl::Status labelled =
+        LabelDocuments(*prepared->first_stage, prepared->dev, &labels);
+    if (!labelled.ok()) return labelled;
+    prepared->stacked_dev = prepared->dev;
+    absl::Status added =
+        AppendAttributes(prepared->config.stacking().word_attribute(), labels,
+                         &prepared->stacked_dev);
+    if (!added.ok()) return added;
+  }
+  if (prepared->config.corpus().retrain_on_train_and_dev()) {
+    std::vector<Sentence> both = prepared->train;
+    both.insert(both.end(), prepared->dev.begin(), prepared->dev.end());
+    absl::StatusOr<ChainModel> on_both =
+        TrainFirstStage(stage_config, *prepared, std::move(both));
+    if (!on_both.ok()) return on_both.status();
+    prepared->first_stage_with_dev =
+        std::make_shared<const ChainModel>(*std::move(on_both));
+  }
+  say(absl::StrFormat("stacking: the saved first stage%s, %.1fs",
+                      prepared->first_stage_with_dev != nullptr
+                          ? "s (train; train + dev)"
+                          : " (train)",
+                      absl::ToDoubleSeconds(absl::Now() - start)));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status JackknifeLabels(const PipelineConfig& stage_config,
+                             const PreparedCorpus& prepared,
+                             const ProgressLine& say,
+                             std::vector<std::vector<std::string>>* labels) {
+  const int folds = prepared.config.stacking().folds();
+  labels->assign(prepared.train.size(), {});
+  for (int f = 0; f < folds; ++f) {
+    const absl::Time start = absl::Now();
+    std::vector<Sentence> rest, held_out;
+    std::vector<int> held_out_index;
+    for (int i = 0; i < static_cast<int>(prepared.train.size()); ++i) {
+      const Sentence& sentence = prepared.train[i];
+      if (sentence.document % folds == f) {
+        held_out.push_back(sentence);
+        held_out_index.push_back(i);
+      } else {
+        rest.push_back(sentence);
+      }
+    }
+    if (held_out.empty() || rest.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "stacking: fold ", f, " of ", folds, " has ", held_out.size(),
+          " of the training sentences: too few documents "
+          "(-DOCSTART- lines, or corpus.format.document_blank_lines)"));
+    }
+    absl::StatusOr<ChainModel> model =
+        TrainFirstStage(stage_config, prepared, std::move(rest));
+    if (!model.ok()) return model.status();
+    std::vector<std::vector<std::string>> fold_labels;
+    absl::Status labelled = LabelDocuments(*model, held_out, &fold_labels);
+    if (!labelled.ok()) return labelled;
+    for (size_t k = 0; k < held_out_index.size(); ++k) {
+      (*labels)[held_out_index[k]] = std::move(fold_labels[k]);
+    }
+    say(absl::StrFormat("stacking: fold %d/%d, %d sentences held out, %.1fs",
+                        f + 1, folds, static_cast<int>(held_out.size()),
+                        absl::ToDoubleSeconds(absl::Now() - start)));
+  }
+  return absl::OkStatus();
+}
+
+PipelineConfig FirstStageConfig(const PipelineConfig& config,
+                                int num_attributes) {
+  PipelineConfig stage = config;
+  stage.clear_stacking();
+  stage.mutable_corpus()->set_retrain_on_train_and_dev(false);
+  stage.clear_checkpoint();
+  stage.clear_predictions_path();
+  stage.set_eval_every(0);
+  FeatureConfig* features = stage.mutable_features();
+  KeepCorpusTemplates(num_attributes, features->mutable_templates());
+  KeepCorpusTemplates(num_attributes, features->mutable_pair_templates());
+  const int passes = config.stacking().first_stage_passes();
+  if (passes > 0) stage.mutable_solver()->set_max_passes(passes);
+  return stage;
+}
+
+absl::Status StackedConllTask::Prepare(const PipelineOptions& options,
+                                       PreparedCorpus* prepared) {
+  absl::Status read = ReadCorpus(options, prepared);
+  if (!read.ok()) return read;
+  const int num_attributes = prepared->format.attribute_columns_size();
+  absl::Status valid = CheckStacking(*prepared, num_attributes);
+  if (!valid.ok()) return valid;
+  const PipelineConfig stage_config =
+      FirstStageConfig(prepared->config, num_attributes);
+  const ProgressLine say = [&options](const std::string& line) {
+    if (options.progress != nullptr) {
+      std::fprintf(options.progress, "%s\n", line.c_str());
+    }
+  };
+  std::vector<std::vector<std::string>> labels;
+  absl::Status done = JackknifeLabels(stage_config, *prepared, say, &labels);
+  if (done.ok()) done = TrainSavedFirstStages(stage_config, say, prepared);
+  if (done.ok()) {
+    done = AppendAttributes(prepared->config.stacking().word_attribute(),
+                            labels, &prepared->train);
+  }
+  if (!done.ok()) return done;
+  return PrepareProblem(prepared);
+}
+
+}  // namespace chaintag
