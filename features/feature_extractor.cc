@@ -249,6 +249,8 @@ absl::StatusOr<FeatureExtractor> FeatureExtractor::Create(
     absl::Status status = fx.AddTemplate(j, &column_patterns);
     if (!status.ok()) return status;
   }
+  absl::Status clusters = fx.LoadClusters();
+  if (!clusters.ok()) return clusters;
   if (config.pair_templates_size() > 0) {
     FeatureConfig pair_config = config;
     pair_config.clear_pair_templates();
@@ -335,6 +337,12 @@ absl::StatusOr<FeatureExtractor::Column> FeatureExtractor::PartColumn(
     column.k = part.k();
   } else if (column.transform == TemplatePart::MATCHES) {
     *pattern = part.pattern();
+  } else if (column.transform == TemplatePart::CLUSTER) {
+    if (part.k() < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          part_where, ": CLUSTER needs k >= 0 (0 = all bits), got ", part.k()));
+    }
+    column.k = part.k();
   }
   return column;
 }
@@ -365,6 +373,36 @@ absl::StatusOr<int> FeatureExtractor::FindOrAddColumn(
   columns_.push_back(column);
   column_patterns->push_back(pattern);
   return static_cast<int>(columns_.size()) - 1;
+}
+
+absl::Status FeatureExtractor::LoadClusters() {
+  const bool used =
+      std::any_of(columns_.begin(), columns_.end(), [](const Column& column) {
+        return column.transform == TemplatePart::CLUSTER;
+      });
+  if (!used) return absl::OkStatus();
+  if (!config_->has_clusters()) {
+    return absl::InvalidArgumentError(
+        "FeatureConfig: a CLUSTER part needs features.clusters (the "
+        "pipeline builds them from features.cluster_source)");
+  }
+  absl::StatusOr<WordClusterTable> table =
+      WordClusterTable::Create(config_->clusters());
+  if (!table.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("FeatureConfig clusters: ", table.status().message()));
+  }
+  clusters_ = std::make_shared<const WordClusterTable>(*std::move(table));
+  return absl::OkStatus();
+}
+
+bool FeatureExtractor::AppendCluster(absl::string_view value, int k,
+                                     std::string* out) const {
+  const absl::string_view bits = clusters_->BitString(value);
+  if (bits.empty()) return false;
+  out->append(bits.data(), k > 0 ? std::min(bits.size(), static_cast<size_t>(k))
+                                 : bits.size());
+  return true;
 }
 
 absl::Status FeatureExtractor::CheckAttributes(const Sentence& sentence) const {
@@ -420,8 +458,11 @@ void FeatureExtractor::TransformColumns(const Sentence& sentence,
             static_cast<uint32_t>(scratch->ngram_spans.size());
         continue;
       }
-      const bool kept = AppendTransformed(value, column.transform, column.k,
-                                          column.pattern, &scratch->text);
+      const bool kept =
+          column.transform == TemplatePart::CLUSTER
+              ? AppendCluster(value, column.k, &scratch->text)
+              : AppendTransformed(value, column.transform, column.k,
+                                  column.pattern, &scratch->text);
       scratch->spans[ct] = {
           static_cast<uint32_t>(begin),
           kept ? static_cast<int32_t>(scratch->text.size() - begin) : -1};

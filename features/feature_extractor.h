@@ -29,6 +29,7 @@
 #include "features/bucket_rows.h"
 #include "features/feature_config.pb.h"
 #include "features/feature_sequence.h"
+#include "features/word_clusters.h"
 #include "re2/re2.h"
 
 namespace chaintag {
@@ -122,6 +123,12 @@ class FeatureExtractor {
 
   FeatureExtractor() = default;
 
+  // The CLUSTER bits (the first k; all for k = 0) of `value` appended to
+  // `out`; false when it has no cluster.
+  bool AppendCluster(absl::string_view value, int k, std::string* out) const;
+  // clusters_ from the config, when some column reads them.
+  absl::Status LoadClusters();
+
   // "'name' (#j)" or "#j", for error messages.
   std::string DescribeTemplate(int j) const;
 
@@ -180,6 +187,8 @@ class FeatureExtractor {
   std::vector<Template> templates_;  // config order, then the bias
   std::vector<std::unique_ptr<RE2>> patterns_;
   std::unique_ptr<FeatureExtractor> pair_extractor_;
+  // The config's clusters, when a CLUSTER part reads them.
+  std::shared_ptr<const WordClusterTable> clusters_;
 };
 
 // Drops position 0's features (keeping the position): pair features have

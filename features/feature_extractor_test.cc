@@ -716,3 +716,44 @@ TEST(FeatureExtractorTest, PairTemplatesHaveTheirOwnExtractor) {
 
 }  // namespace
 }  // namespace chaintag
+
+namespace chaintag {
+namespace {
+
+TEST(FeatureExtractorTest, ClusterPrefixesOfTheWordsBitString) {
+  // Two clusters "0" and "1" split again: "00", "01", "1".
+  WordClusters clusters;
+  clusters.set_format_version(kWordClustersVersion);
+  for (const char* bits : {"00", "01", "1"}) clusters.add_bit_string(bits);
+  for (const auto& [word, cluster] : std::vector<std::pair<std::string, int>>{
+           {"Paris", 0}, {"Rome", 0}, {"said", 1}, {"the", 2}}) {
+    clusters.add_word(word);
+    clusters.add_cluster(cluster);
+  }
+  FeatureConfig config;
+  config.set_bias(false);
+  config.set_num_buckets(uint64_t{1} << 32);
+  *config.mutable_clusters() = clusters;
+  for (int k : {1, 0}) {
+    TemplatePart* part = config.add_templates()->add_parts();
+    part->set_transform(TemplatePart::CLUSTER);
+    part->set_k(k);
+  }
+  absl::StatusOr<FeatureExtractor> fx = FeatureExtractor::Create(config);
+  ASSERT_TRUE(fx.ok()) << fx.status();
+  const Hashes h =
+      GetHashes(*fx, MakeSentence({{"Paris"}, {"said"}, {"Oslo"}, {"the"}}));
+  EXPECT_THAT(At(h, 0), ElementsAre(RefHash(0, {"0"}), RefHash(1, {"00"})));
+  EXPECT_THAT(At(h, 1), ElementsAre(RefHash(0, {"0"}), RefHash(1, {"01"})));
+  EXPECT_THAT(At(h, 2), IsEmpty());  // no cluster: no feature
+  EXPECT_THAT(At(h, 3), ElementsAre(RefHash(0, {"1"}), RefHash(1, {"1"})));
+  // Without clusters, or with malformed ones, Create refuses.
+  config.clear_clusters();
+  EXPECT_FALSE(FeatureExtractor::Create(config).ok());
+  *config.mutable_clusters() = clusters;
+  config.mutable_clusters()->set_bit_string(2, "10");  // "1" lost its leaf
+  EXPECT_FALSE(FeatureExtractor::Create(config).ok());
+}
+
+}  // namespace
+}  // namespace chaintag

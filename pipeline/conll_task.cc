@@ -15,6 +15,7 @@
 #include "corpora/conll_reader.h"
 #include "corpora/conlleval.h"
 #include "corpora/tag_scheme.h"
+#include "features/word_clusters.h"
 #include "models/transition_constraints.h"
 
 namespace chaintag {
@@ -89,6 +90,39 @@ absl::StatusOr<double> ScoreDocuments(
   if (accuracy != nullptr) *accuracy = scorer.accuracy();
   if (predictions_out != nullptr) *predictions_out = std::move(predictions);
   return scorer.f1();
+}
+
+// features.cluster_source: Brown clusters of the training words and the
+// raw text named, into the (resolved) features, where the model file keeps
+// them. Clusters already there are kept.
+absl::Status BuildClusters(const PipelineOptions& options,
+                           PreparedCorpus* prepared) {
+  FeatureConfig* features = prepared->config.mutable_features();
+  if (!features->has_cluster_source() || features->has_clusters()) {
+    return absl::OkStatus();
+  }
+  const ClusterSource& source = features->cluster_source();
+  BigramCounts counts;
+  absl::Status added =
+      AddConllWords(prepared->train, source.attribute(), &counts);
+  for (const std::string& path : source.raw_text()) {
+    if (added.ok()) {
+      added = AddRawTextFile(ResolvePath(options.corpora_root, path), &counts);
+    }
+  }
+  if (!added.ok()) return added;
+  BrownClusteringOptions clustering;
+  clustering.num_clusters = source.num_clusters();
+  clustering.min_count = source.min_count();
+  clustering.source = "the training words";
+  absl::StatusOr<WordClusters> clusters =
+      BuildBrownClusters(counts, clustering);
+  if (!clusters.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("features.cluster_source: ", clusters.status().message()));
+  }
+  *features->mutable_clusters() = *std::move(clusters);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<Sentence>> ReadTrainingFile(
@@ -343,7 +377,7 @@ absl::Status ConllTask::ReadCorpus(const PipelineOptions& options,
         "config: corpus.retrain_on_train_and_dev needs a dev split "
         "(corpus.dev or corpus.dev_fraction)");
   }
-  return absl::OkStatus();
+  return BuildClusters(options, prepared);
 }
 
 absl::Status ConllTask::PrepareProblem(PreparedCorpus* prepared) const {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/parallel.h"
 #include "corpora/tag_scheme.h"
 #include "features/document_features.h"
 #include "pipeline/chain_training.h"
@@ -102,17 +103,77 @@ absl::Status AppendAttributes(
   return absl::OkStatus();
 }
 
+// Fold f of the jackknife: its documents' labels (in `labels`) from a first
+// stage trained on the other folds; `line` reports it.
+absl::Status LabelFold(const PipelineConfig& stage_config,
+                       const PreparedCorpus& prepared, int f,
+                       std::vector<std::vector<std::string>>* labels,
+                       std::string* line) {
+  const absl::Time start = absl::Now();
+  const int folds = prepared.config.stacking().folds();
+  std::vector<Sentence> rest, held_out;
+  std::vector<int> held_out_index;
+  for (int i = 0; i < static_cast<int>(prepared.train.size()); ++i) {
+    const Sentence& sentence = prepared.train[i];
+    if (sentence.document % folds == f) {
+      held_out.push_back(sentence);
+      held_out_index.push_back(i);
+    } else {
+      rest.push_back(sentence);
+    }
+  }
+  if (held_out.empty() || rest.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "stacking: fold ", f, " of ", folds, " has ", held_out.size(),
+        " of the training sentences: too few documents "
+        "(-DOCSTART- lines, or corpus.format.document_blank_lines)"));
+  }
+  absl::StatusOr<ChainModel> model =
+      TrainFirstStage(stage_config, prepared, std::move(rest));
+  if (!model.ok()) return model.status();
+  std::vector<std::vector<std::string>> fold_labels;
+  absl::Status labelled = LabelDocuments(*model, held_out, &fold_labels);
+  if (!labelled.ok()) return labelled;
+  for (size_t k = 0; k < held_out_index.size(); ++k) {
+    (*labels)[held_out_index[k]] = std::move(fold_labels[k]);
+  }
+  *line = absl::StrFormat("stacking: fold %d/%d, %d sentences held out, %.1fs",
+                          f + 1, folds, static_cast<int>(held_out.size()),
+                          absl::ToDoubleSeconds(absl::Now() - start));
+  return absl::OkStatus();
+}
+
 // The saved first stage (on train) labels dev; with retraining, a first
 // stage on train + dev waits for the final model.
 absl::Status TrainSavedFirstStages(const PipelineConfig& stage_config,
                                    const ProgressLine& say,
                                    PreparedCorpus* prepared) {
   const absl::Time start = absl::Now();
-  absl::StatusOr<ChainModel> on_train =
-      TrainFirstStage(stage_config, *prepared, prepared->train);
-  if (!on_train.ok()) return on_train.status();
+  // On train and on train + dev, side by side.
+  const bool retrain = prepared->config.corpus().retrain_on_train_and_dev();
+  absl::StatusOr<ChainModel> stages[2] = {absl::UnknownError("not trained"),
+                                          absl::UnknownError("not trained")};
+  ParallelFor(retrain ? 2 : 1, WorkerThreads(prepared->config),
+              [&](int begin, int end) {
+                for (int k = begin; k < end; ++k) {
+                  std::vector<Sentence> train = prepared->train;
+                  if (k == 1) {
+                    train.insert(train.end(), prepared->dev.begin(),
+                                 prepared->dev.end());
+                  }
+                  stages[k] = TrainFirstStage(stage_config, *prepared,
+                                              std::move(train));
+                }
+              });
+  for (int k = 0; k < (retrain ? 2 : 1); ++k) {
+    if (!stages[k].ok()) return stages[k].status();
+  }
   prepared->first_stage =
-      std::make_shared<const ChainModel>(*std::move(on_train));
+      std::make_shared<const ChainModel>(*std::move(stages[0]));
+  if (retrain) {
+    prepared->first_stage_with_dev =
+        std::make_shared<const ChainModel>(*std::move(stages[1]));
+  }
   if (!prepared->dev.empty()) {
     std::vector<std::vector<std::string>> labels;
     absl::Status labelled =
@@ -123,15 +184,6 @@ absl::Status TrainSavedFirstStages(const PipelineConfig& stage_config,
         AppendAttributes(prepared->config.stacking().word_attribute(), labels,
                          &prepared->stacked_dev);
     if (!added.ok()) return added;
-  }
-  if (prepared->config.corpus().retrain_on_train_and_dev()) {
-    std::vector<Sentence> both = prepared->train;
-    both.insert(both.end(), prepared->dev.begin(), prepared->dev.end());
-    absl::StatusOr<ChainModel> on_both =
-        TrainFirstStage(stage_config, *prepared, std::move(both));
-    if (!on_both.ok()) return on_both.status();
-    prepared->first_stage_with_dev =
-        std::make_shared<const ChainModel>(*std::move(on_both));
   }
   say(absl::StrFormat("stacking: the saved first stage%s, %.1fs",
                       prepared->first_stage_with_dev != nullptr
@@ -149,37 +201,18 @@ absl::Status JackknifeLabels(const PipelineConfig& stage_config,
                              std::vector<std::vector<std::string>>* labels) {
   const int folds = prepared.config.stacking().folds();
   labels->assign(prepared.train.size(), {});
+  std::vector<absl::Status> statuses(folds);
+  std::vector<std::string> lines(folds);
+  // The folds' stages train side by side: each writes only its own
+  // sentences' labels, so the result does not depend on the threads.
+  ParallelFor(folds, WorkerThreads(prepared.config), [&](int begin, int end) {
+    for (int f = begin; f < end; ++f) {
+      statuses[f] = LabelFold(stage_config, prepared, f, labels, &lines[f]);
+    }
+  });
   for (int f = 0; f < folds; ++f) {
-    const absl::Time start = absl::Now();
-    std::vector<Sentence> rest, held_out;
-    std::vector<int> held_out_index;
-    for (int i = 0; i < static_cast<int>(prepared.train.size()); ++i) {
-      const Sentence& sentence = prepared.train[i];
-      if (sentence.document % folds == f) {
-        held_out.push_back(sentence);
-        held_out_index.push_back(i);
-      } else {
-        rest.push_back(sentence);
-      }
-    }
-    if (held_out.empty() || rest.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "stacking: fold ", f, " of ", folds, " has ", held_out.size(),
-          " of the training sentences: too few documents "
-          "(-DOCSTART- lines, or corpus.format.document_blank_lines)"));
-    }
-    absl::StatusOr<ChainModel> model =
-        TrainFirstStage(stage_config, prepared, std::move(rest));
-    if (!model.ok()) return model.status();
-    std::vector<std::vector<std::string>> fold_labels;
-    absl::Status labelled = LabelDocuments(*model, held_out, &fold_labels);
-    if (!labelled.ok()) return labelled;
-    for (size_t k = 0; k < held_out_index.size(); ++k) {
-      (*labels)[held_out_index[k]] = std::move(fold_labels[k]);
-    }
-    say(absl::StrFormat("stacking: fold %d/%d, %d sentences held out, %.1fs",
-                        f + 1, folds, static_cast<int>(held_out.size()),
-                        absl::ToDoubleSeconds(absl::Now() - start)));
+    if (!statuses[f].ok()) return statuses[f];
+    say(lines[f]);
   }
   return absl::OkStatus();
 }
