@@ -208,6 +208,21 @@ absl::StatusOr<bool> ConllReader::Next(Item* item) {
   return false;
 }
 
+std::vector<std::pair<int, int>> DocumentRanges(
+    const std::vector<Sentence>& sentences) {
+  std::vector<std::pair<int, int>> ranges;
+  const int n = static_cast<int>(sentences.size());
+  for (int begin = 0; begin < n;) {
+    int end = begin + 1;
+    while (end < n && sentences[end].document == sentences[begin].document) {
+      ++end;
+    }
+    ranges.emplace_back(begin, end);
+    begin = end;
+  }
+  return ranges;
+}
+
 absl::StatusOr<std::vector<Sentence>> ReadConllFile(const std::string& path,
                                                     const ConllFormat& format,
                                                     ConllFormat* resolved,

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <istream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -97,6 +98,11 @@ class ConllReader {
   int label_column_ = -1;
   std::vector<int> attribute_columns_;
 };
+
+// The [begin, end) sentence ranges of each document (runs of one
+// Sentence::document), in order.
+std::vector<std::pair<int, int>> DocumentRanges(
+    const std::vector<Sentence>& sentences);
 
 // Reads the whole file at `path` (named as given in errors); -DOCSTART-
 // items are dropped. Errors when the file cannot be opened.

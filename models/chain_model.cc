@@ -370,6 +370,21 @@ ModelFile ChainModel::ToProto() const {
   return file;
 }
 
+absl::Status ChainModel::AddDocumentAttributes(absl::Span<Sentence> document,
+                                               TagScratch* scratch) const {
+  if (first_stage_ == nullptr) return absl::OkStatus();
+  std::vector<std::vector<std::string>> labels;
+  absl::Status status = first_stage_->TagDocument(document, scratch, &labels);
+  if (!status.ok()) return status;
+  // The document attributes read IOB2 chunks.
+  for (std::vector<std::string>& sentence_labels : labels) {
+    sentence_labels =
+        ConvertTags(sentence_labels, first_stage_->file_.output_scheme(), IOB2);
+  }
+  return AppendDocumentAttributes(file_.document_word_attribute(), labels,
+                                  document);
+}
+
 int ChainModel::added_attributes() const {
   return first_stage_ == nullptr
              ? 0
@@ -387,16 +402,8 @@ absl::Status ChainModel::TagDocument(
     }
     return absl::OkStatus();
   }
-  absl::Status status = first_stage_->TagDocument(document, scratch, tags);
-  if (!status.ok()) return status;
-  // The document attributes read IOB2 chunks.
-  for (std::vector<std::string>& sentence_tags : *tags) {
-    sentence_tags =
-        ConvertTags(sentence_tags, first_stage_->file_.output_scheme(), IOB2);
-  }
   std::vector<Sentence> stacked(document.begin(), document.end());
-  status = AppendDocumentAttributes(file_.document_word_attribute(), *tags,
-                                    absl::MakeSpan(stacked));
+  absl::Status status = AddDocumentAttributes(absl::MakeSpan(stacked), scratch);
   if (!status.ok()) return status;
   for (size_t s = 0; s < stacked.size(); ++s) {
     status = Tag(stacked[s], scratch, &(*tags)[s]);

@@ -211,6 +211,11 @@ class ChainModel {
   absl::Status TagDocument(absl::Span<const Sentence> document,
                            TagScratch* scratch,
                            std::vector<std::vector<std::string>>* tags) const;
+  // A stacked model's document attributes, from its first stage's labels
+  // of `document`, appended to its sentences (nothing for a single-stage
+  // model): what Predict, PredictNBest and Tag then read.
+  absl::Status AddDocumentAttributes(absl::Span<Sentence> document,
+                                     TagScratch* scratch) const;
   // The attributes a sentence given to Predict, PredictNBest or Tag must
   // have beyond the input columns': a stacked model's document attributes.
   int added_attributes() const;

@@ -217,6 +217,16 @@ absl::Status Bundle::Tag(const std::vector<std::string>& words,
       }
     }
 
+    // A stacked stage reads raw text without documents: each sentence is
+    // its own document.
+    absl::Status stacked = stage.model.AddDocumentAttributes(
+        absl::MakeSpan(&sentence, 1), &scratch->tag);
+    if (!stacked.ok()) {
+      return absl::Status(
+          stacked.code(),
+          absl::StrCat("stage ", stage.name, ": ", stacked.message()));
+    }
+
     DecodeOptions decode;
     decode.constrained = options.constrained;
     decode.nbest = last ? options.nbest : 1;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "corpora/conll_reader.h"
 #include "corpora/conlleval.h"
 
 namespace chaintag {
@@ -67,7 +68,17 @@ absl::StatusOr<StageScore> ScoreModel(const ChainModel& model,
   Decoded decoded;
   DecodeOptions options;
   options.constrained = constrained;
-  for (const Sentence& sentence : sentences) {
+  // A stacked model reads its documents' attributes.
+  std::vector<Sentence> stacked;
+  if (model.first_stage() != nullptr) {
+    stacked = sentences;
+    for (const auto& [begin, end] : DocumentRanges(stacked)) {
+      absl::Status added = model.AddDocumentAttributes(
+          absl::MakeSpan(stacked).subspan(begin, end - begin), &scratch);
+      if (!added.ok()) return added;
+    }
+  }
+  for (const Sentence& sentence : stacked.empty() ? sentences : stacked) {
     if (!sentence.has_tags()) {
       return absl::InvalidArgumentError(absl::StrCat(
           sentence.source, ":", sentence.first_line, ": no gold tags"));

@@ -318,21 +318,6 @@ absl::StatusOr<std::string> ScoreDev(const PreparedCorpus& prepared,
 
 }  // namespace
 
-std::vector<std::pair<int, int>> DocumentRanges(
-    const std::vector<Sentence>& sentences) {
-  std::vector<std::pair<int, int>> ranges;
-  const int n = static_cast<int>(sentences.size());
-  for (int begin = 0; begin < n;) {
-    int end = begin + 1;
-    while (end < n && sentences[end].document == sentences[begin].document) {
-      ++end;
-    }
-    ranges.emplace_back(begin, end);
-    begin = end;
-  }
-  return ranges;
-}
-
 absl::StatusOr<double> EvaluateModel(
     const ChainModel& model, const std::vector<Sentence>& sentences,
     int num_threads, std::string* report, double* accuracy,

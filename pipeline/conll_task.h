@@ -58,11 +58,6 @@ class ConllTask : public Task {
   absl::Status PrepareProblem(PreparedCorpus* prepared) const;
 };
 
-// The [begin, end) sentence ranges of each document (runs of one
-// Sentence::document), in order.
-std::vector<std::pair<int, int>> DocumentRanges(
-    const std::vector<Sentence>& sentences);
-
 // Tags `sentences` with `model` (in parallel, deterministic) and scores them
 // with conlleval semantics; `report` gets conlleval's text and
 // `predictions` the tags, when non-null.

@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "corpora/conlleval.h"
+#include "corpora/tag_scheme.h"
 #include "features/document_features.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -724,6 +725,69 @@ TEST_F(PipelineTest, JackknifeLabelsComeFromStagesThatNeverSawTheDocument) {
   for (const std::set<std::string>& fold : fold_labels) {
     EXPECT_EQ(fold.size(), 1u);
   }
+}
+
+}  // namespace
+}  // namespace chaintag
+
+namespace chaintag {
+namespace {
+
+// SyntheticCorpus as `word POS tag` lines in IOB2: no chunk column.
+std::string WordPosCorpus(int num_sentences, int seed) {
+  std::string out;
+  std::vector<std::string> words, pos, tags;
+  auto flush = [&]() {
+    const std::vector<std::string> iob2 = ConvertTags(tags, IOB1, IOB2);
+    for (size_t t = 0; t < words.size(); ++t) {
+      absl::StrAppend(&out, words[t], " ", pos[t], " ", iob2[t], "\n");
+    }
+    out += "\n";
+    words.clear();
+    pos.clear();
+    tags.clear();
+  };
+  for (absl::string_view line :
+       absl::StrSplit(SyntheticCorpus(num_sentences, seed), '\n')) {
+    if (absl::StartsWith(line, "-DOCSTART-")) {
+      out += "-DOCSTART- -X- O\n\n";
+    } else if (line.empty()) {
+      if (!words.empty()) flush();
+    } else {
+      const std::vector<std::string> fields = absl::StrSplit(line, ' ');
+      words.push_back(fields[0]);
+      pos.push_back(fields[1]);
+      tags.push_back(fields[3]);
+    }
+  }
+  return out;
+}
+
+TEST_F(PipelineTest, WordPosPresetTrainsByConfigurationAlone) {
+  WriteFile(TmpDir() + "/wp_train.txt", WordPosCorpus(200, 1));
+  WriteFile(TmpDir() + "/wp_dev.txt", WordPosCorpus(40, 2));
+  WriteFile(TmpDir() + "/wp_test.txt", WordPosCorpus(48, 3));
+  absl::StatusOr<PipelineConfig> config =
+      ReadPipelineConfig("pipeline/configs/conll_ner_word_pos.textproto");
+  ASSERT_TRUE(config.ok()) << config.status();
+  // The corpus, as the preset's comment says, and a short run.
+  config->mutable_corpus()->set_train("wp_train.txt");
+  config->mutable_corpus()->set_dev("wp_dev.txt");
+  config->mutable_corpus()->set_test("wp_test.txt");
+  config->mutable_solver()->set_max_passes(4);
+  config->mutable_stacking()->set_first_stage_passes(2);
+  config->mutable_features()->mutable_cluster_source()->set_num_clusters(8);
+  config->mutable_features()->set_num_buckets(1 << 16);
+  config->set_model_path("wp.model");
+  config->set_predictions_path("wp.pred");
+  absl::StatusOr<PipelineResult> result = RunPipeline(*config, options_);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_GT(result->test_f1, 50);
+  absl::StatusOr<ChainModel> model = ChainModel::Load(result->model_path);
+  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_NE(model->first_stage(), nullptr);
+  EXPECT_EQ(model->header().input_format().attribute_columns_size(), 2);
+  EXPECT_EQ(model->header().features().clusters().bit_string_size(), 8);
 }
 
 }  // namespace

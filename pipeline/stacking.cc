@@ -10,6 +10,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "base/parallel.h"
+#include "corpora/conll_reader.h"
 #include "corpora/tag_scheme.h"
 #include "features/document_features.h"
 #include "pipeline/chain_training.h"
