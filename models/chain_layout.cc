@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "base/cpu_dispatch.h"
+
 namespace chaintag {
 
 namespace {
@@ -35,15 +37,17 @@ inline void UnaryScores(int num_labels, const Weight* emission,
 
 // Both are also built for AVX2 and picked at load time where the CPU has it:
 // the label loop then converts and multiplies four weights at a time.
-__attribute__((target_clones("avx2", "default"))) void ComputeUnaryScores(
-    int num_labels, const float* emission, const FeatureSequence& features,
-    double* unary) {
+CHAINTAG_AVX2_CLONES void ComputeUnaryScores(int num_labels,
+                                             const float* emission,
+                                             const FeatureSequence& features,
+                                             double* unary) {
   UnaryScores(num_labels, emission, features, unary);
 }
 
-__attribute__((target_clones("avx2", "default"))) void ComputeUnaryScores(
-    int num_labels, const double* emission, const FeatureSequence& features,
-    double* unary) {
+CHAINTAG_AVX2_CLONES void ComputeUnaryScores(int num_labels,
+                                             const double* emission,
+                                             const FeatureSequence& features,
+                                             double* unary) {
   UnaryScores(num_labels, emission, features, unary);
 }
 

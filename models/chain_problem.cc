@@ -359,6 +359,15 @@ void ChainProblem::Decode(int i, const double* w, Corner* corner) const {
   DecodeBest(scores, corner->data());
 }
 
+bool ChainProblem::IsCorner(int i, const Corner& y) const {
+  if (y.size() != examples_[i].labels.size()) return false;
+  for (int32_t label : y) {
+    if (label < 0 || label >= layout_.num_labels) return false;
+  }
+  return structure_ == nullptr ||
+         structure_->IsAllowed(y.data(), static_cast<int>(y.size()));
+}
+
 double ChainProblem::Loss(int i, const Corner& y) const {
   const std::vector<int32_t>& gold = examples_[i].labels;
   int wrong = 0;

@@ -108,6 +108,9 @@ class ChainProblem : public Problem {
   double CornerDistanceSquared(int i, const Corner& a,
                                const Corner& b) const override;
   const Corner& GoldCorner(int i) const override { return examples_[i].labels; }
+  // One label id < num_labels per position; at second order, a labeling
+  // the structure allows.
+  bool IsCorner(int i, const Corner& y) const override;
   // kTopKL2 through top-K Viterbi and the simplex projection, kEntropy
   // through forward–backward; both on the loss-augmented scores. The state
   // is the distribution's expected label marginals.

@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/cpu_dispatch.h"
 #include "models/log_sum_exp.h"
 #include "models/top_k_merge.h"
 
@@ -381,9 +382,9 @@ double SecondOrderViterbi::Decode(const SecondOrderStructure& structure,
 // ViterbiDecoder::Decode is: the max-plus kernels run four targets wide.
 // The sources of a block (a, b) all end in b, so b's unary at t − 1 is
 // added once per source rather than once per state at t − 1.
-__attribute__((target_clones("avx2", "default"))) void
-SecondOrderViterbi::Advance(const SecondOrderStructure& structure,
-                            const SecondOrderScores& scores, int t) {
+CHAINTAG_AVX2_CLONES void SecondOrderViterbi::Advance(
+    const SecondOrderStructure& structure, const SecondOrderScores& scores,
+    int t) {
   const double* previous = delta_.data() + structure.RowOffset(t - 1);
   double* current = delta_.data() + structure.RowOffset(t);
   const double* unary =
@@ -786,8 +787,7 @@ void SecondOrderForwardBackward::ForwardStep(
 
 // Rows of whole vectors, as SecondOrderViterbi's kernels: the padding
 // columns of sum_ are computed and ignored.
-__attribute__((target_clones("avx2", "default"))) void
-SecondOrderForwardBackward::SumBlockColumns(
+CHAINTAG_AVX2_CLONES void SecondOrderForwardBackward::SumBlockColumns(
     const SecondOrderStructure::Block& block) {
   double* __restrict sum = sum_.data();
   const double* factor = factor_.data();

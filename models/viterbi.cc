@@ -2,6 +2,8 @@
 
 #include <cstddef>
 
+#include "base/cpu_dispatch.h"
+
 namespace chaintag {
 
 double ScoreLabeling(const ChainScores& scores, const int32_t* labels) {
@@ -18,8 +20,8 @@ double ScoreLabeling(const ChainScores& scores, const int32_t* labels) {
 
 // Also built for AVX2 and picked at load time where the CPU has it: the
 // max-plus loop then runs four labels wide instead of two (same values).
-__attribute__((target_clones("avx2", "default"))) double ViterbiDecoder::Decode(
-    const ChainScores& scores, int32_t* labels) {
+CHAINTAG_AVX2_CLONES double ViterbiDecoder::Decode(const ChainScores& scores,
+                                                   int32_t* labels) {
   const int T = scores.length;
   const int L = scores.num_labels;
   if (T == 0) return 0;

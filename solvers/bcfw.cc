@@ -832,6 +832,11 @@ absl::Status BcfwRun::LoadCorners(const CheckpointReader& reader) {
       }
       const Corner corner(labels.begin() + label,
                           labels.begin() + label + length);
+      if (!problem_.IsCorner(i, corner)) {
+        return absl::DataLossError(
+            absl::StrCat("checkpoint's corner ", k, " of block ", i,
+                         " is no labeling of it"));
+      }
       label += length;
       store.Add(corner, losses[entry], alphas[entry]);
       if (!fully_corrective_) continue;

@@ -1,5 +1,6 @@
 #include "solvers/checkpoint.h"
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -60,11 +61,28 @@ absl::Status CheckpointReader::CheckSize(absl::string_view name,
                                           expected));
 }
 
+namespace {
+
+// No solver state holds a NaN (+∞ marks unvisited blocks' gaps): one read
+// back would make every comparison false, e.g. an oracle find no maximiser.
+absl::Status CheckNoNan(absl::string_view name, const CheckpointArray& array) {
+  for (double v : array.reals()) {
+    if (std::isnan(v)) {
+      return absl::DataLossError(
+          absl::StrCat("checkpoint's \"", name, "\" holds a NaN"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status CheckpointReader::Reals(absl::string_view name, int64_t size,
                                      std::vector<double>* values) const {
   absl::StatusOr<const CheckpointArray*> array = Find(name);
   if (!array.ok()) return array.status();
   absl::Status sized = CheckSize(name, (*array)->reals_size(), size);
+  if (sized.ok()) sized = CheckNoNan(name, **array);
   if (!sized.ok()) return sized;
   values->assign((*array)->reals().begin(), (*array)->reals().end());
   return absl::OkStatus();
@@ -75,6 +93,7 @@ absl::Status CheckpointReader::Reals(absl::string_view name, int64_t size,
   absl::StatusOr<const CheckpointArray*> array = Find(name);
   if (!array.ok()) return array.status();
   absl::Status sized = CheckSize(name, (*array)->reals_size(), size);
+  if (sized.ok()) sized = CheckNoNan(name, **array);
   if (!sized.ok()) return sized;
   std::copy((*array)->reals().begin(), (*array)->reals().end(), values);
   return absl::OkStatus();

@@ -500,9 +500,13 @@ absl::Status MpBcfwSteps::LoadState(const CheckpointReader& reader) {
           label + length > labels.size()) {
         return absl::DataLossError("checkpoint's planes are truncated");
       }
-      planes.push_back({Corner(labels.begin() + label,
-                               labels.begin() + label + length),
-                        losses[plane], accesses[plane]});
+      Corner corner(labels.begin() + label, labels.begin() + label + length);
+      if (!problem_.IsCorner(i, corner)) {
+        return absl::DataLossError(
+            absl::StrCat("checkpoint's plane ", k, " of block ", i,
+                         " is no labeling of it"));
+      }
+      planes.push_back({std::move(corner), losses[plane], accesses[plane]});
       label += length;
     }
   }

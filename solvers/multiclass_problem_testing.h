@@ -163,6 +163,9 @@ class MulticlassProblem : public Problem {
     return sum;
   }
   const Corner& GoldCorner(int i) const override { return gold_[i]; }
+  bool IsCorner(int, const Corner& y) const override {
+    return y.size() == 1 && y[0] >= 0 && y[0] < num_classes_;
+  }
 
   // By definition, over all classes: h(y) = L(y) − ⟨w, ψ_i(y)⟩, classes
   // ranked by h with ties to the lower id; ℓ2 weights from a sort-based

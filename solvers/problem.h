@@ -135,6 +135,12 @@ class Problem {
                                        const Corner& b) const = 0;
   // The gold labeling y_i (ψ_i(y_i) = 0, L_i(y_i) = 0 for Hamming losses).
   virtual const Corner& GoldCorner(int i) const = 0;
+  // Whether `y` is a corner of block i, for corners read from a file (a
+  // checkpoint): every other method trusts its corners. By default only
+  // the length is checked; problems with label ids check their range too.
+  virtual bool IsCorner(int i, const Corner& y) const {
+    return y.size() == GoldCorner(i).size();
+  }
 
   // Smoothed oracle: returns f_{i,μ}(w) (see Smoothing) and writes to
   // `state` (BlockStateSize(i) doubles) the block state of the distribution
