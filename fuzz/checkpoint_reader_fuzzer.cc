@@ -22,25 +22,9 @@
 #include "solvers/checkpoint.h"
 #include "solvers/monitor.h"
 #include "solvers/registry.h"
-#include "xxhash.h"
 
 namespace chaintag {
 namespace {
-
-// A copy of ArraysChecksum in solvers/checkpoint.cc.
-uint64_t ArraysChecksum(const SolverCheckpoint& checkpoint) {
-  XXH3_state_t* state = XXH3_createState();
-  XXH3_64bits_reset(state);
-  std::string bytes;
-  for (const CheckpointArray& array : checkpoint.arrays()) {
-    bytes.clear();
-    array.SerializeToString(&bytes);
-    XXH3_64bits_update(state, bytes.data(), bytes.size());
-  }
-  const uint64_t hash = XXH3_64bits_digest(state);
-  XXH3_freeState(state);
-  return hash;
-}
 
 // Every accessor of CheckpointReader on every array, with and without the
 // array's own size.
@@ -109,7 +93,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       parsed.format_version() != kCheckpointFormatVersion) {
     return 0;
   }
-  parsed.set_checksum(ArraysChecksum(parsed));
+  parsed.set_checksum(CheckpointChecksum(parsed));
   checkpoint = ReadCheckpoint(file.Write(parsed.SerializeAsString()));
   FUZZ_CHECK(checkpoint.ok());
   Use(*checkpoint);

@@ -27,56 +27,11 @@
 #include "fuzz/fuzz_util.h"
 #include "models/chain_model.h"
 #include "models/model_file.pb.h"
-#include "xxhash.h"
 
 namespace chaintag {
 namespace {
 
 constexpr uint64_t kMaxFuzzedBuckets = uint64_t{1} << 24;
-
-// A copy of WeightsChecksum in models/chain_model.cc.
-uint64_t WeightsChecksum(const ModelFile& file) {
-  XXH3_state_t* state = XXH3_createState();
-  XXH3_64bits_reset(state);
-  auto add = [state](const void* data, size_t bytes) {
-    if (bytes > 0) XXH3_64bits_update(state, data, bytes);
-  };
-  add(file.emission_buckets().data(),
-      file.emission_buckets_size() * sizeof(uint32_t));
-  add(file.emission_weights_f32().data(),
-      file.emission_weights_f32_size() * sizeof(float));
-  add(file.emission_weights_f64().data(),
-      file.emission_weights_f64_size() * sizeof(double));
-  add(file.transitions().data(), file.transitions_size() * sizeof(double));
-  add(file.start().data(), file.start_size() * sizeof(double));
-  add(file.end().data(), file.end_size() * sizeof(double));
-  if (file.weight_precision() == FLOAT64) {
-    constexpr char kFloat64[] = "float64";
-    add(kFloat64, sizeof(kFloat64));
-  }
-  if (file.constrained_decoding()) {
-    constexpr char kConstrained[] = "constrained_decoding";
-    add(kConstrained, sizeof(kConstrained));
-  }
-  if (file.order() == 2) {
-    constexpr char kSecondOrder[] = "order 2";
-    add(kSecondOrder, sizeof(kSecondOrder));
-    add(file.trigram_labels().data(),
-        file.trigram_labels_size() * sizeof(int32_t));
-    add(file.trigram_weights().data(),
-        file.trigram_weights_size() * sizeof(double));
-    add(file.pair_labels().data(), file.pair_labels_size() * sizeof(int32_t));
-    add(file.pair_buckets().data(),
-        file.pair_buckets_size() * sizeof(uint32_t));
-    add(file.pair_weights_f32().data(),
-        file.pair_weights_f32_size() * sizeof(float));
-    add(file.pair_weights_f64().data(),
-        file.pair_weights_f64_size() * sizeof(double));
-  }
-  const uint64_t hash = XXH3_64bits_digest(state);
-  XXH3_freeState(state);
-  return hash;
-}
 
 // A sentence of `length` tokens with `attributes` columns of short words.
 Sentence MakeSentence(int length, int attributes) {

@@ -20,12 +20,14 @@
 namespace chaintag {
 namespace {
 
-// Checksum over the weight fields, in a fixed order, then over the
-// precision and the decoding mode when they differ from the defaults: those
-// fields are serialised after the rows, so a file cut just before them would
-// otherwise load and decode differently.
 absl::Status CheckWeightFields(const ModelFile& file);
 
+}  // namespace
+
+// Over the weight fields, in a fixed order, then over the precision and the
+// decoding mode when they differ from the defaults: those fields are
+// serialised after the rows, so a file cut just before them would otherwise
+// load and decode differently.
 uint64_t WeightsChecksum(const ModelFile& file) {
   XXH3_state_t* state = XXH3_createState();
   XXH3_64bits_reset(state);
@@ -80,6 +82,8 @@ uint64_t WeightsChecksum(const ModelFile& file) {
   XXH3_freeState(state);
   return hash;
 }
+
+namespace {
 
 template <typename Field>
 bool AllFinite(const Field& values) {

@@ -245,6 +245,10 @@ class ChainModel {
   TransitionConstraints constraints_;
 };
 
+// The checksum a model file records (ModelFile.weights_checksum): XXH3-64
+// of its weights, and of the flags and first stage that change decoding.
+uint64_t WeightsChecksum(const ModelFile& file);
+
 // Label ids to their names, re-encoded from scheme `from` to `to`.
 std::vector<std::string> LabelsToTags(const LabelSet& labels, TagScheme from,
                                       TagScheme to,

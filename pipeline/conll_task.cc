@@ -24,6 +24,26 @@ namespace {
 using TagFunction = std::function<absl::Status(const Sentence&, TagScratch*,
                                                std::vector<std::string>*)>;
 
+// conlleval's scores of `predictions` (one per sentence) against the
+// sentences' gold tags, in corpus order.
+absl::StatusOr<double> ScorePredictions(
+    const std::vector<Sentence>& sentences,
+    std::vector<std::vector<std::string>> predictions, bool raw,
+    std::string* report, double* accuracy,
+    std::vector<std::vector<std::string>>* predictions_out) {
+  ConllevalOptions options;
+  options.raw = raw;
+  ConllevalScorer scorer(options);
+  for (size_t i = 0; i < sentences.size(); ++i) {
+    scorer.AddSentence(sentences[i].tags, predictions[i]);
+  }
+  scorer.Finish();
+  if (report != nullptr) *report = scorer.Report();
+  if (accuracy != nullptr) *accuracy = scorer.accuracy();
+  if (predictions_out != nullptr) *predictions_out = std::move(predictions);
+  return scorer.f1();
+}
+
 // Tags every sentence (in parallel; each sentence's tags land in its own
 // slot) and scores them in corpus order, so the result is deterministic.
 absl::StatusOr<double> ScoreTagger(
@@ -39,18 +59,11 @@ absl::StatusOr<double> ScoreTagger(
       errors[i] = tag(sentences[i], &scratch, &predictions[i]);
     }
   });
-  ConllevalOptions options;
-  options.raw = raw;
-  ConllevalScorer scorer(options);
-  for (int i = 0; i < n; ++i) {
-    if (!errors[i].ok()) return errors[i];
-    scorer.AddSentence(sentences[i].tags, predictions[i]);
+  for (const absl::Status& error : errors) {
+    if (!error.ok()) return error;
   }
-  scorer.Finish();
-  if (report != nullptr) *report = scorer.Report();
-  if (accuracy != nullptr) *accuracy = scorer.accuracy();
-  if (predictions_out != nullptr) *predictions_out = std::move(predictions);
-  return scorer.f1();
+  return ScorePredictions(sentences, std::move(predictions), raw, report,
+                          accuracy, predictions_out);
 }
 
 // EvaluateModel for a stacked model: a document at a time (in parallel,
@@ -79,17 +92,9 @@ absl::StatusOr<double> ScoreDocuments(
   for (const absl::Status& error : errors) {
     if (!error.ok()) return error;
   }
-  ConllevalOptions options;
-  options.raw = model.header().output_scheme() == NONE;
-  ConllevalScorer scorer(options);
-  for (size_t i = 0; i < sentences.size(); ++i) {
-    scorer.AddSentence(sentences[i].tags, predictions[i]);
-  }
-  scorer.Finish();
-  if (report != nullptr) *report = scorer.Report();
-  if (accuracy != nullptr) *accuracy = scorer.accuracy();
-  if (predictions_out != nullptr) *predictions_out = std::move(predictions);
-  return scorer.f1();
+  return ScorePredictions(sentences, std::move(predictions),
+                          model.header().output_scheme() == NONE, report,
+                          accuracy, predictions_out);
 }
 
 // features.cluster_source: Brown clusters of the training words and the

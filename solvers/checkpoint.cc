@@ -10,9 +10,7 @@
 #include "xxhash.h"
 
 namespace chaintag {
-namespace {
-
-uint64_t ArraysChecksum(const SolverCheckpoint& checkpoint) {
+uint64_t CheckpointChecksum(const SolverCheckpoint& checkpoint) {
   XXH3_state_t* state = XXH3_createState();
   XXH3_64bits_reset(state);
   std::string bytes;
@@ -25,8 +23,6 @@ uint64_t ArraysChecksum(const SolverCheckpoint& checkpoint) {
   XXH3_freeState(state);
   return hash;
 }
-
-}  // namespace
 
 CheckpointArray* CheckpointWriter::Add(absl::string_view name) {
   CheckpointArray* array = checkpoint_->add_arrays();
@@ -53,8 +49,8 @@ absl::StatusOr<const CheckpointArray*> CheckpointReader::Find(
       absl::StrCat("checkpoint has no \"", name, "\" (another solver's?)"));
 }
 
-absl::Status CheckpointReader::CheckSize(absl::string_view name,
-                                         int64_t actual, int64_t expected) {
+absl::Status CheckpointReader::CheckSize(absl::string_view name, int64_t actual,
+                                         int64_t expected) {
   if (expected < 0 || actual == expected) return absl::OkStatus();
   return absl::DataLossError(absl::StrCat("checkpoint's \"", name, "\" has ",
                                           actual, " values, the run needs ",
@@ -116,7 +112,7 @@ absl::Status WriteCheckpoint(const std::string& path,
                              SolverCheckpoint checkpoint) {
   checkpoint.set_magic(kCheckpointMagic);
   checkpoint.set_format_version(kCheckpointFormatVersion);
-  checkpoint.set_checksum(ArraysChecksum(checkpoint));
+  checkpoint.set_checksum(CheckpointChecksum(checkpoint));
   std::string bytes;
   if (!checkpoint.SerializeToString(&bytes)) {
     return absl::InternalError(
@@ -143,12 +139,12 @@ absl::StatusOr<SolverCheckpoint> ReadCheckpoint(const std::string& path) {
   }
   if (checkpoint.magic() != kCheckpointMagic) return invalid("wrong magic");
   if (checkpoint.format_version() != kCheckpointFormatVersion) {
-    return invalid(absl::StrCat("format version ",
-                                checkpoint.format_version(), ", this build reads ",
+    return invalid(absl::StrCat("format version ", checkpoint.format_version(),
+                                ", this build reads ",
                                 kCheckpointFormatVersion));
   }
   if (!checkpoint.has_checksum() ||
-      checkpoint.checksum() != ArraysChecksum(checkpoint)) {
+      checkpoint.checksum() != CheckpointChecksum(checkpoint)) {
     return invalid("checksum mismatch (damaged file)");
   }
   return checkpoint;

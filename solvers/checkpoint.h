@@ -67,8 +67,7 @@ class CheckpointReader {
                         std::vector<Int>* values) const {
     absl::StatusOr<const CheckpointArray*> array = Find(name);
     if (!array.ok()) return array.status();
-    absl::Status sized =
-        CheckSize(name, (*array)->integers_size(), size);
+    absl::Status sized = CheckSize(name, (*array)->integers_size(), size);
     if (!sized.ok()) return sized;
     values->assign((*array)->integers().begin(), (*array)->integers().end());
     return absl::OkStatus();
@@ -88,6 +87,9 @@ class CheckpointReader {
                                 int64_t expected);
   const SolverCheckpoint& checkpoint_;
 };
+
+// The checksum a checkpoint file records: XXH3-64 of its arrays' bytes.
+uint64_t CheckpointChecksum(const SolverCheckpoint& checkpoint);
 
 // Fills magic, version and checksum, and writes the file atomically.
 absl::Status WriteCheckpoint(const std::string& path,
