@@ -47,7 +47,7 @@ class SolverRandom {
     }
   }
 
- // The engine's state as text, and its restoration (false when `state` is
+  // The engine's state as text, and its restoration (false when `state` is
   // not one): checkpoints continue the same sequence.
   std::string SaveState() const {
     std::ostringstream out;

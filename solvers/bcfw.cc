@@ -797,7 +797,8 @@ absl::Status BcfwRun::LoadState(const CheckpointReader& reader) {
   std::string random;
   next(reader.Text("random", &random));
   if (status.ok() && !random_.LoadState(random)) {
-    status = absl::DataLossError("checkpoint's \"random\" is no generator state");
+    status =
+        absl::DataLossError("checkpoint's \"random\" is no generator state");
   }
   if (status.ok() && keep_corners_) status = LoadCorners(reader);
   if (!status.ok()) return status;
@@ -833,9 +834,9 @@ absl::Status BcfwRun::LoadCorners(const CheckpointReader& reader) {
       const Corner corner(labels.begin() + label,
                           labels.begin() + label + length);
       if (!problem_.IsCorner(i, corner)) {
-        return absl::DataLossError(
-            absl::StrCat("checkpoint's corner ", k, " of block ", i,
-                         " is no labeling of it"));
+        return absl::DataLossError(absl::StrCat("checkpoint's corner ", k,
+                                                " of block ", i,
+                                                " is no labeling of it"));
       }
       label += length;
       store.Add(corner, losses[entry], alphas[entry]);

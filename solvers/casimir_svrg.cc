@@ -215,7 +215,8 @@ class CasimirSteps : public PassSteps {
     std::string random;
     if (status.ok()) status = reader.Text("random", &random);
     if (status.ok() && !random_.LoadState(random)) {
-      status = absl::DataLossError("checkpoint's \"random\" is no generator state");
+      status =
+          absl::DataLossError("checkpoint's \"random\" is no generator state");
     }
     return status;
   }

@@ -6,9 +6,9 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "absl/strings/str_cat.h"
 #include "base/random.h"
 #include "solvers/duality_gap.h"
 #include "solvers/pass_driver.h"
@@ -502,9 +502,9 @@ absl::Status MpBcfwSteps::LoadState(const CheckpointReader& reader) {
       }
       Corner corner(labels.begin() + label, labels.begin() + label + length);
       if (!problem_.IsCorner(i, corner)) {
-        return absl::DataLossError(
-            absl::StrCat("checkpoint's plane ", k, " of block ", i,
-                         " is no labeling of it"));
+        return absl::DataLossError(absl::StrCat("checkpoint's plane ", k,
+                                                " of block ", i,
+                                                " is no labeling of it"));
       }
       planes.push_back({std::move(corner), losses[plane], accesses[plane]});
       label += length;

@@ -117,9 +117,8 @@ absl::Status PassDriver::Resume(const SolverCheckpoint& checkpoint, int* pass) {
   // Passes count up from here to the budget: a negative count would run
   // (nearly) forever.
   if (checkpoint.passes() < 0) {
-    return absl::DataLossError(
-        absl::StrCat("checkpoint's passes ", checkpoint.passes(),
-                     " is negative"));
+    return absl::DataLossError(absl::StrCat(
+        "checkpoint's passes ", checkpoint.passes(), " is negative"));
   }
   absl::Status loaded = steps_->LoadState(CheckpointReader(checkpoint));
   if (!loaded.ok()) return loaded;

@@ -100,7 +100,8 @@ class SsgSteps : public PassSteps {
     std::string random;
     if (status.ok()) status = reader.Text("random", &random);
     if (status.ok() && !random_.LoadState(random)) {
-      status = absl::DataLossError("checkpoint's \"random\" is no generator state");
+      status =
+          absl::DataLossError("checkpoint's \"random\" is no generator state");
     }
     point_steps_ = -1;
     return status;
