@@ -18,6 +18,7 @@ PipelineConfig RecordedConfig(const PipelineConfig& config) {
   recorded.clear_model_path();
   recorded.clear_log_path();
   recorded.clear_predictions_path();
+  recorded.clear_checkpoint();
   // Built from cluster_source, and kept in the model's features.
   recorded.mutable_features()->clear_clusters();
   return recorded;

@@ -20,8 +20,8 @@
 namespace chaintag {
 
 // What a model file records of the (resolved) config that trained it: the
-// config without how the run was executed (threads, output paths), so that
-// a model is a function of data, config and seed.
+// config without how the run was executed (threads, output paths,
+// checkpointing), so that a model is a function of data, config and seed.
 PipelineConfig RecordedConfig(const PipelineConfig& config);
 
 // The model file of `weights` (over `space`): the task describes its

@@ -11,8 +11,6 @@
 namespace chaintag {
 
 uint64_t ConfigFingerprint(const PipelineConfig& recorded_config) {
-  PipelineConfig recorded = recorded_config;
-  recorded.clear_checkpoint();
   // Deterministic bytes: the same config gives the same fingerprint in
   // every process.
   std::string bytes;
@@ -20,7 +18,7 @@ uint64_t ConfigFingerprint(const PipelineConfig& recorded_config) {
     google::protobuf::io::StringOutputStream stream(&bytes);
     google::protobuf::io::CodedOutputStream coded(&stream);
     coded.SetSerializationDeterministic(true);
-    recorded.SerializeToCodedStream(&coded);
+    recorded_config.SerializeToCodedStream(&coded);
   }
   return XXH3_64bits(bytes.data(), bytes.size());
 }

@@ -10,11 +10,9 @@
 #define CHAINTAG_PIPELINE_CHECKPOINTS_H_
 
 #include <cstdint>
-#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
-#include "absl/status/statusor.h"
 #include "pipeline/pipeline_config.pb.h"
 #include "solvers/checkpoint.pb.h"
 #include "solvers/monitor.h"
@@ -27,8 +25,8 @@ constexpr char kTrainRun[] = "train";
 constexpr char kTrainAndDevRun[] = "train_and_dev";
 
 // XXH3-64 of what decides the run's result: `recorded_config` is the
-// config the model file records (RecordedConfig in pipeline.h), so neither
-// threads, output paths nor checkpointing count.
+// config the model file records (RecordedConfig in chain_training.h), so
+// neither threads, output paths nor checkpointing count.
 uint64_t ConfigFingerprint(const PipelineConfig& recorded_config);
 
 // Where the checkpoints of a model saved at `model_path` go.
