@@ -738,7 +738,7 @@ absl::Status BcfwRun::SaveState(CheckpointWriter* writer) const {
   writer->Reals("visit_state_dots", visit_state_dots_);
   writer->Reals("box_v", box_v_);
   writer->Integer("refresh_block_gaps", refresh_block_gaps_ ? 1 : 0);
-  writer->Text("random", random_.SaveState());
+  writer->Random("random", random_);
   if (keep_corners_) SaveCorners(writer);
   return absl::OkStatus();
 }
@@ -794,12 +794,7 @@ absl::Status BcfwRun::LoadState(const CheckpointReader& reader) {
   next(reader.Reals("box_v", static_cast<int64_t>(box_v_.size()), &box_v_));
   int refresh = 0;
   next(reader.Integer("refresh_block_gaps", &refresh));
-  std::string random;
-  next(reader.Text("random", &random));
-  if (status.ok() && !random_.LoadState(random)) {
-    status =
-        absl::DataLossError("checkpoint's \"random\" is no generator state");
-  }
+  next(reader.Random("random", &random_));
   if (status.ok() && keep_corners_) status = LoadCorners(reader);
   if (!status.ok()) return status;
   refresh_block_gaps_ = refresh != 0;

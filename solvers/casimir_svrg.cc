@@ -198,7 +198,7 @@ class CasimirSteps : public PassSteps {
     writer->Reals("older_center", older_center_);
     writer->Real("alpha", alpha_);
     writer->Integer("oracle_calls", oracle_calls_);
-    writer->Text("random", random_.SaveState());
+    writer->Random("random", random_);
     return absl::OkStatus();
   }
 
@@ -212,12 +212,7 @@ class CasimirSteps : public PassSteps {
     }
     if (status.ok()) status = reader.Real("alpha", &alpha_);
     if (status.ok()) status = reader.Integer("oracle_calls", &oracle_calls_);
-    std::string random;
-    if (status.ok()) status = reader.Text("random", &random);
-    if (status.ok() && !random_.LoadState(random)) {
-      status =
-          absl::DataLossError("checkpoint's \"random\" is no generator state");
-    }
+    if (status.ok()) status = reader.Random("random", &random_);
     return status;
   }
   std::vector<double> TakeWeights() { return std::move(previous_); }

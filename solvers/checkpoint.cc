@@ -108,6 +108,18 @@ absl::Status CheckpointReader::Text(absl::string_view name,
   return absl::OkStatus();
 }
 
+absl::Status CheckpointReader::Random(absl::string_view name,
+                                      SolverRandom* random) const {
+  std::string state;
+  absl::Status read = Text(name, &state);
+  if (!read.ok()) return read;
+  if (!random->LoadState(state)) {
+    return absl::DataLossError(
+        absl::StrCat("checkpoint's \"", name, "\" is no generator state"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status WriteCheckpoint(const std::string& path,
                              SolverCheckpoint checkpoint) {
   checkpoint.set_magic(kCheckpointMagic);

@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "base/random.h"
 #include "solvers/checkpoint.pb.h"
 
 namespace chaintag {
@@ -44,6 +45,10 @@ class CheckpointWriter {
   }
   void Text(absl::string_view name, const std::string& text) {
     Add(name)->set_text(text);
+  }
+  // A generator's state, from which it continues the same sequence.
+  void Random(absl::string_view name, const SolverRandom& random) {
+    Text(name, random.SaveState());
   }
 
  private:
@@ -80,6 +85,7 @@ class CheckpointReader {
     return status;
   }
   absl::Status Text(absl::string_view name, std::string* text) const;
+  absl::Status Random(absl::string_view name, SolverRandom* random) const;
 
  private:
   absl::StatusOr<const CheckpointArray*> Find(absl::string_view name) const;

@@ -441,7 +441,7 @@ absl::Status MpBcfwSteps::SaveState(CheckpointWriter* writer) const {
   }
   writer->Reals("point", point_);
   writer->Real("point_ell", point_ell_);
-  writer->Text("random", random_.SaveState());
+  writer->Random("random", random_);
   writer->Integer("oracle_calls", oracle_calls_);
   writer->Integer("plane_evaluations", plane_evaluations_);
   writer->Integer("record_pass", record_pass_);
@@ -478,8 +478,7 @@ absl::Status MpBcfwSteps::LoadState(const CheckpointReader& reader) {
   }
   next(reader.Reals("point", dim_, &point_));
   next(reader.Real("point_ell", &point_ell_));
-  std::string random;
-  next(reader.Text("random", &random));
+  next(reader.Random("random", &random_));
   next(reader.Integer("oracle_calls", &oracle_calls_));
   next(reader.Integer("plane_evaluations", &plane_evaluations_));
   next(reader.Integer("record_pass", &record_pass_));
@@ -487,9 +486,6 @@ absl::Status MpBcfwSteps::LoadState(const CheckpointReader& reader) {
   next(reader.Real("oracle_cost", &oracle_cost_));
   next(reader.Real("oracle_seconds", &oracle_seconds_));
   if (!status.ok()) return status;
-  if (!random_.LoadState(random)) {
-    return absl::DataLossError("checkpoint's \"random\" is no generator state");
-  }
   size_t plane = 0, label = 0;
   for (int i = 0; i < n_; ++i) {
     std::vector<Plane>& planes = working_sets_[i];

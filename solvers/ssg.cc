@@ -84,7 +84,7 @@ class SsgSteps : public PassSteps {
     writer->Real("weight_sum", weight_sum_);
     writer->Integer("steps", steps_);
     writer->Integer("oracle_calls", oracle_calls_);
-    writer->Text("random", random_.SaveState());
+    writer->Random("random", random_);
     return absl::OkStatus();
   }
 
@@ -97,12 +97,7 @@ class SsgSteps : public PassSteps {
     if (status.ok()) status = reader.Real("weight_sum", &weight_sum_);
     if (status.ok()) status = reader.Integer("steps", &steps_);
     if (status.ok()) status = reader.Integer("oracle_calls", &oracle_calls_);
-    std::string random;
-    if (status.ok()) status = reader.Text("random", &random);
-    if (status.ok() && !random_.LoadState(random)) {
-      status =
-          absl::DataLossError("checkpoint's \"random\" is no generator state");
-    }
+    if (status.ok()) status = reader.Random("random", &random_);
     point_steps_ = -1;
     return status;
   }
