@@ -318,15 +318,6 @@ std::string DoneLine(const TrainingSummary& summary, absl::Time start,
       absl::ToDoubleSeconds(absl::Now() - start), scores);
 }
 
-ProgressLine ProgressPrinter(std::FILE* progress) {
-  return [progress](const std::string& text) {
-    if (progress != nullptr) {
-      std::fprintf(progress, "%s\n", text.c_str());
-      std::fflush(progress);
-    }
-  };
-}
-
 // Trains on the training split (one λ or along the path) and saves the
 // model, beside the final one (.train_only) when it is retrained.
 absl::StatusOr<ChainModel> TrainAndSave(PreparedCorpus* prepared,

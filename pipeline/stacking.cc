@@ -243,11 +243,7 @@ absl::Status StackedConllTask::Prepare(const PipelineOptions& options,
   if (!valid.ok()) return valid;
   const PipelineConfig stage_config =
       FirstStageConfig(prepared->config, num_attributes);
-  const ProgressLine say = [&options](const std::string& line) {
-    if (options.progress != nullptr) {
-      std::fprintf(options.progress, "%s\n", line.c_str());
-    }
-  };
+  const ProgressLine say = ProgressPrinter(options.progress);
   std::vector<std::vector<std::string>> labels;
   absl::Status done = JackknifeLabels(stage_config, *prepared, say, &labels);
   if (done.ok()) done = TrainSavedFirstStages(stage_config, say, prepared);

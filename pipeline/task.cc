@@ -5,6 +5,15 @@
 
 namespace chaintag {
 
+ProgressLine ProgressPrinter(std::FILE* progress) {
+  return [progress](const std::string& text) {
+    if (progress != nullptr) {
+      std::fprintf(progress, "%s\n", text.c_str());
+      std::fflush(progress);
+    }
+  };
+}
+
 int WorkerThreads(const PipelineConfig& config) {
   return std::max(1, config.solver().num_threads());
 }

@@ -96,6 +96,9 @@ struct PipelineResult {
 // Receives one line of the progress stream (without its newline).
 using ProgressLine = std::function<void(const std::string& line)>;
 
+// Lines to `progress`, flushed each (nullptr: silent).
+ProgressLine ProgressPrinter(std::FILE* progress);
+
 // The threads that featurise and score: solver.num_threads, at least one.
 int WorkerThreads(const PipelineConfig& config);
 
