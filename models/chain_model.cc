@@ -378,15 +378,23 @@ absl::Status ChainModel::AddDocumentAttributes(absl::Span<Sentence> document,
                                                TagScratch* scratch) const {
   if (first_stage_ == nullptr) return absl::OkStatus();
   std::vector<std::vector<std::string>> labels;
-  absl::Status status = first_stage_->TagDocument(document, scratch, &labels);
+  absl::Status status =
+      first_stage_->DocumentLabels(document, scratch, &labels);
   if (!status.ok()) return status;
-  // The document attributes read IOB2 chunks.
-  for (std::vector<std::string>& sentence_labels : labels) {
-    sentence_labels =
-        ConvertTags(sentence_labels, first_stage_->file_.output_scheme(), IOB2);
-  }
   return AppendDocumentAttributes(file_.document_word_attribute(), labels,
                                   document);
+}
+
+absl::Status ChainModel::DocumentLabels(
+    absl::Span<const Sentence> document, TagScratch* scratch,
+    std::vector<std::vector<std::string>>* labels) const {
+  absl::Status status = TagDocument(document, scratch, labels);
+  if (!status.ok()) return status;
+  // The document attributes read IOB2 chunks.
+  for (std::vector<std::string>& sentence_labels : *labels) {
+    sentence_labels = ConvertTags(sentence_labels, file_.output_scheme(), IOB2);
+  }
+  return absl::OkStatus();
 }
 
 int ChainModel::added_attributes() const {
@@ -543,8 +551,11 @@ std::vector<double> ChainModel::DenseWeights(const WeightSpace& target) const {
 
 absl::Status ChainModel::Save(const std::string& path) const {
   std::string bytes;
-  if (!(first_stage_ == nullptr ? file_ : ToProto())
-           .SerializeToString(&bytes)) {
+  // A stacked model nests its first stage again; a plain one is not copied.
+  const bool serialised = first_stage_ == nullptr
+                              ? file_.SerializeToString(&bytes)
+                              : ToProto().SerializeToString(&bytes);
+  if (!serialised) {
     return absl::InternalError(
         absl::StrCat(path, ": cannot serialise the model"));
   }

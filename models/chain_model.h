@@ -211,6 +211,11 @@ class ChainModel {
   absl::Status TagDocument(absl::Span<const Sentence> document,
                            TagScratch* scratch,
                            std::vector<std::vector<std::string>>* tags) const;
+  // TagDocument's tags re-encoded in IOB2: the labels a first stage gives
+  // the document attributes (features/document_features.h).
+  absl::Status DocumentLabels(
+      absl::Span<const Sentence> document, TagScratch* scratch,
+      std::vector<std::vector<std::string>>* labels) const;
   // A stacked model's document attributes, from its first stage's labels
   // of `document`, appended to its sentences (nothing for a single-stage
   // model): what Predict, PredictNBest and Tag then read.

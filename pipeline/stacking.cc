@@ -1,5 +1,6 @@
 #include "pipeline/stacking.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <utility>
@@ -11,7 +12,6 @@
 #include "absl/time/time.h"
 #include "base/parallel.h"
 #include "corpora/conll_reader.h"
-#include "corpora/tag_scheme.h"
 #include "features/document_features.h"
 #include "pipeline/chain_training.h"
 
@@ -76,16 +76,14 @@ absl::Status LabelDocuments(const ChainModel& model,
                             std::vector<std::vector<std::string>>* labels) {
   labels->resize(sentences.size());
   TagScratch scratch;
-  std::vector<std::vector<std::string>> tags;
+  std::vector<std::vector<std::string>> document_labels;
   for (const auto& [begin, end] : DocumentRanges(sentences)) {
-    absl::Status tagged = model.TagDocument(
+    absl::Status tagged = model.DocumentLabels(
         absl::MakeConstSpan(sentences).subspan(begin, end - begin), &scratch,
-        &tags);
+        &document_labels);
     if (!tagged.ok()) return tagged;
-    for (int s = begin; s < end; ++s) {
-      (*labels)[s] =
-          ConvertTags(tags[s - begin], model.header().output_scheme(), IOB2);
-    }
+    std::move(document_labels.begin(), document_labels.end(),
+              labels->begin() + begin);
   }
   return absl::OkStatus();
 }
