@@ -134,17 +134,20 @@ void ConllStreamTagger::TagItem(int worker, int i) {
 void ConllStreamTagger::TagDocumentItems(int worker, int d) {
   Batch& batch = *tagging_;
   const auto [begin, end] = batch.documents[d];
+  // The sentences are moved out for TagDocument's contiguous span, and
+  // back, with their buffers, for the output and the next read.
   std::vector<Sentence> document;
   std::vector<int> items;
   for (int i = begin; i < end; ++i) {
     if (batch.items[i].kind != ConllReader::Item::kSentence) continue;
-    document.push_back(batch.items[i].sentence);
+    document.push_back(std::move(batch.items[i].sentence));
     items.push_back(i);
   }
   std::vector<std::vector<std::string>> tags;
   const absl::Status status =
       model_.TagDocument(document, &scratch_[worker], &tags);
   for (size_t k = 0; k < items.size(); ++k) {
+    batch.items[items[k]].sentence = std::move(document[k]);
     batch.statuses[items[k]] = status;
     if (!status.ok()) continue;
     batch.tags[items[k]] = std::move(tags[k]);
