@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <utility>
@@ -310,28 +311,6 @@ void BcfwRun::ApplyToVector(int i, const BcfwMove& move,
   }
 }
 
-void BcfwRun::ApplyToVectorInSlice(int i, const BcfwMove& move,
-                                   const Corner& oracle_corner,
-                                   const CoordinateRange& slice,
-                                   double* x) const {
-  const double c = 1.0 / (lambda_ * n_);
-  const int64_t end = slice.begin + slice.length;
-  auto corner_of = [&](int entry) -> const Corner& {
-    return entry < 0 ? oracle_corner : corners_[i].entry(entry).corner;
-  };
-  if (move.state_coefficient != 0) {
-    problem_.AddCornerMinusStateInSlice(
-        i, corner_of(move.entries[0]), states_.data() + state_offset_[i],
-        c * move.coefficients[0], slice.begin, end, x);
-    return;
-  }
-  for (size_t k = 0; k < move.entries.size(); ++k) {
-    if (move.coefficients[k] == 0) continue;
-    problem_.AddScaledInSlice(i, corner_of(move.entries[k]),
-                              c * move.coefficients[k], slice.begin, end, x);
-  }
-}
-
 void BcfwRun::ApplyMove(int i, const BcfwMove& move,
                         const Corner& oracle_corner, double oracle_loss) {
   const int64_t step = ++steps_;  // s, 1-based
@@ -357,6 +336,11 @@ void BcfwRun::UpdateBlock(int i, const BcfwMove& move,
     const double loss = entry < 0 ? oracle_loss : corners_[i].entry(entry).loss;
     delta_ell += move.coefficients[k] * loss / n_;
   }
+  UpdateBlockScalars(i, delta_ell, step);
+  UpdateBlockState(i, move, oracle_corner);
+}
+
+void BcfwRun::UpdateBlockScalars(int i, double delta_ell, int64_t step) {
   if (averaging_) {
     FoldIntoAverage(i, step - 1);
     ell_accumulator_ += 0.5 * static_cast<double>(step) *
@@ -364,7 +348,10 @@ void BcfwRun::UpdateBlock(int i, const BcfwMove& move,
   }
   ell_ += delta_ell;
   ell_block_[i] += delta_ell;
+}
 
+void BcfwRun::UpdateBlockState(int i, const BcfwMove& move,
+                               const Corner& oracle_corner) {
   // The block state: v ← (1 + c_state)·v + Σ c_k ψ_k, in the problem's
   // representation (affine in α).
   double* block_state = state(i);
@@ -911,6 +898,10 @@ const std::vector<double>& BcfwRun::ReturnedPoint() {
     average_ = w_;
     return average_;
   }
+  if (distribution_.communicator != nullptr) {
+    distribution_status_.Update(ChainAverage());
+    return average_;
+  }
   const double scale = AverageScale(steps_);
   const double c = 1.0 / (lambda_ * n_);
   for (int i = 0; i < n_; ++i) {
@@ -931,6 +922,36 @@ const std::vector<double>& BcfwRun::ReturnedPoint() {
   return average_;
 }
 
+// Each coordinate gets the blocks' additions in block order, as in one
+// process: rank r continues rank r − 1's sum over its own, later blocks.
+absl::Status BcfwRun::ChainAverage() {
+  Communicator* communicator = distribution_.communicator;
+  const int rank = communicator->rank();
+  const int last = communicator->size() - 1;
+  if (rank > 0) {
+    absl::Status status =
+        communicator->Receive(rank - 1, average_.data(), dim_);
+    if (!status.ok()) return status;
+  }
+  const double scale = AverageScale(steps_);
+  const double c = 1.0 / (lambda_ * n_);
+  for (int i = 0; i < n_; ++i) {
+    FoldIntoAverage(i, steps_);
+    if (!IsLocal(i)) continue;
+    const int64_t size = state_offset_[i + 1] - state_offset_[i];
+    const double* sum = average_state_sums_.data() + state_offset_[i];
+    average_state_.resize(size);
+    for (int64_t k = 0; k < size; ++k) average_state_[k] = scale * sum[k];
+    problem_.AddCornerMinusState(i, problem_.GoldCorner(i),
+                                 average_state_.data(), -c, average_.data());
+  }
+  if (rank < last) {
+    absl::Status status = communicator->Send(rank + 1, average_.data(), dim_);
+    if (!status.ok()) return status;
+  }
+  return communicator->Broadcast(last, average_.data(), dim_);
+}
+
 absl::Status BcfwRun::Validate() {
   const std::string& name = config_.name();
   if (n_ <= 0)
@@ -948,6 +969,18 @@ absl::Status BcfwRun::Validate() {
   if (config_.minibatch() > 1 && config_.bcfw().box_size() > 0) {
     return absl::InvalidArgumentError(name +
                                       ": box constraints need minibatch 1");
+  }
+  if (distribution_.communicator != nullptr) {
+    if (config_.minibatch() < 2) {
+      return absl::InvalidArgumentError(
+          name + ": distributed training needs minibatch of at least 2");
+    }
+    if (config_.max_seconds() > 0) {
+      return absl::InvalidArgumentError(
+          name +
+          ": distributed training has no time budget (max_seconds): "
+          "the ranks must agree on every round");
+    }
   }
   if (use_cache_ && config_.bcfw().max_cache_size() < 2) {
     return absl::InvalidArgumentError(
@@ -994,19 +1027,22 @@ absl::Status BcfwRun::RunSteps(int, PassDriver* driver) {
     return absl::OkStatus();
   }
   for (int j = 0, round = 0; j < n_; j += minibatch_, ++round) {
-    RunRound(j, std::min(minibatch_, n_ - j));
-    if (driver->Expired(round)) break;
+    absl::Status status = RunRound(j, std::min(minibatch_, n_ - j));
+    if (!status.ok()) return status;
+    // Ranks must agree on every round: a distributed run has no time
+    // budget (Validate) and leaves interrupts to mpirun.
+    if (distribution_.communicator == nullptr && driver->Expired(round)) break;
   }
   return absl::OkStatus();
 }
 
 // A round of τ blocks: their oracles and steps at the round's w (phase one,
-// on the threads), the shared bookkeeping in the order drawn, then one line
-// search along the sum of the steps (each block's step was line-searched
-// alone, at a w the others then move: scaling them all by the best t keeps
-// every round an ascent step of the dual), and the scaled steps applied in
-// the order drawn.
-void BcfwRun::RunRound(int j, int size) {
+// on the threads, or on the ranks that own them), the shared bookkeeping in
+// the order drawn, then one line search along the sum of the steps (each
+// block's step was line-searched alone, at a w the others then move:
+// scaling them all by the best t keeps every round an ascent step of the
+// dual), and the scaled steps applied in the order drawn.
+absl::Status BcfwRun::RunRound(int j, int size) {
   in_round_.resize(n_, 0);
   round_blocks_.clear();
   for (int k = 0; k < size; ++k) {
@@ -1016,6 +1052,10 @@ void BcfwRun::RunRound(int j, int size) {
   }
   for (int i : round_blocks_) in_round_[i] = 0;
   PrepareRound(size);
+  if (distribution_.communicator != nullptr) {
+    absl::Status status = ExchangeRound(size);
+    if (!status.ok()) return status;
+  }
   for (int k = 0; k < size; ++k) {
     ++pass_draws_;
     RecordBlockOracle(round_blocks_[k], round_oracles_[k]);
@@ -1024,13 +1064,15 @@ void BcfwRun::RunRound(int j, int size) {
   for (int k = 0; k < size; ++k) {
     const int i = round_blocks_[k];
     BlockOracle& oracle = round_oracles_[k];
+    const int64_t step = ++steps_;
+    if (t > 0 && oracle.moves) {
+      UpdateBlockScalars(i, t * oracle.ell_slope, step);
+    }
+    if (!IsLocal(i)) continue;
     BcfwMove& move = oracle.move;
     for (double& c : move.coefficients) c *= t;
     move.state_coefficient *= t;
-    const int64_t step = ++steps_;
-    if (t > 0 && !move.entries.empty()) {
-      UpdateBlock(i, move, oracle.oracle.corner, oracle.oracle.loss, step);
-    }
+    if (t > 0 && oracle.moves) UpdateBlockState(i, move, oracle.oracle.corner);
     if (!keep_corners_) continue;
     CornerStore& store = corners_[i];
     if (move.state_coefficient <= -1.0) {
@@ -1039,102 +1081,100 @@ void BcfwRun::RunRound(int j, int size) {
     }
     if (!use_cache_) store.RemoveInactive();
   }
-  RunOnSlices([this, t](int slice) {
-    for (size_t r = 0; r < round_ranges_.size(); ++r) {
-      if (round_range_slices_[r] != slice) continue;
-      const CoordinateRange& range = round_ranges_[r];
-      for (int64_t x = range.begin; x < range.begin + range.length; ++x) {
-        w_[x] += t * round_update_[x];
-        round_update_[x] = 0;
-      }
-    }
-  });
+  for (size_t r = 0; r < round_ranges_.size(); ++r) {
+    const CoordinateRange& range = round_ranges_[r];
+    double* w = w_.data() + range.begin;
+    const double* update = round_update_.data() + round_range_offsets_[r];
+    for (int64_t x = 0; x < range.length; ++x) w[x] += t * update[x];
+  }
+  return absl::OkStatus();
 }
 
 double BcfwRun::RoundScale(int size) {
-  if (round_update_.empty()) {
-    round_update_.assign(dim_, 0.0);
-    const int slices = std::max(1, config_.num_threads());
-    const int64_t g = RangeGranularity(problem_);
-    granularity_ = g;
-    range_stamps_.assign(dim_ / g, 0);
-    slice_bounds_.resize(slices + 1);
-    for (int k = 0; k <= slices; ++k) {
-      slice_bounds_[k] = dim_ / g * k / slices * g;
-    }
-    slice_bounds_[slices] = dim_;
-  }
   CollectRoundRanges(size);
-  RunOnSlices([this, size](int slice) {
-    AccumulateRoundUpdate(slice, size);
-    for (size_t r = 0; r < round_ranges_.size(); ++r) {
-      if (round_range_slices_[r] != slice) continue;
-      const CoordinateRange& range = round_ranges_[r];
-      double norm = 0;
-      for (int64_t x = range.begin; x < range.begin + range.length; ++x) {
-        norm += round_update_[x] * round_update_[x];
-      }
-      round_range_norms_[r] = norm;
+  round_update_.assign(round_update_.size(), 0.0);
+  for (int k = 0; k < size; ++k) {
+    const BlockOracle& oracle = round_oracles_[k];
+    if (!oracle.moves) continue;
+    const double* delta = oracle.delta.data();
+    for (const CoordinateRange& range : oracle.delta_ranges) {
+      double* update =
+          round_update_.data() + slot_offsets_[range.begin / granularity_];
+      for (int64_t x = 0; x < range.length; ++x) update[x] += delta[x];
+      delta += range.length;
     }
-  });
-  // Summed in range order, whatever the threads.
+  }
+  // Range by range, in the order collected: the same sum on every rank.
   double norm = 0, slope = 0;
-  for (double range_norm : round_range_norms_) norm += range_norm;
+  for (size_t r = 0; r < round_ranges_.size(); ++r) {
+    const double* update = round_update_.data() + round_range_offsets_[r];
+    double range_norm = 0;
+    for (int64_t x = 0; x < round_ranges_[r].length; ++x) {
+      range_norm += update[x] * update[x];
+    }
+    norm += range_norm;
+  }
   for (int k = 0; k < size; ++k) slope += round_oracles_[k].slope;
   return LineSearch(slope, lambda_ * norm, 1.0);
 }
 
 void BcfwRun::CollectRoundRanges(int size) {
+  if (range_stamps_.empty()) {
+    if (granularity_ == 0) granularity_ = RangeGranularity(problem_);
+    range_stamps_.assign(dim_ / granularity_, 0);
+    slot_offsets_.assign(dim_ / granularity_, 0);
+  }
   round_ranges_.clear();
-  round_range_slices_.clear();
+  round_range_offsets_.clear();
   ++round_stamp_;
-  std::vector<CoordinateRange>& block_ranges = block_ranges_;
+  int64_t total = 0;
   for (int k = 0; k < size; ++k) {
-    if (round_oracles_[k].move.entries.empty()) continue;
-    block_ranges.clear();
-    problem_.TouchedRanges(round_blocks_[k], &block_ranges);
-    for (const CoordinateRange& range : block_ranges) {
-      uint32_t& stamp = range_stamps_[range.begin / granularity_];
-      if (stamp == round_stamp_) continue;
-      stamp = round_stamp_;
+    if (!round_oracles_[k].moves) continue;
+    for (const CoordinateRange& range : round_oracles_[k].delta_ranges) {
+      const int64_t slot = range.begin / granularity_;
+      if (range_stamps_[slot] == round_stamp_) continue;
+      range_stamps_[slot] = round_stamp_;
+      slot_offsets_[slot] = total;
       round_ranges_.push_back(range);
-      const int slice =
-          static_cast<int>(std::upper_bound(slice_bounds_.begin(),
-                                            slice_bounds_.end(), range.begin) -
-                           slice_bounds_.begin() - 1);
-      round_range_slices_.push_back(slice);
+      round_range_offsets_.push_back(total);
+      total += range.length;
     }
   }
-  round_range_norms_.assign(round_ranges_.size(), 0.0);
+  round_update_.resize(total);
 }
 
-void BcfwRun::AccumulateRoundUpdate(int slice, int size) {
-  const CoordinateRange bounds{slice_bounds_[slice],
-                               slice_bounds_[slice + 1] - slice_bounds_[slice]};
-  for (int k = 0; k < size; ++k) {
-    const BlockOracle& oracle = round_oracles_[k];
-    if (oracle.move.entries.empty()) continue;
-    ApplyToVectorInSlice(round_blocks_[k], oracle.move, oracle.oracle.corner,
-                         bounds, round_update_.data());
+// Block i's Δw at unit scale: formed densely by the problem's own update
+// (zero outside the block's ranges), then moved into the compact array and
+// the scratch zeroed again.
+void BcfwRun::ComputeBlockDelta(int i, int thread, BlockOracle* oracle) {
+  std::vector<double>& dense = delta_scratch_[thread];
+  if (dense.empty()) dense.assign(dim_, 0.0);
+  ApplyToVector(i, oracle->move, oracle->oracle.corner, 1.0, dense.data());
+  std::vector<CoordinateRange>& ranges = oracle->delta_ranges;
+  ranges.clear();
+  problem_.TouchedRanges(i, &ranges);
+  // Ranges are equal or disjoint: sorting by start and dropping repeats
+  // leaves each once.
+  std::sort(ranges.begin(), ranges.end(),
+            [](const CoordinateRange& a, const CoordinateRange& b) {
+              return a.begin < b.begin;
+            });
+  ranges.erase(
+      std::unique(ranges.begin(), ranges.end(),
+                  [](const CoordinateRange& a, const CoordinateRange& b) {
+                    return a.begin == b.begin;
+                  }),
+      ranges.end());
+  std::vector<double>& delta = oracle->delta;
+  delta.clear();
+  for (const CoordinateRange& range : ranges) {
+    double* values = dense.data() + range.begin;
+    delta.insert(delta.end(), values, values + range.length);
+    std::fill(values, values + range.length, 0.0);
   }
 }
 
-void BcfwRun::RunOnSlices(const std::function<void(int slice)>& job) {
-  const int slices = static_cast<int>(slice_bounds_.size()) - 1;
-  if (slices == 1) {
-    job(0);
-    return;
-  }
-  if (slice_pool_ == nullptr) {
-    slice_pool_ = std::make_unique<BatchPool>(
-        slices, [this](int, int slice) { slice_job_(slice); });
-  }
-  slice_job_ = job;
-  slice_pool_->Start(slices);
-  slice_pool_->Finish();
-}
-
-void BcfwRun::PrepareBlockStep(int i, BlockOracle* oracle) {
+void BcfwRun::PrepareBlockStep(int i, int thread, BlockOracle* oracle) {
   BcfwMove& move = oracle->move;
   move.Clear();
   if (!keep_corners_) {
@@ -1165,13 +1205,15 @@ void BcfwRun::PrepareBlockStep(int i, BlockOracle* oracle) {
                  oracle->scores, &move);
     }
   }
-  oracle->slope = MoveSlope(i, move, *oracle);
+  oracle->slope = MoveSlope(i, move, *oracle, &oracle->ell_slope);
+  oracle->moves = !move.entries.empty();
+  if (oracle->moves) ComputeBlockDelta(i, thread, oracle);
 }
 
 // dD/dγ of the move at the w `oracle` saw: Δℓ − ⟨w, Δv⟩/n with
 // Δv = Σ c_k ψ(y_k) + c_state·v_i.
 double BcfwRun::MoveSlope(int i, const BcfwMove& move,
-                          const BlockOracle& oracle) const {
+                          const BlockOracle& oracle, double* ell_slope) const {
   double delta_ell = move.state_coefficient * ell_block_[i];
   double dot = move.state_coefficient * oracle.state_dot;
   for (size_t k = 0; k < move.entries.size(); ++k) {
@@ -1185,6 +1227,7 @@ double BcfwRun::MoveSlope(int i, const BcfwMove& move,
       dot += c * oracle.scores[entry];
     }
   }
+  *ell_slope = delta_ell;
   return delta_ell - dot / n_;
 }
 
@@ -1215,36 +1258,166 @@ int BcfwRun::DrawRoundBlock(int j) {
 }
 
 // Phase one on solver.num_threads threads: each block writes only its own
-// slot and state, so the round is the same whatever the thread count.
+// slot and state, so the round is the same whatever the thread count. A
+// distributed run prepares its own blocks only.
 void BcfwRun::PrepareRound(int size) {
   if (static_cast<int>(round_oracles_.size()) < size) {
     round_oracles_.resize(size);
   }
   const int threads = std::max(1, config_.num_threads());
+  delta_scratch_.resize(threads);
   if (threads == 1) {
     for (int k = 0; k < size; ++k) {
+      if (!IsLocal(round_blocks_[k])) continue;
       ComputeBlockOracle(round_blocks_[k], &round_oracles_[k]);
-      PrepareBlockStep(round_blocks_[k], &round_oracles_[k]);
+      PrepareBlockStep(round_blocks_[k], 0, &round_oracles_[k]);
     }
     return;
   }
   if (round_pool_ == nullptr) {
-    round_pool_ = std::make_unique<BatchPool>(threads, [this](int, int k) {
-      ComputeBlockOracle(round_blocks_[k], &round_oracles_[k]);
-      PrepareBlockStep(round_blocks_[k], &round_oracles_[k]);
-    });
+    round_pool_ =
+        std::make_unique<BatchPool>(threads, [this](int thread, int k) {
+          if (!IsLocal(round_blocks_[k])) return;
+          ComputeBlockOracle(round_blocks_[k], &round_oracles_[k]);
+          PrepareBlockStep(round_blocks_[k], thread, &round_oracles_[k]);
+        });
   }
   round_pool_->Start(size);
   round_pool_->Finish();
 }
 
+namespace {
+
+// The round exchange's wire format: plain values appended in a fixed order.
+template <typename T>
+void Append(const T& value, std::string* out) {
+  out->append(reinterpret_cast<const char*>(&value), sizeof(T));
+}
+
+template <typename T>
+void AppendArray(const std::vector<T>& values, std::string* out) {
+  Append<int64_t>(static_cast<int64_t>(values.size()), out);
+  out->append(reinterpret_cast<const char*>(values.data()),
+              values.size() * sizeof(T));
+}
+
+class WireReader {
+ public:
+  explicit WireReader(const std::string& data) : data_(data) {}
+  template <typename T>
+  bool Read(T* value) {
+    if (data_.size() - offset_ < sizeof(T)) return false;
+    std::memcpy(value, data_.data() + offset_, sizeof(T));
+    offset_ += sizeof(T);
+    return true;
+  }
+  template <typename T>
+  bool ReadArray(std::vector<T>* values) {
+    int64_t count = 0;
+    if (!Read(&count) || count < 0 ||
+        static_cast<uint64_t>(count) > (data_.size() - offset_) / sizeof(T)) {
+      return false;
+    }
+    values->resize(count);
+    if (count > 0) {
+      std::memcpy(values->data(), data_.data() + offset_, count * sizeof(T));
+    }
+    offset_ += count * sizeof(T);
+    return true;
+  }
+  bool done() const { return offset_ == data_.size(); }
+
+ private:
+  const std::string& data_;
+  size_t offset_ = 0;
+};
+
+}  // namespace
+
+// Whether a received Δw lies on whole granularity slots of w.
+bool BcfwRun::ValidDelta(const BlockOracle& oracle) const {
+  int64_t total = 0;
+  for (const CoordinateRange& range : oracle.delta_ranges) {
+    if (range.begin < 0 || range.length <= 0 || range.length > dim_ ||
+        range.begin > dim_ - range.length || range.begin % granularity_ != 0) {
+      return false;
+    }
+    total += range.length;
+  }
+  return total == static_cast<int64_t>(oracle.delta.size());
+}
+
+// Each rank sends, for each of its round blocks, what the shared
+// bookkeeping and the sum U read: the slopes, the gap and ⟨v_i, w⟩, and the
+// compact Δw.
+absl::Status BcfwRun::ExchangeRound(int size) {
+  if (granularity_ == 0) granularity_ = RangeGranularity(problem_);
+  std::string local;
+  for (int k = 0; k < size; ++k) {
+    if (!IsLocal(round_blocks_[k])) continue;
+    const BlockOracle& oracle = round_oracles_[k];
+    Append<int32_t>(k, &local);
+    Append<int32_t>(oracle.cache_hit, &local);
+    Append<uint8_t>(oracle.moves ? 1 : 0, &local);
+    Append(oracle.slope, &local);
+    Append(oracle.ell_slope, &local);
+    Append(oracle.fw_gap, &local);
+    Append(oracle.state_dot, &local);
+    AppendArray(oracle.delta_ranges, &local);
+    AppendArray(oracle.delta, &local);
+  }
+  std::vector<std::string> all;
+  absl::Status status = distribution_.communicator->AllGather(local, &all);
+  if (!status.ok()) return status;
+  const int rank = distribution_.communicator->rank();
+  for (int r = 0; r < static_cast<int>(all.size()); ++r) {
+    if (r == rank) continue;
+    WireReader reader(all[r]);
+    while (!reader.done()) {
+      int32_t k = -1, cache_hit = -1;
+      uint8_t moves = 0;
+      if (!reader.Read(&k) || k < 0 || k >= size) {
+        return absl::DataLossError(
+            absl::StrCat("rank ", r, " sent a malformed round"));
+      }
+      BlockOracle& oracle = round_oracles_[k];
+      if (!reader.Read(&cache_hit) || !reader.Read(&moves) ||
+          !reader.Read(&oracle.slope) || !reader.Read(&oracle.ell_slope) ||
+          !reader.Read(&oracle.fw_gap) || !reader.Read(&oracle.state_dot) ||
+          !reader.ReadArray(&oracle.delta_ranges) ||
+          !reader.ReadArray(&oracle.delta)) {
+        return absl::DataLossError(
+            absl::StrCat("rank ", r, " sent a truncated round"));
+      }
+      oracle.cache_hit = cache_hit;
+      oracle.moves = moves != 0;
+      if (!ValidDelta(oracle)) {
+        return absl::DataLossError(
+            absl::StrCat("rank ", r, " sent a delta outside w"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 // Exact block gaps at the iterate: they refresh every estimate, and without
 // averaging they are also the certificate.
-DualityGap BcfwRun::RefreshBlockGaps() {
-  const DualityGap at_iterate = ComputeBlockGaps(
-      problem_, w_.data(), ell_ - BoxTerm(false), ell_block_.data(),
-      states_.data(), state_offset_.data(), lambda_,
-      std::max(1, config_.num_threads()), &exact_block_gaps_, &state_dots_);
+absl::StatusOr<DualityGap> BcfwRun::RefreshBlockGaps() {
+  const int threads = std::max(1, config_.num_threads());
+  DualityGap at_iterate;
+  if (distribution_.communicator == nullptr) {
+    at_iterate = ComputeBlockGaps(problem_, w_.data(), ell_ - BoxTerm(false),
+                                  ell_block_.data(), states_.data(),
+                                  state_offset_.data(), lambda_, threads,
+                                  &exact_block_gaps_, &state_dots_);
+  } else {
+    absl::StatusOr<DualityGap> gap = ComputeBlockGaps(
+        problem_, w_.data(), ell_ - BoxTerm(false), ell_block_.data(),
+        states_.data(), state_offset_.data(), lambda_, threads, distribution_,
+        &exact_block_gaps_, &state_dots_);
+    if (!gap.ok()) return gap.status();
+    at_iterate = *gap;
+  }
   state_dots_steps_ = steps_;
   exact_gaps_steps_ = steps_;
   oracle_calls_ += n_;
@@ -1271,19 +1444,29 @@ absl::StatusOr<PassEnd> BcfwRun::EndPass(const PassEndRequest& request,
   // The heuristic stop trusts the stale estimates (no exact pass).
   end.estimate_converged = estimate_converged && !confirm;
   if (check_gap && refresh_block_gaps_) {
-    const DualityGap at_iterate = RefreshBlockGaps();
-    if (!averaging_) end.certificate = at_iterate;
+    absl::StatusOr<DualityGap> at_iterate = RefreshBlockGaps();
+    if (!at_iterate.ok()) return at_iterate.status();
+    if (!averaging_) end.certificate = *at_iterate;
   }
   // w̄ is formed only when something reads it (the box term reads v̄); its
   // dual is logged whenever it is formed.
   const bool need_point = check_gap || request.last_pass ||
                           !box_index_.empty() || request.evaluation_due;
   const double* point = need_point ? ReturnedPoint().data() : nullptr;
+  if (!distribution_status_.ok()) return distribution_status_;
   const double ell = ReturnedEll() - BoxTerm(averaging_);
   if (check_gap) {
     if (averaging_ || !refresh_block_gaps_) {
-      end.certificate = ComputeDualityGap(problem_, point, ell, lambda_,
-                                          std::max(1, config_.num_threads()));
+      const int threads = std::max(1, config_.num_threads());
+      if (distribution_.communicator == nullptr) {
+        end.certificate =
+            ComputeDualityGap(problem_, point, ell, lambda_, threads);
+      } else {
+        absl::StatusOr<DualityGap> gap = ComputeDualityGap(
+            problem_, point, ell, lambda_, threads, distribution_);
+        if (!gap.ok()) return gap.status();
+        end.certificate = *gap;
+      }
       oracle_calls_ += n_;
     }
   } else {
@@ -1314,6 +1497,9 @@ absl::StatusOr<TrainingSummary> BcfwSolver::Solve(const Problem& problem,
                                                   std::vector<double>* w_out) {
   BcfwRun run(config_, problem);
   run.set_invariants_output(invariants_);
+  if (distribution_.communicator != nullptr) {
+    run.set_distribution(distribution_);
+  }
   return run.Solve(monitor, w_out);
 }
 

@@ -54,6 +54,11 @@ class BcfwSolver : public Solver {
                                         Monitor* monitor,
                                         std::vector<double>* w) override;
 
+  absl::Status SetDistribution(const BlockDistribution& distribution) override {
+    distribution_ = distribution;
+    return absl::OkStatus();
+  }
+
   // For tests: fill `invariants` at the end of every Solve.
   void set_invariants_output(BcfwInvariants* invariants) {
     invariants_ = invariants;
@@ -62,6 +67,7 @@ class BcfwSolver : public Solver {
  private:
   SolverConfig config_;
   BcfwInvariants* invariants_ = nullptr;
+  BlockDistribution distribution_;
 };
 
 }  // namespace chaintag

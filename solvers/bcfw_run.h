@@ -20,6 +20,7 @@
 #include "base/random.h"
 #include "solvers/bcfw.h"
 #include "solvers/corner_store.h"
+#include "solvers/duality_gap.h"
 #include "solvers/monitor.h"
 #include "solvers/pass_driver.h"
 #include "solvers/problem.h"
@@ -64,6 +65,14 @@ class BcfwRun : public PassSteps {
     int fw_entry = -1;
     double fw_gap = 0;
     double slope = 0;
+    // Whether the step moves (so has a delta), its change of ℓ per unit,
+    // and its change of w per unit, Δw = Δv/(λn), on its distinct
+    // coordinate ranges (sorted) as one compact array: what a round sums,
+    // and what a distributed run's ranks exchange.
+    bool moves = false;
+    double ell_slope = 0;
+    std::vector<CoordinateRange> delta_ranges;
+    std::vector<double> delta;
     // The fully corrective inner solve's scratch.
     std::vector<int> inner_active;
     std::vector<double> inner_alpha, inner_gradient, inner_delta;
@@ -128,6 +137,13 @@ class BcfwRun : public PassSteps {
   void set_invariants_output(BcfwInvariants* invariants) {
     invariants_ = invariants;
   }
+  // A distributed run (duality_gap.h): the problem is a ShardProblem, this
+  // process computes its own blocks' oracles, and every round's block
+  // deltas are exchanged, so that w is the same on every rank and the same
+  // as a run in one process with the same τ and seed. Needs τ > 1.
+  void set_distribution(const BlockDistribution& distribution) {
+    distribution_ = distribution;
+  }
   // Call before Solve hands w over.
   void CheckInvariants(BcfwInvariants* invariants) const;
 
@@ -145,24 +161,32 @@ class BcfwRun : public PassSteps {
   // Mini-batches (solver.minibatch τ > 1): the τ distinct blocks of the
   // round starting at step j of the pass into round_blocks_, their oracles
   // at the round's w (on the thread pool), then their steps in that order.
-  void RunRound(int j, int size);
+  absl::Status RunRound(int j, int size);
   int DrawRoundBlock(int j);
   // Phase one of a round, on the threads: each block's oracle and step at
   // the round's w, touching only the block's own state.
   void PrepareRound(int size);
-  void PrepareBlockStep(int i, BlockOracle* oracle);
+  void PrepareBlockStep(int i, int thread, BlockOracle* oracle);
+  // The prepared step's Δw (BlockOracle::delta), through the thread's dense
+  // scratch.
+  void ComputeBlockDelta(int i, int thread, BlockOracle* oracle);
+  bool IsLocal(int i) const {
+    return distribution_.communicator == nullptr ||
+           (i >= distribution_.shard.begin && i < distribution_.shard.end);
+  }
+  // Distributed rounds: every rank's prepared blocks into every rank's
+  // round_oracles_ (the fields a round reads of a remote block).
+  absl::Status ExchangeRound(int size);
+  bool ValidDelta(const BlockOracle& oracle) const;
   // The shared bookkeeping of a prepared block (counters, gap estimates).
   void RecordBlockOracle(int i, const BlockOracle& oracle);
-  // The round's joint line search: the sum U of the steps' changes of w,
-  // and t ∈ [0, 1] maximising the dual along it.
+  // The round's joint line search: the sum U of the steps' changes of w
+  // (each coordinate's deltas added in block order), and t ∈ [0, 1]
+  // maximising the dual along it.
   double RoundScale(int size);
-  // The round's coordinates: each range its blocks touch, once.
+  // The round's coordinates: each range its blocks touch, once, with its
+  // place in the compact U.
   void CollectRoundRanges(int size);
-  // On the threads, slice by slice (each a contiguous part of w owned by
-  // one thread, so every coordinate gets its additions in block order):
-  // U accumulated, the ranges' squared norms, and w += t·U (U zeroed).
-  void RunOnSlices(const std::function<void(int slice)>& job);
-  void AccumulateRoundUpdate(int slice, int size);
   void ComputeBlockOracle(int i, BlockOracle* out) const;
   void ApplyBlockStep(int i, BlockOracle* oracle);
   void PlainStep(int i, const OracleResult& oracle);
@@ -174,9 +198,10 @@ class BcfwRun : public PassSteps {
   // and its block gap, without the shared bookkeeping.
   int PrepareFwCorner(int i, BlockOracle* oracle, double* fw_gap);
   // The linear change of the dual per unit of `move` at the w `oracle` saw.
-  double MoveSlope(int i, const BcfwMove& move,
-                   const BlockOracle& oracle) const;
-  DualityGap RefreshBlockGaps();
+  // Also its change of ℓ per unit, into `ell_slope`.
+  double MoveSlope(int i, const BcfwMove& move, const BlockOracle& oracle,
+                   double* ell_slope) const;
+  absl::StatusOr<DualityGap> RefreshBlockGaps();
   // Applies x += scale/(λn)·Δv of `move` (before the block state changes),
   // on all of x or on the coordinates in `slice` only.
   void ApplyToVector(int i, const BcfwMove& move, const Corner& oracle_corner,
@@ -190,6 +215,15 @@ class BcfwRun : public PassSteps {
   // the corners' α; `step` is the step's number s.
   void UpdateBlock(int i, const BcfwMove& move, const Corner& oracle_corner,
                    double oracle_loss, int64_t step);
+  // UpdateBlock's scalars, for any block (remote ones included): the
+  // average's folding and ℓ̄'s accumulator, ℓ and ℓ_i.
+  void UpdateBlockScalars(int i, double delta_ell, int64_t step);
+  // UpdateBlock's state and α part (the owner's).
+  void UpdateBlockState(int i, const BcfwMove& move,
+                        const Corner& oracle_corner);
+  // Distributed runs: the returned w̄ summed block by block along the
+  // ranks (rank r adds its blocks to rank r−1's sum), then broadcast.
+  absl::Status ChainAverage();
   void FullyCorrectiveMove(int i, int fw_entry,
                            const std::vector<double>& scores, BcfwMove* move,
                            BlockOracle* scratch) const;
@@ -278,23 +312,23 @@ class BcfwRun : public PassSteps {
   std::vector<BlockOracle> round_oracles_;
   std::vector<char> in_round_;
   std::unique_ptr<BatchPool> round_pool_;
-  // The round's U (dense, zero outside the round's coordinates), those
-  // coordinates as ranges each once (with the slice that owns them and
-  // their squared norms), and which range starts were seen.
+  // Per thread, a dense zero vector a block's Δw is formed in.
+  std::vector<std::vector<double>> delta_scratch_;
+  // The round's U, compact: its distinct ranges, each at
+  // round_range_offsets_ in round_update_.
   std::vector<double> round_update_;
   std::vector<CoordinateRange> round_ranges_;
-  std::vector<int> round_range_slices_;
-  std::vector<double> round_range_norms_;
-  // The round each granularity slot of w was last collected in.
-  int64_t granularity_ = 1;
+  std::vector<int64_t> round_range_offsets_;
+  // The round each granularity slot of w was last collected in, and the
+  // slot's offset in the compact U.
+  int64_t granularity_ = 0;
   std::vector<uint32_t> range_stamps_;
+  std::vector<int64_t> slot_offsets_;
   uint32_t round_stamp_ = 0;
-  std::vector<CoordinateRange> block_ranges_;
-  // Slice s of w is [slice_bounds_[s], slice_bounds_[s + 1]), one per
-  // thread, its bounds multiples of RangeGranularity.
-  std::vector<int64_t> slice_bounds_;
-  std::unique_ptr<BatchPool> slice_pool_;
-  std::function<void(int slice)> slice_job_;
+  // Distributed runs (set_distribution); no communicator otherwise. A
+  // failed exchange inside ReturnedPoint, reported by the next EndPass.
+  BlockDistribution distribution_;
+  absl::Status distribution_status_;
 
   // Per-step scratch.
   BcfwMove move_;

@@ -1,5 +1,6 @@
 #include "solvers/duality_gap.h"
 
+#include <utility>
 #include <vector>
 
 #include "base/parallel.h"
@@ -12,23 +13,48 @@ double SquaredNorm(const double* w, int64_t dim) {
   return sum;
 }
 
-double AverageHingeLoss(const Problem& problem, const double* w,
-                        int num_threads) {
-  const int n = problem.NumExamples();
-  std::vector<double> hinge(n);
-  ParallelFor(n, num_threads, [&](int begin, int end) {
+namespace {
+
+// Each block's hinge loss H_i(w) for blocks [first, last).
+void BlockHingeLosses(const Problem& problem, const double* w, int first,
+                      int last, int num_threads, std::vector<double>* hinge) {
+  hinge->resize(problem.NumExamples());
+  ParallelFor(last - first, num_threads, [&](int begin, int end) {
     OracleResult result;
-    for (int i = begin; i < end; ++i) {
+    for (int i = first + begin; i < first + end; ++i) {
       problem.MaxOracle(i, w, nullptr, &result);
-      hinge[i] = result.loss - result.score;
+      (*hinge)[i] = result.loss - result.score;
     }
   });
-  double sum = 0;
-  for (double h : hinge) sum += h;
-  return n == 0 ? 0 : sum / n;
 }
 
-namespace {
+double Average(const std::vector<double>& values) {
+  double sum = 0;
+  for (double value : values) sum += value;
+  return values.empty() ? 0 : sum / static_cast<double>(values.size());
+}
+
+// Block gaps (and ⟨v_i, w⟩) of blocks [first, last), and their hinge losses.
+void BlockGaps(const Problem& problem, const double* w, const double* ell_block,
+               const double* states, const int64_t* state_offset, int first,
+               int last, int num_threads, std::vector<double>* hinge,
+               std::vector<double>* block_gaps,
+               std::vector<double>* state_dots) {
+  const int n = problem.NumExamples();
+  hinge->resize(n);
+  block_gaps->resize(n);
+  if (state_dots != nullptr) state_dots->resize(n);
+  ParallelFor(last - first, num_threads, [&](int begin, int end) {
+    OracleResult result;
+    for (int i = first + begin; i < first + end; ++i) {
+      problem.MaxOracle(i, w, states + state_offset[i], &result);
+      (*hinge)[i] = result.loss - result.score;
+      (*block_gaps)[i] = (result.state_dot - result.score) / n - ell_block[i] +
+                         result.loss / n;
+      if (state_dots != nullptr) (*state_dots)[i] = result.state_dot;
+    }
+  });
+}
 
 // The gap from the average hinge loss at w and the dual's ℓ.
 DualityGap AssembleGap(const Problem& problem, const double* w, double ell,
@@ -43,6 +69,13 @@ DualityGap AssembleGap(const Problem& problem, const double* w, double ell,
 
 }  // namespace
 
+double AverageHingeLoss(const Problem& problem, const double* w,
+                        int num_threads) {
+  std::vector<double> hinge;
+  BlockHingeLosses(problem, w, 0, problem.NumExamples(), num_threads, &hinge);
+  return Average(hinge);
+}
+
 DualityGap ComputeDualityGap(const Problem& problem, const double* w,
                              double ell, double lambda, int num_threads) {
   return AssembleGap(problem, w, ell, lambda,
@@ -54,23 +87,54 @@ DualityGap ComputeBlockGaps(const Problem& problem, const double* w, double ell,
                             const int64_t* state_offset, double lambda,
                             int num_threads, std::vector<double>* block_gaps,
                             std::vector<double>* state_dots) {
-  const int n = problem.NumExamples();
-  std::vector<double> hinge(n);
-  block_gaps->resize(n);
-  if (state_dots != nullptr) state_dots->resize(n);
-  ParallelFor(n, num_threads, [&](int begin, int end) {
-    OracleResult result;
-    for (int i = begin; i < end; ++i) {
-      problem.MaxOracle(i, w, states + state_offset[i], &result);
-      hinge[i] = result.loss - result.score;
-      (*block_gaps)[i] = (result.state_dot - result.score) / n - ell_block[i] +
-                         result.loss / n;
-      if (state_dots != nullptr) (*state_dots)[i] = result.state_dot;
-    }
-  });
-  double sum = 0;
-  for (double h : hinge) sum += h;
-  return AssembleGap(problem, w, ell, lambda, n == 0 ? 0 : sum / n);
+  std::vector<double> hinge;
+  BlockGaps(problem, w, ell_block, states, state_offset, 0,
+            problem.NumExamples(), num_threads, &hinge, block_gaps, state_dots);
+  return AssembleGap(problem, w, ell, lambda, Average(hinge));
+}
+
+absl::Status GatherBlockValues(const BlockDistribution& distribution,
+                               std::vector<double>* values) {
+  const BlockShard& shard = distribution.shard;
+  std::vector<double> all;
+  absl::Status status = distribution.communicator->AllGatherDoubles(
+      absl::MakeConstSpan(values->data() + shard.begin,
+                          shard.end - shard.begin),
+      &all);
+  if (!status.ok()) return status;
+  if (all.size() != values->size()) {
+    return absl::InternalError("the ranks' shards do not cover the blocks");
+  }
+  *values = std::move(all);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<DualityGap> ComputeDualityGap(
+    const Problem& problem, const double* w, double ell, double lambda,
+    int num_threads, const BlockDistribution& distribution) {
+  std::vector<double> hinge;
+  BlockHingeLosses(problem, w, distribution.shard.begin, distribution.shard.end,
+                   num_threads, &hinge);
+  absl::Status status = GatherBlockValues(distribution, &hinge);
+  if (!status.ok()) return status;
+  return AssembleGap(problem, w, ell, lambda, Average(hinge));
+}
+
+absl::StatusOr<DualityGap> ComputeBlockGaps(
+    const Problem& problem, const double* w, double ell,
+    const double* ell_block, const double* states, const int64_t* state_offset,
+    double lambda, int num_threads, const BlockDistribution& distribution,
+    std::vector<double>* block_gaps, std::vector<double>* state_dots) {
+  std::vector<double> hinge;
+  BlockGaps(problem, w, ell_block, states, state_offset,
+            distribution.shard.begin, distribution.shard.end, num_threads,
+            &hinge, block_gaps, state_dots);
+  for (std::vector<double>* values : {&hinge, block_gaps, state_dots}) {
+    if (values == nullptr) continue;
+    absl::Status status = GatherBlockValues(distribution, values);
+    if (!status.ok()) return status;
+  }
+  return AssembleGap(problem, w, ell, lambda, Average(hinge));
 }
 
 }  // namespace chaintag

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "base/communicator.h"
 #include "solvers/problem.h"
 
 namespace chaintag {
@@ -41,6 +43,29 @@ DualityGap ComputeBlockGaps(const Problem& problem, const double* w, double ell,
                             const int64_t* state_offset, double lambda,
                             int num_threads, std::vector<double>* block_gaps,
                             std::vector<double>* state_dots = nullptr);
+
+// A distributed run's blocks: this process computes the per-block values of
+// blocks [shard.begin, shard.end) (of a ShardProblem), and every rank
+// gathers all of them and reduces them in example order, so that every
+// rank, and a run in one process, gets the same numbers to the bit.
+struct BlockDistribution {
+  Communicator* communicator = nullptr;
+  BlockShard shard;
+};
+
+// values[shard.begin, shard.end) of every rank into values[0, n).
+absl::Status GatherBlockValues(const BlockDistribution& distribution,
+                               std::vector<double>* values);
+
+// ComputeDualityGap and ComputeBlockGaps over a distributed run's blocks.
+absl::StatusOr<DualityGap> ComputeDualityGap(
+    const Problem& problem, const double* w, double ell, double lambda,
+    int num_threads, const BlockDistribution& distribution);
+absl::StatusOr<DualityGap> ComputeBlockGaps(
+    const Problem& problem, const double* w, double ell,
+    const double* ell_block, const double* states, const int64_t* state_offset,
+    double lambda, int num_threads, const BlockDistribution& distribution,
+    std::vector<double>* block_gaps, std::vector<double>* state_dots);
 
 }  // namespace chaintag
 

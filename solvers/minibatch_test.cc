@@ -3,10 +3,15 @@
 // the optimum with certified gaps.
 
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "base/communicator.h"
+#include "base/thread_communicator.h"
 #include "gtest/gtest.h"
 #include "solvers/bcfw.h"
+#include "solvers/multiclass_problem_testing.h"
+#include "solvers/shard_problem.h"
 #include "solvers/solver_testing.h"
 
 namespace chaintag {
@@ -99,6 +104,88 @@ TEST(MinibatchTest, RoundsConvergeToTheOptimum) {
       EXPECT_NEAR(run.summary.primal(), optimum, tolerance + 1e-12);
       ExpectExactGapsAreCertificates(run.records);
     }
+  }
+}
+
+// `config` on `ranks` ranks (threads with a ThreadCommunicator), each
+// holding only its shard of `problem`: every rank's result.
+std::vector<SolveResult> SolveDistributed(const MulticlassProblem& problem,
+                                          const SolverConfig& config,
+                                          int ranks) {
+  ThreadHub hub(ranks);
+  std::vector<SolveResult> results(ranks);
+  std::vector<std::thread> threads;
+  for (int rank = 0; rank < ranks; ++rank) {
+    threads.emplace_back([&, rank] {
+      ThreadCommunicator communicator(&hub, rank);
+      const BlockShard shard = ShardOf(problem.NumExamples(), rank, ranks);
+      const MulticlassProblem local = problem.Slice(shard.begin, shard.end);
+      const ShardProblem view(local, problem.NumExamples(), shard);
+      BcfwSolver solver(config);
+      ASSERT_TRUE(solver.SetDistribution({&communicator, shard}).ok());
+      Monitor monitor;
+      monitor.set_progress_stream(nullptr);
+      absl::StatusOr<TrainingSummary> summary =
+          solver.Solve(view, &monitor, &results[rank].w);
+      ASSERT_TRUE(summary.ok()) << summary.status();
+      results[rank].summary = *summary;
+      results[rank].records = monitor.records();
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  return results;
+}
+
+// Every rank holds w, the gaps and the records of the run in one process,
+// to the bit, for each variant (FW with averaging, pairwise with gap
+// sampling and the cache, fully corrective).
+TEST(MinibatchTest, DistributedRanksEqualOneProcess) {
+  const MulticlassProblem problem = RandomMulticlassProblem(37, 5, 4, 8);
+  for (SolverConfig config : Variants()) {
+    config.set_max_passes(9);
+    config.set_minibatch(6);
+    config.set_num_threads(2);
+    const SolveResult one = Solve(problem, config);
+    for (int ranks : {2, 3}) {
+      config.set_num_threads(1 + ranks % 2);
+      const std::vector<SolveResult> distributed =
+          SolveDistributed(problem, config, ranks);
+      for (int rank = 0; rank < ranks; ++rank) {
+        SCOPED_TRACE(testing::Message() << ranks << " ranks, rank " << rank
+                                        << ": " << config.ShortDebugString());
+        const SolveResult& run = distributed[rank];
+        EXPECT_EQ(run.w, one.w);
+        EXPECT_EQ(run.summary.gap(), one.summary.gap());
+        EXPECT_EQ(run.summary.primal(), one.summary.primal());
+        EXPECT_EQ(run.summary.oracle_calls(), one.summary.oracle_calls());
+        ASSERT_EQ(run.records.size(), one.records.size());
+        for (size_t p = 0; p < one.records.size(); ++p) {
+          EXPECT_EQ(run.records[p].dual(), one.records[p].dual());
+          EXPECT_EQ(run.records[p].gap(), one.records[p].gap());
+        }
+      }
+    }
+  }
+}
+
+TEST(MinibatchTest, DistributedRefusesPlainBcfwAndTimeBudgets) {
+  const MulticlassProblem problem = RandomMulticlassProblem(8, 2, 2, 1);
+  std::vector<SolverConfig> configs(2);
+  configs[0].set_minibatch(1);
+  configs[1].set_minibatch(4);
+  configs[1].set_max_seconds(10);
+  for (const SolverConfig& config : configs) {
+    ThreadHub hub(1);
+    ThreadCommunicator communicator(&hub, 0);
+    const BlockShard shard = ShardOf(8, 0, 1);
+    const ShardProblem view(problem, 8, shard);
+    BcfwSolver solver(config);
+    ASSERT_TRUE(solver.SetDistribution({&communicator, shard}).ok());
+    std::vector<double> w;
+    absl::StatusOr<TrainingSummary> summary = solver.Solve(view, nullptr, &w);
+    ASSERT_FALSE(summary.ok());
+    EXPECT_NE(summary.status().message().find("distributed"),
+              std::string::npos);
   }
 }
 

@@ -31,6 +31,16 @@ class MulticlassProblem : public Problem {
     for (int y : gold) gold_.push_back({y});
   }
 
+  // Examples [begin, end) as a problem of their own (one rank's shard).
+  MulticlassProblem Slice(int begin, int end) const {
+    std::vector<int> gold;
+    for (int i = begin; i < end; ++i) gold.push_back(gold_[i][0]);
+    return MulticlassProblem(
+        std::vector<std::vector<double>>(inputs_.begin() + begin,
+                                         inputs_.begin() + end),
+        gold, num_classes_);
+  }
+
   int NumExamples() const override { return static_cast<int>(inputs_.size()); }
   int64_t Dim() const override {
     return static_cast<int64_t>(features_) * num_classes_;

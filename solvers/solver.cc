@@ -1,6 +1,13 @@
 #include "solvers/solver.h"
 
+#include "absl/status/status.h"
+
 namespace chaintag {
+
+absl::Status Solver::SetDistribution(const BlockDistribution&) {
+  return absl::UnimplementedError(
+      "only bcfw and active_set_bcfw train distributed");
+}
 
 double ResolveLambda(const SolverConfig& config, int num_examples) {
   if (config.lambda() > 0) return config.lambda();

@@ -27,6 +27,12 @@ class Solver {
   virtual absl::StatusOr<TrainingSummary> Solve(const Problem& problem,
                                                 Monitor* monitor,
                                                 std::vector<double>* w) = 0;
+
+  // Distributed training (duality_gap.h's BlockDistribution): Solve's
+  // problem is then this process's ShardProblem, and every rank gets the
+  // same w as one process would. Solvers that cannot run distributed
+  // refuse (the default).
+  virtual absl::Status SetDistribution(const BlockDistribution& distribution);
 };
 
 // λ as the config resolves it for `num_examples` (0 means 1/n).
