@@ -58,7 +58,8 @@ absl::StatusOr<ChainModel> MakeModel(const PreparedCorpus& prepared,
 SolverConfig SolverConfigFor(const PreparedCorpus& prepared) {
   const ChainProblem& problem = *prepared.problem;
   SolverConfig solver_config = prepared.config.solver();
-  solver_config.set_lambda(ResolveLambda(solver_config, problem.NumExamples()));
+  solver_config.set_lambda(
+      ResolveLambda(solver_config, prepared.TrainExamples()));
   if (prepared.config.model().nonnegative_transitions()) {
     SolverConfig::Box* box = solver_config.mutable_bcfw()->add_box();
     box->set_begin(problem.layout().transition_offset());

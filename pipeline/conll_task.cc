@@ -6,10 +6,12 @@
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/types/span.h"
 #include "base/parallel.h"
 #include "base/paths.h"
 #include "corpora/conll_reader.h"
@@ -235,22 +237,33 @@ absl::Status ReadSplits(const std::string& corpora_root,
   return absl::OkStatus();
 }
 
-// The examples of `sentences`: labels in the training scheme (new ones are
-// added to prepared->labels, in order of first appearance) and features as
+// The examples of sentences [shard.begin, shard.end) (all of them without a
+// shard): labels in the training scheme (new ones are added to
+// prepared->labels, in order of first appearance in all the sentences, so
+// that every rank of a distributed run numbers them alike) and features as
 // bucket ids.
-absl::Status MakeExamples(const std::vector<Sentence>& sentences,
+absl::Status MakeExamples(const std::vector<Sentence>& all_sentences,
                           PreparedCorpus* prepared,
-                          std::vector<ChainExample>* examples) {
+                          std::vector<ChainExample>* examples,
+                          std::optional<BlockShard> shard = std::nullopt) {
   const TagScheme input_scheme = prepared->format.tag_scheme();
   const TagScheme train_scheme = prepared->config.model().train_scheme();
+  const int first = shard.has_value() ? shard->begin : 0;
+  const int last =
+      shard.has_value() ? shard->end : static_cast<int>(all_sentences.size());
+  const absl::Span<const Sentence> sentences =
+      absl::MakeConstSpan(all_sentences).subspan(first, last - first);
   examples->resize(sentences.size());
-  for (size_t i = 0; i < sentences.size(); ++i) {
+  for (size_t i = 0; i < all_sentences.size(); ++i) {
     const std::vector<std::string> tags =
         input_scheme == train_scheme
-            ? sentences[i].tags
-            : ConvertTags(sentences[i].tags, input_scheme, train_scheme);
+            ? all_sentences[i].tags
+            : ConvertTags(all_sentences[i].tags, input_scheme, train_scheme);
+    const bool kept =
+        static_cast<int>(i) >= first && static_cast<int>(i) < last;
     for (const std::string& tag : tags) {
-      (*examples)[i].labels.push_back(prepared->labels.Add(tag));
+      const int label = prepared->labels.Add(tag);
+      if (kept) (*examples)[i - first].labels.push_back(label);
     }
   }
   const FeatureExtractor& extractor = *prepared->extractor;
@@ -351,7 +364,57 @@ absl::Status ConllTask::Prepare(const PipelineOptions& options,
                                 PreparedCorpus* prepared) {
   absl::Status read = ReadCorpus(options, prepared);
   if (!read.ok()) return read;
+  if (options.communicator != nullptr) {
+    return PrepareShardProblem(options.communicator, prepared);
+  }
   return PrepareProblem(prepared);
+}
+
+// Each rank featurises its shard of the training sentences; the rows are
+// the union of the ranks' buckets, and labels and feature statistics come
+// from all the sentences (their text is read by every rank).
+absl::Status ConllTask::PrepareShardProblem(Communicator* communicator,
+                                            PreparedCorpus* prepared) const {
+  const PipelineConfig& config = prepared->config;
+  if (config.model().order() != 1 ||
+      config.corpus().retrain_on_train_and_dev()) {
+    return absl::InvalidArgumentError(
+        "distributed training: first-order models without "
+        "corpus.retrain_on_train_and_dev only");
+  }
+  absl::StatusOr<FeatureExtractor> extractor =
+      FeatureExtractor::Create(config.features());
+  if (!extractor.ok()) return extractor.status();
+  prepared->extractor =
+      std::make_unique<FeatureExtractor>(std::move(*extractor));
+  prepared->communicator = communicator;
+  prepared->num_train_examples = static_cast<int>(prepared->train.size());
+  prepared->train_shard = ShardOf(prepared->num_train_examples,
+                                  communicator->rank(), communicator->size());
+  std::vector<ChainExample> examples;
+  absl::Status made =
+      MakeExamples(prepared->train, prepared, &examples, prepared->train_shard);
+  if (!made.ok()) return made;
+  // Reported, and recorded in the model, by rank 0 only.
+  if (prepared->writes_outputs()) {
+    absl::StatusOr<FeatureStats> stats =
+        ComputeFeatureStats(*prepared->extractor, prepared->train);
+    if (!stats.ok()) return stats.status();
+    prepared->feature_stats = *stats;
+  }
+  absl::StatusOr<BucketRows> rows = UsedRowsOfAllRanks(
+      examples, prepared->extractor->num_buckets(), communicator);
+  if (!rows.ok()) return rows.status();
+  for (ChainExample& example : examples) {
+    rows->Remap(&example.features);
+    example.features.Compact();
+  }
+  absl::StatusOr<TrainingProblem> training = MakeTrainingProblem(
+      config.model(), prepared->labels, prepared->extractor->num_buckets(),
+      std::move(examples), &*rows);
+  if (!training.ok()) return training.status();
+  prepared->SetTrainingProblem(*std::move(training));
+  return absl::OkStatus();
 }
 
 absl::Status ConllTask::ReadCorpus(const PipelineOptions& options,

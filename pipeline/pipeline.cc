@@ -27,6 +27,7 @@
 #include "solvers/monitor.h"
 #include "solvers/registry.h"
 #include "solvers/regularization_path.h"
+#include "solvers/shard_problem.h"
 #include "solvers/solver.h"
 
 namespace chaintag {
@@ -93,6 +94,28 @@ HeldOutScorer MakeHeldOutScorer(const PreparedCorpus& prepared, bool dev_only) {
 }
 
 namespace {
+
+// What a distributed run supports: one λ on CoNLL columns, without
+// stacking, checkpoints or a resume (the mini-batch solver itself checks
+// its config).
+absl::Status CheckDistributed(const PipelineConfig& config,
+                              const PipelineOptions& options) {
+  const char* refused = nullptr;
+  if (config.corpus().has_ocr()) {
+    refused = "OCR corpora";
+  } else if (config.has_stacking()) {
+    refused = "stacking";
+  } else if (config.lambda() == "path") {
+    refused = "lambda: \"path\"";
+  } else if (!options.resume_path.empty() ||
+             config.checkpoint().every_passes() > 0 ||
+             config.checkpoint().every_seconds() > 0) {
+    refused = "checkpoints";
+  }
+  if (refused == nullptr) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("distributed training does not support ", refused));
+}
 
 absl::Status CheckLambdaSelection(const PipelineConfig& config) {
   if (config.lambda().empty() || config.lambda() == "path") {
@@ -218,7 +241,7 @@ absl::Status TrainOnTrainingSplit(
       return absl::InvalidArgumentError(
           absl::StrCat("cannot write the path log ", result->log_path));
     }
-  } else {
+  } else if (prepared->writes_outputs()) {
     absl::Status log = StartCheckpointedMonitor(
         config, ResolvePath(options.output_dir, config.model_path()), kTrainRun,
         options.resume_path, resume, result->log_path, &monitor);
@@ -227,10 +250,13 @@ absl::Status TrainOnTrainingSplit(
   const int eval_every =
       config.eval_every() > 0 ? config.eval_every() : 1 << 30;
   const HeldOutScorer scorer = MakeHeldOutScorer(*prepared, false);
+  // Every rank of a distributed run forms w̄ at the same passes (together);
+  // rank 0 scores it.
+  const bool scores = prepared->writes_outputs();
   if (scorer.score) {
     monitor.SetEvaluator(scorer.name, eval_every,
-                         [&scorer](absl::Span<const double> w) {
-                           return scorer.score(w.data());
+                         [&scorer, scores](absl::Span<const double> w) {
+                           return scores ? scorer.score(w.data()) : 0.0;
                          });
   }
   absl::StatusOr<TrainingSummary> summary;
@@ -249,6 +275,14 @@ absl::Status TrainOnTrainingSplit(
       say(absl::StrCat("warning: cannot write the path log ",
                        result->log_path));
     }
+  } else if (prepared->communicator != nullptr) {
+    const ShardProblem shard(problem, prepared->num_train_examples,
+                             prepared->train_shard);
+    absl::Status distributed =
+        solver->SetDistribution({prepared->communicator, shard.shard()});
+    if (!distributed.ok()) return distributed;
+    summary = solver->Solve(shard, &monitor, weights);
+    solver.reset();
   } else {
     summary = solver->Solve(problem, &monitor, weights);
     // Nothing of the solver is read after its run; a retraining run should
@@ -353,6 +387,7 @@ absl::StatusOr<ChainModel> TrainAndSave(PreparedCorpus* prepared,
     result->train_only_model_path =
         absl::StrCat(result->model_path, ".train_only");
   }
+  if (!prepared->writes_outputs()) return model;
   absl::Status saved =
       model->Save(retrain ? result->train_only_model_path : result->model_path);
   if (!saved.ok()) return saved;
@@ -395,6 +430,10 @@ absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
   // Checked before the corpus is read: a typo should not cost a minute.
   absl::Status lambda = CheckLambdaSelection(input_config);
   if (!lambda.ok()) return lambda;
+  if (options.communicator != nullptr) {
+    absl::Status distributed = CheckDistributed(input_config, options);
+    if (!distributed.ok()) return distributed;
+  }
   const absl::Time start = absl::Now();
   absl::StatusOr<PreparedCorpus> prepared =
       PrepareCorpus(input_config, options);
@@ -420,7 +459,7 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
 
   PipelineResult result;
   result.feature_stats = prepared->feature_stats;
-  result.num_train_sentences = prepared->problem->NumExamples();
+  result.num_train_sentences = prepared->TrainExamples();
   task.ReportCorpus(*prepared, say, &result);
 
   SolverConfig solver_config = SolverConfigFor(*prepared);
@@ -440,6 +479,8 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
           : TrainAndSave(prepared, options, say, &solver_config,
                          resume.has_value() ? &*resume : nullptr, &result);
   if (!model.ok()) return model.status();
+  // The other ranks of a distributed run are done: rank 0 scores.
+  if (!prepared->writes_outputs()) return result;
   if (InterruptRequests() > 0) {
     result.interrupted = true;
     if (!result.train_only_model_path.empty()) {

@@ -23,6 +23,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/communicator.h"
 #include "corpora/corpus.pb.h"
 #include "corpora/label_set.h"
 #include "corpora/sentence.h"
@@ -49,6 +50,10 @@ struct PipelineOptions {
   // `train --resume`: the checkpoint (pipeline/checkpoints.h) of an earlier
   // run of the same config to continue; empty = start afresh.
   std::string resume_path;
+  // Distributed training (`train_mpi --distributed`): this process is one
+  // rank; it featurises and trains its shard of the training sentences,
+  // and only rank 0 writes the model, the log and the outputs.
+  Communicator* communicator = nullptr;
 };
 
 struct PipelineResult {
@@ -166,6 +171,11 @@ struct PreparedCorpus {
   LabelSet labels;  // in the training scheme
   FeatureStats feature_stats;
   std::unique_ptr<ChainProblem> problem;
+  // Distributed training: `problem` holds the training examples of
+  // train_shard only, of num_train_examples on all ranks.
+  Communicator* communicator = nullptr;
+  BlockShard train_shard;
+  int num_train_examples = 0;
   // The buckets behind `problem`'s weight rows: those that occur in its
   // features (BucketRows::Identity for OCR pixels), so that w has no
   // coordinate that is provably zero.
@@ -182,6 +192,15 @@ struct PreparedCorpus {
   std::unique_ptr<BucketRows> pair_rows_with_dev;
   std::shared_ptr<const SecondOrderStructure> structure_with_dev;
 
+  // Training examples on all ranks.
+  int TrainExamples() const {
+    return communicator != nullptr ? num_train_examples
+                                   : problem->NumExamples();
+  }
+  // Whether this process writes the model, the log and the outputs.
+  bool writes_outputs() const {
+    return communicator == nullptr || communicator->rank() == 0;
+  }
   // The problem trained last (problem_with_dev once it is built) and its
   // space.
   const ChainProblem& current_problem() const {

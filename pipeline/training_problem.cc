@@ -1,6 +1,8 @@
 #include "pipeline/training_problem.h"
 
 #include <algorithm>
+#include <cstring>
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -42,7 +44,8 @@ absl::Status MakeSecondOrder(const ModelConfig& model, const LabelSet& labels,
                              TrainingProblem* training, ChainLayout* layout) {
   const bool pairs = HasPairFeatures(*examples);
   absl::StatusOr<SecondOrderStructure> structure = SecondOrderStructure::Create(
-      labels.size(), TransitionConstraints(labels.names(), model.train_scheme()),
+      labels.size(),
+      TransitionConstraints(labels.names(), model.train_scheme()),
       ObservedTrigrams(*examples),
       pairs ? ObservedPairs(*examples) : std::vector<LabelPair>());
   if (!structure.ok()) return structure.status();
@@ -61,6 +64,30 @@ absl::Status MakeSecondOrder(const ModelConfig& model, const LabelSet& labels,
 }
 
 }  // namespace
+
+absl::StatusOr<BucketRows> UsedRowsOfAllRanks(
+    const std::vector<ChainExample>& examples, uint64_t num_buckets,
+    Communicator* communicator) {
+  const BucketRows local =
+      UsedRows(examples, num_buckets, /*pair_features=*/false);
+  const std::vector<uint32_t>& buckets = local.buckets();
+  std::vector<std::string> all;
+  absl::Status status = communicator->AllGather(
+      std::string(reinterpret_cast<const char*>(buckets.data()),
+                  buckets.size() * sizeof(uint32_t)),
+      &all);
+  if (!status.ok()) return status;
+  std::vector<uint32_t> merged;
+  for (const std::string& part : all) {
+    const size_t count = part.size() / sizeof(uint32_t);
+    const size_t old = merged.size();
+    merged.resize(old + count);
+    if (count > 0) std::memcpy(merged.data() + old, part.data(), part.size());
+  }
+  std::sort(merged.begin(), merged.end());
+  merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
+  return BucketRows::FromSorted(merged, num_buckets);
+}
 
 std::vector<LabelTrigram> ObservedTrigrams(
     const std::vector<ChainExample>& examples) {
@@ -104,8 +131,8 @@ absl::StatusOr<TrainingProblem> MakeTrainingProblem(
   }
   ChainLayout layout = training.space().Layout(labels.size());
   if (model.order() == 2) {
-    absl::Status second = MakeSecondOrder(model, labels, num_buckets,
-                                          &examples, &training, &layout);
+    absl::Status second = MakeSecondOrder(model, labels, num_buckets, &examples,
+                                          &training, &layout);
     if (!second.ok()) return second;
   }
   absl::Status valid =

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "base/communicator.h"
 #include "corpora/label_set.h"
 #include "features/bucket_rows.h"
 #include "models/chain_model.h"
@@ -42,6 +43,13 @@ struct TrainingProblem {
 absl::StatusOr<TrainingProblem> MakeTrainingProblem(
     const ModelConfig& model, const LabelSet& labels, uint64_t num_buckets,
     std::vector<ChainExample> examples, const BucketRows* fixed_rows);
+
+// Distributed training: the rows of the buckets the features of every
+// rank's `examples` use (bucket ids), the same on every rank and the same
+// as a run in one process makes from all the examples.
+absl::StatusOr<BucketRows> UsedRowsOfAllRanks(
+    const std::vector<ChainExample>& examples, uint64_t num_buckets,
+    Communicator* communicator);
 
 // The trigrams of the labelings, sorted, each once; and their label pairs.
 std::vector<LabelTrigram> ObservedTrigrams(

@@ -276,6 +276,21 @@ def offline_deps():
         name = "zlib",
         targets = {"zlib": ["zlib"]},
     )
+    # Optional: fetched only when a target that needs them is built, and
+    # installed by ./bazelw then (see its PKGS). The Python module's headers:
+    system_cc_repo(
+        name = "python3",
+        targets = {"python3": ["python3"]},
+    )
+    system_cc_repo(
+        name = "pybind11",
+        targets = {"pybind11": ["pybind11", "python3"]},
+    )
+    # Distributed training (//tools:train_mpi): Open MPI's C API.
+    system_cc_repo(
+        name = "openmpi",
+        targets = {"mpi": ["ompi-c"]},
+    )
     system_cc_repo(
         name = "com_google_protobuf",
         targets = {"protobuf": ["protobuf"], "protobuf_lite": ["protobuf-lite"]},

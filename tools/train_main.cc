@@ -6,8 +6,20 @@
 //
 // The //pipeline:* presets are this binary with their config preset.
 // Progress goes to stderr; the final conlleval table to stdout.
+//
+// //tools:train_mpi is the same program linked with Open MPI, for
+// distributed training (needs solver.minibatch > 1):
+//
+//   mpirun -np 2 bazel-bin/tools/train_mpi --distributed
+//       --config=pipeline/configs/conll2000_chunking.textproto
+//       --set=solver.minibatch=16
+//
+// Every rank trains its shard of the sentences; rank 0 prints the progress
+// and writes the model and the log, the same bytes as `train` with the same
+// config (threads aside).
 
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,10 +27,15 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "base/communicator.h"
 #include "base/config_override.h"
 #include "base/interrupt.h"
 #include "base/paths.h"
+#ifdef CHAINTAG_WITH_MPI
+#include "base/mpi_communicator.h"
+#endif
 #include "pipeline/flag_aliases.h"
 #include "pipeline/pipeline.h"
 #include "tools/given_flag.h"
@@ -116,6 +133,9 @@ ABSL_FLAG(std::vector<std::string>, set, {},
           "(assignments separated by commas, one --set: a repeated flag "
           "keeps its last value; enums by name).");
 ABSL_FLAG(bool, quiet, false, "No progress lines.");
+ABSL_FLAG(bool, distributed, false,
+          "Train on the ranks of an MPI job (train_mpi under mpirun): each "
+          "rank trains its shard of the sentences, rank 0 writes.");
 
 namespace chaintag {
 namespace {
@@ -128,7 +148,7 @@ absl::Status ApplyOverrides(PipelineConfig* config) {
   return ApplyAssignments(absl::GetFlag(FLAGS_set), config);
 }
 
-int Run() {
+int Run(Communicator* communicator) {
   const std::string config_path = absl::GetFlag(FLAGS_config);
   if (config_path.empty()) {
     std::fprintf(stderr, "train: --config=<file.textproto> is required\n");
@@ -151,12 +171,23 @@ int Run() {
     options.resume_path = ResolveUserPath(absl::GetFlag(FLAGS_resume));
   }
   if (absl::GetFlag(FLAGS_quiet)) options.progress = nullptr;
-  InstallInterruptHandlers();
+  options.communicator = communicator;
+  const bool root = communicator == nullptr || communicator->rank() == 0;
+  if (!root) options.progress = nullptr;
+  // Ranks must agree on every round: mpirun's signals end a distributed
+  // job instead of a graceful stop that one rank might see alone.
+  if (communicator == nullptr) InstallInterruptHandlers();
   absl::StatusOr<PipelineResult> result = RunPipeline(*config, options);
   if (!result.ok()) {
-    std::fprintf(stderr, "train: %s\n", result.status().ToString().c_str());
+    std::fprintf(
+        stderr, "train: %s%s\n",
+        communicator == nullptr
+            ? ""
+            : absl::StrCat("rank ", communicator->rank(), ": ").c_str(),
+        result.status().ToString().c_str());
     return InterruptRequests() > 0 ? InterruptExitCode() : 1;
   }
+  if (!root) return 0;
   if (result->interrupted) {
     std::fprintf(stderr,
                  "interrupted at pass %d; model written to %s\ntraining log: "
@@ -193,5 +224,25 @@ int main(int argc, char** argv) {
       "Trains a chain model from a pipeline config: train "
       "--config=<file.textproto> [overrides]");
   absl::ParseCommandLine(argc, argv);
-  return chaintag::Run();
+  if (!absl::GetFlag(FLAGS_distributed)) return chaintag::Run(nullptr);
+#ifdef CHAINTAG_WITH_MPI
+  absl::StatusOr<std::unique_ptr<chaintag::MpiCommunicator>> communicator =
+      chaintag::MpiCommunicator::Create(&argc, &argv);
+  if (!communicator.ok()) {
+    std::fprintf(stderr, "train: %s\n",
+                 communicator.status().ToString().c_str());
+    return 1;
+  }
+  const int code = chaintag::Run(communicator->get());
+  // A failed rank ends the job: mpirun then stops the others, which would
+  // otherwise wait for it in the next exchange.
+  if (code != 0) chaintag::MpiCommunicator::Abort(code);
+  return code;
+#else
+  std::fprintf(stderr,
+               "train: --distributed needs the MPI build: bazel build "
+               "//tools:train_mpi, then mpirun -np K bazel-bin/tools/train_mpi "
+               "--distributed ...\n");
+  return 2;
+#endif
 }

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Distributed training on MPI: `mpirun -np K train_mpi --distributed`
+# writes the model `train --threads=2` writes with the same τ and seed,
+# byte for byte, and the same log but for the clock, at K = 2 and 3; the
+# other ranks write nothing; a rank that dies ends the job with an error
+# instead of a hang; unsupported runs are refused by name. Skips when the
+# corpora are absent.
+set -euo pipefail
+
+if [[ -z "${CHAINTAG_CORPORA:-}" || ! -f "$CHAINTAG_CORPORA/conll2000/train.txt" ]]; then
+  echo "CoNLL-2000 not found (set CHAINTAG_CORPORA): skipped"
+  exit 0
+fi
+absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+TRAIN="$(absolute "$1")"; TRAIN_MPI="$(absolute "$2")"; CONFIG="$(absolute "$3")"
+cd "$TEST_TMPDIR"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# Root in CI; more ranks than cores; no network but loopback; Open MPI's
+# session files in the test's own directory.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_tcp_if_include=lo
+export OMPI_MCA_oob_tcp_if_include=lo TMPDIR="$TEST_TMPDIR"
+MPIRUN=(mpirun --bind-to none)
+
+COMMON=(--config="$CONFIG" --max_train_sentences=500 --max_passes=6
+  --gap_check=3 --eval_every=2 --set=solver.minibatch=16 --quiet)
+
+"$TRAIN" "${COMMON[@]}" --threads=2 --model=threads.model \
+  --log=threads.log.jsonl > threads.out 2> threads.err \
+  || fail "the threaded run failed: $(cat threads.err)"
+for ranks in 2 3; do
+  mkdir -p "ranks$ranks" && cd "ranks$ranks"
+  timeout 300 "${MPIRUN[@]}" -np "$ranks" "$TRAIN_MPI" --distributed \
+    "${COMMON[@]}" --threads=1 --model=mpi.model --log=mpi.log.jsonl \
+    > mpi.out 2> mpi.err || fail "mpirun -np $ranks failed: $(cat mpi.err)"
+  cmp -s ../threads.model mpi.model || fail "-np $ranks: the model differs"
+  diff <(sed 's/"seconds":[^,]*,//' ../threads.log.jsonl) \
+    <(sed 's/"seconds":[^,]*,//' mpi.log.jsonl) > /dev/null \
+    || fail "-np $ranks: the log differs"
+  cmp -s ../threads.out mpi.out || fail "-np $ranks: the test report differs"
+  [[ "$(ls)" == "$(printf 'mpi.err\nmpi.log.jsonl\nmpi.model\nmpi.out')" ]] \
+    || fail "-np $ranks: unexpected files: $(ls)"
+  cd ..
+  echo "ok: -np $ranks equals --threads=2"
+done
+
+# A rank killed mid-run: mpirun ends the job with an error.
+"${MPIRUN[@]}" -np 2 "$TRAIN_MPI" --distributed "${COMMON[@]}" \
+  --max_passes=100000 --gap_tolerance=0 --model=killed.model \
+  > /dev/null 2> killed.err &
+mpirun_pid=$!
+victim=""
+for _ in $(seq 600); do
+  # A rank: a child of mpirun (whose own command line also matches).
+  victim="$(pgrep -P "$mpirun_pid" -f -n -- "train_mpi" || true)"
+  [[ -n "$victim" ]] && break
+  sleep 0.05
+done
+[[ -n "$victim" ]] || fail "no rank started"
+sleep 1
+kill -KILL "$victim"
+status=0
+for _ in $(seq 1200); do
+  kill -0 "$mpirun_pid" 2> /dev/null || break
+  sleep 0.05
+done
+if kill -0 "$mpirun_pid" 2> /dev/null; then
+  kill -KILL "$mpirun_pid"
+  fail "the job hung after a rank died"
+fi
+wait "$mpirun_pid" || status=$?
+[[ "$status" != 0 ]] || fail "a dead rank went unreported"
+grep -qi "signal 9\|killed" killed.err || fail "no word of the dead rank: $(cat killed.err)"
+[[ ! -e killed.model ]] || fail "a model was written by a failed job"
+echo "ok: a dead rank ends the job ($status)"
+
+# Refusals.
+"${MPIRUN[@]}" -np 2 "$TRAIN_MPI" --distributed --config="$CONFIG" \
+  --max_train_sentences=50 --quiet > /dev/null 2> plain.err \
+  && fail "τ = 1 was accepted"
+grep -q "minibatch" plain.err || fail "τ = 1 refused without a reason: $(cat plain.err)"
+"$TRAIN" --distributed "${COMMON[@]}" > /dev/null 2> nompi.err \
+  && fail "train without MPI accepted --distributed"
+grep -q "train_mpi" nompi.err || fail "no pointer to train_mpi: $(cat nompi.err)"
+echo "ok: refusals"
