@@ -336,13 +336,13 @@ void BcfwRun::UpdateBlock(int i, const BcfwMove& move,
     const double loss = entry < 0 ? oracle_loss : corners_[i].entry(entry).loss;
     delta_ell += move.coefficients[k] * loss / n_;
   }
+  if (averaging_) FoldIntoAverage(i, step - 1);
   UpdateBlockScalars(i, delta_ell, step);
   UpdateBlockState(i, move, oracle_corner);
 }
 
 void BcfwRun::UpdateBlockScalars(int i, double delta_ell, int64_t step) {
   if (averaging_) {
-    FoldIntoAverage(i, step - 1);
     ell_accumulator_ += 0.5 * static_cast<double>(step) *
                         static_cast<double>(step - 1) * delta_ell;
   }
@@ -1061,114 +1061,187 @@ absl::Status BcfwRun::RunRound(int j, int size) {
     RecordBlockOracle(round_blocks_[k], round_oracles_[k]);
   }
   const double t = RoundScale(size);
+  // The scalars in block order; each block's state and w's parts on the
+  // threads.
+  const int64_t first_step = steps_ + 1;
   for (int k = 0; k < size; ++k) {
     const int i = round_blocks_[k];
-    BlockOracle& oracle = round_oracles_[k];
+    const BlockOracle& oracle = round_oracles_[k];
     const int64_t step = ++steps_;
-    if (t > 0 && oracle.moves) {
-      UpdateBlockScalars(i, t * oracle.ell_slope, step);
-    }
-    if (!IsLocal(i)) continue;
-    BcfwMove& move = oracle.move;
-    for (double& c : move.coefficients) c *= t;
-    move.state_coefficient *= t;
-    if (t > 0 && oracle.moves) UpdateBlockState(i, move, oracle.oracle.corner);
-    if (!keep_corners_) continue;
-    CornerStore& store = corners_[i];
-    if (move.state_coefficient <= -1.0) {
-      for (int e = 0; e < store.size(); ++e) store.entry(e).alpha = 0;
-      store.entry(oracle.fw_entry).alpha = 1;
-    }
-    if (!use_cache_) store.RemoveInactive();
+    if (t <= 0 || !oracle.moves) continue;
+    UpdateBlockScalars(i, t * oracle.ell_slope, step);
+    if (averaging_ && !IsLocal(i)) FoldIntoAverage(i, step - 1);
   }
-  for (size_t r = 0; r < round_ranges_.size(); ++r) {
-    const CoordinateRange& range = round_ranges_[r];
-    double* w = w_.data() + range.begin;
-    const double* update = round_update_.data() + round_range_offsets_[r];
-    for (int64_t x = 0; x < range.length; ++x) w[x] += t * update[x];
-  }
+  const int parts = RoundParts();
+  RunRoundPhase(size + parts, [this, t, size, first_step](int, int item) {
+    if (item >= size) {
+      ApplyRoundUpdate(item - size, t);
+    } else if (IsLocal(round_blocks_[item])) {
+      UpdateRoundBlock(item, t, first_step + item);
+    }
+  });
   return absl::OkStatus();
 }
 
-double BcfwRun::RoundScale(int size) {
-  CollectRoundRanges(size);
-  round_update_.assign(round_update_.size(), 0.0);
+// A local round block's own state after the round's scale t: its average,
+// its state and, with corners, their α.
+void BcfwRun::UpdateRoundBlock(int k, double t, int64_t step) {
+  const int i = round_blocks_[k];
+  BlockOracle& oracle = round_oracles_[k];
+  BcfwMove& move = oracle.move;
+  for (double& c : move.coefficients) c *= t;
+  move.state_coefficient *= t;
+  if (t > 0 && oracle.moves) {
+    if (averaging_) FoldIntoAverage(i, step - 1);
+    UpdateBlockState(i, move, oracle.oracle.corner);
+  }
+  if (!keep_corners_) return;
+  CornerStore& store = corners_[i];
+  if (move.state_coefficient <= -1.0) {
+    for (int e = 0; e < store.size(); ++e) store.entry(e).alpha = 0;
+    store.entry(oracle.fw_entry).alpha = 1;
+  }
+  if (!use_cache_) store.RemoveInactive();
+}
+
+int BcfwRun::RoundParts() const { return std::max(1, config_.num_threads()); }
+
+// Part p of the round's ranges: [p·R/parts, (p+1)·R/parts).
+std::pair<int32_t, int32_t> BcfwRun::RoundPart(int part) const {
+  const int64_t count = static_cast<int64_t>(round_ranges_.size());
+  return {static_cast<int32_t>(count * part / RoundParts()),
+          static_cast<int32_t>(count * (part + 1) / RoundParts())};
+}
+
+// U on part p's ranges: every block's deltas there, in block order, and
+// the ranges' squared norms.
+void BcfwRun::AccumulateRoundPart(int part, int size) {
+  const auto [first, last] = RoundPart(part);
+  if (first == last) return;
+  double* update = round_update_.data();
+  std::fill(update + round_range_offsets_[first],
+            update + round_range_offsets_[last], 0.0);
   for (int k = 0; k < size; ++k) {
     const BlockOracle& oracle = round_oracles_[k];
     if (!oracle.moves) continue;
     const double* delta = oracle.delta.data();
-    for (const CoordinateRange& range : oracle.delta_ranges) {
-      double* update =
-          round_update_.data() + slot_offsets_[range.begin / granularity_];
-      for (int64_t x = 0; x < range.length; ++x) update[x] += delta[x];
-      delta += range.length;
+    for (size_t r = 0; r < oracle.delta_ranges.size(); ++r) {
+      const int64_t length = oracle.delta_ranges[r].length;
+      const int32_t index = oracle.round_indices[r];
+      if (index >= first && index < last) {
+        double* target = update + round_range_offsets_[index];
+        for (int64_t x = 0; x < length; ++x) target[x] += delta[x];
+      }
+      delta += length;
     }
   }
+  for (int32_t index = first; index < last; ++index) {
+    const double* values = update + round_range_offsets_[index];
+    double norm = 0;
+    for (int64_t x = 0; x < round_ranges_[index].length; ++x) {
+      norm += values[x] * values[x];
+    }
+    round_range_norms_[index] = norm;
+  }
+}
+
+void BcfwRun::ApplyRoundUpdate(int part, double t) {
+  const auto [first, last] = RoundPart(part);
+  for (int32_t index = first; index < last; ++index) {
+    const CoordinateRange& range = round_ranges_[index];
+    double* w = w_.data() + range.begin;
+    const double* update = round_update_.data() + round_range_offsets_[index];
+    for (int64_t x = 0; x < range.length; ++x) w[x] += t * update[x];
+  }
+}
+
+double BcfwRun::RoundScale(int size) {
+  CollectRoundRanges(size);
+  RunRoundPhase(RoundParts(), [this, size](int, int part) {
+    AccumulateRoundPart(part, size);
+  });
   // Range by range, in the order collected: the same sum on every rank.
   double norm = 0, slope = 0;
-  for (size_t r = 0; r < round_ranges_.size(); ++r) {
-    const double* update = round_update_.data() + round_range_offsets_[r];
-    double range_norm = 0;
-    for (int64_t x = 0; x < round_ranges_[r].length; ++x) {
-      range_norm += update[x] * update[x];
-    }
-    norm += range_norm;
-  }
+  for (double range_norm : round_range_norms_) norm += range_norm;
   for (int k = 0; k < size; ++k) slope += round_oracles_[k].slope;
   return LineSearch(slope, lambda_ * norm, 1.0);
 }
 
+// The round's distinct ranges in order of first appearance (block by
+// block), their places in the compact U, and each block range's index.
 void BcfwRun::CollectRoundRanges(int size) {
   if (range_stamps_.empty()) {
-    if (granularity_ == 0) granularity_ = RangeGranularity(problem_);
     range_stamps_.assign(dim_ / granularity_, 0);
-    slot_offsets_.assign(dim_ / granularity_, 0);
+    slot_ranges_.assign(dim_ / granularity_, 0);
   }
   round_ranges_.clear();
   round_range_offsets_.clear();
-  ++round_stamp_;
+  const uint32_t stamp = ++round_stamp_;
   int64_t total = 0;
   for (int k = 0; k < size; ++k) {
-    if (!round_oracles_[k].moves) continue;
-    for (const CoordinateRange& range : round_oracles_[k].delta_ranges) {
+    BlockOracle& oracle = round_oracles_[k];
+    if (!oracle.moves) continue;
+    oracle.round_indices.resize(oracle.delta_ranges.size());
+    for (size_t r = 0; r < oracle.delta_ranges.size(); ++r) {
+      const CoordinateRange& range = oracle.delta_ranges[r];
       const int64_t slot = range.begin / granularity_;
-      if (range_stamps_[slot] == round_stamp_) continue;
-      range_stamps_[slot] = round_stamp_;
-      slot_offsets_[slot] = total;
-      round_ranges_.push_back(range);
-      round_range_offsets_.push_back(total);
-      total += range.length;
+      if (range_stamps_[slot] != stamp) {
+        range_stamps_[slot] = stamp;
+        slot_ranges_[slot] = static_cast<int32_t>(round_ranges_.size());
+        round_ranges_.push_back(range);
+        round_range_offsets_.push_back(total);
+        total += range.length;
+      }
+      oracle.round_indices[r] = slot_ranges_[slot];
     }
   }
-  round_update_.resize(total);
+  round_range_offsets_.push_back(total);
+  if (static_cast<int64_t>(round_update_.size()) < total) {
+    round_update_.resize(total);
+  }
+  round_range_norms_.resize(round_ranges_.size());
+}
+
+void BcfwRun::RunRoundPhase(int items,
+                            const std::function<void(int, int)>& job) {
+  const int threads = std::max(1, config_.num_threads());
+  if (threads == 1) {
+    for (int item = 0; item < items; ++item) job(0, item);
+    return;
+  }
+  if (round_pool_ == nullptr) {
+    round_pool_ = std::make_unique<BatchPool>(
+        threads, [this](int thread, int item) { round_job_(thread, item); });
+  }
+  round_job_ = job;
+  round_pool_->Start(items);
+  round_pool_->Finish();
 }
 
 // Block i's Δw at unit scale: formed densely by the problem's own update
-// (zero outside the block's ranges), then moved into the compact array and
-// the scratch zeroed again.
+// (zero outside the block's ranges), then moved into the compact array, each
+// range once in order of first appearance, and the scratch zeroed again.
 void BcfwRun::ComputeBlockDelta(int i, int thread, BlockOracle* oracle) {
-  std::vector<double>& dense = delta_scratch_[thread];
-  if (dense.empty()) dense.assign(dim_, 0.0);
-  ApplyToVector(i, oracle->move, oracle->oracle.corner, 1.0, dense.data());
+  DeltaScratch& scratch = delta_scratch_[thread];
+  if (scratch.dense.empty()) {
+    scratch.dense.assign(dim_, 0.0);
+    scratch.stamps.assign(dim_ / granularity_, 0);
+  }
+  ApplyToVector(i, oracle->move, oracle->oracle.corner, 1.0,
+                scratch.dense.data());
+  scratch.ranges.clear();
+  problem_.TouchedRanges(i, &scratch.ranges);
+  const uint32_t stamp = ++scratch.stamp;
   std::vector<CoordinateRange>& ranges = oracle->delta_ranges;
-  ranges.clear();
-  problem_.TouchedRanges(i, &ranges);
-  // Ranges are equal or disjoint: sorting by start and dropping repeats
-  // leaves each once.
-  std::sort(ranges.begin(), ranges.end(),
-            [](const CoordinateRange& a, const CoordinateRange& b) {
-              return a.begin < b.begin;
-            });
-  ranges.erase(
-      std::unique(ranges.begin(), ranges.end(),
-                  [](const CoordinateRange& a, const CoordinateRange& b) {
-                    return a.begin == b.begin;
-                  }),
-      ranges.end());
   std::vector<double>& delta = oracle->delta;
+  ranges.clear();
   delta.clear();
-  for (const CoordinateRange& range : ranges) {
-    double* values = dense.data() + range.begin;
+  for (const CoordinateRange& range : scratch.ranges) {
+    uint32_t& seen = scratch.stamps[range.begin / granularity_];
+    if (seen == stamp) continue;
+    seen = stamp;
+    ranges.push_back(range);
+    double* values = scratch.dense.data() + range.begin;
     delta.insert(delta.end(), values, values + range.length);
     std::fill(values, values + range.length, 0.0);
   }
@@ -1264,26 +1337,13 @@ void BcfwRun::PrepareRound(int size) {
   if (static_cast<int>(round_oracles_.size()) < size) {
     round_oracles_.resize(size);
   }
-  const int threads = std::max(1, config_.num_threads());
-  delta_scratch_.resize(threads);
-  if (threads == 1) {
-    for (int k = 0; k < size; ++k) {
-      if (!IsLocal(round_blocks_[k])) continue;
-      ComputeBlockOracle(round_blocks_[k], &round_oracles_[k]);
-      PrepareBlockStep(round_blocks_[k], 0, &round_oracles_[k]);
-    }
-    return;
-  }
-  if (round_pool_ == nullptr) {
-    round_pool_ =
-        std::make_unique<BatchPool>(threads, [this](int thread, int k) {
-          if (!IsLocal(round_blocks_[k])) return;
-          ComputeBlockOracle(round_blocks_[k], &round_oracles_[k]);
-          PrepareBlockStep(round_blocks_[k], thread, &round_oracles_[k]);
-        });
-  }
-  round_pool_->Start(size);
-  round_pool_->Finish();
+  delta_scratch_.resize(std::max(1, config_.num_threads()));
+  if (granularity_ == 0) granularity_ = RangeGranularity(problem_);
+  RunRoundPhase(size, [this](int thread, int k) {
+    if (!IsLocal(round_blocks_[k])) return;
+    ComputeBlockOracle(round_blocks_[k], &round_oracles_[k]);
+    PrepareBlockStep(round_blocks_[k], thread, &round_oracles_[k]);
+  });
 }
 
 namespace {

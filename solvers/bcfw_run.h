@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -73,6 +74,8 @@ class BcfwRun : public PassSteps {
     double ell_slope = 0;
     std::vector<CoordinateRange> delta_ranges;
     std::vector<double> delta;
+    // Each delta range's index among the round's ranges.
+    std::vector<int32_t> round_indices;
     // The fully corrective inner solve's scratch.
     std::vector<int> inner_active;
     std::vector<double> inner_alpha, inner_gradient, inner_delta;
@@ -184,9 +187,20 @@ class BcfwRun : public PassSteps {
   // (each coordinate's deltas added in block order), and t ∈ [0, 1]
   // maximising the dual along it.
   double RoundScale(int size);
+  // The round's phases on solver.num_threads threads: job(thread, item)
+  // for items [0, items), each writing only its own item's data.
+  void RunRoundPhase(int items, const std::function<void(int, int)>& job);
   // The round's coordinates: each range its blocks touch, once, with its
   // place in the compact U.
   void CollectRoundRanges(int size);
+  // The round's ranges split into one part per thread; U and its norms on
+  // a part, and w += t·U there.
+  int RoundParts() const;
+  std::pair<int32_t, int32_t> RoundPart(int part) const;
+  void AccumulateRoundPart(int part, int size);
+  void ApplyRoundUpdate(int part, double t);
+  // The state side of the round's k-th block (its step is `step`).
+  void UpdateRoundBlock(int k, double t, int64_t step);
   void ComputeBlockOracle(int i, BlockOracle* out) const;
   void ApplyBlockStep(int i, BlockOracle* oracle);
   void PlainStep(int i, const OracleResult& oracle);
@@ -215,8 +229,8 @@ class BcfwRun : public PassSteps {
   // the corners' α; `step` is the step's number s.
   void UpdateBlock(int i, const BcfwMove& move, const Corner& oracle_corner,
                    double oracle_loss, int64_t step);
-  // UpdateBlock's scalars, for any block (remote ones included): the
-  // average's folding and ℓ̄'s accumulator, ℓ and ℓ_i.
+  // UpdateBlock's scalars, for any block (remote ones included): ℓ̄'s
+  // accumulator, ℓ and ℓ_i (the state's average is folded before).
   void UpdateBlockScalars(int i, double delta_ell, int64_t step);
   // UpdateBlock's state and α part (the owner's).
   void UpdateBlockState(int i, const BcfwMove& move,
@@ -312,18 +326,28 @@ class BcfwRun : public PassSteps {
   std::vector<BlockOracle> round_oracles_;
   std::vector<char> in_round_;
   std::unique_ptr<BatchPool> round_pool_;
-  // Per thread, a dense zero vector a block's Δw is formed in.
-  std::vector<std::vector<double>> delta_scratch_;
-  // The round's U, compact: its distinct ranges, each at
-  // round_range_offsets_ in round_update_.
+  std::function<void(int, int)> round_job_;
+  // Per thread: a dense zero vector a block's Δw is formed in, the block's
+  // ranges, and the visit each granularity slot was last seen in.
+  struct DeltaScratch {
+    std::vector<double> dense;
+    std::vector<CoordinateRange> ranges;
+    std::vector<uint32_t> stamps;
+    uint32_t stamp = 0;
+  };
+  std::vector<DeltaScratch> delta_scratch_;
+  // The round's U, compact: its distinct ranges, range r at
+  // round_range_offsets_[r] in round_update_ (one offset more: the end),
+  // with their squared norms.
   std::vector<double> round_update_;
   std::vector<CoordinateRange> round_ranges_;
   std::vector<int64_t> round_range_offsets_;
+  std::vector<double> round_range_norms_;
   // The round each granularity slot of w was last collected in, and the
-  // slot's offset in the compact U.
+  // slot's index in round_ranges_.
   int64_t granularity_ = 0;
   std::vector<uint32_t> range_stamps_;
-  std::vector<int64_t> slot_offsets_;
+  std::vector<int32_t> slot_ranges_;
   uint32_t round_stamp_ = 0;
   // Distributed runs (set_distribution); no communicator otherwise. A
   // failed exchange inside ReturnedPoint, reported by the next EndPass.
