@@ -1,0 +1,103 @@
+#include "python/max_marginals.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "models/chain_layout.h"
+#include "models/transition_constraints.h"
+
+namespace chaintag {
+namespace {
+
+constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
+
+// forward[t·L + y]: the best score of labels 0..t ending in y, unary at t
+// included.
+void Forward(const ChainScores& s, std::vector<double>* forward) {
+  const int T = s.length;
+  const int L = s.num_labels;
+  forward->assign(static_cast<size_t>(T) * L, kMinusInfinity);
+  for (int y = 0; y < L; ++y) (*forward)[y] = s.start[y] + s.unary[y];
+  for (int t = 1; t < T; ++t) {
+    const double* previous = forward->data() + static_cast<size_t>(t - 1) * L;
+    double* row = forward->data() + static_cast<size_t>(t) * L;
+    for (int y = 0; y < L; ++y) {
+      double best = kMinusInfinity;
+      for (int p = 0; p < L; ++p) {
+        best = std::max(best, previous[p] + s.transition[p * L + y]);
+      }
+      row[y] = best + s.unary[static_cast<size_t>(t) * L + y];
+    }
+  }
+}
+
+// backward[t·L + y]: the best score of labels t+1..T−1 after y at t, end
+// bias included, unary at t excluded.
+void Backward(const ChainScores& s, std::vector<double>* backward) {
+  const int T = s.length;
+  const int L = s.num_labels;
+  backward->assign(static_cast<size_t>(T) * L, kMinusInfinity);
+  for (int y = 0; y < L; ++y) {
+    (*backward)[static_cast<size_t>(T - 1) * L + y] = s.end[y];
+  }
+  for (int t = T - 2; t >= 0; --t) {
+    const double* next = backward->data() + static_cast<size_t>(t + 1) * L;
+    const double* unary = s.unary + static_cast<size_t>(t + 1) * L;
+    double* row = backward->data() + static_cast<size_t>(t) * L;
+    for (int y = 0; y < L; ++y) {
+      double best = kMinusInfinity;
+      for (int n = 0; n < L; ++n) {
+        best = std::max(best, s.transition[y * L + n] + unary[n] + next[n]);
+      }
+      row[y] = best;
+    }
+  }
+}
+
+}  // namespace
+
+absl::Status ComputeMaxMarginals(const ChainModel& model,
+                                 const Sentence& sentence, bool constrained,
+                                 MaxMarginalScratch* scratch,
+                                 std::vector<double>* out) {
+  out->clear();
+  if (model.order() != 1) {
+    return absl::UnimplementedError(
+        "max-marginals are computed for first-order models only; this model "
+        "is second-order (use nbest)");
+  }
+  const WeightsView weights = model.weights();
+  TagScratch& tag = scratch->tag;
+  absl::Status status =
+      model.extractor().ExtractRows(sentence, *weights.rows, &tag.features);
+  if (!status.ok()) return status;
+  const int T = tag.features.size();
+  const int L = weights.num_labels;
+  tag.unary.resize(static_cast<size_t>(T) * L);
+  if (weights.emission_f32 != nullptr) {
+    ComputeUnaryScores(L, weights.emission_f32, tag.features, tag.unary.data());
+  } else {
+    ComputeUnaryScores(L, weights.emission_f64, tag.features, tag.unary.data());
+  }
+  ChainScores scores =
+      ChainScoresFromTail(L, weights.tail, T, tag.unary.data());
+  if (constrained) {
+    absl::StatusOr<ChainScores> applied =
+        model.constraints().Apply(scores, &tag.constrained);
+    if (!applied.ok()) return applied.status();
+    scores = *applied;
+  }
+  if (T == 0) return absl::OkStatus();
+  Forward(scores, &scratch->forward);
+  Backward(scores, &scratch->backward);
+  out->resize(static_cast<size_t>(T) * L);
+  for (size_t k = 0; k < out->size(); ++k) {
+    (*out)[k] = scratch->forward[k] + scratch->backward[k];
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace chaintag

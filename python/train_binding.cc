@@ -1,0 +1,285 @@
+// chaintag.train: the `train` CLI's run (pipeline/pipeline.h RunPipeline)
+// from Python: a config file or config text, overrides by dotted path
+// (base/config_override.h, the mechanism of `train --set`), the corpora
+// root; returns the trained model and a summary dict. The run releases the
+// GIL; progress lines go to stderr, to a Python callable (called with the
+// GIL, one line at a time), or nowhere.
+//
+// Thread-safety: each call is its own run (its own output directory).
+
+#include <stdio.h>
+
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "base/config_override.h"
+#include "base/paths.h"
+#include "google/protobuf/io/tokenizer.h"
+#include "google/protobuf/text_format.h"
+#include "pipeline/pipeline.h"
+#include "pipeline/pipeline_config.pb.h"
+#include "pybind11/stl.h"
+#include "python/bindings.h"
+#include "python/py_model.h"
+#include "python/status_exceptions.h"
+
+namespace chaintag {
+namespace {
+
+namespace py = pybind11;
+
+// Keeps the first parse error of config text with its line and column.
+class FirstError : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, google::protobuf::io::ColumnNumber column,
+                const std::string& message) override {
+    if (first.empty()) {
+      first = absl::StrCat(line + 1, ":", column + 1, ": ", message);
+    }
+  }
+  std::string first;
+};
+
+// A config given as text rather than a path: anything with a field
+// separator or a line break (a path has neither, in practice).
+bool LooksLikeConfigText(const std::string& config) {
+  return config.find_first_of("{:\n") != std::string::npos &&
+         !std::filesystem::exists(config);
+}
+
+PipelineConfig ReadConfig(const std::string& config) {
+  if (!LooksLikeConfigText(config)) {
+    return ValueOrThrow(ReadUserPipelineConfig(config));
+  }
+  PipelineConfig parsed;
+  google::protobuf::TextFormat::Parser parser;
+  FirstError errors;
+  parser.RecordErrorsTo(&errors);
+  if (!parser.ParseFromString(config, &parsed)) {
+    throw StatusException(
+        absl::InvalidArgumentError(absl::StrCat("config text:", errors.first)));
+  }
+  return parsed;
+}
+
+// An override's value as `--set` would spell it.
+std::string OverrideValue(const std::string& path, py::handle value) {
+  if (py::isinstance<py::bool_>(value)) {
+    return value.cast<bool>() ? "true" : "false";
+  }
+  if (py::isinstance<py::str>(value)) return value.cast<std::string>();
+  if (py::isinstance<py::int_>(value) || py::isinstance<py::float_>(value)) {
+    // repr is the shortest text that reads back as the same double.
+    return py::repr(value).cast<std::string>();
+  }
+  throw py::type_error(absl::StrCat("overrides[\"", path,
+                                    "\"]: expected bool, int, float or str, "
+                                    "got ",
+                                    Py_TYPE(value.ptr())->tp_name));
+}
+
+void ApplyOverrides(const py::dict& overrides, PipelineConfig* config) {
+  for (const auto& [key, value] : overrides) {
+    if (!py::isinstance<py::str>(key)) {
+      throw py::type_error("override keys are dotted paths (str)");
+    }
+    const std::string path = key.cast<std::string>();
+    ThrowIfError(SetFieldByPath(path, OverrideValue(path, value), config));
+  }
+}
+
+// Progress lines to a Python callable through a stdio stream
+// (fopencookie), since the pipeline prints to a FILE*. A callable that
+// raises is not called again; its exception is re-raised after the run.
+class CallbackStream {
+ public:
+  explicit CallbackStream(py::object callback)
+      : callback_(std::move(callback)) {
+    cookie_io_functions_t functions = {};
+    functions.write = &CallbackStream::Write;
+    file_ = fopencookie(this, "w", functions);
+    if (file_ == nullptr) {
+      throw StatusException(
+          absl::InternalError("cannot open the progress stream"));
+    }
+    setvbuf(file_, nullptr, _IOLBF, 0);
+  }
+  CallbackStream(const CallbackStream&) = delete;
+  CallbackStream& operator=(const CallbackStream&) = delete;
+  ~CallbackStream() { Close(); }
+
+  FILE* file() const { return file_; }
+
+  // Flushes (a last line without its newline included); then, with the
+  // GIL held, re-raises what the callable raised.
+  void Close() {
+    if (file_ == nullptr) return;
+    std::fclose(file_);
+    file_ = nullptr;
+    if (!pending_.empty()) Say(pending_);
+    pending_.clear();
+  }
+  void RethrowError() {
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  }
+
+ private:
+  static ssize_t Write(void* cookie, const char* data, size_t size) {
+    auto* self = static_cast<CallbackStream*>(cookie);
+    self->pending_.append(data, size);
+    size_t begin = 0;
+    for (size_t end = self->pending_.find('\n'); end != std::string::npos;
+         end = self->pending_.find('\n', begin)) {
+      self->Say(absl::string_view(self->pending_).substr(begin, end - begin));
+      begin = end + 1;
+    }
+    self->pending_.erase(0, begin);
+    return static_cast<ssize_t>(size);
+  }
+
+  void Say(absl::string_view line) {
+    py::gil_scoped_acquire acquire;
+    if (error_) return;
+    try {
+      callback_(py::str(line.data(), line.size()));
+    } catch (py::error_already_set&) {
+      error_ = std::current_exception();
+    }
+  }
+
+  py::object callback_;
+  FILE* file_ = nullptr;
+  std::string pending_;
+  std::exception_ptr error_;
+};
+
+// A fresh directory for a run's files, removed when done unless the caller
+// named one.
+class OutputDirectory {
+ public:
+  explicit OutputDirectory(const std::optional<std::string>& path) {
+    if (path.has_value()) {
+      path_ = *path;
+      std::error_code error;
+      std::filesystem::create_directories(path_, error);
+      if (error) {
+        throw StatusException(absl::PermissionDeniedError(
+            absl::StrCat(path_, ": cannot create: ", error.message())));
+      }
+      return;
+    }
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "chaintag_train_XXXXXX")
+            .string();
+    if (mkdtemp(pattern.data()) == nullptr) {
+      throw StatusException(absl::InternalError(
+          absl::StrCat(pattern, ": cannot create a temporary directory")));
+    }
+    path_ = pattern;
+    temporary_ = true;
+  }
+  OutputDirectory(const OutputDirectory&) = delete;
+  OutputDirectory& operator=(const OutputDirectory&) = delete;
+  ~OutputDirectory() {
+    if (!temporary_) return;
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+
+  const std::string& path() const { return path_; }
+  bool temporary() const { return temporary_; }
+
+ private:
+  std::string path_;
+  bool temporary_ = false;
+};
+
+py::dict Summary(const PipelineResult& result, bool kept_files) {
+  py::dict out = TrainingSummaryToDict(result.summary);
+  out["num_train_sentences"] = result.num_train_sentences;
+  if (result.num_test_sentences > 0) {
+    out["num_test_sentences"] = result.num_test_sentences;
+    out["f1"] = result.test_f1;
+    out["accuracy"] = result.test_accuracy;
+    out["test_report"] = result.test_report;
+  }
+  if (result.num_dev_sentences > 0) {
+    out["num_dev_sentences"] = result.num_dev_sentences;
+    out["dev_f1"] = result.dev_f1;
+    out["dev_accuracy"] = result.dev_accuracy;
+    out["dev_report"] = result.dev_report;
+  }
+  if (result.test_letter_error >= 0) {
+    out["train_letter_error"] = result.train_letter_error;
+    out["test_letter_error"] = result.test_letter_error;
+  }
+  if (result.train_only_test_f1 >= 0) {
+    out["train_only_f1"] = result.train_only_test_f1;
+  }
+  out["interrupted"] = result.interrupted;
+  if (kept_files) {
+    out["model_path"] = result.model_path;
+    out["log_path"] = result.log_path;
+  }
+  return out;
+}
+
+py::tuple Train(py::object config, std::optional<py::dict> overrides,
+                std::optional<std::string> corpora,
+                std::optional<std::string> output_dir, py::object progress) {
+  const std::string spec =
+      py::str(py::module_::import("os").attr("fspath")(config))
+          .cast<std::string>();
+  PipelineConfig pipeline_config = ReadConfig(spec);
+  if (overrides.has_value()) ApplyOverrides(*overrides, &pipeline_config);
+  OutputDirectory directory(output_dir);
+  PipelineOptions options;
+  options.corpora_root = corpora.has_value() ? *corpora : DefaultCorporaRoot();
+  options.output_dir = directory.path();
+  std::unique_ptr<CallbackStream> stream;
+  if (PyCallable_Check(progress.ptr())) {
+    stream = std::make_unique<CallbackStream>(progress);
+    options.progress = stream->file();
+  } else {
+    options.progress = progress.cast<bool>() ? stderr : nullptr;
+  }
+  absl::StatusOr<PipelineResult> result;
+  absl::StatusOr<ChainModel> model;
+  {
+    py::gil_scoped_release release;
+    result = RunPipeline(pipeline_config, options);
+    if (result.ok()) model = ChainModel::Load(result->model_path);
+    if (stream != nullptr) stream->Close();
+  }
+  if (stream != nullptr) stream->RethrowError();
+  ThrowIfError(result.status());
+  auto trained = std::make_unique<PyModel>(ValueOrThrow(std::move(model)));
+  py::dict summary = Summary(*result, !directory.temporary());
+  return py::make_tuple(py::cast(std::move(trained)), std::move(summary));
+}
+
+}  // namespace
+
+void RegisterTrain(py::module_& module) {
+  module.def(
+      "train", &Train, py::arg("config"), py::arg("overrides") = py::none(),
+      py::kw_only(), py::arg("corpora") = py::none(),
+      py::arg("output_dir") = py::none(), py::arg("progress") = true,
+      "Trains a model as `train --config` does. `config`: a PipelineConfig "
+      "text-proto file or its text; `overrides`: {dotted.path: value} "
+      "applied like `--set`; `corpora`: the corpora root (default "
+      "$CHAINTAG_CORPORA, else ../shared/corpora); `output_dir`: where the "
+      "model and log are kept (default: a temporary directory, removed); "
+      "`progress`: True (stderr), False, or a callable given each line. "
+      "Returns (model, summary).");
+}
+
+}  // namespace chaintag
