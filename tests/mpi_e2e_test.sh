@@ -21,7 +21,11 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_tcp_if_include=lo
 export OMPI_MCA_oob_tcp_if_include=lo TMPDIR="$TEST_TMPDIR"
-MPIRUN=(mpirun --bind-to none)
+# Under --config=asan, Open MPI's own allocations (its plugins, unloaded at
+# exit) look like leaks: the ranks run without the leak check, which the
+# threaded runs and the solver tests keep; memory errors are still reported.
+MPIRUN=(env "ASAN_OPTIONS=detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+  mpirun --bind-to none)
 
 COMMON=(--config="$CONFIG" --max_train_sentences=500 --max_passes=6
   --gap_check=3 --eval_every=2 --set=solver.minibatch=16 --quiet)

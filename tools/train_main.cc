@@ -206,6 +206,13 @@ int Run(Communicator* communicator) {
   std::fputs(result->test_report.c_str(), stdout);
   std::fprintf(stderr, "model written to %s\ntraining log: %s\n",
                result->model_path.c_str(), result->log_path.c_str());
+  if (communicator != nullptr) {
+    std::fprintf(stderr,
+                 "communication (rank 0 of %d): %.1f MB sent, %.1f MB "
+                 "received\n",
+                 communicator->size(), communicator->bytes_sent() / 1e6,
+                 communicator->bytes_received() / 1e6);
+  }
   if (!result->train_only_model_path.empty()) {
     std::fprintf(stderr,
                  "model trained on train only (the one the dev figures "
