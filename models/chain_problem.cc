@@ -431,12 +431,9 @@ void ChainProblem::ScoreCorners(int i, const double* w, const double* state,
 }
 
 void ChainProblem::AddTailFeatures(const int32_t* y, int T, double c,
-                                   double* tail, const Slice& slice,
-                                   int64_t tail_offset) const {
+                                   double* tail) const {
   const int L = layout_.num_labels;
-  auto add = [&](int64_t k) {
-    if (slice.Holds(tail_offset + k)) tail[k] += c;
-  };
+  auto add = [&](int64_t k) { tail[k] += c; };
   for (int t = 1; t < T; ++t) add(y[t - 1] * L + y[t]);
   add(L * L + y[0]);
   add(L * L + L + y[T - 1]);
@@ -449,7 +446,7 @@ void ChainProblem::AddTailFeatures(const int32_t* y, int T, double c,
 }
 
 void ChainProblem::AddFeatures(int i, const int32_t* y, double c,
-                               const Slice& slice, double* w) const {
+                               double* w) const {
   const ChainExample& example = examples_[i];
   const FeatureSequence& f = example.features;
   const int T = f.size();
@@ -457,7 +454,7 @@ void ChainProblem::AddFeatures(int i, const int32_t* y, double c,
   for (int t = 0; t < T; ++t) {
     for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
       const int64_t row = static_cast<int64_t>(f.buckets[k]) * L;
-      if (slice.Holds(row)) w[row + y[t]] += c * f.value(k);
+      w[row + y[t]] += c * f.value(k);
     }
   }
   if (layout_.num_pair_rows > 0) {
@@ -469,26 +466,17 @@ void ChainProblem::AddFeatures(int i, const int32_t* y, double c,
       if (p < 0) continue;
       for (int32_t k = z.offsets[t]; k < z.offsets[t + 1]; ++k) {
         const int64_t row = offset + static_cast<int64_t>(z.buckets[k]) * P;
-        if (slice.Holds(row)) w[row + p] += c * z.value(k);
+        w[row + p] += c * z.value(k);
       }
     }
   }
-  AddTailFeatures(y, T, c, w + layout_.transition_offset(), slice,
-                  layout_.transition_offset());
+  AddTailFeatures(y, T, c, w + layout_.transition_offset());
 }
 
 void ChainProblem::AddScaled(int i, const Corner& y, double c,
                              double* w) const {
-  AddFeatures(i, examples_[i].labels.data(), c, Slice(), w);
-  AddFeatures(i, y.data(), -c, Slice(), w);
-}
-
-void ChainProblem::AddScaledInSlice(int i, const Corner& y, double c,
-                                    int64_t begin, int64_t end,
-                                    double* w) const {
-  const Slice slice{begin, end, false};
-  AddFeatures(i, examples_[i].labels.data(), c, slice, w);
-  AddFeatures(i, y.data(), -c, slice, w);
+  AddFeatures(i, examples_[i].labels.data(), c, w);
+  AddFeatures(i, y.data(), -c, w);
 }
 
 int64_t ChainProblem::BlockStateSize(int i) const {
@@ -527,7 +515,7 @@ void ChainProblem::AddLabelingToState(int i, const int32_t* y, double c,
       if (p >= 0) pairs[t * P + p] += c;
     }
   }
-  AddTailFeatures(y, T, c, state + tail_offset, Slice(), 0);
+  AddTailFeatures(y, T, c, state + tail_offset);
 }
 
 double ChainProblem::StateDistanceSquared(int i, const double* state,
@@ -568,7 +556,7 @@ double ChainProblem::StateDifferenceNormSquared(int i, const double* d) const {
 
 void ChainProblem::AddPairRowsMinusState(int i, const int32_t* y,
                                          const double* pair_state, double c,
-                                         const Slice& slice, double* w) const {
+                                         double* w) const {
   const FeatureSequence& z = examples_[i].pair_features;
   const int P = layout_.num_pairs;
   Scratch& scratch = ThreadScratch();
@@ -583,7 +571,6 @@ void ChainProblem::AddPairRowsMinusState(int i, const int32_t* y,
     if (p >= 0) d[p] -= c;
     for (int32_t k = z.offsets[t]; k < z.offsets[t + 1]; ++k) {
       const int64_t start = offset + static_cast<int64_t>(z.buckets[k]) * P;
-      if (!slice.Holds(start)) continue;
       const double value = z.value(k);
       double* row = w + start;
       for (int l = 0; l < P; ++l) row[l] += value * d[l];
@@ -594,19 +581,6 @@ void ChainProblem::AddPairRowsMinusState(int i, const int32_t* y,
 void ChainProblem::AddCornerMinusState(int i, const Corner& y,
                                        const double* state, double c,
                                        double* w) const {
-  AddCornerMinusStateIn(i, y, state, c, Slice(), w);
-}
-
-void ChainProblem::AddCornerMinusStateInSlice(int i, const Corner& y,
-                                              const double* state, double c,
-                                              int64_t begin, int64_t end,
-                                              double* w) const {
-  AddCornerMinusStateIn(i, y, state, c, Slice{begin, end, false}, w);
-}
-
-void ChainProblem::AddCornerMinusStateIn(int i, const Corner& y,
-                                         const double* state, double c,
-                                         const Slice& slice, double* w) const {
   // ψ_i(y) − v_i = E_β φ − φ(y).
   const FeatureSequence& f = examples_[i].features;
   const int T = f.size();
@@ -621,7 +595,6 @@ void ChainProblem::AddCornerMinusStateIn(int i, const Corner& y,
     d[y[t]] -= c;
     for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
       const int64_t start = static_cast<int64_t>(f.buckets[k]) * L;
-      if (!slice.Holds(start)) continue;
       if (k + kPrefetchDistance < total) {
         PrefetchRow(
             w + static_cast<int64_t>(f.buckets[k + kPrefetchDistance]) * L, L);
@@ -633,16 +606,14 @@ void ChainProblem::AddCornerMinusStateIn(int i, const Corner& y,
   }
   const int64_t tail_offset = TailStateOffset(i);
   if (tail_offset > PairStateOffset(i)) {
-    AddPairRowsMinusState(i, y.data(), state + PairStateOffset(i), c, slice, w);
+    AddPairRowsMinusState(i, y.data(), state + PairStateOffset(i), c, w);
   }
   double* tail = w + layout_.transition_offset();
   const double* tail_state = state + tail_offset;
   for (int64_t k = 0; k < layout_.tail_size(); ++k) {
-    if (slice.Holds(layout_.transition_offset() + k)) {
-      tail[k] += c * tail_state[k];
-    }
+    tail[k] += c * tail_state[k];
   }
-  AddTailFeatures(y.data(), T, -c, tail, slice, layout_.transition_offset());
+  AddTailFeatures(y.data(), T, -c, tail);
 }
 
 }  // namespace chaintag

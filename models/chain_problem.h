@@ -91,11 +91,6 @@ class ChainProblem : public Problem {
                               const Corner& y) const override;
   void AddCornerMinusState(int i, const Corner& y, const double* state,
                            double c, double* w) const override;
-  void AddCornerMinusStateInSlice(int i, const Corner& y, const double* state,
-                                  double c, int64_t begin, int64_t end,
-                                  double* w) const override;
-  void AddScaledInSlice(int i, const Corner& y, double c, int64_t begin,
-                        int64_t end, double* w) const override;
   void AddCornerToState(int i, const Corner& y, double c,
                         double* state) const override;
   void ScoreCorners(int i, const double* w, const double* state,
@@ -123,14 +118,6 @@ class ChainProblem : public Problem {
 
  private:
   struct Scores;
-  // The coordinates [begin, end) an update may write; `all` when they are
-  // every one, so the common case tests nothing.
-  struct Slice {
-    int64_t begin = 0;
-    int64_t end = 0;
-    bool all = true;
-    bool Holds(int64_t x) const { return all || (x >= begin && x < end); }
-  };
   int Length(int i) const { return examples_[i].features.size(); }
   // The state's parts: T×L label marginals, T×P pair marginals, the tail.
   int64_t PairStateOffset(int i) const;
@@ -148,19 +135,13 @@ class ChainProblem : public Problem {
   double StateDot(int i, const double* w, const Scores& scores,
                   double gold_score, const double* state) const;
   // tail += c·(the transition, bias and trigram indicators of y): the same
-  // for w's tail and a state's. `tail_offset` is where the tail sits in
-  // the slice's coordinates.
-  void AddTailFeatures(const int32_t* y, int T, double c, double* tail,
-                       const Slice& slice, int64_t tail_offset) const;
-  // Adds c·φ(x_i, y) to w's coordinates in the slice.
-  void AddFeatures(int i, const int32_t* y, double c, const Slice& slice,
-                   double* w) const;
-  // w += c·(E_β φ − φ(y)) on the pair-feature rows in the slice.
+  // for w's tail and a state's.
+  void AddTailFeatures(const int32_t* y, int T, double c, double* tail) const;
+  // w += c·φ(x_i, y).
+  void AddFeatures(int i, const int32_t* y, double c, double* w) const;
+  // w += c·(E_β φ − φ(y)) on the pair-feature rows.
   void AddPairRowsMinusState(int i, const int32_t* y, const double* pair_state,
-                             double c, const Slice& slice, double* w) const;
-  // AddCornerMinusState's work on the coordinates in the slice.
-  void AddCornerMinusStateIn(int i, const Corner& y, const double* state,
-                             double c, const Slice& slice, double* w) const;
+                             double c, double* w) const;
   double LossUnit(int i) const;
   // unary[t][y] += sign·L_i's unit on every label y ≠ y_t: loss
   // augmentation (sign +1) and its removal (−1).

@@ -217,12 +217,8 @@ class BcfwRun : public PassSteps {
                    double* ell_slope) const;
   absl::StatusOr<DualityGap> RefreshBlockGaps();
   // Applies x += scale/(λn)·Δv of `move` (before the block state changes),
-  // on all of x or on the coordinates in `slice` only.
   void ApplyToVector(int i, const BcfwMove& move, const Corner& oracle_corner,
                      double scale, double* x) const;
-  void ApplyToVectorInSlice(int i, const BcfwMove& move,
-                            const Corner& oracle_corner,
-                            const CoordinateRange& slice, double* x) const;
   void ApplyMove(int i, const BcfwMove& move, const Corner& oracle_corner,
                  double oracle_loss);
   // ApplyMove's block part (all but w): loss terms, averaging, the state,

@@ -97,17 +97,6 @@ class Problem {
   // w += c·(ψ_i(y) − v_i).
   virtual void AddCornerMinusState(int i, const Corner& y, const double* state,
                                    double c, double* w) const = 0;
-  // AddCornerMinusState and AddScaled restricted to w's coordinates in
-  // [begin, end), which never splits a range TouchedRanges gives: threads
-  // that own disjoint slices of w can then apply several blocks' updates
-  // together, each coordinate receiving exactly the additions, in block
-  // order, that the unrestricted calls would make.
-  virtual void AddCornerMinusStateInSlice(int i, const Corner& y,
-                                          const double* state, double c,
-                                          int64_t begin, int64_t end,
-                                          double* w) const = 0;
-  virtual void AddScaledInSlice(int i, const Corner& y, double c, int64_t begin,
-                                int64_t end, double* w) const = 0;
   // state += c·(the state of α concentrated on y). Used with weights that
   // keep the state's α summing to one (e.g. +γ on one corner, −γ on another).
   virtual void AddCornerToState(int i, const Corner& y, double c,

@@ -68,21 +68,6 @@ void ShardProblem::AddCornerMinusState(int i, const Corner& y,
   if (IsLocal(i)) local_.AddCornerMinusState(Local(i), y, state, c, w);
 }
 
-void ShardProblem::AddCornerMinusStateInSlice(int i, const Corner& y,
-                                              const double* state, double c,
-                                              int64_t begin, int64_t end,
-                                              double* w) const {
-  if (IsLocal(i)) {
-    local_.AddCornerMinusStateInSlice(Local(i), y, state, c, begin, end, w);
-  }
-}
-
-void ShardProblem::AddScaledInSlice(int i, const Corner& y, double c,
-                                    int64_t begin, int64_t end,
-                                    double* w) const {
-  if (IsLocal(i)) local_.AddScaledInSlice(Local(i), y, c, begin, end, w);
-}
-
 void ShardProblem::AddCornerToState(int i, const Corner& y, double c,
                                     double* state) const {
   if (IsLocal(i)) local_.AddCornerToState(Local(i), y, c, state);

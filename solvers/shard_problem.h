@@ -48,11 +48,6 @@ class ShardProblem : public Problem {
                               const Corner& y) const override;
   void AddCornerMinusState(int i, const Corner& y, const double* state,
                            double c, double* w) const override;
-  void AddCornerMinusStateInSlice(int i, const Corner& y, const double* state,
-                                  double c, int64_t begin, int64_t end,
-                                  double* w) const override;
-  void AddScaledInSlice(int i, const Corner& y, double c, int64_t begin,
-                        int64_t end, double* w) const override;
   void AddCornerToState(int i, const Corner& y, double c,
                         double* state) const override;
   void ScoreCorners(int i, const double* w, const double* state,

@@ -162,15 +162,6 @@ class TimedProblem : public Problem {
     base_.AddCornerMinusState(i, y, state, c, w);
     ClockStep(start);
   }
-  void AddCornerMinusStateInSlice(int i, const Corner& y, const double* state,
-                                  double c, int64_t begin, int64_t end,
-                                  double* w) const override {
-    base_.AddCornerMinusStateInSlice(i, y, state, c, begin, end, w);
-  }
-  void AddScaledInSlice(int i, const Corner& y, double c, int64_t begin,
-                        int64_t end, double* w) const override {
-    base_.AddScaledInSlice(i, y, c, begin, end, w);
-  }
   void AddCornerToState(int i, const Corner& y, double c,
                         double* state) const override {
     const auto start = std::chrono::steady_clock::now();
