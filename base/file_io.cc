@@ -37,11 +37,16 @@ absl::Status ReadTextProto(const std::string& path, absl::string_view what,
   }
   std::stringstream buffer;
   buffer << in.rdbuf();
+  return ParseTextProto(buffer.str(), path, message);
+}
+
+absl::Status ParseTextProto(const std::string& text, absl::string_view source,
+                            google::protobuf::Message* message) {
   google::protobuf::TextFormat::Parser parser;
   FirstError errors;
   parser.RecordErrorsTo(&errors);
-  if (!parser.ParseFromString(buffer.str(), message)) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ":", errors.first));
+  if (!parser.ParseFromString(text, message)) {
+    return absl::InvalidArgumentError(absl::StrCat(source, ":", errors.first));
   }
   return absl::OkStatus();
 }

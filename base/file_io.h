@@ -23,6 +23,11 @@ namespace chaintag {
 absl::Status ReadTextProto(const std::string& path, absl::string_view what,
                            google::protobuf::Message* message);
 
+// Parses text-format `text` into `message`; InvalidArgument
+// ("<source>:<line>:<column>: <error>") when it does not parse.
+absl::Status ParseTextProto(const std::string& text, absl::string_view source,
+                            google::protobuf::Message* message);
+
 // Replaces `path` with `bytes`; on failure the old file (if any) is intact.
 // `what` names the file in errors ("the model file").
 absl::Status WriteFileAtomically(const std::string& path,

@@ -21,9 +21,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "base/config_override.h"
+#include "base/file_io.h"
 #include "base/paths.h"
-#include "google/protobuf/io/tokenizer.h"
-#include "google/protobuf/text_format.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/pipeline_config.pb.h"
 #include "pybind11/stl.h"
@@ -35,18 +34,6 @@ namespace chaintag {
 namespace {
 
 namespace py = pybind11;
-
-// Keeps the first parse error of config text with its line and column.
-class FirstError : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column,
-                const std::string& message) override {
-    if (first.empty()) {
-      first = absl::StrCat(line + 1, ":", column + 1, ": ", message);
-    }
-  }
-  std::string first;
-};
 
 // A config given as text rather than a path: anything with a field
 // separator or a line break (a path has neither, in practice).
@@ -60,13 +47,7 @@ PipelineConfig ReadConfig(const std::string& config) {
     return ValueOrThrow(ReadUserPipelineConfig(config));
   }
   PipelineConfig parsed;
-  google::protobuf::TextFormat::Parser parser;
-  FirstError errors;
-  parser.RecordErrorsTo(&errors);
-  if (!parser.ParseFromString(config, &parsed)) {
-    throw StatusException(
-        absl::InvalidArgumentError(absl::StrCat("config text:", errors.first)));
-  }
+  ThrowIfError(ParseTextProto(config, "config text", &parsed));
   return parsed;
 }
 

@@ -900,12 +900,25 @@ const std::vector<double>& BcfwRun::ReturnedPoint() {
   }
   if (distribution_.communicator != nullptr) {
     distribution_status_.Update(ChainAverage());
-    return average_;
+  } else {
+    AddAveragedBlocks();
   }
+  for (size_t k = 0; k < box_index_.size(); ++k) {
+    double& w = average_[box_index_[k]];
+    box_v_average_[k] = w;
+    w = std::clamp(w, box_lower_[k], box_upper_[k]);
+  }
+  return average_;
+}
+
+// average_ += c·v̄_i for this process's blocks, in block order (every
+// block's sum folded through the last step).
+void BcfwRun::AddAveragedBlocks() {
   const double scale = AverageScale(steps_);
   const double c = 1.0 / (lambda_ * n_);
   for (int i = 0; i < n_; ++i) {
     FoldIntoAverage(i, steps_);
+    if (!IsLocal(i)) continue;
     const int64_t size = state_offset_[i + 1] - state_offset_[i];
     const double* sum = average_state_sums_.data() + state_offset_[i];
     average_state_.resize(size);
@@ -914,12 +927,6 @@ const std::vector<double>& BcfwRun::ReturnedPoint() {
     problem_.AddCornerMinusState(i, problem_.GoldCorner(i),
                                  average_state_.data(), -c, average_.data());
   }
-  for (size_t k = 0; k < box_index_.size(); ++k) {
-    double& w = average_[box_index_[k]];
-    box_v_average_[k] = w;
-    w = std::clamp(w, box_lower_[k], box_upper_[k]);
-  }
-  return average_;
 }
 
 // Each coordinate gets the blocks' additions in block order, as in one
@@ -933,18 +940,7 @@ absl::Status BcfwRun::ChainAverage() {
         communicator->Receive(rank - 1, average_.data(), dim_);
     if (!status.ok()) return status;
   }
-  const double scale = AverageScale(steps_);
-  const double c = 1.0 / (lambda_ * n_);
-  for (int i = 0; i < n_; ++i) {
-    FoldIntoAverage(i, steps_);
-    if (!IsLocal(i)) continue;
-    const int64_t size = state_offset_[i + 1] - state_offset_[i];
-    const double* sum = average_state_sums_.data() + state_offset_[i];
-    average_state_.resize(size);
-    for (int64_t k = 0; k < size; ++k) average_state_[k] = scale * sum[k];
-    problem_.AddCornerMinusState(i, problem_.GoldCorner(i),
-                                 average_state_.data(), -c, average_.data());
-  }
+  AddAveragedBlocks();
   if (rank < last) {
     absl::Status status = communicator->Send(rank + 1, average_.data(), dim_);
     if (!status.ok()) return status;
