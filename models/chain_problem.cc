@@ -616,4 +616,102 @@ void ChainProblem::AddCornerMinusState(int i, const Corner& y,
   AddTailFeatures(y.data(), T, -c, tail);
 }
 
+template <typename Fill>
+void ChainProblem::EncodeRows(const FeatureSequence& features,
+                              int first_position, int64_t offset, int labels,
+                              Fill fill, BlockUpdate* update) const {
+  for (int t = first_position; t < features.size(); ++t) {
+    if (features.num_features(t) == 0) continue;
+    const int32_t v = update->AddVector(labels);
+    if (!fill(t, update->values.data() + update->VectorBegin(v))) {
+      update->values.resize(update->VectorBegin(v));
+      update->vector_ends.pop_back();
+      continue;
+    }
+    for (int32_t k = features.offsets[t]; k < features.offsets[t + 1]; ++k) {
+      update->AddAddition(
+          offset + static_cast<int64_t>(features.buckets[k]) * labels, v,
+          features.value(k));
+    }
+  }
+}
+
+// The same sums as AddCornerMinusState: per position d_t = c·(μ_t − e_y_t)
+// at its rows (and the pair marginals' at the pair rows), and the tail
+// c·(tail state − φ_tail(y)) as one vector.
+void ChainProblem::EncodeCornerMinusState(int i, const Corner& y,
+                                          const double* state, double c,
+                                          BlockUpdate* update) const {
+  const int L = layout_.num_labels;
+  EncodeRows(
+      examples_[i].features, 0, 0, L,
+      [&](int t, double* d) {
+        const double* marginal = state + static_cast<int64_t>(t) * L;
+        for (int k = 0; k < L; ++k) d[k] = c * marginal[k];
+        d[y[t]] -= c;
+        return true;
+      },
+      update);
+  const int64_t tail_offset = TailStateOffset(i);
+  if (tail_offset > PairStateOffset(i)) {
+    const int P = layout_.num_pairs;
+    const double* pair_state = state + PairStateOffset(i);
+    EncodeRows(
+        examples_[i].pair_features, 1, layout_.pair_emission_offset(), P,
+        [&](int t, double* d) {
+          const double* marginal = pair_state + static_cast<int64_t>(t) * P;
+          for (int k = 0; k < P; ++k) d[k] = c * marginal[k];
+          const int32_t p = structure_->pair_index(y[t - 1], y[t]);
+          if (p >= 0) d[p] -= c;
+          return true;
+        },
+        update);
+  }
+  const int32_t tail = update->AddVector(layout_.tail_size());
+  double* values = update->values.data() + update->VectorBegin(tail);
+  const double* tail_state = state + tail_offset;
+  for (int64_t k = 0; k < layout_.tail_size(); ++k) {
+    values[k] = c * tail_state[k];
+  }
+  AddTailFeatures(y.data(), static_cast<int>(y.size()), -c, values);
+  update->AddAddition(layout_.transition_offset(), tail, 1.0);
+}
+
+// c·ψ_i(y) = c·(φ(y_i) − φ(y)): per position ±c at the two labels (nothing
+// where they agree), and the tail's indicator difference.
+void ChainProblem::EncodeScaled(int i, const Corner& y, double c,
+                                BlockUpdate* update) const {
+  const int32_t* gold = examples_[i].labels.data();
+  const int L = layout_.num_labels;
+  EncodeRows(
+      examples_[i].features, 0, 0, L,
+      [&](int t, double* d) {
+        if (gold[t] == y[t]) return false;
+        d[gold[t]] = c;
+        d[y[t]] = -c;
+        return true;
+      },
+      update);
+  if (layout_.num_pair_rows > 0) {
+    EncodeRows(
+        examples_[i].pair_features, 1, layout_.pair_emission_offset(),
+        static_cast<int>(layout_.num_pairs),
+        [&](int t, double* d) {
+          const int32_t from = structure_->pair_index(gold[t - 1], gold[t]);
+          const int32_t to = structure_->pair_index(y[t - 1], y[t]);
+          if (from == to) return false;
+          if (from >= 0) d[from] = c;
+          if (to >= 0) d[to] = -c;
+          return true;
+        },
+        update);
+  }
+  const int32_t tail = update->AddVector(layout_.tail_size());
+  double* values = update->values.data() + update->VectorBegin(tail);
+  const int T = static_cast<int>(y.size());
+  AddTailFeatures(gold, T, c, values);
+  AddTailFeatures(y.data(), T, -c, values);
+  update->AddAddition(layout_.transition_offset(), tail, 1.0);
+}
+
 }  // namespace chaintag

@@ -91,6 +91,10 @@ class ChainProblem : public Problem {
                               const Corner& y) const override;
   void AddCornerMinusState(int i, const Corner& y, const double* state,
                            double c, double* w) const override;
+  void EncodeCornerMinusState(int i, const Corner& y, const double* state,
+                              double c, BlockUpdate* update) const override;
+  void EncodeScaled(int i, const Corner& y, double c,
+                    BlockUpdate* update) const override;
   void AddCornerToState(int i, const Corner& y, double c,
                         double* state) const override;
   void ScoreCorners(int i, const double* w, const double* state,
@@ -139,6 +143,14 @@ class ChainProblem : public Problem {
   void AddTailFeatures(const int32_t* y, int T, double c, double* tail) const;
   // w += c·φ(x_i, y).
   void AddFeatures(int i, const int32_t* y, double c, double* w) const;
+  // One label vector per position (`labels` wide: L, or P for the pair
+  // rows), from `fill(t, vector)`, added at each of the position's rows of
+  // `features` (rows of `labels` coordinates from `offset`) scaled by the
+  // feature's value.
+  template <typename Fill>
+  void EncodeRows(const FeatureSequence& features, int first_position,
+                  int64_t offset, int labels, Fill fill,
+                  BlockUpdate* update) const;
   // w += c·(E_β φ − φ(y)) on the pair-feature rows.
   void AddPairRowsMinusState(int i, const int32_t* y, const double* pair_state,
                              double c, double* w) const;

@@ -267,6 +267,27 @@ void CheckBlockStateAlgebra(int order, Values kind, bool normalize_loss) {
           ASSERT_EQ(moved[j], w[j]) << "coordinate " << j;
           ASSERT_EQ(scaled_only[j], 0.0) << "coordinate " << j;
         }
+        // The encoded updates add the same, inside the touched ranges.
+        BlockUpdate encoded_move, encoded_scaled;
+        problem.EncodeCornerMinusState(i, y, state.data(), c, &encoded_move);
+        problem.EncodeScaled(i, y, c, &encoded_scaled);
+        std::vector<double> decoded = w;
+        AddBlockUpdate(encoded_move, decoded.data());
+        std::vector<double> decoded_scaled(layout.dim(), 0.0);
+        AddBlockUpdate(encoded_scaled, decoded_scaled.data());
+        for (size_t j = 0; j < w.size(); ++j) {
+          ASSERT_NEAR(decoded[j], moved[j], 1e-12) << "coordinate " << j;
+          ASSERT_NEAR(decoded_scaled[j], scaled_only[j], 1e-12)
+              << "coordinate " << j;
+        }
+        for (const BlockUpdate* update : {&encoded_move, &encoded_scaled}) {
+          for (size_t j = 0; j < update->targets.size(); ++j) {
+            const int64_t length = update->VectorLength(update->vectors[j]);
+            for (int64_t x = 0; x < length; ++x) {
+              ASSERT_TRUE(touched[update->targets[j] + x]);
+            }
+          }
+        }
       }
       std::vector<double> scaled = w;
       problem.AddScaled(i, y, c, scaled.data());

@@ -1069,7 +1069,7 @@ absl::Status BcfwRun::RunRound(int j, int size) {
     if (averaging_ && !IsLocal(i)) FoldIntoAverage(i, step - 1);
   }
   const int parts = RoundParts();
-  RunRoundPhase(size + parts, [this, t, size, first_step](int, int item) {
+  RunRoundPhase(size + parts, [this, t, size, first_step](int item) {
     if (item >= size) {
       ApplyRoundUpdate(item - size, t);
     } else if (IsLocal(round_blocks_[item])) {
@@ -1120,15 +1120,16 @@ void BcfwRun::AccumulateRoundPart(int part, int size) {
   for (int k = 0; k < size; ++k) {
     const BlockOracle& oracle = round_oracles_[k];
     if (!oracle.moves) continue;
-    const double* delta = oracle.delta.data();
-    for (size_t r = 0; r < oracle.delta_ranges.size(); ++r) {
-      const int64_t length = oracle.delta_ranges[r].length;
-      const int32_t index = oracle.round_indices[r];
-      if (index >= first && index < last) {
-        double* target = update + round_range_offsets_[index];
-        for (int64_t x = 0; x < length; ++x) target[x] += delta[x];
-      }
-      delta += length;
+    const BlockUpdate& delta = oracle.delta;
+    for (size_t j = 0; j < delta.targets.size(); ++j) {
+      const int32_t index = oracle.round_indices[j];
+      if (index < first || index >= last) continue;
+      const int32_t v = delta.vectors[j];
+      const double* vector = delta.values.data() + delta.VectorBegin(v);
+      const int64_t length = delta.VectorLength(v);
+      const double scale = delta.scales[j];
+      double* target = update + round_range_offsets_[index];
+      for (int64_t x = 0; x < length; ++x) target[x] += scale * vector[x];
     }
   }
   for (int32_t index = first; index < last; ++index) {
@@ -1153,9 +1154,8 @@ void BcfwRun::ApplyRoundUpdate(int part, double t) {
 
 double BcfwRun::RoundScale(int size) {
   CollectRoundRanges(size);
-  RunRoundPhase(RoundParts(), [this, size](int, int part) {
-    AccumulateRoundPart(part, size);
-  });
+  RunRoundPhase(RoundParts(),
+                [this, size](int part) { AccumulateRoundPart(part, size); });
   // Range by range, in the order collected: the same sum on every rank.
   double norm = 0, slope = 0;
   for (double range_norm : round_range_norms_) norm += range_norm;
@@ -1177,9 +1177,11 @@ void BcfwRun::CollectRoundRanges(int size) {
   for (int k = 0; k < size; ++k) {
     BlockOracle& oracle = round_oracles_[k];
     if (!oracle.moves) continue;
-    oracle.round_indices.resize(oracle.delta_ranges.size());
-    for (size_t r = 0; r < oracle.delta_ranges.size(); ++r) {
-      const CoordinateRange& range = oracle.delta_ranges[r];
+    const BlockUpdate& delta = oracle.delta;
+    oracle.round_indices.resize(delta.targets.size());
+    for (size_t r = 0; r < delta.targets.size(); ++r) {
+      const CoordinateRange range{delta.targets[r],
+                                  delta.VectorLength(delta.vectors[r])};
       const int64_t slot = range.begin / granularity_;
       if (range_stamps_[slot] != stamp) {
         range_stamps_[slot] = stamp;
@@ -1198,52 +1200,44 @@ void BcfwRun::CollectRoundRanges(int size) {
   round_range_norms_.resize(round_ranges_.size());
 }
 
-void BcfwRun::RunRoundPhase(int items,
-                            const std::function<void(int, int)>& job) {
+void BcfwRun::RunRoundPhase(int items, const std::function<void(int)>& job) {
   const int threads = std::max(1, config_.num_threads());
   if (threads == 1) {
-    for (int item = 0; item < items; ++item) job(0, item);
+    for (int item = 0; item < items; ++item) job(item);
     return;
   }
   if (round_pool_ == nullptr) {
     round_pool_ = std::make_unique<BatchPool>(
-        threads, [this](int thread, int item) { round_job_(thread, item); });
+        threads, [this](int, int item) { round_job_(item); });
   }
   round_job_ = job;
   round_pool_->Start(items);
   round_pool_->Finish();
 }
 
-// Block i's Δw at unit scale: formed densely by the problem's own update
-// (zero outside the block's ranges), then moved into the compact array, each
-// range once in order of first appearance, and the scratch zeroed again.
-void BcfwRun::ComputeBlockDelta(int i, int thread, BlockOracle* oracle) {
-  DeltaScratch& scratch = delta_scratch_[thread];
-  if (scratch.dense.empty()) {
-    scratch.dense.assign(dim_, 0.0);
-    scratch.stamps.assign(dim_ / granularity_, 0);
+// Block i's Δw at unit scale, c/(λn)·Δv, as the problem encodes it.
+void BcfwRun::EncodeBlockDelta(int i, BlockOracle* oracle) const {
+  const BcfwMove& move = oracle->move;
+  BlockUpdate* delta = &oracle->delta;
+  delta->Clear();
+  const double c = 1.0 / (lambda_ * n_);
+  auto corner_of = [&](int entry) -> const Corner& {
+    return entry < 0 ? oracle->oracle.corner : corners_[i].entry(entry).corner;
+  };
+  if (move.state_coefficient != 0) {
+    problem_.EncodeCornerMinusState(i, corner_of(move.entries[0]),
+                                    states_.data() + state_offset_[i],
+                                    c * move.coefficients[0], delta);
+    return;
   }
-  ApplyToVector(i, oracle->move, oracle->oracle.corner, 1.0,
-                scratch.dense.data());
-  scratch.ranges.clear();
-  problem_.TouchedRanges(i, &scratch.ranges);
-  const uint32_t stamp = ++scratch.stamp;
-  std::vector<CoordinateRange>& ranges = oracle->delta_ranges;
-  std::vector<double>& delta = oracle->delta;
-  ranges.clear();
-  delta.clear();
-  for (const CoordinateRange& range : scratch.ranges) {
-    uint32_t& seen = scratch.stamps[range.begin / granularity_];
-    if (seen == stamp) continue;
-    seen = stamp;
-    ranges.push_back(range);
-    double* values = scratch.dense.data() + range.begin;
-    delta.insert(delta.end(), values, values + range.length);
-    std::fill(values, values + range.length, 0.0);
+  for (size_t k = 0; k < move.entries.size(); ++k) {
+    if (move.coefficients[k] == 0) continue;
+    problem_.EncodeScaled(i, corner_of(move.entries[k]),
+                          c * move.coefficients[k], delta);
   }
 }
 
-void BcfwRun::PrepareBlockStep(int i, int thread, BlockOracle* oracle) {
+void BcfwRun::PrepareBlockStep(int i, BlockOracle* oracle) {
   BcfwMove& move = oracle->move;
   move.Clear();
   if (!keep_corners_) {
@@ -1276,7 +1270,7 @@ void BcfwRun::PrepareBlockStep(int i, int thread, BlockOracle* oracle) {
   }
   oracle->slope = MoveSlope(i, move, *oracle, &oracle->ell_slope);
   oracle->moves = !move.entries.empty();
-  if (oracle->moves) ComputeBlockDelta(i, thread, oracle);
+  if (oracle->moves) EncodeBlockDelta(i, oracle);
 }
 
 // dD/dγ of the move at the w `oracle` saw: Δℓ − ⟨w, Δv⟩/n with
@@ -1333,12 +1327,11 @@ void BcfwRun::PrepareRound(int size) {
   if (static_cast<int>(round_oracles_.size()) < size) {
     round_oracles_.resize(size);
   }
-  delta_scratch_.resize(std::max(1, config_.num_threads()));
   if (granularity_ == 0) granularity_ = RangeGranularity(problem_);
-  RunRoundPhase(size, [this](int thread, int k) {
+  RunRoundPhase(size, [this](int k) {
     if (!IsLocal(round_blocks_[k])) return;
     ComputeBlockOracle(round_blocks_[k], &round_oracles_[k]);
-    PrepareBlockStep(round_blocks_[k], thread, &round_oracles_[k]);
+    PrepareBlockStep(round_blocks_[k], &round_oracles_[k]);
   });
 }
 
@@ -1390,17 +1383,31 @@ class WireReader {
 
 }  // namespace
 
-// Whether a received Δw lies on whole granularity slots of w.
+// Whether a received Δw is well formed and adds on whole granularity slots
+// of w.
 bool BcfwRun::ValidDelta(const BlockOracle& oracle) const {
-  int64_t total = 0;
-  for (const CoordinateRange& range : oracle.delta_ranges) {
-    if (range.begin < 0 || range.length <= 0 || range.length > dim_ ||
-        range.begin > dim_ - range.length || range.begin % granularity_ != 0) {
+  const BlockUpdate& delta = oracle.delta;
+  const size_t additions = delta.targets.size();
+  if (delta.vectors.size() != additions || delta.scales.size() != additions) {
+    return false;
+  }
+  int64_t previous = 0;
+  for (int64_t end : delta.vector_ends) {
+    if (end < previous) return false;
+    previous = end;
+  }
+  if (previous != static_cast<int64_t>(delta.values.size())) return false;
+  const int32_t count = static_cast<int32_t>(delta.vector_ends.size());
+  for (size_t j = 0; j < additions; ++j) {
+    const int32_t v = delta.vectors[j];
+    if (v < 0 || v >= count) return false;
+    const int64_t begin = delta.targets[j], length = delta.VectorLength(v);
+    if (begin < 0 || length <= 0 || length > dim_ || begin > dim_ - length ||
+        begin % granularity_ != 0 || length % granularity_ != 0) {
       return false;
     }
-    total += range.length;
   }
-  return total == static_cast<int64_t>(oracle.delta.size());
+  return true;
 }
 
 // Each rank sends, for each of its round blocks, what the shared
@@ -1419,8 +1426,11 @@ absl::Status BcfwRun::ExchangeRound(int size) {
     Append(oracle.ell_slope, &local);
     Append(oracle.fw_gap, &local);
     Append(oracle.state_dot, &local);
-    AppendArray(oracle.delta_ranges, &local);
-    AppendArray(oracle.delta, &local);
+    AppendArray(oracle.delta.values, &local);
+    AppendArray(oracle.delta.vector_ends, &local);
+    AppendArray(oracle.delta.targets, &local);
+    AppendArray(oracle.delta.vectors, &local);
+    AppendArray(oracle.delta.scales, &local);
   }
   std::vector<std::string> all;
   absl::Status status = distribution_.communicator->AllGather(local, &all);
@@ -1440,8 +1450,11 @@ absl::Status BcfwRun::ExchangeRound(int size) {
       if (!reader.Read(&cache_hit) || !reader.Read(&moves) ||
           !reader.Read(&oracle.slope) || !reader.Read(&oracle.ell_slope) ||
           !reader.Read(&oracle.fw_gap) || !reader.Read(&oracle.state_dot) ||
-          !reader.ReadArray(&oracle.delta_ranges) ||
-          !reader.ReadArray(&oracle.delta)) {
+          !reader.ReadArray(&oracle.delta.values) ||
+          !reader.ReadArray(&oracle.delta.vector_ends) ||
+          !reader.ReadArray(&oracle.delta.targets) ||
+          !reader.ReadArray(&oracle.delta.vectors) ||
+          !reader.ReadArray(&oracle.delta.scales)) {
         return absl::DataLossError(
             absl::StrCat("rank ", r, " sent a truncated round"));
       }

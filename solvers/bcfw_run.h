@@ -67,14 +67,13 @@ class BcfwRun : public PassSteps {
     double fw_gap = 0;
     double slope = 0;
     // Whether the step moves (so has a delta), its change of ℓ per unit,
-    // and its change of w per unit, Δw = Δv/(λn), on its distinct
-    // coordinate ranges (sorted) as one compact array: what a round sums,
-    // and what a distributed run's ranks exchange.
+    // and its change of w per unit, Δw = Δv/(λn), in the problem's
+    // encoding: what a round sums, and what a distributed run's ranks
+    // exchange.
     bool moves = false;
     double ell_slope = 0;
-    std::vector<CoordinateRange> delta_ranges;
-    std::vector<double> delta;
-    // Each delta range's index among the round's ranges.
+    BlockUpdate delta;
+    // Each of the delta's additions' index among the round's ranges.
     std::vector<int32_t> round_indices;
     // The fully corrective inner solve's scratch.
     std::vector<int> inner_active;
@@ -169,10 +168,9 @@ class BcfwRun : public PassSteps {
   // Phase one of a round, on the threads: each block's oracle and step at
   // the round's w, touching only the block's own state.
   void PrepareRound(int size);
-  void PrepareBlockStep(int i, int thread, BlockOracle* oracle);
-  // The prepared step's Δw (BlockOracle::delta), through the thread's dense
-  // scratch.
-  void ComputeBlockDelta(int i, int thread, BlockOracle* oracle);
+  void PrepareBlockStep(int i, BlockOracle* oracle);
+  // The prepared step's Δw (BlockOracle::delta).
+  void EncodeBlockDelta(int i, BlockOracle* oracle) const;
   bool IsLocal(int i) const {
     return distribution_.communicator == nullptr ||
            (i >= distribution_.shard.begin && i < distribution_.shard.end);
@@ -187,9 +185,9 @@ class BcfwRun : public PassSteps {
   // (each coordinate's deltas added in block order), and t ∈ [0, 1]
   // maximising the dual along it.
   double RoundScale(int size);
-  // The round's phases on solver.num_threads threads: job(thread, item)
-  // for items [0, items), each writing only its own item's data.
-  void RunRoundPhase(int items, const std::function<void(int, int)>& job);
+  // The round's phases on solver.num_threads threads: job(item) for items
+  // [0, items), each writing only its own item's data.
+  void RunRoundPhase(int items, const std::function<void(int)>& job);
   // The round's coordinates: each range its blocks touch, once, with its
   // place in the compact U.
   void CollectRoundRanges(int size);
@@ -323,16 +321,7 @@ class BcfwRun : public PassSteps {
   std::vector<BlockOracle> round_oracles_;
   std::vector<char> in_round_;
   std::unique_ptr<BatchPool> round_pool_;
-  std::function<void(int, int)> round_job_;
-  // Per thread: a dense zero vector a block's Δw is formed in, the block's
-  // ranges, and the visit each granularity slot was last seen in.
-  struct DeltaScratch {
-    std::vector<double> dense;
-    std::vector<CoordinateRange> ranges;
-    std::vector<uint32_t> stamps;
-    uint32_t stamp = 0;
-  };
-  std::vector<DeltaScratch> delta_scratch_;
+  std::function<void(int)> round_job_;
   // The round's U, compact: its distinct ranges, range r at
   // round_range_offsets_[r] in round_update_ (one offset more: the end),
   // with their squared norms.

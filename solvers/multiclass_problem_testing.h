@@ -132,6 +132,22 @@ class MulticlassProblem : public Problem {
     const std::vector<double> psi = Psi(i, y[0]);
     for (int64_t j = 0; j < Dim(); ++j) w[j] += c * (psi[j] - state[j]);
   }
+  void EncodeCornerMinusState(int i, const Corner& y, const double* state,
+                              double c, BlockUpdate* update) const override {
+    const std::vector<double> psi = Psi(i, y[0]);
+    const int32_t v = update->AddVector(Dim());
+    double* values = update->values.data() + update->VectorBegin(v);
+    for (int64_t j = 0; j < Dim(); ++j) values[j] = c * (psi[j] - state[j]);
+    update->AddAddition(0, v, 1.0);
+  }
+  void EncodeScaled(int i, const Corner& y, double c,
+                    BlockUpdate* update) const override {
+    const std::vector<double> psi = Psi(i, y[0]);
+    const int32_t v = update->AddVector(Dim());
+    double* values = update->values.data() + update->VectorBegin(v);
+    for (int64_t j = 0; j < Dim(); ++j) values[j] = c * psi[j];
+    update->AddAddition(0, v, 1.0);
+  }
   void AddCornerToState(int i, const Corner& y, double c,
                         double* state) const override {
     const std::vector<double> psi = Psi(i, y[0]);

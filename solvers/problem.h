@@ -59,6 +59,49 @@ struct OracleResult {
   double state_dot = 0;
 };
 
+// A change of w as scaled copies of a few vectors: addition j adds
+// scales[j] times vector vectors[j] at w[targets[j], targets[j] + its
+// length). Vector v is values[vector_ends[v − 1], vector_ends[v]) (from 0
+// for v = 0). For chains, one label vector per position, added at each of
+// the position's feature rows: a few KB per sentence where the dense
+// change covers rows × labels, and addable to w by a process that does not
+// hold the sentence (distributed training exchanges these).
+struct BlockUpdate {
+  std::vector<double> values;
+  std::vector<int64_t> vector_ends;
+  std::vector<int64_t> targets;
+  std::vector<int32_t> vectors;
+  std::vector<double> scales;
+
+  void Clear() {
+    values.clear();
+    vector_ends.clear();
+    targets.clear();
+    vectors.clear();
+    scales.clear();
+  }
+  int64_t VectorBegin(int32_t v) const {
+    return v == 0 ? 0 : vector_ends[v - 1];
+  }
+  int64_t VectorLength(int32_t v) const {
+    return vector_ends[v] - VectorBegin(v);
+  }
+  // Starts a new vector of `length` zeros; returns its index.
+  int32_t AddVector(int64_t length) {
+    values.resize(values.size() + length, 0.0);
+    vector_ends.push_back(static_cast<int64_t>(values.size()));
+    return static_cast<int32_t>(vector_ends.size()) - 1;
+  }
+  void AddAddition(int64_t target, int32_t vector, double scale) {
+    targets.push_back(target);
+    vectors.push_back(vector);
+    scales.push_back(scale);
+  }
+};
+
+// w += update, addition by addition.
+void AddBlockUpdate(const BlockUpdate& update, double* w);
+
 class Problem {
  public:
   virtual ~Problem() = default;
@@ -97,6 +140,14 @@ class Problem {
   // w += c·(ψ_i(y) − v_i).
   virtual void AddCornerMinusState(int i, const Corner& y, const double* state,
                                    double c, double* w) const = 0;
+  // AddCornerMinusState and AddScaled as BlockUpdates, appended to
+  // `update`: adding them to w changes it as those calls would (up to the
+  // rounding of their sums). Their additions lie inside TouchedRanges(i).
+  virtual void EncodeCornerMinusState(int i, const Corner& y,
+                                      const double* state, double c,
+                                      BlockUpdate* update) const = 0;
+  virtual void EncodeScaled(int i, const Corner& y, double c,
+                            BlockUpdate* update) const = 0;
   // state += c·(the state of α concentrated on y). Used with weights that
   // keep the state's α summing to one (e.g. +γ on one corner, −γ on another).
   virtual void AddCornerToState(int i, const Corner& y, double c,

@@ -68,6 +68,17 @@ void ShardProblem::AddCornerMinusState(int i, const Corner& y,
   if (IsLocal(i)) local_.AddCornerMinusState(Local(i), y, state, c, w);
 }
 
+void ShardProblem::EncodeCornerMinusState(int i, const Corner& y,
+                                          const double* state, double c,
+                                          BlockUpdate* update) const {
+  if (IsLocal(i)) local_.EncodeCornerMinusState(Local(i), y, state, c, update);
+}
+
+void ShardProblem::EncodeScaled(int i, const Corner& y, double c,
+                                BlockUpdate* update) const {
+  if (IsLocal(i)) local_.EncodeScaled(Local(i), y, c, update);
+}
+
 void ShardProblem::AddCornerToState(int i, const Corner& y, double c,
                                     double* state) const {
   if (IsLocal(i)) local_.AddCornerToState(Local(i), y, c, state);

@@ -48,6 +48,10 @@ class ShardProblem : public Problem {
                               const Corner& y) const override;
   void AddCornerMinusState(int i, const Corner& y, const double* state,
                            double c, double* w) const override;
+  void EncodeCornerMinusState(int i, const Corner& y, const double* state,
+                              double c, BlockUpdate* update) const override;
+  void EncodeScaled(int i, const Corner& y, double c,
+                    BlockUpdate* update) const override;
   void AddCornerToState(int i, const Corner& y, double c,
                         double* state) const override;
   void ScoreCorners(int i, const double* w, const double* state,

@@ -162,6 +162,14 @@ class TimedProblem : public Problem {
     base_.AddCornerMinusState(i, y, state, c, w);
     ClockStep(start);
   }
+  void EncodeCornerMinusState(int i, const Corner& y, const double* state,
+                              double c, BlockUpdate* update) const override {
+    base_.EncodeCornerMinusState(i, y, state, c, update);
+  }
+  void EncodeScaled(int i, const Corner& y, double c,
+                    BlockUpdate* update) const override {
+    base_.EncodeScaled(i, y, c, update);
+  }
   void AddCornerToState(int i, const Corner& y, double c,
                         double* state) const override {
     const auto start = std::chrono::steady_clock::now();
