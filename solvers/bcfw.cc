@@ -1100,104 +1100,125 @@ void BcfwRun::UpdateRoundBlock(int k, double t, int64_t step) {
   if (!use_cache_) store.RemoveInactive();
 }
 
-int BcfwRun::RoundParts() const { return std::max(1, config_.num_threads()); }
-
-// Part p of the round's ranges: [p·R/parts, (p+1)·R/parts).
-std::pair<int32_t, int32_t> BcfwRun::RoundPart(int part) const {
-  const int64_t count = static_cast<int64_t>(round_ranges_.size());
-  return {static_cast<int32_t>(count * part / RoundParts()),
-          static_cast<int32_t>(count * (part + 1) / RoundParts())};
+// At most 255 parts: an addition's owner is a byte.
+int BcfwRun::RoundParts() const {
+  return std::clamp(config_.num_threads(), 1, 255);
 }
 
-// U on part p's ranges: every block's deltas there, in block order, and
-// the ranges' squared norms.
+// Each addition's granularity slot of w and the part that owns it (slot
+// mod parts): the parts then merge disjoint coordinates on their threads.
+void BcfwRun::LocateAdditions(int k) {
+  BlockOracle& oracle = round_oracles_[k];
+  const std::vector<int64_t>& targets = oracle.delta.targets;
+  const int parts = RoundParts();
+  oracle.slots.resize(targets.size());
+  oracle.owners.resize(targets.size());
+  oracle.round_indices.resize(targets.size());
+  oracle.range_norms.resize(targets.size());
+  for (size_t j = 0; j < targets.size(); ++j) {
+    oracle.slots[j] = targets[j] / granularity_;
+    oracle.owners[j] = static_cast<uint8_t>(oracle.slots[j] % parts);
+  }
+}
+
+// Part p of U: the distinct ranges of its slots in order of first
+// appearance, every block's additions there in block order, and each
+// range's squared norm, credited to its first addition (the others get
+// −1), so that the caller sums the same numbers in the same order for any
+// number of parts.
 void BcfwRun::AccumulateRoundPart(int part, int size) {
-  const auto [first, last] = RoundPart(part);
-  if (first == last) return;
-  double* update = round_update_.data();
-  std::fill(update + round_range_offsets_[first],
-            update + round_range_offsets_[last], 0.0);
-  for (int k = 0; k < size; ++k) {
-    const BlockOracle& oracle = round_oracles_[k];
-    if (!oracle.moves) continue;
-    const BlockUpdate& delta = oracle.delta;
-    for (size_t j = 0; j < delta.targets.size(); ++j) {
-      const int32_t index = oracle.round_indices[j];
-      if (index < first || index >= last) continue;
-      const int32_t v = delta.vectors[j];
-      const double* vector = delta.values.data() + delta.VectorBegin(v);
-      const int64_t length = delta.VectorLength(v);
-      const double scale = delta.scales[j];
-      double* target = update + round_range_offsets_[index];
-      for (int64_t x = 0; x < length; ++x) target[x] += scale * vector[x];
-    }
-  }
-  for (int32_t index = first; index < last; ++index) {
-    const double* values = update + round_range_offsets_[index];
-    double norm = 0;
-    for (int64_t x = 0; x < round_ranges_[index].length; ++x) {
-      norm += values[x] * values[x];
-    }
-    round_range_norms_[index] = norm;
-  }
-}
-
-void BcfwRun::ApplyRoundUpdate(int part, double t) {
-  const auto [first, last] = RoundPart(part);
-  for (int32_t index = first; index < last; ++index) {
-    const CoordinateRange& range = round_ranges_[index];
-    double* w = w_.data() + range.begin;
-    const double* update = round_update_.data() + round_range_offsets_[index];
-    for (int64_t x = 0; x < range.length; ++x) w[x] += t * update[x];
-  }
-}
-
-double BcfwRun::RoundScale(int size) {
-  CollectRoundRanges(size);
-  RunRoundPhase(RoundParts(),
-                [this, size](int part) { AccumulateRoundPart(part, size); });
-  // Range by range, in the order collected: the same sum on every rank.
-  double norm = 0, slope = 0;
-  for (double range_norm : round_range_norms_) norm += range_norm;
-  for (int k = 0; k < size; ++k) slope += round_oracles_[k].slope;
-  return LineSearch(slope, lambda_ * norm, 1.0);
-}
-
-// The round's distinct ranges in order of first appearance (block by
-// block), their places in the compact U, and each block range's index.
-void BcfwRun::CollectRoundRanges(int size) {
-  if (range_stamps_.empty()) {
-    range_stamps_.assign(dim_ / granularity_, 0);
-    slot_ranges_.assign(dim_ / granularity_, 0);
-  }
-  round_ranges_.clear();
-  round_range_offsets_.clear();
-  const uint32_t stamp = ++round_stamp_;
+  RoundPart& round_part = round_parts_[part];
+  round_part.ranges.clear();
+  round_part.offsets.clear();
+  const uint32_t stamp = round_stamp_;
   int64_t total = 0;
   for (int k = 0; k < size; ++k) {
     BlockOracle& oracle = round_oracles_[k];
     if (!oracle.moves) continue;
     const BlockUpdate& delta = oracle.delta;
-    oracle.round_indices.resize(delta.targets.size());
-    for (size_t r = 0; r < delta.targets.size(); ++r) {
-      const CoordinateRange range{delta.targets[r],
-                                  delta.VectorLength(delta.vectors[r])};
-      const int64_t slot = range.begin / granularity_;
-      if (range_stamps_[slot] != stamp) {
+    for (size_t j = 0; j < delta.targets.size(); ++j) {
+      if (oracle.owners[j] != part) continue;
+      const int64_t slot = oracle.slots[j];
+      const bool first = range_stamps_[slot] != stamp;
+      if (first) {
         range_stamps_[slot] = stamp;
-        slot_ranges_[slot] = static_cast<int32_t>(round_ranges_.size());
-        round_ranges_.push_back(range);
-        round_range_offsets_.push_back(total);
-        total += range.length;
+        slot_ranges_[slot] = static_cast<int32_t>(round_part.ranges.size());
+        const int64_t length = delta.VectorLength(delta.vectors[j]);
+        round_part.ranges.push_back({delta.targets[j], length});
+        round_part.offsets.push_back(total);
+        total += length;
       }
-      oracle.round_indices[r] = slot_ranges_[slot];
+      oracle.round_indices[j] = slot_ranges_[slot];
+      oracle.range_norms[j] = first ? 0.0 : -1.0;
     }
   }
-  round_range_offsets_.push_back(total);
-  if (static_cast<int64_t>(round_update_.size()) < total) {
-    round_update_.resize(total);
+  round_part.update.assign(total, 0.0);
+  double* update = round_part.update.data();
+  for (int k = 0; k < size; ++k) {
+    const BlockOracle& oracle = round_oracles_[k];
+    if (!oracle.moves) continue;
+    const BlockUpdate& delta = oracle.delta;
+    for (size_t j = 0; j < delta.targets.size(); ++j) {
+      if (oracle.owners[j] != part) continue;
+      const int32_t v = delta.vectors[j];
+      const double* vector = delta.values.data() + delta.VectorBegin(v);
+      const int64_t length = delta.VectorLength(v);
+      const double scale = delta.scales[j];
+      double* target = update + round_part.offsets[oracle.round_indices[j]];
+      for (int64_t x = 0; x < length; ++x) target[x] += scale * vector[x];
+    }
   }
-  round_range_norms_.resize(round_ranges_.size());
+  for (int k = 0; k < size; ++k) {
+    BlockOracle& oracle = round_oracles_[k];
+    if (!oracle.moves) continue;
+    for (size_t j = 0; j < oracle.owners.size(); ++j) {
+      if (oracle.owners[j] != part || oracle.range_norms[j] < 0) continue;
+      const int32_t index = oracle.round_indices[j];
+      const double* values = update + round_part.offsets[index];
+      double norm = 0;
+      for (int64_t x = 0; x < round_part.ranges[index].length; ++x) {
+        norm += values[x] * values[x];
+      }
+      oracle.range_norms[j] = norm;
+    }
+  }
+}
+
+void BcfwRun::ApplyRoundUpdate(int part, double t) {
+  const RoundPart& round_part = round_parts_[part];
+  for (size_t r = 0; r < round_part.ranges.size(); ++r) {
+    const CoordinateRange& range = round_part.ranges[r];
+    double* w = w_.data() + range.begin;
+    const double* update = round_part.update.data() + round_part.offsets[r];
+    for (int64_t x = 0; x < range.length; ++x) w[x] += t * update[x];
+  }
+}
+
+double BcfwRun::RoundScale(int size) {
+  if (range_stamps_.empty()) {
+    range_stamps_.assign(dim_ / granularity_, 0);
+    slot_ranges_.assign(dim_ / granularity_, 0);
+    round_parts_.resize(RoundParts());
+  }
+  ++round_stamp_;
+  RunRoundPhase(size, [this](int k) {
+    if (round_oracles_[k].moves) LocateAdditions(k);
+  });
+  RunRoundPhase(RoundParts(),
+                [this, size](int part) { AccumulateRoundPart(part, size); });
+  // Addition by addition, in block order: the same sum for any number of
+  // parts, and on every rank.
+  double norm = 0, slope = 0;
+  for (int k = 0; k < size; ++k) {
+    const BlockOracle& oracle = round_oracles_[k];
+    if (oracle.moves) {
+      for (double range_norm : oracle.range_norms) {
+        if (range_norm > 0) norm += range_norm;
+      }
+    }
+    slope += oracle.slope;
+  }
+  return LineSearch(slope, lambda_ * norm, 1.0);
 }
 
 void BcfwRun::RunRoundPhase(int items, const std::function<void(int)>& job) {

@@ -73,8 +73,13 @@ class BcfwRun : public PassSteps {
     bool moves = false;
     double ell_slope = 0;
     BlockUpdate delta;
-    // Each of the delta's additions' index among the round's ranges.
+    // Per addition of the delta: its granularity slot of w, the part that
+    // merges it, its range's index in that part, and, at the range's first
+    // addition in the round, the range's ‖U‖² (−1 at the others).
+    std::vector<int64_t> slots;
+    std::vector<uint8_t> owners;
     std::vector<int32_t> round_indices;
+    std::vector<double> range_norms;
     // The fully corrective inner solve's scratch.
     std::vector<int> inner_active;
     std::vector<double> inner_alpha, inner_gradient, inner_delta;
@@ -188,13 +193,10 @@ class BcfwRun : public PassSteps {
   // The round's phases on solver.num_threads threads: job(item) for items
   // [0, items), each writing only its own item's data.
   void RunRoundPhase(int items, const std::function<void(int)>& job);
-  // The round's coordinates: each range its blocks touch, once, with its
-  // place in the compact U.
-  void CollectRoundRanges(int size);
-  // The round's ranges split into one part per thread; U and its norms on
-  // a part, and w += t·U there.
+  void LocateAdditions(int k);
+  // w's granularity slots split into one part per thread; U and its
+  // norms on a part, and w += t·U there.
   int RoundParts() const;
-  std::pair<int32_t, int32_t> RoundPart(int part) const;
   void AccumulateRoundPart(int part, int size);
   void ApplyRoundUpdate(int part, double t);
   // The state side of the round's k-th block (its step is `step`).
@@ -322,15 +324,16 @@ class BcfwRun : public PassSteps {
   std::vector<char> in_round_;
   std::unique_ptr<BatchPool> round_pool_;
   std::function<void(int)> round_job_;
-  // The round's U, compact: its distinct ranges, range r at
-  // round_range_offsets_[r] in round_update_ (one offset more: the end),
-  // with their squared norms.
-  std::vector<double> round_update_;
-  std::vector<CoordinateRange> round_ranges_;
-  std::vector<int64_t> round_range_offsets_;
-  std::vector<double> round_range_norms_;
+  // The round's U by parts, compact: a part's distinct ranges, range r at
+  // offsets[r] in update.
+  struct RoundPart {
+    std::vector<CoordinateRange> ranges;
+    std::vector<int64_t> offsets;
+    std::vector<double> update;
+  };
+  std::vector<RoundPart> round_parts_;
   // The round each granularity slot of w was last collected in, and the
-  // slot's index in round_ranges_.
+  // slot's index in its part's ranges.
   int64_t granularity_ = 0;
   std::vector<uint32_t> range_stamps_;
   std::vector<int32_t> slot_ranges_;
