@@ -247,15 +247,17 @@ std::map<std::string, ChunkCounts> ConllevalScorer::by_type() const {
   return std::map<std::string, ChunkCounts>(by_type_.begin(), by_type_.end());
 }
 
-double ConllevalScorer::precision() const {
-  return Percent(overall_.correct, overall_.found);
-}
+double ChunkCounts::precision() const { return Percent(correct, found); }
 
-double ConllevalScorer::recall() const {
-  return Percent(overall_.correct, overall_.gold);
-}
+double ChunkCounts::recall() const { return Percent(correct, gold); }
 
-double ConllevalScorer::f1() const { return FScore(precision(), recall()); }
+double ChunkCounts::f1() const { return FScore(precision(), recall()); }
+
+double ConllevalScorer::precision() const { return overall_.precision(); }
+
+double ConllevalScorer::recall() const { return overall_.recall(); }
+
+double ConllevalScorer::f1() const { return overall_.f1(); }
 
 double ConllevalScorer::accuracy() const {
   return Percent(correct_tags_, tokens_);
@@ -296,11 +298,9 @@ std::string ConllevalScorer::Report() const {
   }
   for (const std::string& type : SortedTypes()) {
     const ChunkCounts& c = by_type_.at(type);
-    const double p = Percent(c.correct, c.found);
-    const double r = Percent(c.correct, c.gold);
     absl::StrAppendFormat(
         &out, "%17s: precision: %6.2f%%; recall: %6.2f%%; FB1: %6.2f  %d\n",
-        type, p, r, FScore(p, r), c.found);
+        type, c.precision(), c.recall(), c.f1(), c.found);
   }
   return out;
 }
@@ -310,10 +310,8 @@ std::string ConllevalScorer::LatexReport() const {
       "        & Precision &  Recall  & F$_{\\beta=1} \\\\\\hline";
   for (const std::string& type : SortedTypes()) {
     const ChunkCounts& c = by_type_.at(type);
-    const double p = Percent(c.correct, c.found);
-    const double r = Percent(c.correct, c.gold);
     absl::StrAppendFormat(&out, "\n%-7s &  %6.2f\\%% & %6.2f\\%% & %6.2f \\\\",
-                          type, p, r, FScore(p, r));
+                          type, c.precision(), c.recall(), c.f1());
   }
   absl::StrAppendFormat(
       &out, "\\hline\nOverall &  %6.2f\\%% & %6.2f\\%% & %6.2f \\\\\\hline\n",

@@ -55,6 +55,11 @@ struct ChunkCounts {
   int64_t correct = 0;  // guessed chunks matching a gold chunk exactly
   int64_t gold = 0;     // chunks in the gold column ("phrases")
   int64_t found = 0;    // chunks in the guessed column ("found")
+
+  // In percent, as the script computes them (0 when undefined).
+  double precision() const;
+  double recall() const;
+  double f1() const;
 };
 
 class ConllevalScorer {

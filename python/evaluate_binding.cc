@@ -23,16 +23,6 @@ namespace py = pybind11;
 
 using TagSequences = std::vector<std::vector<std::string>>;
 
-// As the scorer computes them (corpora/conlleval.cc): percentages, 0 when
-// undefined.
-double Percent(int64_t part, int64_t whole) {
-  return whole > 0 ? 100.0 * static_cast<double>(part) / whole : 0.0;
-}
-
-double FScore(double p, double r) {
-  return p + r > 0 ? 2 * p * r / (p + r) : 0.0;
-}
-
 void CheckShapes(const TagSequences& gold, const TagSequences& predicted) {
   if (gold.size() != predicted.size()) {
     throw StatusException(absl::InvalidArgumentError(absl::StrCat(
@@ -48,12 +38,10 @@ void CheckShapes(const TagSequences& gold, const TagSequences& predicted) {
 }
 
 py::dict Counts(const ChunkCounts& counts) {
-  const double p = Percent(counts.correct, counts.found);
-  const double r = Percent(counts.correct, counts.gold);
   py::dict out;
-  out["precision"] = p;
-  out["recall"] = r;
-  out["f1"] = FScore(p, r);
+  out["precision"] = counts.precision();
+  out["recall"] = counts.recall();
+  out["f1"] = counts.f1();
   out["phrases"] = counts.gold;
   out["found"] = counts.found;
   out["correct"] = counts.correct;
