@@ -1160,12 +1160,7 @@ void BcfwRun::AccumulateRoundPart(int part, int size) {
     const BlockUpdate& delta = oracle.delta;
     for (size_t j = 0; j < delta.targets.size(); ++j) {
       if (oracle.owners[j] != part) continue;
-      const int32_t v = delta.vectors[j];
-      const double* vector = delta.values.data() + delta.VectorBegin(v);
-      const int64_t length = delta.VectorLength(v);
-      const double scale = delta.scales[j];
-      double* target = update + round_part.offsets[oracle.round_indices[j]];
-      for (int64_t x = 0; x < length; ++x) target[x] += scale * vector[x];
+      delta.AddTo(j, update + round_part.offsets[oracle.round_indices[j]]);
     }
   }
   for (int k = 0; k < size; ++k) {
@@ -1435,7 +1430,6 @@ bool BcfwRun::ValidDelta(const BlockOracle& oracle) const {
 // bookkeeping and the sum U read: the slopes, the gap and ⟨v_i, w⟩, and the
 // compact Δw.
 absl::Status BcfwRun::ExchangeRound(int size) {
-  if (granularity_ == 0) granularity_ = RangeGranularity(problem_);
   std::string local;
   for (int k = 0; k < size; ++k) {
     if (!IsLocal(round_blocks_[k])) continue;

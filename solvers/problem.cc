@@ -7,12 +7,7 @@ namespace chaintag {
 
 void AddBlockUpdate(const BlockUpdate& update, double* w) {
   for (size_t j = 0; j < update.targets.size(); ++j) {
-    const int32_t v = update.vectors[j];
-    const double* vector = update.values.data() + update.VectorBegin(v);
-    const int64_t length = update.VectorLength(v);
-    const double scale = update.scales[j];
-    double* target = w + update.targets[j];
-    for (int64_t x = 0; x < length; ++x) target[x] += scale * vector[x];
+    update.AddTo(j, w + update.targets[j]);
   }
 }
 

@@ -23,6 +23,7 @@
 #ifndef CHAINTAG_SOLVERS_PROBLEM_H_
 #define CHAINTAG_SOLVERS_PROBLEM_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -96,6 +97,13 @@ struct BlockUpdate {
     targets.push_back(target);
     vectors.push_back(vector);
     scales.push_back(scale);
+  }
+  // at[0, its length) += addition j (at = w + targets[j] adds it to w).
+  void AddTo(size_t j, double* at) const {
+    const double* vector = values.data() + VectorBegin(vectors[j]);
+    const int64_t length = VectorLength(vectors[j]);
+    const double scale = scales[j];
+    for (int64_t x = 0; x < length; ++x) at[x] += scale * vector[x];
   }
 };
 
