@@ -58,11 +58,6 @@ struct BlockShard {
 };
 BlockShard ShardOf(int n, int rank, int size);
 
-// Σ_r values[r] for r = 0..size−1 in rank order, on every rank, by one
-// AllGatherDoubles: the same sum, to the bit, whatever the transport.
-absl::Status SumInRankOrder(Communicator* communicator,
-                            absl::Span<double> values);
-
 }  // namespace chaintag
 
 #endif  // CHAINTAG_BASE_COMMUNICATOR_H_

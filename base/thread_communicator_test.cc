@@ -43,11 +43,16 @@ TEST(ThreadCommunicatorTest, CollectivesMatchAcrossRanks) {
             errors[rank] = "allgather mismatch";
           }
         }
-        std::vector<double> values = {1.0 * rank, 0.5 * call};
-        if (!SumInRankOrder(&communicator, absl::MakeSpan(values)).ok()) {
-          errors[rank] = "sum failed";
+        const std::vector<double> values = {1.0 * rank, 0.5 * call};
+        std::vector<double> gathered;
+        if (!communicator.AllGatherDoubles(values, &gathered).ok()) {
+          errors[rank] = "gather failed";
         }
-        sums[rank] = values;
+        // Every rank's pair, in rank order: sum them in that order.
+        sums[rank] = {0, 0};
+        for (size_t k = 0; k < gathered.size(); ++k) {
+          sums[rank][k % 2] += gathered[k];
+        }
         double broadcast[2] = {rank == 1 ? 7.0 * call : -1, 3};
         communicator.Broadcast(1, broadcast, 2);
         if (broadcast[0] != 7.0 * call) errors[rank] = "broadcast mismatch";
