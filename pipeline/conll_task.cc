@@ -365,56 +365,14 @@ absl::Status ConllTask::Prepare(const PipelineOptions& options,
   absl::Status read = ReadCorpus(options, prepared);
   if (!read.ok()) return read;
   if (options.communicator != nullptr) {
-    return PrepareShardProblem(options.communicator, prepared);
+    // Each rank featurises and trains its shard of the sentences.
+    prepared->communicator = options.communicator;
+    prepared->num_train_examples = static_cast<int>(prepared->train.size());
+    prepared->train_shard =
+        ShardOf(prepared->num_train_examples, options.communicator->rank(),
+                options.communicator->size());
   }
   return PrepareProblem(prepared);
-}
-
-// Each rank featurises its shard of the training sentences; the rows are
-// the union of the ranks' buckets, and labels and feature statistics come
-// from all the sentences (their text is read by every rank).
-absl::Status ConllTask::PrepareShardProblem(Communicator* communicator,
-                                            PreparedCorpus* prepared) const {
-  const PipelineConfig& config = prepared->config;
-  if (config.model().order() != 1 ||
-      config.corpus().retrain_on_train_and_dev()) {
-    return absl::InvalidArgumentError(
-        "distributed training: first-order models without "
-        "corpus.retrain_on_train_and_dev only");
-  }
-  absl::StatusOr<FeatureExtractor> extractor =
-      FeatureExtractor::Create(config.features());
-  if (!extractor.ok()) return extractor.status();
-  prepared->extractor =
-      std::make_unique<FeatureExtractor>(std::move(*extractor));
-  prepared->communicator = communicator;
-  prepared->num_train_examples = static_cast<int>(prepared->train.size());
-  prepared->train_shard = ShardOf(prepared->num_train_examples,
-                                  communicator->rank(), communicator->size());
-  std::vector<ChainExample> examples;
-  absl::Status made =
-      MakeExamples(prepared->train, prepared, &examples, prepared->train_shard);
-  if (!made.ok()) return made;
-  // Reported, and recorded in the model, by rank 0 only.
-  if (prepared->writes_outputs()) {
-    absl::StatusOr<FeatureStats> stats =
-        ComputeFeatureStats(*prepared->extractor, prepared->train);
-    if (!stats.ok()) return stats.status();
-    prepared->feature_stats = *stats;
-  }
-  absl::StatusOr<BucketRows> rows = UsedRowsOfAllRanks(
-      examples, prepared->extractor->num_buckets(), communicator);
-  if (!rows.ok()) return rows.status();
-  for (ChainExample& example : examples) {
-    rows->Remap(&example.features);
-    example.features.Compact();
-  }
-  absl::StatusOr<TrainingProblem> training = MakeTrainingProblem(
-      config.model(), prepared->labels, prepared->extractor->num_buckets(),
-      std::move(examples), &*rows);
-  if (!training.ok()) return training.status();
-  prepared->SetTrainingProblem(*std::move(training));
-  return absl::OkStatus();
 }
 
 absl::Status ConllTask::ReadCorpus(const PipelineOptions& options,
@@ -441,19 +399,27 @@ absl::Status ConllTask::PrepareProblem(PreparedCorpus* prepared) const {
   prepared->extractor =
       std::make_unique<FeatureExtractor>(std::move(*extractor));
   // Labels in order of first appearance: train first, then dev when it is
-  // trained on too.
+  // trained on too. A rank of a distributed run numbers them from all the
+  // sentences, and featurises its shard only.
+  const bool sharded = prepared->communicator != nullptr;
   std::vector<ChainExample> examples;
-  absl::Status made = MakeExamples(prepared->train, prepared, &examples);
+  absl::Status made =
+      MakeExamples(prepared->train, prepared, &examples,
+                   sharded ? std::optional<BlockShard>(prepared->train_shard)
+                           : std::nullopt);
   if (!made.ok()) return made;
   std::vector<ChainExample> dev_examples;
   if (retrain) {
     made = MakeExamples(prepared->dev_features(), prepared, &dev_examples);
     if (!made.ok()) return made;
   }
-  absl::StatusOr<FeatureStats> stats =
-      ComputeFeatureStats(*prepared->extractor, prepared->train);
-  if (!stats.ok()) return stats.status();
-  prepared->feature_stats = *stats;
+  // Reported, and recorded in the model, by rank 0 only.
+  if (prepared->writes_outputs()) {
+    absl::StatusOr<FeatureStats> stats =
+        ComputeFeatureStats(*prepared->extractor, prepared->train);
+    if (!stats.ok()) return stats.status();
+    prepared->feature_stats = *stats;
+  }
   // The train + dev problem is built when the final run needs it, once the
   // train-only run has released its memory (PrepareRetrainingProblem).
   if (retrain) {
@@ -463,9 +429,22 @@ absl::Status ConllTask::PrepareProblem(PreparedCorpus* prepared) const {
     }
     prepared->dev_examples = std::move(dev_examples);
   }
+  // The rows of a distributed run: the union of every rank's buckets.
+  std::optional<BucketRows> rows;
+  if (sharded) {
+    absl::StatusOr<BucketRows> all_ranks = UsedRowsOfAllRanks(
+        examples, prepared->extractor->num_buckets(), prepared->communicator);
+    if (!all_ranks.ok()) return all_ranks.status();
+    rows = *std::move(all_ranks);
+    for (ChainExample& example : examples) {
+      rows->Remap(&example.features);
+      example.features.Compact();
+    }
+  }
   absl::StatusOr<TrainingProblem> training = MakeTrainingProblem(
       prepared->config.model(), prepared->labels,
-      prepared->extractor->num_buckets(), std::move(examples), nullptr);
+      prepared->extractor->num_buckets(), std::move(examples),
+      rows.has_value() ? &*rows : nullptr);
   if (!training.ok()) return training.status();
   prepared->SetTrainingProblem(*std::move(training));
   return absl::OkStatus();

@@ -56,9 +56,6 @@ class ConllTask : public Task {
   absl::Status ReadCorpus(const PipelineOptions& options,
                           PreparedCorpus* prepared) const;
   absl::Status PrepareProblem(PreparedCorpus* prepared) const;
-  // PrepareProblem for one rank of a distributed run.
-  absl::Status PrepareShardProblem(Communicator* communicator,
-                                   PreparedCorpus* prepared) const;
 };
 
 // Tags `sentences` with `model` (in parallel, deterministic) and scores them

@@ -95,9 +95,9 @@ HeldOutScorer MakeHeldOutScorer(const PreparedCorpus& prepared, bool dev_only) {
 
 namespace {
 
-// What a distributed run supports: one λ on CoNLL columns, without
-// stacking, checkpoints or a resume (the mini-batch solver itself checks
-// its config).
+// What a distributed run supports: one λ, a first-order model trained once
+// on CoNLL columns, without stacking, checkpoints or a resume (the mini-batch
+// solver itself checks its config).
 absl::Status CheckDistributed(const PipelineConfig& config,
                               const PipelineOptions& options) {
   const char* refused = nullptr;
@@ -107,6 +107,10 @@ absl::Status CheckDistributed(const PipelineConfig& config,
     refused = "stacking";
   } else if (config.lambda() == "path") {
     refused = "lambda: \"path\"";
+  } else if (config.model().order() == 2) {
+    refused = "second-order models";
+  } else if (config.corpus().retrain_on_train_and_dev()) {
+    refused = "corpus.retrain_on_train_and_dev";
   } else if (!options.resume_path.empty() ||
              config.checkpoint().every_passes() > 0 ||
              config.checkpoint().every_seconds() > 0) {
