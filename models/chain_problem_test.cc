@@ -251,8 +251,8 @@ void CheckBlockStateAlgebra(int order, Values kind, bool normalize_loss) {
       for (size_t j = 0; j < w.size(); ++j) {
         ASSERT_NEAR(moved[j], w[j] + c * (psi[j] - v[j]), 1e-9);
       }
-      // The updates write only inside the block's touched ranges (a
-      // mini-batch round copies those ranges out of a dense scratch).
+      // The updates write only inside the block's touched ranges, as do
+      // their encodings (a mini-batch round merges by those ranges).
       {
         std::vector<CoordinateRange> ranges;
         problem.TouchedRanges(i, &ranges);

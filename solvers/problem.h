@@ -220,8 +220,8 @@ inline std::vector<int64_t> BlockStateOffsets(const Problem& problem) {
 
 // The largest g that divides Dim() and the start and length of every range
 // any block touches: the ranges are then unions of aligned slots of g
-// coordinates (rows of the label count, for chains), and a slice of w with
-// boundaries at multiples of g never splits one. O(size of the problem).
+// coordinates (rows of the label count, for chains), and a slot index
+// (coordinate / g) names one range. O(size of the problem).
 int64_t RangeGranularity(const Problem& problem);
 
 }  // namespace chaintag
