@@ -1,8 +1,24 @@
 #include "base/communicator.h"
 
+#include <cstring>
+#include <string>
 #include <vector>
 
 namespace chaintag {
+
+absl::Status Communicator::AllGatherDoubles(absl::Span<const double> local,
+                                            std::vector<double>* all) {
+  std::string bytes;
+  std::vector<int64_t> offsets;
+  absl::Status status =
+      AllGather(absl::string_view(reinterpret_cast<const char*>(local.data()),
+                                  local.size() * sizeof(double)),
+                &bytes, &offsets);
+  if (!status.ok()) return status;
+  all->resize(bytes.size() / sizeof(double));
+  if (!bytes.empty()) std::memcpy(all->data(), bytes.data(), bytes.size());
+  return absl::OkStatus();
+}
 
 BlockShard ShardOf(int n, int rank, int size) {
   BlockShard shard;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 
 namespace chaintag {
@@ -28,12 +29,14 @@ class Communicator {
   virtual int rank() const = 0;
   virtual int size() const = 0;
 
-  // Every rank's `local` bytes, to every rank, in rank order.
-  virtual absl::Status AllGather(const std::string& local,
-                                 std::vector<std::string>* all) = 0;
+  // Every rank's `local` bytes, to every rank: concatenated in rank order
+  // into `all` (whose capacity is reused), rank r's at
+  // [(*offsets)[r], (*offsets)[r + 1]).
+  virtual absl::Status AllGather(absl::string_view local, std::string* all,
+                                 std::vector<int64_t>* offsets) = 0;
   // Every rank's `local` doubles concatenated in rank order into `all`.
-  virtual absl::Status AllGatherDoubles(absl::Span<const double> local,
-                                        std::vector<double>* all) = 0;
+  absl::Status AllGatherDoubles(absl::Span<const double> local,
+                                std::vector<double>* all);
   // data[0, count) of rank `root` to every rank.
   virtual absl::Status Broadcast(int root, double* data, int64_t count) = 0;
   // Point to point (not collective): data[0, count) to rank `to`, or from

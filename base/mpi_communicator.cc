@@ -46,79 +46,45 @@ MpiCommunicator::~MpiCommunicator() { MPI_Finalize(); }
 
 void MpiCommunicator::Abort(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
 
-absl::Status MpiCommunicator::AllGatherBytes(const char* data, int64_t size,
-                                             std::vector<int64_t>* sizes,
-                                             std::string* all) {
-  sizes->assign(size_, 0);
-  absl::Status status =
-      Check(MPI_Allgather(&size, 1, MPI_INT64_T, sizes->data(), 1, MPI_INT64_T,
-                          MPI_COMM_WORLD),
-            "MPI_Allgather");
+absl::Status MpiCommunicator::AllGather(absl::string_view local,
+                                        std::string* all,
+                                        std::vector<int64_t>* offsets) {
+  const int64_t size = static_cast<int64_t>(local.size());
+  std::vector<int64_t> sizes(size_, 0);
+  absl::Status status = Check(MPI_Allgather(&size, 1, MPI_INT64_T, sizes.data(),
+                                            1, MPI_INT64_T, MPI_COMM_WORLD),
+                              "MPI_Allgather");
   if (!status.ok()) return status;
-  int64_t total = 0;
-  const int64_t largest = *std::max_element(sizes->begin(), sizes->end());
-  for (int64_t s : *sizes) total += s;
+  offsets->assign(size_ + 1, 0);
+  for (int r = 0; r < size_; ++r) {
+    (*offsets)[r + 1] = (*offsets)[r] + sizes[r];
+  }
+  const int64_t total = offsets->back();
   all->resize(total);
   bytes_sent_ += size * (size_ - 1);
   bytes_received_ += total - size;
-  if (largest <= std::numeric_limits<int>::max()) {
+  if (total <= std::numeric_limits<int>::max()) {
     std::vector<int> counts(size_), displacements(size_);
-    int64_t offset = 0;
     for (int r = 0; r < size_; ++r) {
-      counts[r] = static_cast<int>((*sizes)[r]);
-      displacements[r] = static_cast<int>(offset);
-      offset += (*sizes)[r];
+      counts[r] = static_cast<int>(sizes[r]);
+      displacements[r] = static_cast<int>((*offsets)[r]);
     }
-    if (offset <= std::numeric_limits<int>::max()) {
-      return Check(
-          MPI_Allgatherv(data, static_cast<int>(size), MPI_BYTE, all->data(),
-                         counts.data(), displacements.data(), MPI_BYTE,
-                         MPI_COMM_WORLD),
-          "MPI_Allgatherv");
-    }
+    return Check(MPI_Allgatherv(local.data(), static_cast<int>(size), MPI_BYTE,
+                                all->data(), counts.data(),
+                                displacements.data(), MPI_BYTE, MPI_COMM_WORLD),
+                 "MPI_Allgatherv");
   }
   // Over 2 GB: one broadcast per rank, in chunks.
-  int64_t offset = 0;
   for (int r = 0; r < size_; ++r) {
-    if (r == rank_ && size > 0) std::memcpy(&(*all)[offset], data, size);
-    for (int64_t done = 0; done < (*sizes)[r]; done += kChunk) {
-      const int count = static_cast<int>(std::min(kChunk, (*sizes)[r] - done));
-      status = Check(
-          MPI_Bcast(&(*all)[offset + done], count, MPI_BYTE, r, MPI_COMM_WORLD),
-          "MPI_Bcast");
+    char* at = all->data() + (*offsets)[r];
+    if (r == rank_ && size > 0) std::memcpy(at, local.data(), size);
+    for (int64_t done = 0; done < sizes[r]; done += kChunk) {
+      const int count = static_cast<int>(std::min(kChunk, sizes[r] - done));
+      status = Check(MPI_Bcast(at + done, count, MPI_BYTE, r, MPI_COMM_WORLD),
+                     "MPI_Bcast");
       if (!status.ok()) return status;
     }
-    offset += (*sizes)[r];
   }
-  return absl::OkStatus();
-}
-
-absl::Status MpiCommunicator::AllGather(const std::string& local,
-                                        std::vector<std::string>* all) {
-  std::vector<int64_t> sizes;
-  std::string joined;
-  absl::Status status = AllGatherBytes(
-      local.data(), static_cast<int64_t>(local.size()), &sizes, &joined);
-  if (!status.ok()) return status;
-  all->resize(size_);
-  int64_t offset = 0;
-  for (int r = 0; r < size_; ++r) {
-    (*all)[r] = joined.substr(offset, sizes[r]);
-    offset += sizes[r];
-  }
-  return absl::OkStatus();
-}
-
-absl::Status MpiCommunicator::AllGatherDoubles(absl::Span<const double> local,
-                                               std::vector<double>* all) {
-  std::vector<int64_t> sizes;
-  std::string joined;
-  absl::Status status = AllGatherBytes(
-      reinterpret_cast<const char*>(local.data()),
-      static_cast<int64_t>(local.size() * sizeof(double)), &sizes, &joined);
-  if (!status.ok()) return status;
-  all->resize(joined.size() / sizeof(double));
-  if (!joined.empty()) std::memcpy(all->data(), joined.data(), joined.size());
   return absl::OkStatus();
 }
 

@@ -30,18 +30,14 @@ class MpiCommunicator : public Communicator {
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
-  absl::Status AllGather(const std::string& local,
-                         std::vector<std::string>* all) override;
-  absl::Status AllGatherDoubles(absl::Span<const double> local,
-                                std::vector<double>* all) override;
+  absl::Status AllGather(absl::string_view local, std::string* all,
+                         std::vector<int64_t>* offsets) override;
   absl::Status Broadcast(int root, double* data, int64_t count) override;
   absl::Status Send(int to, const double* data, int64_t count) override;
   absl::Status Receive(int from, double* data, int64_t count) override;
 
  private:
   MpiCommunicator(int rank, int size) : rank_(rank), size_(size) {}
-  absl::Status AllGatherBytes(const char* data, int64_t size,
-                              std::vector<int64_t>* sizes, std::string* all);
 
   const int rank_;
   const int size_;

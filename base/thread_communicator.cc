@@ -55,27 +55,18 @@ std::string ThreadHub::Take(int from, int to) {
   return message;
 }
 
-absl::Status ThreadCommunicator::AllGather(const std::string& local,
-                                           std::vector<std::string>* all) {
+absl::Status ThreadCommunicator::AllGather(absl::string_view local,
+                                           std::string* all,
+                                           std::vector<int64_t>* offsets) {
   bytes_sent_ += static_cast<int64_t>(local.size()) * (size() - 1);
-  hub_->Exchange(rank_, local, all);
-  for (int r = 0; r < size(); ++r) {
-    if (r != rank_) bytes_received_ += static_cast<int64_t>((*all)[r].size());
-  }
-  return absl::OkStatus();
-}
-
-absl::Status ThreadCommunicator::AllGatherDoubles(
-    absl::Span<const double> local, std::vector<double>* all) {
   std::vector<std::string> parts;
-  absl::Status status = AllGather(
-      ToBytes(local.data(), static_cast<int64_t>(local.size())), &parts);
-  if (!status.ok()) return status;
+  hub_->Exchange(rank_, std::string(local), &parts);
   all->clear();
-  for (const std::string& part : parts) {
-    const size_t old = all->size();
-    all->resize(old + part.size() / sizeof(double));
-    if (!part.empty()) std::memcpy(all->data() + old, part.data(), part.size());
+  offsets->assign(1, 0);
+  for (int r = 0; r < size(); ++r) {
+    if (r != rank_) bytes_received_ += static_cast<int64_t>(parts[r].size());
+    all->append(parts[r]);
+    offsets->push_back(static_cast<int64_t>(all->size()));
   }
   return absl::OkStatus();
 }

@@ -48,10 +48,8 @@ class ThreadCommunicator : public Communicator {
 
   int rank() const override { return rank_; }
   int size() const override { return hub_->size(); }
-  absl::Status AllGather(const std::string& local,
-                         std::vector<std::string>* all) override;
-  absl::Status AllGatherDoubles(absl::Span<const double> local,
-                                std::vector<double>* all) override;
+  absl::Status AllGather(absl::string_view local, std::string* all,
+                         std::vector<int64_t>* offsets) override;
   absl::Status Broadcast(int root, double* data, int64_t count) override;
   absl::Status Send(int to, const double* data, int64_t count) override;
   absl::Status Receive(int from, double* data, int64_t count) override;

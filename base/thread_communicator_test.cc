@@ -36,10 +36,14 @@ TEST(ThreadCommunicatorTest, CollectivesMatchAcrossRanks) {
     threads.emplace_back([&, rank] {
       ThreadCommunicator communicator(&hub, rank);
       for (int call = 0; call < 200; ++call) {
-        std::vector<std::string> all;
-        communicator.AllGather(std::string(rank + 1, 'a' + call % 26), &all);
-        for (int r = 0; r < kRanks; ++r) {
-          if (all[r] != std::string(r + 1, 'a' + call % 26)) {
+        std::string all;
+        std::vector<int64_t> offsets;
+        communicator.AllGather(std::string(rank + 1, 'a' + call % 26), &all,
+                               &offsets);
+        if (offsets.size() != kRanks + 1) errors[rank] = "allgather offsets";
+        for (int r = 0; r < kRanks && offsets.size() == kRanks + 1; ++r) {
+          if (all.substr(offsets[r], offsets[r + 1] - offsets[r]) !=
+              std::string(r + 1, 'a' + call % 26)) {
             errors[rank] = "allgather mismatch";
           }
         }

@@ -71,19 +71,15 @@ absl::StatusOr<BucketRows> UsedRowsOfAllRanks(
   const BucketRows local =
       UsedRows(examples, num_buckets, /*pair_features=*/false);
   const std::vector<uint32_t>& buckets = local.buckets();
-  std::vector<std::string> all;
+  std::string all;
+  std::vector<int64_t> offsets;
   absl::Status status = communicator->AllGather(
-      std::string(reinterpret_cast<const char*>(buckets.data()),
-                  buckets.size() * sizeof(uint32_t)),
-      &all);
+      absl::string_view(reinterpret_cast<const char*>(buckets.data()),
+                        buckets.size() * sizeof(uint32_t)),
+      &all, &offsets);
   if (!status.ok()) return status;
-  std::vector<uint32_t> merged;
-  for (const std::string& part : all) {
-    const size_t count = part.size() / sizeof(uint32_t);
-    const size_t old = merged.size();
-    merged.resize(old + count);
-    if (count > 0) std::memcpy(merged.data() + old, part.data(), part.size());
-  }
+  std::vector<uint32_t> merged(all.size() / sizeof(uint32_t));
+  if (!merged.empty()) std::memcpy(merged.data(), all.data(), all.size());
   std::sort(merged.begin(), merged.end());
   merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
   return BucketRows::FromSorted(merged, num_buckets);

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "base/cpu_dispatch.h"
 #include "base/huge_pages.h"
 #include "base/parallel.h"
 #include "base/random.h"
@@ -1069,11 +1071,12 @@ absl::Status BcfwRun::RunRound(int j, int size) {
     if (averaging_ && !IsLocal(i)) FoldIntoAverage(i, step - 1);
   }
   const int parts = RoundParts();
-  RunRoundPhase(size + parts, [this, t, size, first_step](int item) {
-    if (item >= size) {
-      ApplyRoundUpdate(item - size, t);
-    } else if (IsLocal(round_blocks_[item])) {
-      UpdateRoundBlock(item, t, first_step + item);
+  // The parts first: they are the longest items.
+  RunRoundPhase(parts + size, [this, t, parts, first_step](int item) {
+    if (item < parts) {
+      ApplyRoundUpdate(item, t);
+    } else if (IsLocal(round_blocks_[item - parts])) {
+      UpdateRoundBlock(item - parts, t, first_step + item - parts);
     }
   });
   return absl::OkStatus();
@@ -1100,119 +1103,216 @@ void BcfwRun::UpdateRoundBlock(int k, double t, int64_t step) {
   if (!use_cache_) store.RemoveInactive();
 }
 
+namespace {
+
+// How many additions ahead the round's slot lookups are prefetched, and
+// how many ranges ahead the rows of w that U is added to.
+constexpr size_t kSlotLookahead = 16;
+constexpr size_t kRowLookahead = 4;
+// Slots are dealt to the parts in runs of this many (a cache line of
+// BcfwRun::SlotEntry), by norm group: run r is in group r mod kNormGroups,
+// and group g's runs go to part g mod parts. The round's ‖U‖² is summed
+// per group, then over the groups in order, so it does not depend on the
+// number of parts as long as that is at most kNormGroups.
+constexpr uint64_t kSlotsPerPartRun = 8;
+constexpr uint64_t kNormGroups = 256;
+
+uint64_t NormGroup(uint64_t slot) {
+  return slot / kSlotsPerPartRun % kNormGroups;
+}
+
+// The round's merge loops, for AVX2 where there is one (no FMA: the clones
+// round as the portable code does, so a model does not depend on the CPU).
+// One delta's additions owned by a part into U, at the ranges
+// `round_indices` gives in turn; returns the next delta's first index.
+CHAINTAG_AVX2_CLONES const int32_t* AddOwnedAdditions(
+    const BlockUpdate& delta, const int32_t* owned_begin,
+    const int32_t* owned_end, const int32_t* round_indices,
+    const int64_t* offsets, double* update) {
+  for (const int32_t* a = owned_begin; a < owned_end; ++a) {
+    delta.AddTo(*a, update + offsets[*round_indices++]);
+  }
+  return round_indices;
+}
+
+int32_t PartBegin(const BcfwRun::BlockOracle& oracle, int part) {
+  return part == 0 ? 0 : oracle.part_ends[part - 1];
+}
+
+// ‖v‖² with four partial sums (x mod 4), added pairwise: a fixed order that
+// vectorises, where one running sum waits on every addition.
+CHAINTAG_AVX2_CLONES double NormSquared(const double* v, int64_t length) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int64_t x = 0;
+  for (; x + 4 <= length; x += 4) {
+    s0 += v[x] * v[x];
+    s1 += v[x + 1] * v[x + 1];
+    s2 += v[x + 2] * v[x + 2];
+    s3 += v[x + 3] * v[x + 3];
+  }
+  for (; x < length; ++x) s0 += v[x] * v[x];
+  return (s0 + s1) + (s2 + s3);
+}
+
+CHAINTAG_AVX2_CLONES void AddScaledVector(const double* u, double t,
+                                          int64_t length, double* w) {
+  for (int64_t x = 0; x < length; ++x) w[x] += t * u[x];
+}
+
+}  // namespace
+
 // At most 255 parts: an addition's owner is a byte.
 int BcfwRun::RoundParts() const {
   return std::clamp(config_.num_threads(), 1, 255);
 }
 
-// Each addition's granularity slot of w and the part that owns it (slot
-// mod parts): the parts then merge disjoint coordinates on their threads.
+// Each addition's granularity slot of w and the part that owns it: slots
+// in runs of kSlotsPerPartRun, dealt round the parts, so that threads
+// merge disjoint coordinates and write to disjoint cache lines of the slot
+// table.
 void BcfwRun::LocateAdditions(int k) {
   BlockOracle& oracle = round_oracles_[k];
   const std::vector<int64_t>& targets = oracle.delta.targets;
-  const int parts = RoundParts();
-  oracle.slots.resize(targets.size());
-  oracle.owners.resize(targets.size());
-  oracle.round_indices.resize(targets.size());
-  oracle.range_norms.resize(targets.size());
-  for (size_t j = 0; j < targets.size(); ++j) {
-    oracle.slots[j] = targets[j] / granularity_;
-    oracle.owners[j] = static_cast<uint8_t>(oracle.slots[j] % parts);
+  const uint64_t parts = RoundParts();
+  const size_t additions = targets.size();
+  oracle.slots.resize(additions);
+  oracle.owners.resize(additions);
+  oracle.part_ends.assign(parts, 0);
+  for (size_t j = 0; j < additions; ++j) {
+    const uint64_t slot = SlotOf(targets[j]);
+    oracle.slots[j] = static_cast<int64_t>(slot);
+    const uint8_t owner =
+        parts == 1 ? 0 : static_cast<uint8_t>(NormGroup(slot) % parts);
+    oracle.owners[j] = owner;
+    ++oracle.part_ends[owner];
+  }
+  // A counting sort by owner, stable: each part's additions in order.
+  int32_t end = 0;
+  for (int32_t& part_end : oracle.part_ends) {
+    end += part_end;
+    part_end = end;
+  }
+  oracle.part_additions.resize(additions);
+  for (size_t j = additions; j-- > 0;) {
+    oracle.part_additions[--oracle.part_ends[oracle.owners[j]]] =
+        static_cast<int32_t>(j);
+  }
+  // The decrements left part_ends[p] at part p's begin: shift to ends.
+  for (uint64_t p = 0; p < parts; ++p) {
+    oracle.part_ends[p] = p + 1 < parts ? oracle.part_ends[p + 1]
+                                        : static_cast<int32_t>(additions);
   }
 }
 
 // Part p of U: the distinct ranges of its slots in order of first
-// appearance, every block's additions there in block order, and each
-// range's squared norm, credited to its first addition (the others get
-// −1), so that the caller sums the same numbers in the same order for any
+// appearance, every block's additions there in block order, and the
+// squared norms of its norm groups, each summed over the group's ranges in
+// order of first appearance: the same numbers in the same order for any
 // number of parts.
 void BcfwRun::AccumulateRoundPart(int part, int size) {
   RoundPart& round_part = round_parts_[part];
-  round_part.ranges.clear();
-  round_part.offsets.clear();
-  const uint32_t stamp = round_stamp_;
-  int64_t total = 0;
+  size_t capacity = 0;
   for (int k = 0; k < size; ++k) {
-    BlockOracle& oracle = round_oracles_[k];
-    if (!oracle.moves) continue;
-    const BlockUpdate& delta = oracle.delta;
-    for (size_t j = 0; j < delta.targets.size(); ++j) {
-      if (oracle.owners[j] != part) continue;
-      const int64_t slot = oracle.slots[j];
-      const bool first = range_stamps_[slot] != stamp;
-      if (first) {
-        range_stamps_[slot] = stamp;
-        slot_ranges_[slot] = static_cast<int32_t>(round_part.ranges.size());
-        const int64_t length = delta.VectorLength(delta.vectors[j]);
-        round_part.ranges.push_back({delta.targets[j], length});
-        round_part.offsets.push_back(total);
-        total += length;
-      }
-      oracle.round_indices[j] = slot_ranges_[slot];
-      oracle.range_norms[j] = first ? 0.0 : -1.0;
+    if (round_oracles_[k].moves) {
+      capacity += round_oracles_[k].delta.targets.size();
     }
   }
-  round_part.update.assign(total, 0.0);
-  double* update = round_part.update.data();
+  // Grown, never shrunk: the first `count` ranges and as many indices as
+  // the part has additions are this round's.
+  if (round_part.ranges.size() < capacity) {
+    round_part.ranges.resize(capacity);
+    round_part.offsets.resize(capacity);
+    round_part.indices.resize(capacity);
+  }
+  CoordinateRange* ranges = round_part.ranges.data();
+  int64_t* offsets = round_part.offsets.data();
+  int32_t* indices = round_part.indices.data();
+  const uint32_t stamp = round_stamp_;
+  SlotEntry* entries = slot_entries_.data();
+  int64_t count = 0, total = 0, owned = 0;
   for (int k = 0; k < size; ++k) {
     const BlockOracle& oracle = round_oracles_[k];
     if (!oracle.moves) continue;
     const BlockUpdate& delta = oracle.delta;
-    for (size_t j = 0; j < delta.targets.size(); ++j) {
-      if (oracle.owners[j] != part) continue;
-      delta.AddTo(j, update + round_part.offsets[oracle.round_indices[j]]);
+    const int64_t* slots = oracle.slots.data();
+    const int32_t* owned_begin =
+        oracle.part_additions.data() + PartBegin(oracle, part);
+    const int32_t* owned_end =
+        oracle.part_additions.data() + oracle.part_ends[part];
+    for (const int32_t* a = owned_begin; a < owned_end; ++a) {
+      // The slots are scattered over w's rows: fetch ahead.
+      if (a + kSlotLookahead < owned_end) {
+        __builtin_prefetch(entries + slots[a[kSlotLookahead]], 1);
+      }
+      const int32_t j = *a;
+      // Without branches on whether the slot is new to the round: that is
+      // a coin toss.
+      SlotEntry& entry = entries[slots[j]];
+      const bool first = entry.stamp != stamp;
+      const int64_t length = delta.VectorLength(delta.vectors[j]);
+      ranges[count] = {delta.targets[j], length};
+      offsets[count] = total;
+      entry.range = first ? static_cast<int32_t>(count) : entry.range;
+      entry.stamp = stamp;
+      count += first;
+      total += first ? length : 0;
+      indices[owned++] = entry.range;
     }
   }
+  round_part.count = count;
+  round_part.update.assign(total, 0.0);
+  double* update = round_part.update.data();
+  const int32_t* next_index = indices;
   for (int k = 0; k < size; ++k) {
-    BlockOracle& oracle = round_oracles_[k];
+    const BlockOracle& oracle = round_oracles_[k];
     if (!oracle.moves) continue;
-    for (size_t j = 0; j < oracle.owners.size(); ++j) {
-      if (oracle.owners[j] != part || oracle.range_norms[j] < 0) continue;
-      const int32_t index = oracle.round_indices[j];
-      const double* values = update + round_part.offsets[index];
-      double norm = 0;
-      for (int64_t x = 0; x < round_part.ranges[index].length; ++x) {
-        norm += values[x] * values[x];
-      }
-      oracle.range_norms[j] = norm;
-    }
+    next_index = AddOwnedAdditions(
+        oracle.delta, oracle.part_additions.data() + PartBegin(oracle, part),
+        oracle.part_additions.data() + oracle.part_ends[part], next_index,
+        offsets, update);
+  }
+  // Ranges in order of first appearance: within a norm group, the same
+  // order for any number of parts.
+  round_part.group_norms.assign(kNormGroups, 0.0);
+  for (int64_t r = 0; r < count; ++r) {
+    round_part.group_norms[NormGroup(SlotOf(ranges[r].begin))] +=
+        NormSquared(update + offsets[r], ranges[r].length);
   }
 }
 
 void BcfwRun::ApplyRoundUpdate(int part, double t) {
   const RoundPart& round_part = round_parts_[part];
-  for (size_t r = 0; r < round_part.ranges.size(); ++r) {
+  const size_t ranges = round_part.count;
+  for (size_t r = 0; r < ranges; ++r) {
+    if (r + kRowLookahead < ranges) {
+      const double* ahead =
+          w_.data() + round_part.ranges[r + kRowLookahead].begin;
+      __builtin_prefetch(ahead, 1);
+      __builtin_prefetch(ahead + 8, 1);
+      __builtin_prefetch(ahead + 16, 1);
+    }
     const CoordinateRange& range = round_part.ranges[r];
-    double* w = w_.data() + range.begin;
-    const double* update = round_part.update.data() + round_part.offsets[r];
-    for (int64_t x = 0; x < range.length; ++x) w[x] += t * update[x];
+    AddScaledVector(round_part.update.data() + round_part.offsets[r], t,
+                    range.length, w_.data() + range.begin);
   }
 }
 
 double BcfwRun::RoundScale(int size) {
-  if (range_stamps_.empty()) {
-    range_stamps_.assign(dim_ / granularity_, 0);
-    slot_ranges_.assign(dim_ / granularity_, 0);
+  if (slot_entries_.empty()) {
+    slot_entries_.assign(dim_ / granularity_, SlotEntry());
     round_parts_.resize(RoundParts());
   }
   ++round_stamp_;
-  RunRoundPhase(size, [this](int k) {
-    if (round_oracles_[k].moves) LocateAdditions(k);
-  });
   RunRoundPhase(RoundParts(),
                 [this, size](int part) { AccumulateRoundPart(part, size); });
-  // Addition by addition, in block order: the same sum for any number of
-  // parts, and on every rank.
+  // Group by group: the same sum for any number of parts, and on every
+  // rank.
+  const int parts = RoundParts();
   double norm = 0, slope = 0;
-  for (int k = 0; k < size; ++k) {
-    const BlockOracle& oracle = round_oracles_[k];
-    if (oracle.moves) {
-      for (double range_norm : oracle.range_norms) {
-        if (range_norm > 0) norm += range_norm;
-      }
-    }
-    slope += oracle.slope;
+  for (uint64_t group = 0; group < kNormGroups; ++group) {
+    norm += round_parts_[group % parts].group_norms[group];
   }
+  for (int k = 0; k < size; ++k) slope += round_oracles_[k].slope;
   return LineSearch(slope, lambda_ * norm, 1.0);
 }
 
@@ -1343,11 +1443,35 @@ void BcfwRun::PrepareRound(int size) {
   if (static_cast<int>(round_oracles_.size()) < size) {
     round_oracles_.resize(size);
   }
-  if (granularity_ == 0) granularity_ = RangeGranularity(problem_);
-  RunRoundPhase(size, [this](int k) {
+  if (granularity_ == 0) {
+    granularity_ = RangeGranularity(problem_);
+    uint64_t odd = static_cast<uint64_t>(granularity_);
+    granularity_shift_ = 0;
+    while (odd % 2 == 0) {
+      odd /= 2;
+      ++granularity_shift_;
+    }
+    // Newton's iteration for odd⁻¹ mod 2^64 doubles the correct low bits
+    // each step, from 3 (odd·odd ≡ 1 mod 8).
+    uint64_t inverse = odd;
+    for (int step = 0; step < 5; ++step) inverse *= 2 - odd * inverse;
+    granularity_inverse_ = inverse;
+  }
+  // Longest blocks first (their state size is proportional to their
+  // length), so that the threads finish together.
+  prepare_order_.resize(size);
+  for (int k = 0; k < size; ++k) prepare_order_[k] = k;
+  std::stable_sort(prepare_order_.begin(), prepare_order_.end(),
+                   [this](int a, int b) {
+                     return problem_.BlockStateSize(round_blocks_[a]) >
+                            problem_.BlockStateSize(round_blocks_[b]);
+                   });
+  RunRoundPhase(size, [this](int item) {
+    const int k = prepare_order_[item];
     if (!IsLocal(round_blocks_[k])) return;
     ComputeBlockOracle(round_blocks_[k], &round_oracles_[k]);
     PrepareBlockStep(round_blocks_[k], &round_oracles_[k]);
+    if (round_oracles_[k].moves) LocateAdditions(k);
   });
 }
 
@@ -1368,7 +1492,7 @@ void AppendArray(const std::vector<T>& values, std::string* out) {
 
 class WireReader {
  public:
-  explicit WireReader(const std::string& data) : data_(data) {}
+  explicit WireReader(absl::string_view data) : data_(data) {}
   template <typename T>
   bool Read(T* value) {
     if (data_.size() - offset_ < sizeof(T)) return false;
@@ -1383,6 +1507,7 @@ class WireReader {
         static_cast<uint64_t>(count) > (data_.size() - offset_) / sizeof(T)) {
       return false;
     }
+    // Copied, not cast: the bytes may be unaligned for T.
     values->resize(count);
     if (count > 0) {
       std::memcpy(values->data(), data_.data() + offset_, count * sizeof(T));
@@ -1393,23 +1518,33 @@ class WireReader {
   bool done() const { return offset_ == data_.size(); }
 
  private:
-  const std::string& data_;
+  absl::string_view data_;
   size_t offset_ = 0;
 };
 
 }  // namespace
 
 // Whether a received Δw is well formed and adds on whole granularity slots
-// of w.
+// of w. Divisibility by the granularity is tested through SlotOf: for a
+// multiple of it, the slot is below the slot count; for anything else, far
+// above (an exact division's multiplier).
 bool BcfwRun::ValidDelta(const BlockOracle& oracle) const {
   const BlockUpdate& delta = oracle.delta;
   const size_t additions = delta.targets.size();
   if (delta.vectors.size() != additions || delta.scales.size() != additions) {
     return false;
   }
+  const uint64_t slot_count = static_cast<uint64_t>(dim_ / granularity_);
+  const int64_t low_bits = (int64_t{1} << granularity_shift_) - 1;
+  auto whole_slots = [&](int64_t x) {
+    return x >= 0 && (x & low_bits) == 0 && SlotOf(x) <= slot_count;
+  };
   int64_t previous = 0;
   for (int64_t end : delta.vector_ends) {
-    if (end < previous) return false;
+    if (end <= previous || !whole_slots(end - previous) ||
+        end - previous > dim_) {
+      return false;
+    }
     previous = end;
   }
   if (previous != static_cast<int64_t>(delta.values.size())) return false;
@@ -1417,9 +1552,8 @@ bool BcfwRun::ValidDelta(const BlockOracle& oracle) const {
   for (size_t j = 0; j < additions; ++j) {
     const int32_t v = delta.vectors[j];
     if (v < 0 || v >= count) return false;
-    const int64_t begin = delta.targets[j], length = delta.VectorLength(v);
-    if (begin < 0 || length <= 0 || length > dim_ || begin > dim_ - length ||
-        begin % granularity_ != 0 || length % granularity_ != 0) {
+    const int64_t begin = delta.targets[j];
+    if (!whole_slots(begin) || begin > dim_ - delta.VectorLength(v)) {
       return false;
     }
   }
@@ -1428,9 +1562,10 @@ bool BcfwRun::ValidDelta(const BlockOracle& oracle) const {
 
 // Each rank sends, for each of its round blocks, what the shared
 // bookkeeping and the sum U read: the slopes, the gap and ⟨v_i, w⟩, and the
-// compact Δw.
+// compact Δw. The buffers are kept between rounds.
 absl::Status BcfwRun::ExchangeRound(int size) {
-  std::string local;
+  std::string& local = exchange_local_;
+  local.clear();
   for (int k = 0; k < size; ++k) {
     if (!IsLocal(round_blocks_[k])) continue;
     const BlockOracle& oracle = round_oracles_[k];
@@ -1447,17 +1582,20 @@ absl::Status BcfwRun::ExchangeRound(int size) {
     AppendArray(oracle.delta.vectors, &local);
     AppendArray(oracle.delta.scales, &local);
   }
-  std::vector<std::string> all;
-  absl::Status status = distribution_.communicator->AllGather(local, &all);
+  absl::Status status = distribution_.communicator->AllGather(
+      local, &exchange_all_, &exchange_offsets_);
   if (!status.ok()) return status;
   const int rank = distribution_.communicator->rank();
-  for (int r = 0; r < static_cast<int>(all.size()); ++r) {
+  for (int r = 0; r + 1 < static_cast<int>(exchange_offsets_.size()); ++r) {
     if (r == rank) continue;
-    WireReader reader(all[r]);
+    WireReader reader(
+        absl::string_view(exchange_all_)
+            .substr(exchange_offsets_[r],
+                    exchange_offsets_[r + 1] - exchange_offsets_[r]));
     while (!reader.done()) {
       int32_t k = -1, cache_hit = -1;
       uint8_t moves = 0;
-      if (!reader.Read(&k) || k < 0 || k >= size) {
+      if (!reader.Read(&k) || k < 0 || k >= size || IsLocal(round_blocks_[k])) {
         return absl::DataLossError(
             absl::StrCat("rank ", r, " sent a malformed round"));
       }
@@ -1479,6 +1617,7 @@ absl::Status BcfwRun::ExchangeRound(int size) {
         return absl::DataLossError(
             absl::StrCat("rank ", r, " sent a delta outside w"));
       }
+      if (oracle.moves) LocateAdditions(k);
     }
   }
   return absl::OkStatus();

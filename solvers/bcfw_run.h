@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -73,13 +74,13 @@ class BcfwRun : public PassSteps {
     bool moves = false;
     double ell_slope = 0;
     BlockUpdate delta;
-    // Per addition of the delta: its granularity slot of w, the part that
-    // merges it, its range's index in that part, and, at the range's first
-    // addition in the round, the range's ‖U‖² (−1 at the others).
+    // Per addition of the delta: its granularity slot of w and the part
+    // that merges it; and the additions grouped by part, in order (part
+    // p's are part_additions[part_ends[p − 1], part_ends[p])).
     std::vector<int64_t> slots;
     std::vector<uint8_t> owners;
-    std::vector<int32_t> round_indices;
-    std::vector<double> range_norms;
+    std::vector<int32_t> part_additions;
+    std::vector<int32_t> part_ends;
     // The fully corrective inner solve's scratch.
     std::vector<int> inner_active;
     std::vector<double> inner_alpha, inner_gradient, inner_delta;
@@ -320,28 +321,50 @@ class BcfwRun : public PassSteps {
   // when τ = 1), which of the blocks are in the round, and the threads.
   const int minibatch_;
   std::vector<int> round_blocks_;
+  std::vector<int> prepare_order_;  // PrepareRound's order of the blocks
   std::vector<BlockOracle> round_oracles_;
   std::vector<char> in_round_;
   std::unique_ptr<BatchPool> round_pool_;
   std::function<void(int)> round_job_;
-  // The round's U by parts, compact: a part's distinct ranges, range r at
-  // offsets[r] in update.
+  // The round's U by parts, compact: a part's `count` distinct ranges,
+  // range r at offsets[r] in update; per addition the part merges (in
+  // block order), its range's index; and ‖U‖² of the part's norm groups.
+  // Each part's own arrays, so that threads do not write to each other's
+  // cache lines.
   struct RoundPart {
+    int64_t count = 0;
     std::vector<CoordinateRange> ranges;
     std::vector<int64_t> offsets;
     std::vector<double> update;
+    std::vector<int32_t> indices;
+    std::vector<double> group_norms;
   };
   std::vector<RoundPart> round_parts_;
-  // The round each granularity slot of w was last collected in, and the
-  // slot's index in its part's ranges.
+  // Per granularity slot of w: the round it was last collected in, and
+  // its index in its part's ranges then (together: one cache miss per
+  // lookup).
+  struct SlotEntry {
+    uint32_t stamp = 0;
+    int32_t range = 0;
+  };
   int64_t granularity_ = 0;
-  std::vector<uint32_t> range_stamps_;
-  std::vector<int32_t> slot_ranges_;
+  // slot = target / granularity_ as (target >> shift) · inverse mod 2^64,
+  // exact since targets are multiples of it (a division costs ~40 cycles).
+  int granularity_shift_ = 0;
+  uint64_t granularity_inverse_ = 1;
+  uint64_t SlotOf(int64_t target) const {
+    return (static_cast<uint64_t>(target) >> granularity_shift_) *
+           granularity_inverse_;
+  }
+  std::vector<SlotEntry> slot_entries_;
   uint32_t round_stamp_ = 0;
   // Distributed runs (set_distribution); no communicator otherwise. A
   // failed exchange inside ReturnedPoint, reported by the next EndPass.
   BlockDistribution distribution_;
   absl::Status distribution_status_;
+  // ExchangeRound's buffers, kept for their capacity.
+  std::string exchange_local_, exchange_all_;
+  std::vector<int64_t> exchange_offsets_;
 
   // Per-step scratch.
   BcfwMove move_;

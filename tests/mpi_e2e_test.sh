@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Distributed training on MPI: `mpirun -np K train_mpi --distributed`
-# writes the model `train --threads=2` writes with the same τ and seed,
+# writes the model `train --threads=2` (and 3) writes with the same τ and seed,
 # byte for byte, and the same log but for the clock, at K = 2 and 3; the
 # other ranks write nothing; a rank that dies ends the job with an error
 # instead of a hang; unsupported runs are refused by name. Skips when the
@@ -33,6 +33,11 @@ COMMON=(--config="$CONFIG" --max_train_sentences=500 --max_passes=6
 "$TRAIN" "${COMMON[@]}" --threads=2 --model=threads.model \
   --log=threads.log.jsonl > threads.out 2> threads.err \
   || fail "the threaded run failed: $(cat threads.err)"
+# Three threads merge the rounds in three parts: the same model.
+"$TRAIN" "${COMMON[@]}" --threads=3 --model=threads3.model \
+  --log=threads3.log.jsonl > /dev/null 2> threads3.err \
+  || fail "the three-thread run failed: $(cat threads3.err)"
+cmp -s threads.model threads3.model || fail "--threads=3: the model differs"
 for ranks in 2 3; do
   mkdir -p "ranks$ranks" && cd "ranks$ranks"
   timeout 300 "${MPIRUN[@]}" -np "$ranks" "$TRAIN_MPI" --distributed \
