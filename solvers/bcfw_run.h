@@ -31,6 +31,8 @@
 
 namespace chaintag {
 
+class WireReader;
+
 // A block move Δv_i = Σ_k c_k·ψ_i(y_k) + c_state·v_i with Σ c_k + c_state = 0
 // (so α stays on the simplex). FW: c_s = γ, c_state = −γ. Pairwise:
 // c_s = γ, c_a = −γ. Away: c_a = −γ, c_state = γ. Fully corrective: c_k = Δα_k.
@@ -185,6 +187,8 @@ class BcfwRun : public PassSteps {
   // round_oracles_ (the fields a round reads of a remote block).
   absl::Status ExchangeRound(int size);
   bool ValidDelta(const BlockOracle& oracle) const;
+  void AppendDelta(const BlockOracle& oracle, std::string* out) const;
+  bool ReadDelta(WireReader* reader, BlockOracle* oracle) const;
   // The shared bookkeeping of a prepared block (counters, gap estimates).
   void RecordBlockOracle(int i, const BlockOracle& oracle);
   // The round's joint line search: the sum U of the steps' changes of w
@@ -365,6 +369,8 @@ class BcfwRun : public PassSteps {
   // ExchangeRound's buffers, kept for their capacity.
   std::string exchange_local_, exchange_all_;
   std::vector<int64_t> exchange_offsets_;
+  mutable std::vector<uint32_t> wire_slots_;
+  mutable std::vector<std::pair<int32_t, int32_t>> wire_runs_;
 
   // Per-step scratch.
   BcfwMove move_;

@@ -142,11 +142,13 @@ class MulticlassProblem : public Problem {
   }
   void EncodeScaled(int i, const Corner& y, double c,
                     BlockUpdate* update) const override {
+    // ψ at scale c (AddScaled's arithmetic exactly): a scale other than 1,
+    // which distributed runs send as it is.
     const std::vector<double> psi = Psi(i, y[0]);
     const int32_t v = update->AddVector(Dim());
     double* values = update->values.data() + update->VectorBegin(v);
-    for (int64_t j = 0; j < Dim(); ++j) values[j] = c * psi[j];
-    update->AddAddition(0, v, 1.0);
+    for (int64_t j = 0; j < Dim(); ++j) values[j] = psi[j];
+    update->AddAddition(0, v, c);
   }
   void AddCornerToState(int i, const Corner& y, double c,
                         double* state) const override {
