@@ -75,7 +75,7 @@ class BatchPool {
     }
   }
 
-  // Returns once `ready` holds or after kSpins checks (a few µs to tens).
+  // Returns once `ready` holds or after kSpins checks (about 100 µs).
   template <typename Ready>
   static void Spin(Ready ready) {
     for (int spin = 0; spin < kSpins && !ready(); ++spin) {
