@@ -129,14 +129,14 @@ absl::Status ChainProblem::Validate(const ChainLayout& layout,
 
 ChainProblem::ChainProblem(
     ChainLayout layout, std::vector<ChainExample> examples, bool normalize_loss,
-    std::shared_ptr<const SecondOrderStructure> structure)
+    std::shared_ptr<const SecondOrderStructure> structure, int num_threads)
     : layout_(layout),
       examples_(std::move(examples)),
       normalize_loss_(normalize_loss),
       structure_(std::move(structure)),
-      gram_(Sequences(examples_, false)) {
+      gram_(Sequences(examples_, false), num_threads) {
   if (layout_.num_pair_rows > 0) {
-    pair_gram_ = GramMatrices(Sequences(examples_, true));
+    pair_gram_ = GramMatrices(Sequences(examples_, true), num_threads);
   }
 }
 

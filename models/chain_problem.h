@@ -51,10 +51,12 @@ class ChainProblem : public Problem {
   // Every example must have as many labels as positions, ids < num_labels,
   // and feature rows < layout.num_rows (checked by the caller; see
   // Validate). A second-order layout needs its `structure` (the same label
-  // count, pairs and trigrams as the layout).
+  // count, pairs and trigrams as the layout). The Gram matrices are
+  // computed on `num_threads` threads.
   ChainProblem(ChainLayout layout, std::vector<ChainExample> examples,
                bool normalize_loss,
-               std::shared_ptr<const SecondOrderStructure> structure = nullptr);
+               std::shared_ptr<const SecondOrderStructure> structure = nullptr,
+               int num_threads = 1);
 
   // Checks the examples against the layout (and, at second order, the
   // structure: pair features, gold labelings the constraints allow); a

@@ -6,7 +6,7 @@
 // narrowest of uint16, float and double in which every entry of the set is
 // exact (binary features give small integer counts).
 //
-// Thread-safety: immutable after Build; const methods are safe from any
+// Thread-safety: immutable once constructed; const methods are safe from any
 // thread.
 
 #ifndef CHAINTAG_MODELS_GRAM_MATRICES_H_
@@ -23,8 +23,10 @@ class GramMatrices {
  public:
   GramMatrices() = default;
   // One matrix per sequence; each position's ids must be sorted and
-  // distinct.
-  explicit GramMatrices(const std::vector<const FeatureSequence*>& sequences);
+  // distinct. The sequences are shared among `num_threads` threads; the
+  // result does not depend on their number.
+  explicit GramMatrices(const std::vector<const FeatureSequence*>& sequences,
+                        int num_threads = 1);
 
   // Σ_{a,b} G_i[a][b]·⟨d_a, d_b⟩ for the T×width vector d (row a is d_a).
   double NormSquared(int i, int width, const double* d) const;

@@ -444,7 +444,7 @@ absl::Status ConllTask::PrepareProblem(PreparedCorpus* prepared) const {
   absl::StatusOr<TrainingProblem> training = MakeTrainingProblem(
       prepared->config.model(), prepared->labels,
       prepared->extractor->num_buckets(), std::move(examples),
-      rows.has_value() ? &*rows : nullptr);
+      rows.has_value() ? &*rows : nullptr, WorkerThreads(prepared->config));
   if (!training.ok()) return training.status();
   prepared->SetTrainingProblem(*std::move(training));
   return absl::OkStatus();
@@ -625,7 +625,8 @@ absl::Status ConllTask::PrepareRetrainingProblem(PreparedCorpus* prepared) {
   malloc_trim(0);
   absl::StatusOr<TrainingProblem> training = MakeTrainingProblem(
       prepared->config.model(), prepared->labels,
-      prepared->extractor->num_buckets(), std::move(examples), nullptr);
+      prepared->extractor->num_buckets(), std::move(examples), nullptr,
+      WorkerThreads(prepared->config));
   if (!training.ok()) return training.status();
   prepared->SetRetrainingProblem(*std::move(training));
   return absl::OkStatus();

@@ -32,9 +32,9 @@ absl::Status OcrTask::Prepare(const PipelineOptions& options,
   dev_letters_ = split->dev_letters;
   const ModelConfig& model = prepared->config.model();
   const BucketRows pixels = BucketRows::Identity(split->layout.num_rows);
-  absl::StatusOr<TrainingProblem> training =
-      MakeTrainingProblem(model, prepared->labels, pixels.num_buckets(),
-                          std::move(split->train), &pixels);
+  absl::StatusOr<TrainingProblem> training = MakeTrainingProblem(
+      model, prepared->labels, pixels.num_buckets(), std::move(split->train),
+      &pixels, WorkerThreads(prepared->config));
   if (!training.ok()) return training.status();
   prepared->SetTrainingProblem(*std::move(training));
   // The held-out words are scored in the training problem's space.
@@ -140,9 +140,9 @@ absl::Status OcrTask::PrepareRetrainingProblem(PreparedCorpus* prepared) {
   const ModelConfig& model = prepared->config.model();
   const BucketRows pixels = *prepared->rows;
   prepared->problem.reset();
-  absl::StatusOr<TrainingProblem> training =
-      MakeTrainingProblem(model, prepared->labels, pixels.num_buckets(),
-                          std::move(examples), &pixels);
+  absl::StatusOr<TrainingProblem> training = MakeTrainingProblem(
+      model, prepared->labels, pixels.num_buckets(), std::move(examples),
+      &pixels, WorkerThreads(prepared->config));
   if (!training.ok()) return training.status();
   prepared->SetRetrainingProblem(*std::move(training));
   // The test words in the new space (its trigrams are train + dev's).

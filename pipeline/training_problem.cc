@@ -109,7 +109,8 @@ std::vector<LabelPair> ObservedPairs(
 
 absl::StatusOr<TrainingProblem> MakeTrainingProblem(
     const ModelConfig& model, const LabelSet& labels, uint64_t num_buckets,
-    std::vector<ChainExample> examples, const BucketRows* fixed_rows) {
+    std::vector<ChainExample> examples, const BucketRows* fixed_rows,
+    int num_threads) {
   if (model.order() != 1 && model.order() != 2) {
     return absl::InvalidArgumentError(absl::StrCat(
         "config: model.order must be 1 or 2, got ", model.order()));
@@ -135,7 +136,8 @@ absl::StatusOr<TrainingProblem> MakeTrainingProblem(
       ChainProblem::Validate(layout, examples, training.structure.get());
   if (!valid.ok()) return valid;
   training.problem = std::make_unique<ChainProblem>(
-      layout, std::move(examples), model.normalize_loss(), training.structure);
+      layout, std::move(examples), model.normalize_loss(), training.structure,
+      num_threads);
   return training;
 }
 

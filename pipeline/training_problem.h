@@ -39,10 +39,12 @@ struct TrainingProblem {
 // `labels` are the training scheme's (config.model().train_scheme()).
 // `fixed_rows` (may be null) replaces the used rows, and the features then
 // hold row ids already. Fails on a gold labeling the scheme forbids at
-// order 2, naming the example.
+// order 2, naming the example. The problem's set-up runs on `num_threads`
+// threads.
 absl::StatusOr<TrainingProblem> MakeTrainingProblem(
     const ModelConfig& model, const LabelSet& labels, uint64_t num_buckets,
-    std::vector<ChainExample> examples, const BucketRows* fixed_rows);
+    std::vector<ChainExample> examples, const BucketRows* fixed_rows,
+    int num_threads);
 
 // Distributed training: the rows of the buckets the features of every
 // rank's `examples` use (bucket ids), the same on every rank and the same

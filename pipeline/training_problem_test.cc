@@ -51,7 +51,7 @@ TEST(TrainingProblemTest, ObservedTrigramsAndPairsAreSortedAndDistinct) {
 
 TEST(TrainingProblemTest, FirstOrderUsesTheFeaturesRows) {
   absl::StatusOr<TrainingProblem> training = MakeTrainingProblem(
-      Model(1), Labels(), 64, {Example({1, 2, 0}, false)}, nullptr);
+      Model(1), Labels(), 64, {Example({1, 2, 0}, false)}, nullptr, 1);
   ASSERT_TRUE(training.ok()) << training.status();
   EXPECT_EQ(training->rows->buckets(), (std::vector<uint32_t>{10, 11, 12}));
   EXPECT_EQ(training->structure, nullptr);
@@ -64,7 +64,7 @@ TEST(TrainingProblemTest, FirstOrderUsesTheFeaturesRows) {
 TEST(TrainingProblemTest, SecondOrderHasTheGoldTrigramsPairsAndPairRows) {
   absl::StatusOr<TrainingProblem> training = MakeTrainingProblem(
       Model(2), Labels(), 64,
-      {Example({1, 2, 2, 0}, true), Example({0, 1, 2}, true)}, nullptr);
+      {Example({1, 2, 2, 0}, true), Example({0, 1, 2}, true)}, nullptr, 2);
   ASSERT_TRUE(training.ok()) << training.status();
   const SecondOrderStructure& structure = *training->structure;
   EXPECT_EQ(structure.trigrams(),
@@ -89,7 +89,7 @@ TEST(TrainingProblemTest, SecondOrderHasTheGoldTrigramsPairsAndPairRows) {
 TEST(TrainingProblemTest, SecondOrderRefusesAGoldLabelingTheSchemeForbids) {
   absl::StatusOr<TrainingProblem> training = MakeTrainingProblem(
       Model(2), Labels(), 64, {Example({1, 2}, false), Example({0, 2}, false)},
-      nullptr);
+      nullptr, 1);
   ASSERT_FALSE(training.ok());
   EXPECT_NE(training.status().message().find("example 1"), std::string::npos)
       << training.status();
@@ -97,7 +97,7 @@ TEST(TrainingProblemTest, SecondOrderRefusesAGoldLabelingTheSchemeForbids) {
 
 TEST(TrainingProblemTest, RefusesAnUnknownOrder) {
   EXPECT_FALSE(MakeTrainingProblem(Model(3), Labels(), 64,
-                                   {Example({1}, false)}, nullptr)
+                                   {Example({1}, false)}, nullptr, 1)
                    .ok());
 }
 
