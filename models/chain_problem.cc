@@ -554,9 +554,10 @@ double ChainProblem::StateDifferenceNormSquared(int i, const double* d) const {
   return norm + tail;
 }
 
+template <typename Slice>
 void ChainProblem::AddPairRowsMinusState(int i, const int32_t* y,
                                          const double* pair_state, double c,
-                                         double* w) const {
+                                         const Slice& slice, double* w) const {
   const FeatureSequence& z = examples_[i].pair_features;
   const int P = layout_.num_pairs;
   Scratch& scratch = ThreadScratch();
@@ -571,6 +572,7 @@ void ChainProblem::AddPairRowsMinusState(int i, const int32_t* y,
     if (p >= 0) d[p] -= c;
     for (int32_t k = z.offsets[t]; k < z.offsets[t + 1]; ++k) {
       const int64_t start = offset + static_cast<int64_t>(z.buckets[k]) * P;
+      if (!slice.Holds(start)) continue;
       const double value = z.value(k);
       double* row = w + start;
       for (int l = 0; l < P; ++l) row[l] += value * d[l];
@@ -581,6 +583,20 @@ void ChainProblem::AddPairRowsMinusState(int i, const int32_t* y,
 void ChainProblem::AddCornerMinusState(int i, const Corner& y,
                                        const double* state, double c,
                                        double* w) const {
+  AddCornerMinusStateIn(i, y, state, c, AllCoordinates(), w);
+}
+
+void ChainProblem::AddCornerMinusStateInSlice(int i, const Corner& y,
+                                              const double* state, double c,
+                                              int64_t begin, int64_t end,
+                                              double* w) const {
+  AddCornerMinusStateIn(i, y, state, c, CoordinateSlice{begin, end}, w);
+}
+
+template <typename Slice>
+void ChainProblem::AddCornerMinusStateIn(int i, const Corner& y,
+                                         const double* state, double c,
+                                         const Slice& slice, double* w) const {
   // ψ_i(y) − v_i = E_β φ − φ(y).
   const FeatureSequence& f = examples_[i].features;
   const int T = f.size();
@@ -595,6 +611,7 @@ void ChainProblem::AddCornerMinusState(int i, const Corner& y,
     d[y[t]] -= c;
     for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
       const int64_t start = static_cast<int64_t>(f.buckets[k]) * L;
+      if (!slice.Holds(start)) continue;
       if (k + kPrefetchDistance < total) {
         PrefetchRow(
             w + static_cast<int64_t>(f.buckets[k + kPrefetchDistance]) * L, L);
@@ -606,8 +623,9 @@ void ChainProblem::AddCornerMinusState(int i, const Corner& y,
   }
   const int64_t tail_offset = TailStateOffset(i);
   if (tail_offset > PairStateOffset(i)) {
-    AddPairRowsMinusState(i, y.data(), state + PairStateOffset(i), c, w);
+    AddPairRowsMinusState(i, y.data(), state + PairStateOffset(i), c, slice, w);
   }
+  if (!slice.Holds(layout_.transition_offset())) return;
   double* tail = w + layout_.transition_offset();
   const double* tail_state = state + tail_offset;
   for (int64_t k = 0; k < layout_.tail_size(); ++k) {

@@ -93,6 +93,9 @@ class ChainProblem : public Problem {
                               const Corner& y) const override;
   void AddCornerMinusState(int i, const Corner& y, const double* state,
                            double c, double* w) const override;
+  void AddCornerMinusStateInSlice(int i, const Corner& y, const double* state,
+                                  double c, int64_t begin, int64_t end,
+                                  double* w) const override;
   void EncodeCornerMinusState(int i, const Corner& y, const double* state,
                               double c, BlockUpdate* update) const override;
   void EncodeScaled(int i, const Corner& y, double c,
@@ -153,9 +156,24 @@ class ChainProblem : public Problem {
   void EncodeRows(const FeatureSequence& features, int first_position,
                   int64_t offset, int labels, Fill fill,
                   BlockUpdate* update) const;
-  // w += c·(E_β φ − φ(y)) on the pair-feature rows.
+  // The coordinates an update writes: all of them, or [begin, end).
+  struct AllCoordinates {
+    bool Holds(int64_t) const { return true; }
+  };
+  struct CoordinateSlice {
+    int64_t begin;
+    int64_t end;
+    bool Holds(int64_t x) const { return x >= begin && x < end; }
+  };
+  // AddCornerMinusState's work on the coordinates `slice` holds (whole rows
+  // and the whole tail, which TouchedRanges never splits).
+  template <typename Slice>
+  void AddCornerMinusStateIn(int i, const Corner& y, const double* state,
+                             double c, const Slice& slice, double* w) const;
+  // w += c·(E_β φ − φ(y)) on the pair-feature rows the slice holds.
+  template <typename Slice>
   void AddPairRowsMinusState(int i, const int32_t* y, const double* pair_state,
-                             double c, double* w) const;
+                             double c, const Slice& slice, double* w) const;
   double LossUnit(int i) const;
   // unary[t][y] += sign·L_i's unit on every label y ≠ y_t: loss
   // augmentation (sign +1) and its removal (−1).

@@ -280,6 +280,19 @@ void CheckBlockStateAlgebra(int order, Values kind, bool normalize_loss) {
           ASSERT_NEAR(decoded_scaled[j], scaled_only[j], 1e-12)
               << "coordinate " << j;
         }
+        // The same update in slices of w split at granularity slots (the
+        // tail in the last): every coordinate gets the same arithmetic.
+        const int64_t granularity = RangeGranularity(problem);
+        const int64_t slots = layout.dim() / granularity;
+        for (int64_t split : {int64_t{0}, slots / 3, slots / 2, slots - 1}) {
+          std::vector<double> sliced = w;
+          problem.AddCornerMinusStateInSlice(i, y, state.data(), c,
+                                             split * granularity, layout.dim(),
+                                             sliced.data());
+          problem.AddCornerMinusStateInSlice(
+              i, y, state.data(), c, 0, split * granularity, sliced.data());
+          ASSERT_EQ(sliced, moved) << "split at slot " << split;
+        }
         for (const BlockUpdate* update : {&encoded_move, &encoded_scaled}) {
           for (size_t j = 0; j < update->targets.size(); ++j) {
             const int64_t length = update->VectorLength(update->vectors[j]);

@@ -913,22 +913,37 @@ const std::vector<double>& BcfwRun::ReturnedPoint() {
   return average_;
 }
 
-// average_ += c·v̄_i for this process's blocks, in block order (every
-// block's sum folded through the last step).
+// average_ += c·v̄_i for this process's blocks (every block's sum folded
+// through the last step first). The threads own slices of whole
+// granularity slots and each goes through all the blocks in order, so
+// every coordinate gets its additions in block order, as on one thread.
 void BcfwRun::AddAveragedBlocks() {
+  const int threads = std::max(1, config_.num_threads());
+  ParallelFor(n_, threads, [this](int begin, int end) {
+    for (int i = begin; i < end; ++i) FoldIntoAverage(i, steps_);
+  });
   const double scale = AverageScale(steps_);
   const double c = 1.0 / (lambda_ * n_);
-  for (int i = 0; i < n_; ++i) {
-    FoldIntoAverage(i, steps_);
-    if (!IsLocal(i)) continue;
-    const int64_t size = state_offset_[i + 1] - state_offset_[i];
-    const double* sum = average_state_sums_.data() + state_offset_[i];
-    average_state_.resize(size);
-    for (int64_t k = 0; k < size; ++k) average_state_[k] = scale * sum[k];
-    // w += −c·(ψ_i(gold) − v̄_i) = c·v̄_i, since ψ_i(gold) = 0.
-    problem_.AddCornerMinusState(i, problem_.GoldCorner(i),
-                                 average_state_.data(), -c, average_.data());
-  }
+  const int64_t slots = dim_ / Granularity();
+  const int slices = static_cast<int>(std::min<int64_t>(threads, slots));
+  ParallelFor(slices, slices, [&](int first, int last) {
+    std::vector<double> averaged_state;  // one block's v̄_i
+    for (int slice = first; slice < last; ++slice) {
+      const int64_t begin = slots * slice / slices * granularity_;
+      const int64_t end = slots * (slice + 1) / slices * granularity_;
+      for (int i = 0; i < n_; ++i) {
+        if (!IsLocal(i)) continue;
+        const int64_t size = state_offset_[i + 1] - state_offset_[i];
+        const double* sum = average_state_sums_.data() + state_offset_[i];
+        averaged_state.resize(size);
+        for (int64_t k = 0; k < size; ++k) averaged_state[k] = scale * sum[k];
+        // w += −c·(ψ_i(gold) − v̄_i) = c·v̄_i, since ψ_i(gold) = 0.
+        problem_.AddCornerMinusStateInSlice(i, problem_.GoldCorner(i),
+                                            averaged_state.data(), -c, begin,
+                                            end, average_.data());
+      }
+    }
+  });
 }
 
 // Each coordinate gets the blocks' additions in block order, as in one
@@ -980,11 +995,10 @@ absl::Status BcfwRun::Validate() {
           "the ranks must agree on every round");
     }
     // The exchange sends 32-bit slots.
-    if (dim_ / RangeGranularity(problem_) >
-        std::numeric_limits<uint32_t>::max()) {
+    if (dim_ / Granularity() > std::numeric_limits<uint32_t>::max()) {
       return absl::InvalidArgumentError(absl::StrCat(
           name, ": distributed training needs w in at most 2^32 slots, has ",
-          dim_ / RangeGranularity(problem_)));
+          dim_ / Granularity()));
     }
   }
   if (use_cache_ && config_.bcfw().max_cache_size() < 2) {
@@ -1450,9 +1464,8 @@ void BcfwRun::PrepareRound(int size) {
   if (static_cast<int>(round_oracles_.size()) < size) {
     round_oracles_.resize(size);
   }
-  if (granularity_ == 0) {
-    granularity_ = RangeGranularity(problem_);
-    uint64_t odd = static_cast<uint64_t>(granularity_);
+  if (granularity_inverse_ == 0) {
+    uint64_t odd = static_cast<uint64_t>(Granularity());
     granularity_shift_ = 0;
     while (odd % 2 == 0) {
       odd /= 2;

@@ -290,7 +290,6 @@ class BcfwRun : public PassSteps {
   int64_t steps_ = 0;
   std::vector<double> average_;
   int64_t average_steps_ = -1;
-  std::vector<double> average_state_;  // scratch: one block's v̄_i
   // v̄ on the boxed coordinates (before truncation), valid with average_.
   std::vector<double> box_v_average_;
 
@@ -351,11 +350,18 @@ class BcfwRun : public PassSteps {
     uint32_t stamp = 0;
     int32_t range = 0;
   };
+  // RangeGranularity(problem_), computed on first use (it costs a look at
+  // every block's ranges).
+  int64_t Granularity() {
+    if (granularity_ == 0) granularity_ = RangeGranularity(problem_);
+    return granularity_;
+  }
   int64_t granularity_ = 0;
   // slot = target / granularity_ as (target >> shift) · inverse mod 2^64,
-  // exact since targets are multiples of it (a division costs ~40 cycles).
+  // exact since targets are multiples of it (a division costs ~40 cycles);
+  // 0 until PrepareRound sets them.
   int granularity_shift_ = 0;
-  uint64_t granularity_inverse_ = 1;
+  uint64_t granularity_inverse_ = 0;
   uint64_t SlotOf(int64_t target) const {
     return (static_cast<uint64_t>(target) >> granularity_shift_) *
            granularity_inverse_;

@@ -129,8 +129,13 @@ class MulticlassProblem : public Problem {
   }
   void AddCornerMinusState(int i, const Corner& y, const double* state,
                            double c, double* w) const override {
+    AddCornerMinusStateInSlice(i, y, state, c, 0, Dim(), w);
+  }
+  void AddCornerMinusStateInSlice(int i, const Corner& y, const double* state,
+                                  double c, int64_t begin, int64_t end,
+                                  double* w) const override {
     const std::vector<double> psi = Psi(i, y[0]);
-    for (int64_t j = 0; j < Dim(); ++j) w[j] += c * (psi[j] - state[j]);
+    for (int64_t j = begin; j < end; ++j) w[j] += c * (psi[j] - state[j]);
   }
   void EncodeCornerMinusState(int i, const Corner& y, const double* state,
                               double c, BlockUpdate* update) const override {

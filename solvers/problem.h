@@ -148,6 +148,15 @@ class Problem {
   // w += c·(ψ_i(y) − v_i).
   virtual void AddCornerMinusState(int i, const Corner& y, const double* state,
                                    double c, double* w) const = 0;
+  // AddCornerMinusState on w's coordinates in [begin, end) only, where
+  // begin and end never split a range TouchedRanges gives: threads that own
+  // disjoint slices of w can then add many blocks together, each
+  // coordinate receiving exactly the additions, in block order, that the
+  // unrestricted calls would make (forming w̄ from the averaged states).
+  virtual void AddCornerMinusStateInSlice(int i, const Corner& y,
+                                          const double* state, double c,
+                                          int64_t begin, int64_t end,
+                                          double* w) const = 0;
   // AddCornerMinusState and AddScaled as BlockUpdates, appended to
   // `update`: adding them to w changes it as those calls would (up to the
   // rounding of their sums). Their additions lie inside TouchedRanges(i).

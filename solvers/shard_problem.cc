@@ -79,6 +79,15 @@ void ShardProblem::EncodeScaled(int i, const Corner& y, double c,
   if (IsLocal(i)) local_.EncodeScaled(Local(i), y, c, update);
 }
 
+void ShardProblem::AddCornerMinusStateInSlice(int i, const Corner& y,
+                                              const double* state, double c,
+                                              int64_t begin, int64_t end,
+                                              double* w) const {
+  if (IsLocal(i)) {
+    local_.AddCornerMinusStateInSlice(Local(i), y, state, c, begin, end, w);
+  }
+}
+
 void ShardProblem::AddCornerToState(int i, const Corner& y, double c,
                                     double* state) const {
   if (IsLocal(i)) local_.AddCornerToState(Local(i), y, c, state);

@@ -48,6 +48,9 @@ class ShardProblem : public Problem {
                               const Corner& y) const override;
   void AddCornerMinusState(int i, const Corner& y, const double* state,
                            double c, double* w) const override;
+  void AddCornerMinusStateInSlice(int i, const Corner& y, const double* state,
+                                  double c, int64_t begin, int64_t end,
+                                  double* w) const override;
   void EncodeCornerMinusState(int i, const Corner& y, const double* state,
                               double c, BlockUpdate* update) const override;
   void EncodeScaled(int i, const Corner& y, double c,

@@ -162,6 +162,11 @@ class TimedProblem : public Problem {
     base_.AddCornerMinusState(i, y, state, c, w);
     ClockStep(start);
   }
+  void AddCornerMinusStateInSlice(int i, const Corner& y, const double* state,
+                                  double c, int64_t begin, int64_t end,
+                                  double* w) const override {
+    base_.AddCornerMinusStateInSlice(i, y, state, c, begin, end, w);
+  }
   void EncodeCornerMinusState(int i, const Corner& y, const double* state,
                               double c, BlockUpdate* update) const override {
     base_.EncodeCornerMinusState(i, y, state, c, update);
