@@ -29,8 +29,10 @@ struct FeatureStats {
 };
 
 // Fails as FeatureExtractor::Extract does on the first sentence it fails on.
+// The sentences are shared among `num_threads` threads.
 absl::StatusOr<FeatureStats> ComputeFeatureStats(
-    const FeatureExtractor& extractor, const std::vector<Sentence>& sentences);
+    const FeatureExtractor& extractor, const std::vector<Sentence>& sentences,
+    int num_threads = 1);
 
 }  // namespace chaintag
 

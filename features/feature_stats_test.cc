@@ -101,6 +101,29 @@ TEST(FeatureStatsTest, EmptyCorpusAndErrors) {
   absl::StatusOr<FeatureExtractor> fx = FeatureExtractor::Create(config);
   ASSERT_TRUE(fx.ok());
   EXPECT_FALSE(ComputeFeatureStats(*fx, Corpus()).ok());
+  EXPECT_FALSE(ComputeFeatureStats(*fx, Corpus(), 2).ok());
+}
+
+TEST(FeatureStatsTest, ThreadsCountTheSame) {
+  std::vector<Sentence> corpus;
+  for (int i = 0; i < 23; ++i) {
+    corpus.push_back(Words({"w" + std::to_string(i % 7), "x", "1"}));
+  }
+  // w=w0..w6, w=x, w=1, digit=1 (w0..w6 and 1 have digits) and the bias;
+  // per sentence 3 + 2 + 3 occurrences.
+  absl::StatusOr<FeatureStats> one =
+      ComputeFeatureStats(MakeExtractor(5), corpus, 1);
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_EQ(one->distinct_attributes, 11);
+  EXPECT_EQ(one->occurrences, 23 * 8);
+  for (int threads : {2, 3, 30}) {
+    absl::StatusOr<FeatureStats> many =
+        ComputeFeatureStats(MakeExtractor(5), corpus, threads);
+    ASSERT_TRUE(many.ok()) << many.status();
+    EXPECT_EQ(many->distinct_attributes, one->distinct_attributes);
+    EXPECT_EQ(many->distinct_buckets, one->distinct_buckets);
+    EXPECT_EQ(many->occurrences, one->occurrences);
+  }
 }
 
 }  // namespace

@@ -415,8 +415,8 @@ absl::Status ConllTask::PrepareProblem(PreparedCorpus* prepared) const {
   }
   // Reported, and recorded in the model, by rank 0 only.
   if (prepared->writes_outputs()) {
-    absl::StatusOr<FeatureStats> stats =
-        ComputeFeatureStats(*prepared->extractor, prepared->train);
+    absl::StatusOr<FeatureStats> stats = ComputeFeatureStats(
+        *prepared->extractor, prepared->train, WorkerThreads(prepared->config));
     if (!stats.ok()) return stats.status();
     prepared->feature_stats = *stats;
   }
