@@ -613,8 +613,10 @@ void ChainProblem::AddCornerMinusStateIn(int i, const Corner& y,
       const int64_t start = static_cast<int64_t>(f.buckets[k]) * L;
       if (!slice.Holds(start)) continue;
       if (k + kPrefetchDistance < total) {
-        PrefetchRow(
-            w + static_cast<int64_t>(f.buckets[k + kPrefetchDistance]) * L, L);
+        // Only rows the slice holds: another thread writes the others.
+        const int64_t ahead =
+            static_cast<int64_t>(f.buckets[k + kPrefetchDistance]) * L;
+        if (slice.Holds(ahead)) PrefetchRow(w + ahead, L);
       }
       const double value = f.value(k);
       double* row = w + start;

@@ -894,7 +894,7 @@ const std::vector<double>& BcfwRun::ReturnedPoint() {
   if (average_steps_ == steps_) return average_;  // already current
   average_steps_ = steps_;
   ReserveHugePages(&average_, dim_);
-  average_.assign(dim_, 0.0);
+  average_.resize(dim_);
   box_v_average_.assign(box_index_.size(), 0.0);
   if (steps_ == 0) {
     average_ = w_;
@@ -903,7 +903,7 @@ const std::vector<double>& BcfwRun::ReturnedPoint() {
   if (distribution_.communicator != nullptr) {
     distribution_status_.Update(ChainAverage());
   } else {
-    AddAveragedBlocks();
+    AddAveragedBlocks(/*from_zero=*/true);
   }
   for (size_t k = 0; k < box_index_.size(); ++k) {
     double& w = average_[box_index_[k]];
@@ -914,10 +914,11 @@ const std::vector<double>& BcfwRun::ReturnedPoint() {
 }
 
 // average_ += c·v̄_i for this process's blocks (every block's sum folded
-// through the last step first). The threads own slices of whole
-// granularity slots and each goes through all the blocks in order, so
-// every coordinate gets its additions in block order, as on one thread.
-void BcfwRun::AddAveragedBlocks() {
+// through the last step first), from zero or onto what average_ holds. The
+// threads own slices of whole granularity slots and each goes through all
+// the blocks in order, so every coordinate gets its additions in block
+// order, as on one thread.
+void BcfwRun::AddAveragedBlocks(bool from_zero) {
   const int threads = std::max(1, config_.num_threads());
   ParallelFor(n_, threads, [this](int begin, int end) {
     for (int i = begin; i < end; ++i) FoldIntoAverage(i, steps_);
@@ -931,6 +932,9 @@ void BcfwRun::AddAveragedBlocks() {
     for (int slice = first; slice < last; ++slice) {
       const int64_t begin = slots * slice / slices * granularity_;
       const int64_t end = slots * (slice + 1) / slices * granularity_;
+      if (from_zero) {
+        std::fill(average_.begin() + begin, average_.begin() + end, 0.0);
+      }
       for (int i = 0; i < n_; ++i) {
         if (!IsLocal(i)) continue;
         const int64_t size = state_offset_[i + 1] - state_offset_[i];
@@ -957,7 +961,7 @@ absl::Status BcfwRun::ChainAverage() {
         communicator->Receive(rank - 1, average_.data(), dim_);
     if (!status.ok()) return status;
   }
-  AddAveragedBlocks();
+  AddAveragedBlocks(/*from_zero=*/rank == 0);
   if (rank < last) {
     absl::Status status = communicator->Send(rank + 1, average_.data(), dim_);
     if (!status.ok()) return status;

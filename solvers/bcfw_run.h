@@ -239,7 +239,7 @@ class BcfwRun : public PassSteps {
   // Distributed runs: the returned w̄ summed block by block along the
   // ranks (rank r adds its blocks to rank r−1's sum), then broadcast.
   absl::Status ChainAverage();
-  void AddAveragedBlocks();
+  void AddAveragedBlocks(bool from_zero);
   void FullyCorrectiveMove(int i, int fw_entry,
                            const std::vector<double>& scores, BcfwMove* move,
                            BlockOracle* scratch) const;
