@@ -1,6 +1,9 @@
 #include "features/feature_stats.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "base/parallel.h"
