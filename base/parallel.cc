@@ -16,12 +16,11 @@ void ParallelFor(int n, int num_threads,
   std::vector<std::thread> workers;
   workers.reserve(threads - 1);
   for (int t = 1; t < threads; ++t) {
-    const int begin = static_cast<int>(static_cast<int64_t>(n) * t / threads);
-    const int end =
-        static_cast<int>(static_cast<int64_t>(n) * (t + 1) / threads);
+    const int begin = static_cast<int>(SplitPoint(n, t, threads));
+    const int end = static_cast<int>(SplitPoint(n, t + 1, threads));
     workers.emplace_back([&body, begin, end] { body(begin, end); });
   }
-  body(0, static_cast<int>(static_cast<int64_t>(n) / threads));
+  body(0, static_cast<int>(SplitPoint(n, 1, threads)));
   for (std::thread& worker : workers) worker.join();
 }
 

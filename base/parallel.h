@@ -7,9 +7,17 @@
 #ifndef CHAINTAG_BASE_PARALLEL_H_
 #define CHAINTAG_BASE_PARALLEL_H_
 
+#include <cstdint>
 #include <functional>
 
 namespace chaintag {
+
+// Where part `part` of [0, n) starts when it is cut into `parts`
+// contiguous, nearly equal ranges (part == parts gives n): how ParallelFor
+// cuts, for callers that keep one result per part.
+inline int64_t SplitPoint(int64_t n, int part, int parts) {
+  return n * part / parts;
+}
 
 // Calls body(begin, end) for disjoint ranges covering [0, n), on up to
 // `num_threads` threads (the calling thread is one of them).

@@ -44,10 +44,8 @@ absl::StatusOr<FeatureStats> ComputeFeatureStats(
   ParallelFor(parts, parts, [&](int first, int last) {
     for (int part = first; part < last; ++part) {
       CollectRange(
-          extractor, sentences,
-          static_cast<int>(static_cast<int64_t>(n) * part / parts),
-          static_cast<int>(static_cast<int64_t>(n) * (part + 1) / parts),
-          &partials[part]);
+          extractor, sentences, static_cast<int>(SplitPoint(n, part, parts)),
+          static_cast<int>(SplitPoint(n, part + 1, parts)), &partials[part]);
     }
   });
   // The parts in sentence order: the first failure is the first sentence's.

@@ -928,10 +928,13 @@ void BcfwRun::AddAveragedBlocks(bool from_zero) {
   const int64_t slots = dim_ / Granularity();
   const int slices = static_cast<int>(std::min<int64_t>(threads, slots));
   ParallelFor(slices, slices, [&](int first, int last) {
-    std::vector<double> averaged_state;  // one block's v̄_i
+    // One block's v̄_i, scaled by every slice's thread: the scaled state
+    // has to exist before the problem reads it, and it is a small part of
+    // the work next to the rows it is added to.
+    std::vector<double> averaged_state;
     for (int slice = first; slice < last; ++slice) {
-      const int64_t begin = slots * slice / slices * granularity_;
-      const int64_t end = slots * (slice + 1) / slices * granularity_;
+      const int64_t begin = SplitPoint(slots, slice, slices) * granularity_;
+      const int64_t end = SplitPoint(slots, slice + 1, slices) * granularity_;
       if (from_zero) {
         std::fill(average_.begin() + begin, average_.begin() + end, 0.0);
       }
