@@ -1,6 +1,9 @@
 #include "base/huge_pages.h"
 
+#include <algorithm>
 #include <cstdint>
+
+#include "base/parallel.h"
 
 #ifdef __linux__
 #include <sys/mman.h>
@@ -40,6 +43,40 @@ void AdviseHugePages(void* data, size_t bytes) {
 #else
   (void)data;
   (void)bytes;
+#endif
+}
+
+void FaultInPages(void* data, size_t bytes, int num_threads) {
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+  constexpr uintptr_t kPage = 4096;
+  const uintptr_t first =
+      (reinterpret_cast<uintptr_t>(data) + kPage - 1) & ~(kPage - 1);
+  const uintptr_t end = reinterpret_cast<uintptr_t>(data) + bytes;
+  if (end <= first) return;
+  // Cut at huge page boundaries, so that no huge page is split between
+  // threads.
+  const uintptr_t base = first & ~(kHugePage - 1);
+  const int64_t pieces =
+      static_cast<int64_t>((end - base + kHugePage - 1) / kHugePage);
+  const int threads =
+      static_cast<int>(std::min<int64_t>(std::max(num_threads, 1), pieces));
+  // One thread touches as fast as the caller's writes will.
+  if (threads <= 1) return;
+  auto cut = [&](int part) {
+    return std::clamp<uintptr_t>(
+        base + SplitPoint(pieces, part, threads) * kHugePage, first, end);
+  };
+  ParallelFor(threads, threads, [&](int part, int) {
+    const uintptr_t from = cut(part), to = cut(part + 1);
+    // A failure (a kernel before 5.14) leaves the pages to the writes.
+    if (to > from) {
+      madvise(reinterpret_cast<void*>(from), to - from, MADV_POPULATE_WRITE);
+    }
+  });
+#else
+  (void)data;
+  (void)bytes;
+  (void)num_threads;
 #endif
 }
 

@@ -1,6 +1,9 @@
-// Transparent huge pages for large arrays read at random (weight rows):
-// with 4 KiB pages nearly every such read is a TLB miss. Both helpers are
-// hints (Linux madvise), ignored where unsupported.
+// Large arrays: transparent huge pages for those read at random (weight
+// rows: with 4 KiB pages nearly every such read is a TLB miss), and their
+// first touch on several threads (a first touch is the kernel zeroing the
+// page, in the thread that touches it: 0.2–2 ms per MB on a VM whose host
+// backs the memory only then). The helpers are hints (Linux madvise),
+// ignored where unsupported.
 //
 // Thread-safety: stateless functions and an allocator without state.
 
@@ -21,13 +24,24 @@ void DeallocateHugePageHinted(void* p, size_t bytes);
 // call it before the memory is first touched.
 void AdviseHugePages(void* data, size_t bytes);
 
-// Gives an empty `v` capacity for n elements, marked for huge pages before
-// any of it is touched, so that assign() then faults huge pages in.
+// Faults in the pages of [data, data + bytes) for writing, on up to
+// num_threads threads, each taking whole 2 MiB pieces.
+void FaultInPages(void* data, size_t bytes, int num_threads);
+
+// Gives `v` capacity for n elements, when it has less, and faults that
+// memory in on num_threads threads before the caller's assign() or resize()
+// writes it (then at memory speed); with huge_pages it is first marked for
+// huge pages. Existing elements are kept.
 template <typename T>
-void ReserveHugePages(std::vector<T>* v, size_t n) {
+void ReserveFaultedIn(std::vector<T>* v, size_t n, bool huge_pages,
+                      int num_threads) {
   if (v->capacity() >= n) return;
   v->reserve(n);
-  AdviseHugePages(v->data(), n * sizeof(T));
+  if (huge_pages) AdviseHugePages(v->data(), n * sizeof(T));
+  // Only past the elements already there: those pages are touched.
+  const size_t kept = v->size() * sizeof(T);
+  FaultInPages(reinterpret_cast<char*>(v->data()) + kept, n * sizeof(T) - kept,
+               num_threads);
 }
 
 // std::allocator on AllocateHugePageHinted.

@@ -78,15 +78,20 @@ BcfwRun::BcfwRun(const SolverConfig& config, const Problem& problem)
       round_oracles_(1) {}
 
 void BcfwRun::Initialize() {
-  // Steps read and write w's rows at random.
-  ReserveHugePages(&w_, dim_);
+  // Steps read and write w's rows at random: huge pages. The large arrays
+  // are faulted in on the threads.
+  const int threads = std::max(1, config_.num_threads());
+  ReserveFaultedIn(&w_, dim_, /*huge_pages=*/true, threads);
   w_.assign(dim_, 0.0);
   ell_block_.assign(n_, 0.0);
   state_offset_ = BlockStateOffsets(problem_);
+  ReserveFaultedIn(&states_, state_offset_[n_], /*huge_pages=*/false, threads);
   states_.resize(state_offset_[n_]);
   for (int i = 0; i < n_; ++i) problem_.InitBlockState(i, state(i));
   visit_state_dots_.assign(n_, 0.0);
   if (averaging_) {
+    ReserveFaultedIn(&average_state_sums_, states_.size(),
+                     /*huge_pages=*/false, threads);
     average_state_sums_.assign(states_.size(), 0.0);
     averaged_through_.assign(n_, 0);
   }
@@ -893,7 +898,8 @@ const std::vector<double>& BcfwRun::ReturnedPoint() {
   if (!averaging_) return w_;
   if (average_steps_ == steps_) return average_;  // already current
   average_steps_ = steps_;
-  ReserveHugePages(&average_, dim_);
+  ReserveFaultedIn(&average_, dim_, /*huge_pages=*/true,
+                   std::max(1, config_.num_threads()));
   average_.resize(dim_);
   box_v_average_.assign(box_index_.size(), 0.0);
   if (steps_ == 0) {
