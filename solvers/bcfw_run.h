@@ -353,7 +353,10 @@ class BcfwRun : public PassSteps {
   // RangeGranularity(problem_), computed on first use (it costs a look at
   // every block's ranges).
   int64_t Granularity() {
-    if (granularity_ == 0) granularity_ = RangeGranularity(problem_);
+    if (granularity_ == 0) {
+      granularity_ =
+          RangeGranularity(problem_, std::max(1, config_.num_threads()));
+    }
     return granularity_;
   }
   int64_t granularity_ = 0;

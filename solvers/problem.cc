@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <numeric>
+#include <vector>
+
+#include "base/parallel.h"
 
 namespace chaintag {
 
@@ -11,18 +14,28 @@ void AddBlockUpdate(const BlockUpdate& update, double* w) {
   }
 }
 
-int64_t RangeGranularity(const Problem& problem) {
-  int64_t g = problem.Dim();
-  std::vector<CoordinateRange> ranges;
-  for (int i = 0; i < problem.NumExamples() && g > 1; ++i) {
-    ranges.clear();
-    problem.TouchedRanges(i, &ranges);
-    for (const CoordinateRange& range : ranges) {
-      if (range.begin % g != 0 || range.length % g != 0) {
-        g = std::gcd(g, std::gcd(range.begin, range.length));
+int64_t RangeGranularity(const Problem& problem, int num_threads) {
+  const int n = problem.NumExamples();
+  const int parts = std::max(1, std::min(num_threads, n));
+  // gcd is exact: the parts' results combine to the same g in any order.
+  std::vector<int64_t> part_g(parts, problem.Dim());
+  ParallelFor(parts, parts, [&](int part, int) {
+    int64_t g = part_g[part];
+    std::vector<CoordinateRange> ranges;
+    for (int i = SplitPoint(n, part, parts);
+         i < SplitPoint(n, part + 1, parts) && g > 1; ++i) {
+      ranges.clear();
+      problem.TouchedRanges(i, &ranges);
+      for (const CoordinateRange& range : ranges) {
+        if (range.begin % g != 0 || range.length % g != 0) {
+          g = std::gcd(g, std::gcd(range.begin, range.length));
+        }
       }
     }
-  }
+    part_g[part] = g;
+  });
+  int64_t g = problem.Dim();
+  for (int64_t part : part_g) g = std::gcd(g, part);
   return std::max<int64_t>(g, 1);
 }
 

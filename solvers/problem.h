@@ -230,8 +230,9 @@ inline std::vector<int64_t> BlockStateOffsets(const Problem& problem) {
 // The largest g that divides Dim() and the start and length of every range
 // any block touches: the ranges are then unions of aligned slots of g
 // coordinates (rows of the label count, for chains), and a slot index
-// (coordinate / g) names one range. O(size of the problem).
-int64_t RangeGranularity(const Problem& problem);
+// (coordinate / g) names one range. O(size of the problem), on up to
+// num_threads threads.
+int64_t RangeGranularity(const Problem& problem, int num_threads = 1);
 
 }  // namespace chaintag
 
