@@ -436,10 +436,8 @@ absl::Status ConllTask::PrepareProblem(PreparedCorpus* prepared) const {
         examples, prepared->extractor->num_buckets(), prepared->communicator);
     if (!all_ranks.ok()) return all_ranks.status();
     rows = *std::move(all_ranks);
-    for (ChainExample& example : examples) {
-      rows->Remap(&example.features);
-      example.features.Compact();
-    }
+    RemapToRows(*rows, /*pair_features=*/false, WorkerThreads(prepared->config),
+                &examples);
   }
   absl::StatusOr<TrainingProblem> training = MakeTrainingProblem(
       prepared->config.model(), prepared->labels,

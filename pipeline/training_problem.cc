@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/parallel.h"
 #include "models/transition_constraints.h"
 
 namespace chaintag {
@@ -39,7 +40,7 @@ bool HasPairFeatures(const std::vector<ChainExample>& examples) {
 // The second-order structure of `examples` and, with pair features, their
 // rows (the features remapped to them).
 absl::Status MakeSecondOrder(const ModelConfig& model, const LabelSet& labels,
-                             uint64_t num_buckets,
+                             uint64_t num_buckets, int num_threads,
                              std::vector<ChainExample>* examples,
                              TrainingProblem* training, ChainLayout* layout) {
   const bool pairs = HasPairFeatures(*examples);
@@ -54,16 +55,28 @@ absl::Status MakeSecondOrder(const ModelConfig& model, const LabelSet& labels,
   if (pairs) {
     training->pair_rows = std::make_unique<BucketRows>(
         UsedRows(*examples, num_buckets, /*pair_features=*/true));
-    for (ChainExample& example : *examples) {
-      training->pair_rows->Remap(&example.pair_features);
-      example.pair_features.Compact();
-    }
+    RemapToRows(*training->pair_rows, /*pair_features=*/true, num_threads,
+                examples);
   }
   *layout = training->space().Layout(labels.size());
   return absl::OkStatus();
 }
 
 }  // namespace
+
+void RemapToRows(const BucketRows& rows, bool pair_features, int num_threads,
+                 std::vector<ChainExample>* examples) {
+  ParallelFor(static_cast<int>(examples->size()), num_threads,
+              [&](int begin, int end) {
+                for (int i = begin; i < end; ++i) {
+                  ChainExample& example = (*examples)[i];
+                  FeatureSequence& features =
+                      pair_features ? example.pair_features : example.features;
+                  rows.Remap(&features);
+                  features.Compact();
+                }
+              });
+}
 
 absl::StatusOr<BucketRows> UsedRowsOfAllRanks(
     const std::vector<ChainExample>& examples, uint64_t num_buckets,
@@ -121,15 +134,13 @@ absl::StatusOr<TrainingProblem> MakeTrainingProblem(
   } else {
     training.rows = std::make_unique<BucketRows>(
         UsedRows(examples, num_buckets, /*pair_features=*/false));
-    for (ChainExample& example : examples) {
-      training.rows->Remap(&example.features);
-      example.features.Compact();
-    }
+    RemapToRows(*training.rows, /*pair_features=*/false, num_threads,
+                &examples);
   }
   ChainLayout layout = training.space().Layout(labels.size());
   if (model.order() == 2) {
-    absl::Status second = MakeSecondOrder(model, labels, num_buckets, &examples,
-                                          &training, &layout);
+    absl::Status second = MakeSecondOrder(
+        model, labels, num_buckets, num_threads, &examples, &training, &layout);
     if (!second.ok()) return second;
   }
   absl::Status valid =

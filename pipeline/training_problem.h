@@ -46,6 +46,12 @@ absl::StatusOr<TrainingProblem> MakeTrainingProblem(
     std::vector<ChainExample> examples, const BucketRows* fixed_rows,
     int num_threads);
 
+// Each example's features (with pair_features, its pair features) from
+// bucket ids to the rows of `rows`, dropping buckets without a row, then
+// compacted; on up to num_threads threads.
+void RemapToRows(const BucketRows& rows, bool pair_features, int num_threads,
+                 std::vector<ChainExample>* examples);
+
 // Distributed training: the rows of the buckets the features of every
 // rank's `examples` use (bucket ids), the same on every rank and the same
 // as a run in one process makes from all the examples.
