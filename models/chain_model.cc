@@ -131,11 +131,26 @@ absl::Status StoreRows(const double* weights, const BucketRows& rows, int width,
                        bool f64, Repeated<uint32_t>* buckets,
                        Repeated<float>* weights_f32,
                        Repeated<double>* weights_f64) {
+  auto nonzero = [&](int64_t r) {
+    const double* row = weights + r * width;
+    for (int y = 0; y < width; ++y) {
+      if (row[y] != 0) return true;
+    }
+    return false;
+  };
+  // Sized once: grown one value at a time, the fields would be copied and
+  // faulted in again at every doubling.
+  int64_t kept = 0;
+  for (int64_t r = 0; r < rows.size(); ++r) kept += nonzero(r);
+  buckets->Reserve(buckets->size() + kept);
+  if (f64) {
+    weights_f64->Reserve(weights_f64->size() + kept * width);
+  } else {
+    weights_f32->Reserve(weights_f32->size() + kept * width);
+  }
   for (int64_t r = 0; r < rows.size(); ++r) {
     const double* row = weights + r * width;
-    bool nonzero = false;
-    for (int y = 0; y < width && !nonzero; ++y) nonzero = row[y] != 0;
-    if (!nonzero) continue;
+    if (!nonzero(r)) continue;
     buckets->Add(rows.buckets()[r]);
     for (int y = 0; y < width; ++y) {
       if (f64) {
