@@ -283,6 +283,7 @@ void CheckBlockStateAlgebra(int order, Values kind, bool normalize_loss) {
         // The same update in slices of w split at granularity slots (the
         // tail in the last): every coordinate gets the same arithmetic.
         const int64_t granularity = RangeGranularity(problem);
+        ASSERT_EQ(RangeGranularity(problem, 3), granularity);
         const int64_t slots = layout.dim() / granularity;
         for (int64_t split : {int64_t{0}, slots / 3, slots / 2, slots - 1}) {
           std::vector<double> sliced = w;

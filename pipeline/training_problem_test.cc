@@ -49,6 +49,32 @@ TEST(TrainingProblemTest, ObservedTrigramsAndPairsAreSortedAndDistinct) {
             (std::vector<LabelPair>{{1, 2}, {2, 0}, {2, 2}}));
 }
 
+TEST(TrainingProblemTest, RemapToRowsOnThreadsIsEveryExampleRemapped) {
+  // Rows for buckets 11 and 12 only: bucket 10 (label 0) is dropped.
+  absl::StatusOr<BucketRows> rows = BucketRows::FromSorted({11, 12}, 64);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  std::vector<ChainExample> examples;
+  for (int k = 0; k < 7; ++k) {
+    examples.push_back(Example({k % 3, (k + 1) % 3, 2}, /*pairs=*/true));
+  }
+  for (int threads : {1, 3}) {
+    std::vector<ChainExample> remapped = examples;
+    RemapToRows(*rows, /*pair_features=*/false, threads, &remapped);
+    for (size_t i = 0; i < examples.size(); ++i) {
+      FeatureSequence expected = examples[i].features;
+      rows->Remap(&expected);
+      EXPECT_EQ(remapped[i].features.buckets, expected.buckets) << i;
+      EXPECT_EQ(remapped[i].features.offsets, expected.offsets) << i;
+      // The pair features are left as they were.
+      EXPECT_EQ(remapped[i].pair_features.buckets,
+                examples[i].pair_features.buckets);
+    }
+    // Labels 1 and 2 map to rows 0 and 1; label 0's feature is gone.
+    EXPECT_EQ(remapped[0].features.buckets, (std::vector<uint32_t>{0, 1}));
+    EXPECT_EQ(remapped[0].features.offsets, (std::vector<int32_t>{0, 0, 1, 2}));
+  }
+}
+
 TEST(TrainingProblemTest, FirstOrderUsesTheFeaturesRows) {
   absl::StatusOr<TrainingProblem> training = MakeTrainingProblem(
       Model(1), Labels(), 64, {Example({1, 2, 0}, false)}, nullptr, 1);
