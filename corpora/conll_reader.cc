@@ -223,31 +223,47 @@ std::vector<std::pair<int, int>> DocumentRanges(
   return ranges;
 }
 
-absl::StatusOr<std::vector<Sentence>> ReadConllFile(const std::string& path,
-                                                    const ConllFormat& format,
-                                                    ConllFormat* resolved,
-                                                    int* num_fields) {
+absl::Status ForEachConllSentence(
+    const std::string& path, const ConllFormat& format,
+    const std::function<absl::StatusOr<bool>(int64_t index,
+                                             Sentence* sentence)>& visit,
+    ConllFormat* resolved, int* num_fields) {
   std::ifstream input(path, std::ios::in | std::ios::binary);
   if (!input) {
     return absl::NotFoundError(
         absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
   }
   ConllReader reader(&input, path, format);
-  std::vector<Sentence> sentences;
   ConllReader::Item item;
-  while (true) {
+  for (int64_t index = 0;;) {
     absl::StatusOr<bool> more = reader.Next(&item);
     if (!more.ok()) return more.status();
-    if (!*more) break;
-    if (item.kind == ConllReader::Item::kSentence) {
-      sentences.push_back(std::move(item.sentence));
-      item.sentence = Sentence();
+    if (!*more) return absl::OkStatus();
+    if (item.kind != ConllReader::Item::kSentence) continue;
+    if (index == 0) {
+      if (resolved != nullptr) *resolved = reader.resolved_format();
+      if (num_fields != nullptr) *num_fields = reader.num_fields();
     }
+    absl::StatusOr<bool> go_on = visit(index++, &item.sentence);
+    item.sentence = Sentence();
+    if (!go_on.ok()) return go_on.status();
+    if (!*go_on) return absl::OkStatus();
   }
-  if (!sentences.empty()) {
-    if (resolved != nullptr) *resolved = reader.resolved_format();
-    if (num_fields != nullptr) *num_fields = reader.num_fields();
-  }
+}
+
+absl::StatusOr<std::vector<Sentence>> ReadConllFile(const std::string& path,
+                                                    const ConllFormat& format,
+                                                    ConllFormat* resolved,
+                                                    int* num_fields) {
+  std::vector<Sentence> sentences;
+  absl::Status read = ForEachConllSentence(
+      path, format,
+      [&sentences](int64_t, Sentence* sentence) -> absl::StatusOr<bool> {
+        sentences.push_back(std::move(*sentence));
+        return true;
+      },
+      resolved, num_fields);
+  if (!read.ok()) return read;
   return sentences;
 }
 

@@ -10,6 +10,7 @@
 #define CHAINTAG_CORPORA_CONLL_READER_H_
 
 #include <cstdint>
+#include <functional>
 #include <istream>
 #include <string>
 #include <utility>
@@ -103,6 +104,17 @@ class ConllReader {
 // Sentence::document), in order.
 std::vector<std::pair<int, int>> DocumentRanges(
     const std::vector<Sentence>& sentences);
+
+// Streams the sentences of the file at `path` (named as given in errors;
+// -DOCSTART- items dropped) to visit(index, sentence), index counting them
+// from 0, until visit returns false or an error, which is returned. Errors
+// when the file cannot be opened. When non-null, `resolved` and
+// `num_fields` are set as by ReadConllFile, once a sentence is read.
+absl::Status ForEachConllSentence(
+    const std::string& path, const ConllFormat& format,
+    const std::function<absl::StatusOr<bool>(int64_t index,
+                                             Sentence* sentence)>& visit,
+    ConllFormat* resolved = nullptr, int* num_fields = nullptr);
 
 // Reads the whole file at `path` (named as given in errors); -DOCSTART-
 // items are dropped. Errors when the file cannot be opened.

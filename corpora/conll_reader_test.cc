@@ -316,6 +316,49 @@ TEST(ReadConllFileTest, ReadsFileAndDropsDocStart) {
   EXPECT_THAT((*sentences)[1].tags, ElementsAre("I-PER"));
 }
 
+TEST(ForEachConllSentenceTest, VisitsInOrderStopsWhenToldAndPassesErrors) {
+  const std::string path =
+      std::string(std::getenv("TEST_TMPDIR")) + "/visit.conll";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << "-DOCSTART- -X- O\n\na x B\n\nb y I\nc z O\n\nd w O\n";
+  }
+  std::vector<std::pair<int64_t, std::string>> seen;
+  ConllFormat resolved;
+  int num_fields = 0;
+  absl::Status status = ForEachConllSentence(
+      path, ConllFormat(),
+      [&](int64_t index, Sentence* sentence) -> absl::StatusOr<bool> {
+        seen.emplace_back(index, sentence->lines[0]);
+        return true;
+      },
+      &resolved, &num_fields);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_THAT(seen, ElementsAre(std::make_pair(int64_t{0}, "a x B"),
+                                std::make_pair(int64_t{1}, "b y I"),
+                                std::make_pair(int64_t{2}, "d w O")));
+  EXPECT_EQ(resolved.label_column(), 2);
+  EXPECT_EQ(num_fields, 3);
+  // Stops after the sentence visit declines to go past.
+  seen.clear();
+  status = ForEachConllSentence(
+      path, ConllFormat(),
+      [&](int64_t index, Sentence* sentence) -> absl::StatusOr<bool> {
+        seen.emplace_back(index, sentence->lines[0]);
+        return index < 1;
+      });
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(seen.size(), 2u);
+  // The visitor's error ends the walk and is returned as it is.
+  status = ForEachConllSentence(
+      path, ConllFormat(),
+      [&](int64_t index, Sentence* sentence) -> absl::StatusOr<bool> {
+        if (index == 1) return absl::InvalidArgumentError("no");
+        return true;
+      });
+  EXPECT_EQ(status, absl::InvalidArgumentError("no"));
+}
+
 TEST(ReadConllFileTest, MissingFileNamesThePath) {
   const auto sentences = ReadConllFile("/nonexistent/train.txt", ConllFormat());
   EXPECT_FALSE(sentences.ok());
