@@ -2,7 +2,8 @@
 // templates produce, how many buckets they land in, and so how much the
 // hashing trick merges (the collision rate).
 //
-// Thread-safety: a pure function of its arguments.
+// Thread-safety: pure functions of their arguments (and the communicator's
+// collective).
 
 #ifndef CHAINTAG_FEATURES_FEATURE_STATS_H_
 #define CHAINTAG_FEATURES_FEATURE_STATS_H_
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "base/communicator.h"
 #include "corpora/sentence.h"
 #include "features/feature_extractor.h"
 
@@ -33,6 +35,14 @@ struct FeatureStats {
 absl::StatusOr<FeatureStats> ComputeFeatureStats(
     const FeatureExtractor& extractor, const std::vector<Sentence>& sentences,
     int num_threads = 1);
+
+// Distributed training: the statistics of every rank's `sentences` (its
+// shard) together, the same on every rank and the same as
+// ComputeFeatureStats over all the sentences in one process. Each rank
+// sends its distinct attribute hashes. Collective.
+absl::StatusOr<FeatureStats> FeatureStatsOfAllRanks(
+    const FeatureExtractor& extractor, const std::vector<Sentence>& sentences,
+    int num_threads, Communicator* communicator);
 
 }  // namespace chaintag
 

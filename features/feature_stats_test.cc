@@ -3,9 +3,11 @@
 #include <xxhash.h>
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "base/thread_communicator.h"
 #include "corpora/sentence.h"
 #include "features/feature_config.pb.h"
 #include "features/feature_extractor.h"
@@ -124,6 +126,65 @@ TEST(FeatureStatsTest, ThreadsCountTheSame) {
     EXPECT_EQ(many->distinct_buckets, one->distinct_buckets);
     EXPECT_EQ(many->occurrences, one->occurrences);
   }
+}
+
+TEST(FeatureStatsTest, AllRanksCountAsOneProcess) {
+  std::vector<Sentence> corpus;
+  for (int i = 0; i < 23; ++i) {
+    corpus.push_back(Words({"w" + std::to_string(i % 7), "x", "1"}));
+  }
+  absl::StatusOr<FeatureStats> one =
+      ComputeFeatureStats(MakeExtractor(5), corpus, 1);
+  ASSERT_TRUE(one.ok()) << one.status();
+  for (int ranks : {1, 2, 3}) {
+    ThreadHub hub(ranks);
+    std::vector<absl::StatusOr<FeatureStats>> results(ranks);
+    std::vector<std::thread> threads;
+    for (int rank = 0; rank < ranks; ++rank) {
+      threads.emplace_back([&, rank] {
+        ThreadCommunicator communicator(&hub, rank);
+        const BlockShard shard = ShardOf(23, rank, ranks);
+        const std::vector<Sentence> mine(corpus.begin() + shard.begin,
+                                         corpus.begin() + shard.end);
+        results[rank] =
+            FeatureStatsOfAllRanks(MakeExtractor(5), mine, 2, &communicator);
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    for (int rank = 0; rank < ranks; ++rank) {
+      ASSERT_TRUE(results[rank].ok()) << results[rank].status();
+      EXPECT_EQ(results[rank]->distinct_attributes, one->distinct_attributes);
+      EXPECT_EQ(results[rank]->distinct_buckets, one->distinct_buckets);
+      EXPECT_EQ(results[rank]->occurrences, one->occurrences);
+      EXPECT_EQ(results[rank]->collision_rate, one->collision_rate);
+    }
+  }
+}
+
+TEST(FeatureStatsTest, AllRanksReportARanksErrorWithoutWaiting) {
+  FeatureConfig config;
+  config.set_num_buckets(8);
+  config.add_templates()->add_parts()->set_attribute(1);
+  absl::StatusOr<FeatureExtractor> fx = FeatureExtractor::Create(config);
+  ASSERT_TRUE(fx.ok());
+  ThreadHub hub(2);
+  std::vector<absl::Status> statuses(2);
+  std::vector<std::thread> threads;
+  for (int rank = 0; rank < 2; ++rank) {
+    threads.emplace_back([&, rank] {
+      ThreadCommunicator communicator(&hub, rank);
+      // Rank 1's sentences lack attribute 1; rank 0 has none at all.
+      const std::vector<Sentence> mine =
+          rank == 1 ? Corpus() : std::vector<Sentence>();
+      statuses[rank] =
+          FeatureStatsOfAllRanks(*fx, mine, 1, &communicator).status();
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_FALSE(statuses[0].ok());
+  EXPECT_FALSE(statuses[1].ok());
+  EXPECT_NE(statuses[0].message().find("rank 1"), std::string::npos)
+      << statuses[0];
 }
 
 }  // namespace
