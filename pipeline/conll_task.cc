@@ -99,19 +99,21 @@ absl::StatusOr<double> ScoreDocuments(
                           accuracy, predictions_out);
 }
 
-// features.cluster_source: Brown clusters of the training words and the
-// raw text named, into the (resolved) features, where the model file keeps
-// them. Clusters already there are kept.
-absl::Status BuildClusters(const PipelineOptions& options,
+// Whether features.cluster_source asks for clusters to be built from the
+// training words.
+bool BuildsClusters(const PipelineConfig& config) {
+  return config.features().has_cluster_source() &&
+         !config.features().has_clusters();
+}
+
+// features.cluster_source: Brown clusters of the training words (`counts`,
+// their bigrams) and the raw text named, into the (resolved) features,
+// where the model file keeps them.
+absl::Status BuildClusters(const PipelineOptions& options, BigramCounts counts,
                            PreparedCorpus* prepared) {
   FeatureConfig* features = prepared->config.mutable_features();
-  if (!features->has_cluster_source() || features->has_clusters()) {
-    return absl::OkStatus();
-  }
   const ClusterSource& source = features->cluster_source();
-  BigramCounts counts;
-  absl::Status added =
-      AddConllWords(prepared->train, source.attribute(), &counts);
+  absl::Status added = absl::OkStatus();
   for (const std::string& path : source.raw_text()) {
     if (added.ok()) {
       added = AddRawTextFile(ResolvePath(options.corpora_root, path), &counts);
@@ -132,6 +134,13 @@ absl::Status BuildClusters(const PipelineOptions& options,
   return absl::OkStatus();
 }
 
+absl::Status CheckTagged(const Sentence& sentence) {
+  if (sentence.has_tags()) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(sentence.source, ":", sentence.first_line,
+                   ": training data needs a label column"));
+}
+
 absl::StatusOr<std::vector<Sentence>> ReadTrainingFile(
     const std::string& path, const ConllFormat& format, ConllFormat* resolved,
     int* num_columns) {
@@ -143,11 +152,8 @@ absl::StatusOr<std::vector<Sentence>> ReadTrainingFile(
         absl::StrCat(path, ": no sentences to train on"));
   }
   for (const Sentence& sentence : *sentences) {
-    if (!sentence.has_tags()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ":", sentence.first_line,
-                       ": training data needs a label column"));
-    }
+    absl::Status tagged = CheckTagged(sentence);
+    if (!tagged.ok()) return tagged;
   }
   return sentences;
 }
@@ -176,9 +182,9 @@ absl::Status WritePredictions(
 // corpus.dev_fraction: the last sentences of `train` become `dev`, as the
 // issue's protocol asks: no shuffling, so the split is the same on every
 // machine.
-absl::Status HoldOutDevFraction(const CorpusConfig& corpus,
-                                std::vector<Sentence>* train,
-                                std::vector<Sentence>* dev) {
+// How many of `count` training sentences corpus.dev_fraction holds out.
+absl::StatusOr<size_t> DevFractionCount(const CorpusConfig& corpus,
+                                        size_t count) {
   if (!(corpus.dev_fraction() > 0 && corpus.dev_fraction() < 1)) {
     return absl::InvalidArgumentError(
         absl::StrCat("config: corpus.dev_fraction must be in (0, 1), got ",
@@ -189,38 +195,152 @@ absl::Status HoldOutDevFraction(const CorpusConfig& corpus,
         "config: corpus.dev and corpus.dev_fraction are exclusive");
   }
   const size_t held_out =
-      static_cast<size_t>(std::ceil(corpus.dev_fraction() * train->size()));
-  if (held_out == 0 || held_out >= train->size()) {
+      static_cast<size_t>(std::ceil(corpus.dev_fraction() * count));
+  if (held_out == 0 || held_out >= count) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "config: corpus.dev_fraction ", corpus.dev_fraction(), " of ",
-        train->size(),
+        "config: corpus.dev_fraction ", corpus.dev_fraction(), " of ", count,
         " training sentences leaves no dev or no training sentences"));
   }
-  const size_t keep = train->size() - held_out;
+  return held_out;
+}
+
+absl::Status HoldOutDevFraction(const CorpusConfig& corpus,
+                                std::vector<Sentence>* train,
+                                std::vector<Sentence>* dev) {
+  absl::StatusOr<size_t> held_out = DevFractionCount(corpus, train->size());
+  if (!held_out.ok()) return held_out.status();
+  const size_t keep = train->size() - *held_out;
   dev->assign(std::make_move_iterator(train->begin() + keep),
               std::make_move_iterator(train->end()));
   train->resize(keep);
   return absl::OkStatus();
 }
 
-// The train, dev and test sentences of the config's corpus; the held-out
-// files must have the training file's layout and gold tags.
-absl::Status ReadSplits(const std::string& corpora_root,
-                        PreparedCorpus* prepared) {
+// The training sentences of one process: all of them (corpus.max_train_
+// sentences and corpus.dev_fraction applied).
+absl::Status ReadAllTraining(const std::string& path,
+                             PreparedCorpus* prepared) {
   const CorpusConfig& corpus = prepared->config.corpus();
   absl::StatusOr<std::vector<Sentence>> train = ReadTrainingFile(
-      ResolvePath(corpora_root, corpus.train()), corpus.format(),
-      &prepared->format, &prepared->num_columns);
+      path, corpus.format(), &prepared->format, &prepared->num_columns);
   if (!train.ok()) return train.status();
   prepared->train = std::move(*train);
   if (corpus.max_train_sentences() > 0 &&
       static_cast<int>(prepared->train.size()) > corpus.max_train_sentences()) {
     prepared->train.resize(corpus.max_train_sentences());
   }
+  if (corpus.dev_fraction() == 0) return absl::OkStatus();
+  return HoldOutDevFraction(corpus, &prepared->train, &prepared->dev);
+}
+
+// The training-scheme tags of a training sentence, or the error naming it
+// when it has none.
+absl::StatusOr<std::vector<std::string>> TrainingTags(const Sentence& sentence,
+                                                      TagScheme input_scheme,
+                                                      TagScheme train_scheme) {
+  absl::Status tagged = CheckTagged(sentence);
+  if (!tagged.ok()) return tagged;
+  return input_scheme == train_scheme
+             ? sentence.tags
+             : ConvertTags(sentence.tags, input_scheme, train_scheme);
+}
+
+// The training sentences of a rank of a distributed run, which reads and
+// keeps only its shard. A first pass over the file keeps nothing but the
+// count, the layout and the labels, each with the sentence it first
+// appears in, so that every rank numbers them as one process does; the
+// second keeps the shard and the dev sentences corpus.dev_fraction holds
+// out, and counts the words for clusters (`cluster_counts`, when not null).
+absl::Status ReadTrainingShard(const std::string& path,
+                               Communicator* communicator,
+                               BigramCounts* cluster_counts,
+                               PreparedCorpus* prepared) {
+  const CorpusConfig& corpus = prepared->config.corpus();
+  const TagScheme input_scheme = corpus.format().tag_scheme();
+  const TagScheme train_scheme = prepared->config.model().train_scheme();
+  LabelSet seen;
+  std::vector<int64_t> first_seen_in;
+  int64_t count = 0;
+  absl::Status scanned = ForEachConllSentence(
+      path, corpus.format(),
+      [&](int64_t index, Sentence* sentence) -> absl::StatusOr<bool> {
+        absl::StatusOr<std::vector<std::string>> tags =
+            TrainingTags(*sentence, input_scheme, train_scheme);
+        if (!tags.ok()) return tags.status();
+        for (const std::string& tag : *tags) {
+          if (seen.Find(tag) >= 0) continue;
+          seen.Add(tag);
+          first_seen_in.push_back(index);
+        }
+        count = index + 1;
+        return true;
+      },
+      &prepared->format, &prepared->num_columns);
+  if (!scanned.ok()) return scanned;
+  if (count == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": no sentences to train on"));
+  }
+  const int64_t read =
+      corpus.max_train_sentences() > 0
+          ? std::min<int64_t>(count, corpus.max_train_sentences())
+          : count;
+  int64_t kept = read;
   if (corpus.dev_fraction() != 0) {
-    absl::Status held_out =
-        HoldOutDevFraction(corpus, &prepared->train, &prepared->dev);
-    if (!held_out.ok()) return held_out;
+    absl::StatusOr<size_t> held_out = DevFractionCount(corpus, read);
+    if (!held_out.ok()) return held_out.status();
+    kept = read - static_cast<int64_t>(*held_out);
+  }
+  for (int label = 0; label < seen.size(); ++label) {
+    if (first_seen_in[label] < kept) prepared->labels.Add(seen.Name(label));
+  }
+  prepared->num_train_examples = static_cast<int>(kept);
+  const BlockShard shard = ShardOf(prepared->num_train_examples,
+                                   communicator->rank(), communicator->size());
+  prepared->train_shard = shard;
+  const int64_t last = std::max<int64_t>(
+      {shard.end, kept < read ? read : 0, cluster_counts ? kept : 0});
+  if (last == 0) return absl::OkStatus();
+  return ForEachConllSentence(
+      path, corpus.format(),
+      [&](int64_t index, Sentence* sentence) -> absl::StatusOr<bool> {
+        if (cluster_counts != nullptr && index < kept) {
+          absl::Status added = AddConllWords(
+              absl::MakeConstSpan(sentence, 1),
+              prepared->config.features().cluster_source().attribute(),
+              cluster_counts);
+          if (!added.ok()) return added;
+        }
+        if (index >= shard.begin && index < shard.end) {
+          prepared->train.push_back(std::move(*sentence));
+        } else if (index >= kept && index < read) {
+          prepared->dev.push_back(std::move(*sentence));
+        }
+        return index + 1 < last;
+      });
+}
+
+// The train, dev and test sentences of the config's corpus (a rank of a
+// distributed run: its shard of train) and, when cluster_counts is not
+// null, the training words' bigrams; the held-out files must have the
+// training file's layout and gold tags.
+absl::Status ReadSplits(const PipelineOptions& options,
+                        BigramCounts* cluster_counts,
+                        PreparedCorpus* prepared) {
+  const CorpusConfig& corpus = prepared->config.corpus();
+  const std::string train_path =
+      ResolvePath(options.corpora_root, corpus.train());
+  absl::Status read = options.communicator != nullptr
+                          ? ReadTrainingShard(train_path, options.communicator,
+                                              cluster_counts, prepared)
+                          : ReadAllTraining(train_path, prepared);
+  if (!read.ok()) return read;
+  if (cluster_counts != nullptr && options.communicator == nullptr) {
+    read =
+        AddConllWords(prepared->train,
+                      prepared->config.features().cluster_source().attribute(),
+                      cluster_counts);
+    if (!read.ok()) return read;
   }
   ConllFormat held_out_format = prepared->format;
   held_out_format.set_allow_missing_label(false);
@@ -229,41 +349,29 @@ absl::Status ReadSplits(const std::string& corpora_root,
                                                               &prepared->dev},
         {&corpus.test(), &prepared->test}}) {
     if (path->empty()) continue;
-    absl::StatusOr<std::vector<Sentence>> read =
-        ReadConllFile(ResolvePath(corpora_root, *path), held_out_format);
-    if (!read.ok()) return read.status();
-    *split = std::move(*read);
+    absl::StatusOr<std::vector<Sentence>> sentences = ReadConllFile(
+        ResolvePath(options.corpora_root, *path), held_out_format);
+    if (!sentences.ok()) return sentences.status();
+    *split = std::move(*sentences);
   }
   return absl::OkStatus();
 }
 
-// The examples of sentences [shard.begin, shard.end) (all of them without a
-// shard): labels in the training scheme (new ones are added to
-// prepared->labels, in order of first appearance in all the sentences, so
-// that every rank of a distributed run numbers them alike) and features as
-// bucket ids.
-absl::Status MakeExamples(const std::vector<Sentence>& all_sentences,
+// The examples of `sentences`: labels in the training scheme (new ones are
+// added to prepared->labels in order of first appearance; a rank of a
+// distributed run has them all from reading) and features as bucket ids.
+absl::Status MakeExamples(const std::vector<Sentence>& sentences,
                           PreparedCorpus* prepared,
-                          std::vector<ChainExample>* examples,
-                          std::optional<BlockShard> shard = std::nullopt) {
+                          std::vector<ChainExample>* examples) {
   const TagScheme input_scheme = prepared->format.tag_scheme();
   const TagScheme train_scheme = prepared->config.model().train_scheme();
-  const int first = shard.has_value() ? shard->begin : 0;
-  const int last =
-      shard.has_value() ? shard->end : static_cast<int>(all_sentences.size());
-  const absl::Span<const Sentence> sentences =
-      absl::MakeConstSpan(all_sentences).subspan(first, last - first);
   examples->resize(sentences.size());
-  for (size_t i = 0; i < all_sentences.size(); ++i) {
-    const std::vector<std::string> tags =
-        input_scheme == train_scheme
-            ? all_sentences[i].tags
-            : ConvertTags(all_sentences[i].tags, input_scheme, train_scheme);
-    const bool kept =
-        static_cast<int>(i) >= first && static_cast<int>(i) < last;
-    for (const std::string& tag : tags) {
-      const int label = prepared->labels.Add(tag);
-      if (kept) (*examples)[i - first].labels.push_back(label);
+  for (size_t i = 0; i < sentences.size(); ++i) {
+    absl::StatusOr<std::vector<std::string>> tags =
+        TrainingTags(sentences[i], input_scheme, train_scheme);
+    if (!tags.ok()) return tags.status();
+    for (const std::string& tag : *tags) {
+      (*examples)[i].labels.push_back(prepared->labels.Add(tag));
     }
   }
   const FeatureExtractor& extractor = *prepared->extractor;
@@ -362,16 +470,11 @@ void ConllTask::ResolveConfig(PipelineConfig* config) const {
 
 absl::Status ConllTask::Prepare(const PipelineOptions& options,
                                 PreparedCorpus* prepared) {
+  // A rank of a distributed run reads, featurises and trains its shard of
+  // the training sentences.
+  prepared->communicator = options.communicator;
   absl::Status read = ReadCorpus(options, prepared);
   if (!read.ok()) return read;
-  if (options.communicator != nullptr) {
-    // Each rank featurises and trains its shard of the sentences.
-    prepared->communicator = options.communicator;
-    prepared->num_train_examples = static_cast<int>(prepared->train.size());
-    prepared->train_shard =
-        ShardOf(prepared->num_train_examples, options.communicator->rank(),
-                options.communicator->size());
-  }
   return PrepareProblem(prepared);
 }
 
@@ -381,14 +484,18 @@ absl::Status ConllTask::ReadCorpus(const PipelineOptions& options,
   if (corpus.train().empty()) {
     return absl::InvalidArgumentError("config: corpus.train is not set");
   }
-  absl::Status read = ReadSplits(options.corpora_root, prepared);
+  const bool clusters = BuildsClusters(prepared->config);
+  BigramCounts cluster_counts;
+  absl::Status read =
+      ReadSplits(options, clusters ? &cluster_counts : nullptr, prepared);
   if (!read.ok()) return read;
   if (corpus.retrain_on_train_and_dev() && prepared->dev.empty()) {
     return absl::InvalidArgumentError(
         "config: corpus.retrain_on_train_and_dev needs a dev split "
         "(corpus.dev or corpus.dev_fraction)");
   }
-  return BuildClusters(options, prepared);
+  if (!clusters) return absl::OkStatus();
+  return BuildClusters(options, std::move(cluster_counts), prepared);
 }
 
 absl::Status ConllTask::PrepareProblem(PreparedCorpus* prepared) const {
@@ -399,27 +506,27 @@ absl::Status ConllTask::PrepareProblem(PreparedCorpus* prepared) const {
   prepared->extractor =
       std::make_unique<FeatureExtractor>(std::move(*extractor));
   // Labels in order of first appearance: train first, then dev when it is
-  // trained on too. A rank of a distributed run numbers them from all the
-  // sentences, and featurises its shard only.
+  // trained on too. A rank of a distributed run numbered them all while
+  // reading, and featurises its shard.
   const bool sharded = prepared->communicator != nullptr;
   std::vector<ChainExample> examples;
-  absl::Status made =
-      MakeExamples(prepared->train, prepared, &examples,
-                   sharded ? std::optional<BlockShard>(prepared->train_shard)
-                           : std::nullopt);
+  absl::Status made = MakeExamples(prepared->train, prepared, &examples);
   if (!made.ok()) return made;
   std::vector<ChainExample> dev_examples;
   if (retrain) {
     made = MakeExamples(prepared->dev_features(), prepared, &dev_examples);
     if (!made.ok()) return made;
   }
-  // Reported, and recorded in the model, by rank 0 only.
-  if (prepared->writes_outputs()) {
-    absl::StatusOr<FeatureStats> stats = ComputeFeatureStats(
-        *prepared->extractor, prepared->train, WorkerThreads(prepared->config));
-    if (!stats.ok()) return stats.status();
-    prepared->feature_stats = *stats;
-  }
+  // Over every rank's sentences; reported, and recorded in the model, by
+  // rank 0.
+  absl::StatusOr<FeatureStats> stats =
+      sharded ? FeatureStatsOfAllRanks(*prepared->extractor, prepared->train,
+                                       WorkerThreads(prepared->config),
+                                       prepared->communicator)
+              : ComputeFeatureStats(*prepared->extractor, prepared->train,
+                                    WorkerThreads(prepared->config));
+  if (!stats.ok()) return stats.status();
+  prepared->feature_stats = *stats;
   // The train + dev problem is built when the final run needs it, once the
   // train-only run has released its memory (PrepareRetrainingProblem).
   if (retrain) {

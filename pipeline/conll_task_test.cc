@@ -3,9 +3,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/thread_communicator.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -92,6 +94,77 @@ TEST_F(ConllTaskTest, PreparesSplitsLabelsAndTheProblem) {
   EXPECT_EQ(prepared.rows->size(), 9);
   EXPECT_EQ(prepared.feature_stats.distinct_attributes, 9);
   EXPECT_TRUE(prepared.dev_examples.empty());  // no retraining
+}
+
+// Distributed training: two ranks as threads, each preparing `config`.
+std::vector<PreparedCorpus> PrepareOnRanks(const PipelineConfig& config,
+                                           PipelineOptions options, int ranks) {
+  ThreadHub hub(ranks);
+  std::vector<PreparedCorpus> prepared(ranks);
+  std::vector<absl::Status> statuses(ranks);
+  std::vector<std::thread> threads;
+  for (int rank = 0; rank < ranks; ++rank) {
+    threads.emplace_back([&, rank, options]() mutable {
+      ThreadCommunicator communicator(&hub, rank);
+      options.communicator = &communicator;
+      ConllTask task;
+      prepared[rank].config = config;
+      task.ResolveConfig(&prepared[rank].config);
+      statuses[rank] = task.Prepare(options, &prepared[rank]);
+      // The communicator dies with the thread.
+      prepared[rank].communicator = nullptr;
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const absl::Status& status : statuses)
+    EXPECT_TRUE(status.ok()) << status;
+  return prepared;
+}
+
+TEST_F(ConllTaskTest, RanksReadOnlyTheirShardButLabelAndCountAsOneProcess) {
+  // A label first seen in the last training sentence, which rank 0's shard
+  // does not hold.
+  WriteCorpus("tiny_train.txt", 4);
+  std::ofstream(TmpDir() + "/tiny_train.txt", std::ios::app)
+      << "Rome I-MISC\n\n";
+  for (bool dev_fraction : {false, true}) {
+    PipelineConfig config = TinyConfig();
+    if (dev_fraction) {
+      // Holds out the last 4 of the 13 sentences, B-MISC's among them.
+      config.mutable_corpus()->clear_dev();
+      config.mutable_corpus()->set_dev_fraction(0.25);
+    }
+    PreparedCorpus one;
+    ASSERT_TRUE(Prepare(config, &one).ok());
+    const std::vector<PreparedCorpus> ranks =
+        PrepareOnRanks(config, options_, 2);
+    const int kept = dev_fraction ? 9 : 13;
+    ASSERT_EQ(one.train.size(), static_cast<size_t>(kept));
+    EXPECT_EQ(one.labels.Find("B-MISC") >= 0, !dev_fraction);
+    for (int rank = 0; rank < 2; ++rank) {
+      const PreparedCorpus& prepared = ranks[rank];
+      const BlockShard shard = ShardOf(kept, rank, 2);
+      EXPECT_EQ(prepared.num_train_examples, kept);
+      EXPECT_EQ(prepared.train_shard.begin, shard.begin);
+      EXPECT_EQ(prepared.train_shard.end, shard.end);
+      // Only the shard was kept.
+      ASSERT_EQ(prepared.train.size(),
+                static_cast<size_t>(shard.end - shard.begin));
+      EXPECT_EQ(prepared.train[0].first_line,
+                one.train[shard.begin].first_line);
+      EXPECT_EQ(prepared.dev.size(), one.dev.size());
+      EXPECT_EQ(prepared.labels.names(), one.labels.names());
+      EXPECT_EQ(prepared.feature_stats.distinct_attributes,
+                one.feature_stats.distinct_attributes);
+      EXPECT_EQ(prepared.feature_stats.occurrences,
+                one.feature_stats.occurrences);
+      ASSERT_EQ(prepared.problem->NumExamples(), shard.end - shard.begin);
+      for (int i = shard.begin; i < shard.end; ++i) {
+        EXPECT_EQ(prepared.problem->example(i - shard.begin).labels,
+                  one.problem->example(i).labels);
+      }
+    }
+  }
 }
 
 TEST_F(ConllTaskTest, ReportsTheCorpusAndItsFeatures) {

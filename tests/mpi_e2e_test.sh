@@ -54,6 +54,26 @@ for ranks in 2 3; do
   echo "ok: -np $ranks equals --threads=2"
 done
 
+# Each rank reads only its shard, yet numbers the labels, holds out
+# corpus.dev_fraction's dev sentences, counts the training words for
+# clusters and gathers the feature statistics as one process does.
+sed 's/^features {/features {\n  cluster_source { attribute: 0 num_clusters: 20 }/' \
+  "$CONFIG" > clusters.textproto
+grep -q cluster_source clusters.textproto || fail "no cluster_source added"
+SHARDED=(--config=clusters.textproto --max_train_sentences=500 --max_passes=3
+  --eval_every=2 --set=solver.minibatch=16,corpus.dev_fraction=0.2 --quiet)
+"$TRAIN" "${SHARDED[@]}" --threads=2 --model=dev_threads.model \
+  --log=dev_threads.log.jsonl > dev_threads.out 2> dev_threads.err \
+  || fail "the threaded dev run failed: $(cat dev_threads.err)"
+grep -q '"eval_metric":"dev_F1"' dev_threads.log.jsonl \
+  || fail "the dev run scored no dev split"
+timeout 300 "${MPIRUN[@]}" -np 2 "$TRAIN_MPI" --distributed "${SHARDED[@]}" \
+  --threads=1 --model=dev_mpi.model --log=dev_mpi.log.jsonl \
+  > dev_mpi.out 2> dev_mpi.err || fail "the dev run failed: $(cat dev_mpi.err)"
+cmp -s dev_threads.model dev_mpi.model || fail "dev and clusters: the model differs"
+cmp -s dev_threads.out dev_mpi.out || fail "dev and clusters: the report differs"
+echo "ok: sharded reading with dev_fraction and clusters equals --threads=2"
+
 # A rank killed mid-run: mpirun ends the job with an error.
 "${MPIRUN[@]}" -np 2 "$TRAIN_MPI" --distributed "${COMMON[@]}" \
   --max_passes=100000 --gap_tolerance=0 --model=killed.model \
