@@ -106,13 +106,19 @@ TEST(FeatureStatsTest, EmptyCorpusAndErrors) {
   EXPECT_FALSE(ComputeFeatureStats(*fx, Corpus(), 2).ok());
 }
 
-TEST(FeatureStatsTest, ThreadsCountTheSame) {
+// 23 sentences of seven distinct first words: w=w0..w6, w=x, w=1, digit=1
+// (w0..w6 and 1 have digits) and the bias; per sentence 3 + 2 + 3
+// occurrences.
+std::vector<Sentence> TwentyThreeSentences() {
   std::vector<Sentence> corpus;
   for (int i = 0; i < 23; ++i) {
     corpus.push_back(Words({"w" + std::to_string(i % 7), "x", "1"}));
   }
-  // w=w0..w6, w=x, w=1, digit=1 (w0..w6 and 1 have digits) and the bias;
-  // per sentence 3 + 2 + 3 occurrences.
+  return corpus;
+}
+
+TEST(FeatureStatsTest, ThreadsCountTheSame) {
+  const std::vector<Sentence> corpus = TwentyThreeSentences();
   absl::StatusOr<FeatureStats> one =
       ComputeFeatureStats(MakeExtractor(5), corpus, 1);
   ASSERT_TRUE(one.ok()) << one.status();
@@ -129,10 +135,7 @@ TEST(FeatureStatsTest, ThreadsCountTheSame) {
 }
 
 TEST(FeatureStatsTest, AllRanksCountAsOneProcess) {
-  std::vector<Sentence> corpus;
-  for (int i = 0; i < 23; ++i) {
-    corpus.push_back(Words({"w" + std::to_string(i % 7), "x", "1"}));
-  }
+  const std::vector<Sentence> corpus = TwentyThreeSentences();
   absl::StatusOr<FeatureStats> one =
       ComputeFeatureStats(MakeExtractor(5), corpus, 1);
   ASSERT_TRUE(one.ok()) << one.status();
