@@ -54,6 +54,14 @@ for ranks in 2 3; do
   echo "ok: -np $ranks equals --threads=2"
 done
 
+# One rank per machine with threads inside each (here oversubscribed):
+# the rounds' parts on every rank's threads, the same model.
+timeout 300 "${MPIRUN[@]}" -np 2 "$TRAIN_MPI" --distributed "${COMMON[@]}" \
+  --threads=2 --model=hybrid.model --log=hybrid.log.jsonl \
+  > hybrid.out 2> hybrid.err || fail "-np 2 --threads=2 failed: $(cat hybrid.err)"
+cmp -s threads.model hybrid.model || fail "-np 2 --threads=2: the model differs"
+echo "ok: -np 2 with two threads a rank equals --threads=2"
+
 # Each rank reads only its shard, yet numbers the labels, holds out
 # corpus.dev_fraction's dev sentences, counts the training words for
 # clusters and gathers the feature statistics as one process does.
