@@ -543,8 +543,7 @@ absl::Status ConllTask::PrepareProblem(PreparedCorpus* prepared) const {
         examples, prepared->extractor->num_buckets(), prepared->communicator);
     if (!all_ranks.ok()) return all_ranks.status();
     rows = *std::move(all_ranks);
-    RemapToRows(*rows, /*pair_features=*/false, WorkerThreads(prepared->config),
-                &examples);
+    RemapToRows(*rows, /*pair_features=*/false, &examples);
   }
   absl::StatusOr<TrainingProblem> training = MakeTrainingProblem(
       prepared->config.model(), prepared->labels,

@@ -48,8 +48,8 @@ absl::StatusOr<TrainingProblem> MakeTrainingProblem(
 
 // Each example's features (with pair_features, its pair features) from
 // bucket ids to the rows of `rows`, dropping buckets without a row, then
-// compacted; on up to num_threads threads.
-void RemapToRows(const BucketRows& rows, bool pair_features, int num_threads,
+// compacted.
+void RemapToRows(const BucketRows& rows, bool pair_features,
                  std::vector<ChainExample>* examples);
 
 // Distributed training: the rows of the buckets the features of every

@@ -49,7 +49,7 @@ TEST(TrainingProblemTest, ObservedTrigramsAndPairsAreSortedAndDistinct) {
             (std::vector<LabelPair>{{1, 2}, {2, 0}, {2, 2}}));
 }
 
-TEST(TrainingProblemTest, RemapToRowsOnThreadsIsEveryExampleRemapped) {
+TEST(TrainingProblemTest, RemapToRowsRemapsEveryExample) {
   // Rows for buckets 11 and 12 only: bucket 10 (label 0) is dropped.
   absl::StatusOr<BucketRows> rows = BucketRows::FromSorted({11, 12}, 64);
   ASSERT_TRUE(rows.ok()) << rows.status();
@@ -57,22 +57,34 @@ TEST(TrainingProblemTest, RemapToRowsOnThreadsIsEveryExampleRemapped) {
   for (int k = 0; k < 7; ++k) {
     examples.push_back(Example({k % 3, (k + 1) % 3, 2}, /*pairs=*/true));
   }
-  for (int threads : {1, 3}) {
+  for (bool pairs : {false, true}) {
     std::vector<ChainExample> remapped = examples;
-    RemapToRows(*rows, /*pair_features=*/false, threads, &remapped);
+    RemapToRows(*rows, pairs, &remapped);
     for (size_t i = 0; i < examples.size(); ++i) {
-      FeatureSequence expected = examples[i].features;
+      FeatureSequence expected =
+          pairs ? examples[i].pair_features : examples[i].features;
       rows->Remap(&expected);
-      EXPECT_EQ(remapped[i].features.buckets, expected.buckets) << i;
-      EXPECT_EQ(remapped[i].features.offsets, expected.offsets) << i;
-      // The pair features are left as they were.
-      EXPECT_EQ(remapped[i].pair_features.buckets,
-                examples[i].pair_features.buckets);
+      const FeatureSequence& got =
+          pairs ? remapped[i].pair_features : remapped[i].features;
+      EXPECT_EQ(got.buckets, expected.buckets) << i;
+      EXPECT_EQ(got.offsets, expected.offsets) << i;
+      // The other sequence is left as it was.
+      const FeatureSequence& other =
+          pairs ? remapped[i].features : remapped[i].pair_features;
+      EXPECT_EQ(other.buckets, pairs ? examples[i].features.buckets
+                                     : examples[i].pair_features.buckets);
     }
-    // Labels 1 and 2 map to rows 0 and 1; label 0's feature is gone.
-    EXPECT_EQ(remapped[0].features.buckets, (std::vector<uint32_t>{0, 1}));
-    EXPECT_EQ(remapped[0].features.offsets, (std::vector<int32_t>{0, 0, 1, 2}));
   }
+  // Labels 1 and 2 map to rows 0 and 1; label 0's feature is gone; the pair
+  // buckets (21, 22) have no rows.
+  std::vector<ChainExample> remapped = examples;
+  RemapToRows(*rows, /*pair_features=*/false, &remapped);
+  EXPECT_EQ(remapped[0].features.buckets, (std::vector<uint32_t>{0, 1}));
+  EXPECT_EQ(remapped[0].features.offsets, (std::vector<int32_t>{0, 0, 1, 2}));
+  RemapToRows(*rows, /*pair_features=*/true, &remapped);
+  EXPECT_TRUE(remapped[0].pair_features.buckets.empty());
+  EXPECT_EQ(remapped[0].pair_features.offsets,
+            (std::vector<int32_t>{0, 0, 0, 0}));
 }
 
 TEST(TrainingProblemTest, FirstOrderUsesTheFeaturesRows) {
