@@ -245,42 +245,56 @@ absl::StatusOr<std::vector<std::string>> TrainingTags(const Sentence& sentence,
              : ConvertTags(sentence.tags, input_scheme, train_scheme);
 }
 
+// A first pass over a training file that keeps nothing but the sentence
+// count and, in order of first appearance, the training-scheme labels with
+// the sentence each first appears in; the layout goes to `prepared`.
+struct TrainingFileScan {
+  int64_t count = 0;
+  LabelSet labels;
+  std::vector<int64_t> first_seen_in;
+};
+
+absl::StatusOr<TrainingFileScan> ScanTrainingFile(const std::string& path,
+                                                  PreparedCorpus* prepared) {
+  const ConllFormat& format = prepared->config.corpus().format();
+  const TagScheme train_scheme = prepared->config.model().train_scheme();
+  TrainingFileScan scan;
+  absl::Status scanned = ForEachConllSentence(
+      path, format,
+      [&](int64_t index, Sentence* sentence) -> absl::StatusOr<bool> {
+        absl::StatusOr<std::vector<std::string>> tags =
+            TrainingTags(*sentence, format.tag_scheme(), train_scheme);
+        if (!tags.ok()) return tags.status();
+        for (const std::string& tag : *tags) {
+          if (scan.labels.Find(tag) >= 0) continue;
+          scan.labels.Add(tag);
+          scan.first_seen_in.push_back(index);
+        }
+        scan.count = index + 1;
+        return true;
+      },
+      &prepared->format, &prepared->num_columns);
+  if (!scanned.ok()) return scanned;
+  if (scan.count == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": no sentences to train on"));
+  }
+  return scan;
+}
+
 // The training sentences of a rank of a distributed run, which reads and
-// keeps only its shard. A first pass over the file keeps nothing but the
-// count, the layout and the labels, each with the sentence it first
-// appears in, so that every rank numbers them as one process does; the
-// second keeps the shard and the dev sentences corpus.dev_fraction holds
-// out, and counts the words for clusters (`cluster_counts`, when not null).
+// keeps only its shard: after the scan, which lets every rank number the
+// labels as one process does, a second pass keeps the shard and the dev
+// sentences corpus.dev_fraction holds out, and counts the words for
+// clusters (`cluster_counts`, when not null).
 absl::Status ReadTrainingShard(const std::string& path,
                                Communicator* communicator,
                                BigramCounts* cluster_counts,
                                PreparedCorpus* prepared) {
   const CorpusConfig& corpus = prepared->config.corpus();
-  const TagScheme input_scheme = corpus.format().tag_scheme();
-  const TagScheme train_scheme = prepared->config.model().train_scheme();
-  LabelSet seen;
-  std::vector<int64_t> first_seen_in;
-  int64_t count = 0;
-  absl::Status scanned = ForEachConllSentence(
-      path, corpus.format(),
-      [&](int64_t index, Sentence* sentence) -> absl::StatusOr<bool> {
-        absl::StatusOr<std::vector<std::string>> tags =
-            TrainingTags(*sentence, input_scheme, train_scheme);
-        if (!tags.ok()) return tags.status();
-        for (const std::string& tag : *tags) {
-          if (seen.Find(tag) >= 0) continue;
-          seen.Add(tag);
-          first_seen_in.push_back(index);
-        }
-        count = index + 1;
-        return true;
-      },
-      &prepared->format, &prepared->num_columns);
-  if (!scanned.ok()) return scanned;
-  if (count == 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": no sentences to train on"));
-  }
+  absl::StatusOr<TrainingFileScan> scan = ScanTrainingFile(path, prepared);
+  if (!scan.ok()) return scan.status();
+  const int64_t count = scan->count;
   const int64_t read =
       corpus.max_train_sentences() > 0
           ? std::min<int64_t>(count, corpus.max_train_sentences())
@@ -291,8 +305,10 @@ absl::Status ReadTrainingShard(const std::string& path,
     if (!held_out.ok()) return held_out.status();
     kept = read - static_cast<int64_t>(*held_out);
   }
-  for (int label = 0; label < seen.size(); ++label) {
-    if (first_seen_in[label] < kept) prepared->labels.Add(seen.Name(label));
+  for (int label = 0; label < scan->labels.size(); ++label) {
+    if (scan->first_seen_in[label] < kept) {
+      prepared->labels.Add(scan->labels.Name(label));
+    }
   }
   prepared->num_train_examples = static_cast<int>(kept);
   const BlockShard shard = ShardOf(prepared->num_train_examples,
