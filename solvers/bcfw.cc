@@ -80,7 +80,7 @@ BcfwRun::BcfwRun(const SolverConfig& config, const Problem& problem)
 void BcfwRun::Initialize() {
   // Steps read and write w's rows at random: huge pages. The large arrays
   // are faulted in on the threads.
-  const int threads = std::max(1, config_.num_threads());
+  const int threads = NumThreads();
   ReserveFaultedIn(&w_, dim_, /*huge_pages=*/true, threads);
   w_.assign(dim_, 0.0);
   ell_block_.assign(n_, 0.0);
@@ -154,13 +154,12 @@ double BcfwRun::BlockDeltas(std::vector<double>* deltas, bool allow_stale) {
   if (!fresh && !allow_stale) {
     // ⟨v_i, w⟩ from one unary pass per block (no stored corners asked).
     state_dots_.resize(n_);
-    ParallelFor(n_, std::max(1, config_.num_threads()),
-                [&](int begin, int end) {
-                  for (int i = begin; i < end; ++i) {
-                    problem_.ScoreCorners(i, w_.data(), state(i), nullptr, 0,
-                                          nullptr, &state_dots_[i]);
-                  }
-                });
+    ParallelFor(n_, NumThreads(), [&](int begin, int end) {
+      for (int i = begin; i < end; ++i) {
+        problem_.ScoreCorners(i, w_.data(), state(i), nullptr, 0, nullptr,
+                              &state_dots_[i]);
+      }
+    });
     oracle_calls_ += n_;
     state_dots_steps_ = steps_;
   }
@@ -898,8 +897,7 @@ const std::vector<double>& BcfwRun::ReturnedPoint() {
   if (!averaging_) return w_;
   if (average_steps_ == steps_) return average_;  // already current
   average_steps_ = steps_;
-  ReserveFaultedIn(&average_, dim_, /*huge_pages=*/true,
-                   std::max(1, config_.num_threads()));
+  ReserveFaultedIn(&average_, dim_, /*huge_pages=*/true, NumThreads());
   average_.resize(dim_);
   box_v_average_.assign(box_index_.size(), 0.0);
   if (steps_ == 0) {
@@ -925,7 +923,7 @@ const std::vector<double>& BcfwRun::ReturnedPoint() {
 // the blocks in order, so every coordinate gets its additions in block
 // order, as on one thread.
 void BcfwRun::AddAveragedBlocks(bool from_zero) {
-  const int threads = std::max(1, config_.num_threads());
+  const int threads = NumThreads();
   ParallelFor(n_, threads, [this](int begin, int end) {
     for (int i = begin; i < end; ++i) FoldIntoAverage(i, steps_);
   });
@@ -1351,7 +1349,7 @@ double BcfwRun::RoundScale(int size) {
 }
 
 void BcfwRun::RunRoundPhase(int items, const std::function<void(int)>& job) {
-  const int threads = std::max(1, config_.num_threads());
+  const int threads = NumThreads();
   if (threads == 1) {
     for (int item = 0; item < items; ++item) job(item);
     return;
@@ -1715,7 +1713,7 @@ absl::Status BcfwRun::ExchangeRound(int size) {
 // Exact block gaps at the iterate: they refresh every estimate, and without
 // averaging they are also the certificate.
 absl::StatusOr<DualityGap> BcfwRun::RefreshBlockGaps() {
-  const int threads = std::max(1, config_.num_threads());
+  const int threads = NumThreads();
   DualityGap at_iterate;
   if (distribution_.communicator == nullptr) {
     at_iterate = ComputeBlockGaps(problem_, w_.data(), ell_ - BoxTerm(false),
@@ -1769,7 +1767,7 @@ absl::StatusOr<PassEnd> BcfwRun::EndPass(const PassEndRequest& request,
   const double ell = ReturnedEll() - BoxTerm(averaging_);
   if (check_gap) {
     if (averaging_ || !refresh_block_gaps_) {
-      const int threads = std::max(1, config_.num_threads());
+      const int threads = NumThreads();
       if (distribution_.communicator == nullptr) {
         end.certificate =
             ComputeDualityGap(problem_, point, ell, lambda_, threads);

@@ -9,6 +9,7 @@
 #ifndef CHAINTAG_SOLVERS_BCFW_RUN_H_
 #define CHAINTAG_SOLVERS_BCFW_RUN_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -350,12 +351,13 @@ class BcfwRun : public PassSteps {
     uint32_t stamp = 0;
     int32_t range = 0;
   };
+  // solver.num_threads, at least one.
+  int NumThreads() const { return std::max(1, config_.num_threads()); }
   // RangeGranularity(problem_), computed on first use (it costs a look at
   // every block's ranges).
   int64_t Granularity() {
     if (granularity_ == 0) {
-      granularity_ =
-          RangeGranularity(problem_, std::max(1, config_.num_threads()));
+      granularity_ = RangeGranularity(problem_, NumThreads());
     }
     return granularity_;
   }
