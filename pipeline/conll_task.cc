@@ -179,9 +179,6 @@ absl::Status WritePredictions(
   return absl::OkStatus();
 }
 
-// corpus.dev_fraction: the last sentences of `train` become `dev`, as the
-// issue's protocol asks: no shuffling, so the split is the same on every
-// machine.
 // How many of `count` training sentences corpus.dev_fraction holds out.
 absl::StatusOr<size_t> DevFractionCount(const CorpusConfig& corpus,
                                         size_t count) {
@@ -204,6 +201,9 @@ absl::StatusOr<size_t> DevFractionCount(const CorpusConfig& corpus,
   return held_out;
 }
 
+// corpus.dev_fraction: the last sentences of `train` become `dev`, as the
+// issue's protocol asks: no shuffling, so the split is the same on every
+// machine.
 absl::Status HoldOutDevFraction(const CorpusConfig& corpus,
                                 std::vector<Sentence>* train,
                                 std::vector<Sentence>* dev) {

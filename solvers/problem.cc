@@ -22,8 +22,9 @@ int64_t RangeGranularity(const Problem& problem, int num_threads) {
   ParallelFor(parts, parts, [&](int part, int) {
     int64_t g = part_g[part];
     std::vector<CoordinateRange> ranges;
-    for (int i = SplitPoint(n, part, parts);
-         i < SplitPoint(n, part + 1, parts) && g > 1; ++i) {
+    const int end = static_cast<int>(SplitPoint(n, part + 1, parts));
+    for (int i = static_cast<int>(SplitPoint(n, part, parts)); i < end && g > 1;
+         ++i) {
       ranges.clear();
       problem.TouchedRanges(i, &ranges);
       for (const CoordinateRange& range : ranges) {
