@@ -65,9 +65,10 @@ absl::Status MakeSecondOrder(const ModelConfig& model, const LabelSet& labels,
 void RemapToRows(const BucketRows& rows, bool pair_features,
                  std::vector<ChainExample>* examples) {
   // One example at a time, remapped and compacted (reallocated) before the
-  // next: the solver's passes read the features in the heap layout this
-  // leaves. Remapping on threads first, then compacting, saved 30 ms here
-  // and cost 70–100 ms over 20 passes of the CoNLL-2000 preset.
+  // next. Remapping on threads (compacting there or afterwards) saved up
+  // to 30 ms of start-up, but the solver's 20 passes of the CoNLL-2000
+  // preset then took 70–100 ms longer, presumably from the heap layout of
+  // the features it reads.
   for (ChainExample& example : *examples) {
     FeatureSequence& features =
         pair_features ? example.pair_features : example.features;
