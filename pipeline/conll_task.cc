@@ -216,9 +216,16 @@ absl::Status HoldOutDevFraction(const CorpusConfig& corpus,
   return absl::OkStatus();
 }
 
+// The attribute whose words features.cluster_source clusters.
+int ClusterAttribute(const PreparedCorpus& prepared) {
+  return prepared.config.features().cluster_source().attribute();
+}
+
 // The training sentences of one process: all of them (corpus.max_train_
-// sentences and corpus.dev_fraction applied).
+// sentences and corpus.dev_fraction applied), and their words' bigrams
+// into `cluster_counts` when it is not null.
 absl::Status ReadAllTraining(const std::string& path,
+                             BigramCounts* cluster_counts,
                              PreparedCorpus* prepared) {
   const CorpusConfig& corpus = prepared->config.corpus();
   absl::StatusOr<std::vector<Sentence>> train = ReadTrainingFile(
@@ -229,8 +236,14 @@ absl::Status ReadAllTraining(const std::string& path,
       static_cast<int>(prepared->train.size()) > corpus.max_train_sentences()) {
     prepared->train.resize(corpus.max_train_sentences());
   }
-  if (corpus.dev_fraction() == 0) return absl::OkStatus();
-  return HoldOutDevFraction(corpus, &prepared->train, &prepared->dev);
+  if (corpus.dev_fraction() != 0) {
+    absl::Status held_out =
+        HoldOutDevFraction(corpus, &prepared->train, &prepared->dev);
+    if (!held_out.ok()) return held_out;
+  }
+  if (cluster_counts == nullptr) return absl::OkStatus();
+  return AddConllWords(prepared->train, ClusterAttribute(*prepared),
+                       cluster_counts);
 }
 
 // The training-scheme tags of a training sentence, or the error naming it
@@ -321,10 +334,9 @@ absl::Status ReadTrainingShard(const std::string& path,
       path, corpus.format(),
       [&](int64_t index, Sentence* sentence) -> absl::StatusOr<bool> {
         if (cluster_counts != nullptr && index < kept) {
-          absl::Status added = AddConllWords(
-              absl::MakeConstSpan(sentence, 1),
-              prepared->config.features().cluster_source().attribute(),
-              cluster_counts);
+          absl::Status added =
+              AddConllWords(absl::MakeConstSpan(sentence, 1),
+                            ClusterAttribute(*prepared), cluster_counts);
           if (!added.ok()) return added;
         }
         if (index >= shard.begin && index < shard.end) {
@@ -346,18 +358,12 @@ absl::Status ReadSplits(const PipelineOptions& options,
   const CorpusConfig& corpus = prepared->config.corpus();
   const std::string train_path =
       ResolvePath(options.corpora_root, corpus.train());
-  absl::Status read = options.communicator != nullptr
-                          ? ReadTrainingShard(train_path, options.communicator,
-                                              cluster_counts, prepared)
-                          : ReadAllTraining(train_path, prepared);
+  absl::Status read =
+      options.communicator != nullptr
+          ? ReadTrainingShard(train_path, options.communicator, cluster_counts,
+                              prepared)
+          : ReadAllTraining(train_path, cluster_counts, prepared);
   if (!read.ok()) return read;
-  if (cluster_counts != nullptr && options.communicator == nullptr) {
-    read =
-        AddConllWords(prepared->train,
-                      prepared->config.features().cluster_source().attribute(),
-                      cluster_counts);
-    if (!read.ok()) return read;
-  }
   ConllFormat held_out_format = prepared->format;
   held_out_format.set_allow_missing_label(false);
   for (const auto& [path, split] :
