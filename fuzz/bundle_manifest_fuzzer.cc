@@ -20,7 +20,7 @@
 #include "fuzz/fuzz_util.h"
 #include "models/chain_layout.h"
 #include "models/chain_model.h"
-#include "pipeline/bundle.h"
+#include "tagging/bundle.h"
 
 namespace chaintag {
 namespace {

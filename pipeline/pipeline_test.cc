@@ -22,7 +22,7 @@
 #include "features/document_features.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "pipeline/conll_tagging.h"
+#include "tagging/conll_tagging.h"
 #include "pipeline/conll_task.h"
 #include "pipeline/ocr_task.h"
 #include "pipeline/stacking.h"

@@ -1,6 +1,6 @@
-// chaintag.Bundle: a bundle of stacked models (pipeline/bundle.h) tagging
+// chaintag.Bundle: a bundle of stacked models (tagging/bundle.h) tagging
 // raw text as `tag --pipeline --format=json` does, through the same stream
-// (pipeline/text_tagging.h): each sentence comes back as the dict of its
+// (tagging/text_tagging.h): each sentence comes back as the dict of its
 // JSON line (tokens, byte offsets, each stage's tags and chunk spans, and
 // scores, margins or n-best when asked for).
 //
@@ -20,9 +20,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "corpora/tokenizer.h"
-#include "pipeline/bundle.h"
-#include "pipeline/tag_output.h"
-#include "pipeline/text_tagging.h"
+#include "tagging/bundle.h"
+#include "tagging/tag_output.h"
+#include "tagging/text_tagging.h"
 #include "pybind11/stl.h"
 #include "python/bindings.h"
 #include "python/status_exceptions.h"

@@ -1,4 +1,4 @@
-// Throughput of tagging with a bundle (pipeline/bundle.h; its stages up to
+// Throughput of tagging with a bundle (tagging/bundle.h; its stages up to
 // the one writing "chunk"), one thread: raw text -> tokens -> POS -> chunk on
 // the CoNLL-2000 test text (each sentence's words joined by spaces, one
 // sentence per line, as `tag
@@ -26,7 +26,7 @@
 #include "corpora/conll_reader.h"
 #include "corpora/tokenizer.h"
 #include "models/chain_model.h"
-#include "pipeline/bundle.h"
+#include "tagging/bundle.h"
 
 namespace chaintag {
 namespace {

@@ -14,12 +14,12 @@
 // --pipeline: reads raw UTF-8 text, one sentence per line (or, with
 // --paragraphs, paragraphs separated by blank lines, split into sentences),
 // tokenizes it Penn-Treebank style (corpora/tokenizer.h) and runs a bundle
-// (pipeline/bundle.h), e.g. the one //pipeline:english_bundle writes:
+// (tagging/bundle.h), e.g. the one //pipeline:english_bundle writes:
 //
 //   echo "Rockwell International Corp. said it signed a tentative agreement." \
 //     | bazel run //tools:tag -- --pipeline=english_bundle --format=bracketed
 //
-// Output formats (pipeline/tag_output.h): conll (token and one column per
+// Output formats (tagging/tag_output.h): conll (token and one column per
 // stage), bracketed (the chunk stage's chunks) and json (one object per
 // sentence: tokens, byte offsets into the line or paragraph, each stage's
 // tags, score and margin, chunk spans). Decoding: --constrained (valid tag
@@ -28,7 +28,7 @@
 // Lines without tokens print nothing.
 //
 // Batches, threads and streaming through a pipe are the libraries'
-// (pipeline/conll_tagging.h, pipeline/text_tagging.h): on an error the
+// (tagging/conll_tagging.h, tagging/text_tagging.h): on an error the
 // output holds exactly the sentences before the failing one.
 
 #include <cerrno>
@@ -47,10 +47,10 @@
 #include "base/paths.h"
 #include "corpora/tokenizer.h"
 #include "models/chain_model.h"
-#include "pipeline/bundle.h"
-#include "pipeline/conll_tagging.h"
-#include "pipeline/tag_output.h"
-#include "pipeline/text_tagging.h"
+#include "tagging/bundle.h"
+#include "tagging/conll_tagging.h"
+#include "tagging/tag_output.h"
+#include "tagging/text_tagging.h"
 
 ABSL_FLAG(std::string, model, "", "Model file written by train.");
 ABSL_FLAG(std::string, input, "", "Read this file instead of stdin.");

@@ -1,4 +1,4 @@
-#include "pipeline/text_tagging.h"
+#include "tagging/text_tagging.h"
 
 #include <algorithm>
 #include <utility>
@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/batch_pool.h"
-#include "pipeline/conll_tagging.h"
+#include "tagging/conll_tagging.h"
 
 namespace chaintag {
 namespace {

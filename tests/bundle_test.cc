@@ -5,7 +5,7 @@
 // broken bundle gives (each naming the manifest or the model file), and
 // scoring a stage on predicted and on gold inputs (bundle_eval.h).
 
-#include "pipeline/bundle.h"
+#include "tagging/bundle.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -18,7 +18,7 @@
 #include "corpora/tag_scheme.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "pipeline/bundle_eval.h"
+#include "tagging/bundle_eval.h"
 #include "pipeline/pipeline.h"
 
 namespace chaintag {

@@ -1,4 +1,4 @@
-#include "pipeline/bundle_eval.h"
+#include "tagging/bundle_eval.h"
 
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "pipeline/conll_tagging.h"
+#include "tagging/conll_tagging.h"
 
 #include <algorithm>
 #include <utility>

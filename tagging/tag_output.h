@@ -10,12 +10,12 @@
 //              "[NP Rockwell International Corp. ] [VP said ]", tokens
 //              outside chunks bare. With n-best on that stage, one line per
 //              labeling, each "<score>\t<bracketing>".
-//   json       one TaggedSentenceRecord (pipeline/tag_output.proto) per line.
+//   json       one TaggedSentenceRecord (tagging/tag_output.proto) per line.
 //
 // Thread-safety: stateless functions; safe from any thread.
 
-#ifndef CHAINTAG_PIPELINE_TAG_OUTPUT_H_
-#define CHAINTAG_PIPELINE_TAG_OUTPUT_H_
+#ifndef CHAINTAG_TAGGING_TAG_OUTPUT_H_
+#define CHAINTAG_TAGGING_TAG_OUTPUT_H_
 
 #include <cstdint>
 #include <functional>
@@ -25,8 +25,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "pipeline/bundle.h"
-#include "pipeline/tag_output.pb.h"
+#include "tagging/bundle.h"
+#include "tagging/tag_output.pb.h"
 
 namespace chaintag {
 
@@ -85,4 +85,4 @@ absl::Status AppendJson(const std::vector<OutputStage>& stages,
 
 }  // namespace chaintag
 
-#endif  // CHAINTAG_PIPELINE_TAG_OUTPUT_H_
+#endif  // CHAINTAG_TAGGING_TAG_OUTPUT_H_

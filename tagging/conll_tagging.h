@@ -19,8 +19,8 @@
 //
 // Thread-safety: one call per stream; the model is only read.
 
-#ifndef CHAINTAG_PIPELINE_CONLL_TAGGING_H_
-#define CHAINTAG_PIPELINE_CONLL_TAGGING_H_
+#ifndef CHAINTAG_TAGGING_CONLL_TAGGING_H_
+#define CHAINTAG_TAGGING_CONLL_TAGGING_H_
 
 #include <functional>
 #include <istream>
@@ -29,7 +29,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "models/chain_model.h"
-#include "pipeline/tag_output.h"
+#include "tagging/tag_output.h"
 
 namespace chaintag {
 
@@ -56,4 +56,4 @@ absl::Status TagConllStream(const ChainModel& model, std::istream* input,
 
 }  // namespace chaintag
 
-#endif  // CHAINTAG_PIPELINE_CONLL_TAGGING_H_
+#endif  // CHAINTAG_TAGGING_CONLL_TAGGING_H_

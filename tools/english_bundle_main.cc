@@ -1,4 +1,4 @@
-// english_bundle: builds the English bundle (pipeline/bundle.h) from the
+// english_bundle: builds the English bundle (tagging/bundle.h) from the
 // presets and scores it. Trains the CoNLL-2000 POS tagger and chunker (and,
 // with --ner, the CoNLL-2003 NER model) into --out (default
 // ./english_bundle, relative to the caller's directory), unless a model
@@ -38,8 +38,8 @@
 #include "corpora/conll_reader.h"
 #include "google/protobuf/text_format.h"
 #include "models/chain_model.h"
-#include "pipeline/bundle.h"
-#include "pipeline/bundle_eval.h"
+#include "tagging/bundle.h"
+#include "tagging/bundle_eval.h"
 #include "pipeline/pipeline.h"
 
 ABSL_FLAG(std::string, out, "english_bundle",

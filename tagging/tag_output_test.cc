@@ -1,6 +1,6 @@
 // The output formats of `tag --pipeline`, pinned on small sentences.
 
-#include "pipeline/tag_output.h"
+#include "tagging/tag_output.h"
 
 #include <string>
 #include <vector>

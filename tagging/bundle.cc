@@ -1,4 +1,4 @@
-#include "pipeline/bundle.h"
+#include "tagging/bundle.h"
 
 #include <cstdio>
 #include <filesystem>

@@ -2,7 +2,7 @@
 // word -> POS -> chunk (-> NER). Each stage is a ChainModel that reads some
 // of the columns available so far ("word", then every earlier stage's
 // column) and writes one more: its best labeling in the model's output
-// scheme. The manifest (pipeline/bundle.proto) names the stages, their model
+// scheme. The manifest (tagging/bundle.proto) names the stages, their model
 // files and the columns they read and write; a bundle on disk is a directory
 // holding `bundle.textproto` and the model files it names.
 //
@@ -14,8 +14,8 @@
 // Thread-safety: a Bundle is immutable after Load/Create; const methods are
 // safe from any thread, each thread with its own BundleScratch.
 
-#ifndef CHAINTAG_PIPELINE_BUNDLE_H_
-#define CHAINTAG_PIPELINE_BUNDLE_H_
+#ifndef CHAINTAG_TAGGING_BUNDLE_H_
+#define CHAINTAG_TAGGING_BUNDLE_H_
 
 #include <optional>
 #include <string>
@@ -26,7 +26,7 @@
 #include "corpora/corpus.pb.h"
 #include "corpora/sentence.h"
 #include "models/chain_model.h"
-#include "pipeline/bundle.pb.h"
+#include "tagging/bundle.pb.h"
 
 namespace chaintag {
 
@@ -133,4 +133,4 @@ absl::Status WriteBundleManifest(const BundleManifest& manifest,
 
 }  // namespace chaintag
 
-#endif  // CHAINTAG_PIPELINE_BUNDLE_H_
+#endif  // CHAINTAG_TAGGING_BUNDLE_H_

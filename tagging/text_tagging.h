@@ -1,7 +1,7 @@
 // Tagging raw text with a bundle, as `tag --pipeline` does: UTF-8 text, one
 // sentence per line (or paragraphs separated by blank lines, split into
 // sentences), tokenized Penn-Treebank style and tagged stage by stage, each
-// sentence written in the chosen format (pipeline/tag_output.h), in input
+// sentence written in the chosen format (tagging/tag_output.h), in input
 // order. Lines without tokens print nothing.
 //
 // Lines (or paragraphs) are read in batches of options.batch_per_thread per
@@ -10,8 +10,8 @@
 //
 // Thread-safety: one call per stream; the bundle and tokenizer are only read.
 
-#ifndef CHAINTAG_PIPELINE_TEXT_TAGGING_H_
-#define CHAINTAG_PIPELINE_TEXT_TAGGING_H_
+#ifndef CHAINTAG_TAGGING_TEXT_TAGGING_H_
+#define CHAINTAG_TAGGING_TEXT_TAGGING_H_
 
 #include <functional>
 #include <istream>
@@ -20,8 +20,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "corpora/tokenizer.h"
-#include "pipeline/bundle.h"
-#include "pipeline/tag_output.h"
+#include "tagging/bundle.h"
+#include "tagging/tag_output.h"
 
 namespace chaintag {
 
@@ -46,4 +46,4 @@ absl::Status TagTextStream(const Bundle& bundle, const Tokenizer& tokenizer,
 
 }  // namespace chaintag
 
-#endif  // CHAINTAG_PIPELINE_TEXT_TAGGING_H_
+#endif  // CHAINTAG_TAGGING_TEXT_TAGGING_H_

@@ -1,4 +1,4 @@
-#include "pipeline/tag_output.h"
+#include "tagging/tag_output.h"
 
 #include <string>
 #include <vector>

@@ -5,8 +5,8 @@
 //
 // Thread-safety: stateless functions; the bundle and model are only read.
 
-#ifndef CHAINTAG_PIPELINE_BUNDLE_EVAL_H_
-#define CHAINTAG_PIPELINE_BUNDLE_EVAL_H_
+#ifndef CHAINTAG_TAGGING_BUNDLE_EVAL_H_
+#define CHAINTAG_TAGGING_BUNDLE_EVAL_H_
 
 #include <string>
 #include <vector>
@@ -14,7 +14,7 @@
 #include "absl/status/statusor.h"
 #include "corpora/sentence.h"
 #include "models/chain_model.h"
-#include "pipeline/bundle.h"
+#include "tagging/bundle.h"
 
 namespace chaintag {
 
@@ -41,4 +41,4 @@ absl::StatusOr<StageScore> ScoreModel(const ChainModel& model,
 
 }  // namespace chaintag
 
-#endif  // CHAINTAG_PIPELINE_BUNDLE_EVAL_H_
+#endif  // CHAINTAG_TAGGING_BUNDLE_EVAL_H_

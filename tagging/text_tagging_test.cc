@@ -1,4 +1,4 @@
-#include "pipeline/text_tagging.h"
+#include "tagging/text_tagging.h"
 
 #include <random>
 #include <sstream>
