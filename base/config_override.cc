@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "google/protobuf/descriptor.h"
@@ -154,6 +155,49 @@ absl::Status SetFieldByPath(absl::string_view path, absl::string_view value,
         absl::StrCat(path, ": ", status.message()));
   }
   return status;
+}
+
+absl::StatusOr<std::string> FieldDefaultByPath(const Descriptor& root,
+                                               absl::string_view path) {
+  const std::vector<absl::string_view> parts = absl::StrSplit(path, '.');
+  const Descriptor* descriptor = &root;
+  const FieldDescriptor* field = nullptr;
+  for (size_t k = 0; k < parts.size(); ++k) {
+    field = descriptor->FindFieldByName(std::string(parts[k]));
+    const bool last = k + 1 == parts.size();
+    const bool message = field != nullptr &&
+                         field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE;
+    if (field == nullptr || field->is_repeated() || message == last) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": ", descriptor->name(), " has no single ",
+                       last ? "scalar" : "message", " field \"", parts[k],
+                       "\" (fields: ", KnownFields(*descriptor), ")"));
+    }
+    if (!last) descriptor = field->message_type();
+  }
+  switch (field->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_INT32:
+      return absl::StrCat(field->default_value_int32());
+    case FieldDescriptor::CPPTYPE_INT64:
+      return absl::StrCat(field->default_value_int64());
+    case FieldDescriptor::CPPTYPE_UINT32:
+      return absl::StrCat(field->default_value_uint32());
+    case FieldDescriptor::CPPTYPE_UINT64:
+      return absl::StrCat(field->default_value_uint64());
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+      return absl::StrFormat("%.17g", field->default_value_double());
+    case FieldDescriptor::CPPTYPE_FLOAT:
+      return absl::StrFormat("%.9g", field->default_value_float());
+    case FieldDescriptor::CPPTYPE_BOOL:
+      return std::string(field->default_value_bool() ? "true" : "false");
+    case FieldDescriptor::CPPTYPE_STRING:
+      return field->default_value_string();
+    case FieldDescriptor::CPPTYPE_ENUM:
+      return absl::AsciiStrToLower(field->default_value_enum()->name());
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": unsupported field type"));
+  }
 }
 
 absl::Status ApplyAssignment(absl::string_view assignment,

@@ -11,8 +11,10 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
 
 namespace chaintag {
@@ -27,6 +29,13 @@ absl::Status SetFieldByPath(absl::string_view path, absl::string_view value,
 // SetFieldByPath from "path=value".
 absl::Status ApplyAssignment(absl::string_view assignment,
                              google::protobuf::Message* root);
+
+// The declared default of the singular scalar field at `path` in messages of
+// type `root`, as text SetFieldByPath reads back: numbers to full precision,
+// bools as true/false, enums by value name in lower case. The named flags of
+// the tools take their defaults from here.
+absl::StatusOr<std::string> FieldDefaultByPath(
+    const google::protobuf::Descriptor& root, absl::string_view path);
 
 // ApplyAssignment for each, in order; stops at the first error.
 absl::Status ApplyAssignments(absl::Span<const std::string> assignments,

@@ -75,5 +75,44 @@ TEST(ConfigOverrideTest, ErrorsNameThePathAndWhatExists) {
   EXPECT_FALSE(config.solver().has_lambda());
 }
 
+TEST(ConfigOverrideTest, FieldDefaultsReadBackAsTheirValues) {
+  const auto& outer = *Outer::descriptor();
+  EXPECT_EQ(FieldDefaultByPath(outer, "solver.line_search").value(), "true");
+  EXPECT_EQ(FieldDefaultByPath(outer, "solver.gap_check").value(), "0");
+  EXPECT_EQ(FieldDefaultByPath(outer, "solver.mp_rule").value(),
+            "deterministic");
+  EXPECT_EQ(FieldDefaultByPath(outer, "solver.scheme").value(),
+            "scheme_unspecified");
+  EXPECT_EQ(FieldDefaultByPath(outer, "name").value(), "");
+  // A default set back through SetFieldByPath gives the default.
+  Outer config;
+  for (const char* path :
+       {"solver.lambda", "solver.seed", "solver.mp_rule", "solver.ratio",
+        "solver.budget", "solver.count", "solver.tolerance"}) {
+    ASSERT_TRUE(
+        SetFieldByPath(path, FieldDefaultByPath(outer, path).value(), &config)
+            .ok())
+        << path;
+  }
+  EXPECT_EQ(config.solver().SerializeAsString(), [] {
+    Outer defaults;
+    auto* solver = defaults.mutable_solver();
+    solver->set_lambda(solver->lambda());
+    solver->set_seed(solver->seed());
+    solver->set_mp_rule(solver->mp_rule());
+    solver->set_ratio(solver->ratio());
+    solver->set_budget(solver->budget());
+    solver->set_count(solver->count());
+    solver->set_tolerance(solver->tolerance());
+    return defaults.solver().SerializeAsString();
+  }());
+  EXPECT_EQ(config.solver().tolerance(), 0.1);  // to the last bit
+  // Only single scalar fields have one.
+  EXPECT_FALSE(FieldDefaultByPath(outer, "solver").ok());
+  EXPECT_FALSE(FieldDefaultByPath(outer, "solver.lamda").ok());
+  EXPECT_FALSE(FieldDefaultByPath(outer, "name.x").ok());
+  EXPECT_FALSE(FieldDefaultByPath(outer, "runs.lambda").ok());
+}
+
 }  // namespace
 }  // namespace chaintag

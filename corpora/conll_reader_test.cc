@@ -20,13 +20,6 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-std::string CorpusPath(const std::string& relative) {
-  const char* root = std::getenv("CHAINTAG_CORPORA");
-  if (root == nullptr || *root == '\0') return "";
-  const std::string path = std::string(root) + "/" + relative;
-  return std::ifstream(path).good() ? path : "";
-}
-
 // Reads every item of `text`; fails the test on an error.
 std::vector<ConllReader::Item> ReadItems(const std::string& text,
                                          const ConllFormat& format) {
@@ -364,87 +357,6 @@ TEST(ReadConllFileTest, MissingFileNamesThePath) {
   EXPECT_FALSE(sentences.ok());
   EXPECT_THAT(std::string(sentences.status().message()),
               ::testing::HasSubstr("/nonexistent/train.txt"));
-}
-
-struct Counts {
-  int64_t sentences = 0;
-  int64_t tokens = 0;
-};
-
-Counts Count(const std::vector<Sentence>& sentences) {
-  Counts c;
-  c.sentences = sentences.size();
-  for (const Sentence& s : sentences) c.tokens += s.size();
-  return c;
-}
-
-TEST(ConllCorpusTest, Conll2000) {
-  const std::string train = CorpusPath("conll2000/train.txt");
-  const std::string test = CorpusPath("conll2000/test.txt");
-  if (train.empty() || test.empty()) GTEST_SKIP() << "CoNLL-2000 not available";
-  const auto train_sentences = ReadConllFile(train, ConllFormat());
-  ASSERT_TRUE(train_sentences.ok()) << train_sentences.status();
-  const Counts train_counts = Count(*train_sentences);
-  EXPECT_EQ(train_counts.sentences, 8936);
-  EXPECT_EQ(train_counts.tokens, 211727);
-  const Sentence& first = (*train_sentences)[0];
-  EXPECT_EQ(first.attribute(0, 0), "Confidence");
-  EXPECT_EQ(first.attribute(1, 1), "IN");
-  EXPECT_EQ(first.tags[1], "B-PP");
-
-  const auto test_sentences = ReadConllFile(test, ConllFormat());
-  ASSERT_TRUE(test_sentences.ok()) << test_sentences.status();
-  const Counts test_counts = Count(*test_sentences);
-  EXPECT_EQ(test_counts.sentences, 2012);
-  EXPECT_EQ(test_counts.tokens, 47377);
-
-  // 22 chunk tags in train, 19 in test; I-LST is only in test.
-  LabelSet labels;
-  for (const Sentence& s : *train_sentences) {
-    for (const std::string& tag : s.tags) labels.Add(tag);
-  }
-  EXPECT_EQ(labels.size(), 22);
-  std::set<std::string> test_tags;
-  for (const Sentence& s : *test_sentences) {
-    test_tags.insert(s.tags.begin(), s.tags.end());
-  }
-  EXPECT_EQ(test_tags.size(), 19u);
-  EXPECT_EQ(labels.Find("I-LST"), -1);
-  EXPECT_EQ(test_tags.count("I-LST"), 1u);
-}
-
-TEST(ConllCorpusTest, Conll2003) {
-  struct Expected {
-    const char* file;
-    int64_t sentences, tokens, documents;
-  };
-  for (const Expected& e : {Expected{"eng.train", 14041, 203621, 946},
-                            Expected{"eng.testa", 3250, 51362, 216},
-                            Expected{"eng.testb", 3453, 46435, 231}}) {
-    const std::string path = CorpusPath(std::string("conll2003/") + e.file);
-    if (path.empty()) GTEST_SKIP() << "CoNLL-2003 not available";
-    std::ifstream input(path, std::ios::binary);
-    ConllReader reader(&input, e.file, ConllFormat());
-    ConllReader::Item item;
-    Counts counts;
-    int64_t documents = 0;
-    while (true) {
-      const absl::StatusOr<bool> more = reader.Next(&item);
-      ASSERT_TRUE(more.ok()) << more.status();
-      if (!*more) break;
-      if (item.kind == ConllReader::Item::kDocStart) {
-        ++documents;
-      } else {
-        ++counts.sentences;
-        counts.tokens += item.sentence.size();
-        ASSERT_EQ(item.sentence.num_attributes, 3);
-        ASSERT_EQ(item.sentence.document, documents - 1);
-      }
-    }
-    EXPECT_EQ(counts.sentences, e.sentences) << e.file;
-    EXPECT_EQ(counts.tokens, e.tokens) << e.file;
-    EXPECT_EQ(documents, e.documents) << e.file;
-  }
 }
 
 }  // namespace

@@ -138,37 +138,5 @@ TEST(OcrReaderTest, EmptyFileHasNoWords) {
   EXPECT_TRUE(words->empty());
 }
 
-TEST(OcrCorpusTest, LetterData) {
-  const char* root = std::getenv("CHAINTAG_CORPORA");
-  if (root == nullptr || *root == '\0') GTEST_SKIP() << "no CHAINTAG_CORPORA";
-  const std::string path = std::string(root) + "/ocr/letter.data.gz";
-  if (!std::ifstream(path).good()) GTEST_SKIP() << path << " not available";
-
-  const auto words = ReadOcrFile(path);
-  ASSERT_TRUE(words.ok()) << words.status();
-  EXPECT_EQ(words->size(), 6877u);
-  int64_t letters = 0;
-  std::vector<int> words_per_fold(10, 0), letters_per_fold(10, 0);
-  for (const OcrWord& w : *words) {
-    letters += w.letters.size();
-    ASSERT_EQ(w.pixels.size(), w.letters.size() * kOcrPixelsPerLetter);
-    ASSERT_GE(w.fold, 0);
-    ASSERT_LT(w.fold, 10);
-    ++words_per_fold[w.fold];
-    letters_per_fold[w.fold] += w.letters.size();
-  }
-  EXPECT_EQ(letters, 52152);
-  EXPECT_THAT(words_per_fold,
-              ElementsAre(626, 704, 684, 698, 693, 651, 739, 717, 690, 675));
-  EXPECT_THAT(letters_per_fold, ElementsAre(4617, 5375, 5110, 5353, 5270, 5001,
-                                            5583, 5370, 5331, 5142));
-  std::string first;
-  for (int l : words->front().letters) first += static_cast<char>('a' + l);
-  EXPECT_EQ(first, "ommanding");
-  EXPECT_EQ(words->front().first_line, 1);
-  EXPECT_EQ(words->back().first_line, 52152 - 13);  // last word: 14 letters
-  EXPECT_EQ(words->back().letters.back(), 'l' - 'a');
-}
-
 }  // namespace
 }  // namespace chaintag

@@ -26,13 +26,6 @@ using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
 using Tags = std::vector<std::string>;
 
-std::string CorpusPath(const std::string& relative) {
-  const char* root = std::getenv("CHAINTAG_CORPORA");
-  if (root == nullptr || *root == '\0') return "";
-  const std::string path = std::string(root) + "/" + relative;
-  return std::ifstream(path).good() ? path : "";
-}
-
 TEST(TagSchemeTest, ParseIsCaseInsensitive) {
   EXPECT_EQ(*ParseTagScheme("iob1"), IOB1);
   EXPECT_EQ(*ParseTagScheme("IOB2"), IOB2);
@@ -178,62 +171,6 @@ TEST(TagSchemeTest, AgreesWithConllevalOnSequencesWithoutIobes) {
     ++checked;
   }
   EXPECT_GT(checked, 10000);
-}
-
-ConllFormat Conll2003Ner() {
-  ConllFormat format;
-  format.set_label_column(3);
-  format.set_tag_scheme(IOB1);
-  return format;
-}
-
-TEST(TagSchemeCorpusTest, Conll2003NerRoundTripsThroughIob2AndIobes) {
-  const std::string path = CorpusPath("conll2003/eng.train");
-  if (path.empty()) GTEST_SKIP() << "CoNLL-2003 not available";
-  const auto sentences = ReadConllFile(path, Conll2003Ner());
-  ASSERT_TRUE(sentences.ok()) << sentences.status();
-  ASSERT_EQ(sentences->size(), 14041u);
-
-  int64_t entities = 0, changed_by_canonical_iob1 = 0;
-  for (const Sentence& s : *sentences) {
-    const std::vector<Chunk> chunks = ExtractChunks(s.tags);
-    entities += chunks.size();
-    const Tags iob2 = ConvertTags(s.tags, IOB1, IOB2);
-    const Tags iob1 = ConvertTags(iob2, IOB2, IOB1);
-    const Tags iobes = ConvertTags(iob1, IOB1, IOBES);
-    ASSERT_EQ(ExtractChunks(iob2), chunks) << s.source << ":" << s.first_line;
-    ASSERT_EQ(ExtractChunks(iob1), chunks) << s.source << ":" << s.first_line;
-    ASSERT_EQ(ExtractChunks(iobes), chunks) << s.source << ":" << s.first_line;
-    ASSERT_EQ(ConvertTags(iobes, IOBES, IOB1), iob1);
-    for (size_t t = 0; t < iob1.size(); ++t) {
-      changed_by_canonical_iob1 += iob1[t] != s.tags[t];
-    }
-  }
-  EXPECT_EQ(entities, 23499);
-  // Only the two B-MISC directly after O (Atlanta, Urdu-speaking) become I-.
-  EXPECT_EQ(changed_by_canonical_iob1, 2);
-
-  // First sentence: "EU rejects German call to boycott British lamb ."
-  EXPECT_EQ(ConvertTags((*sentences)[0].tags, IOB1, IOB2),
-            Tags({"B-ORG", "O", "B-MISC", "O", "O", "O", "B-MISC", "O", "O"}));
-}
-
-TEST(TagSchemeCorpusTest, Conll2000ChunkCounts) {
-  const std::string train = CorpusPath("conll2000/train.txt");
-  const std::string test = CorpusPath("conll2000/test.txt");
-  if (train.empty() || test.empty()) GTEST_SKIP() << "CoNLL-2000 not available";
-  for (const auto& [path, expected] :
-       {std::pair<std::string, int64_t>{train, 106978}, {test, 23852}}) {
-    const auto sentences = ReadConllFile(path, ConllFormat());
-    ASSERT_TRUE(sentences.ok()) << sentences.status();
-    int64_t chunks = 0;
-    for (const Sentence& s : *sentences) {
-      chunks += ExtractChunks(s.tags).size();
-      // The file is valid IOB2: canonicalising changes nothing.
-      ASSERT_EQ(ConvertTags(s.tags, IOB2, IOB2), s.tags);
-    }
-    EXPECT_EQ(chunks, expected) << path;
-  }
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 # on PYTHONPATH, and the CLIs and preset configs it compares with in the
 # environment.
 # Usage: chaintag_test.sh <chaintag.so> <chaintag_test.py> <tag> <evaluate>
-#          <train> <chunking config> <pos config>
+#          <train> <chunking config> <pos config> [test class...]
 set -euo pipefail
 absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 MODULE="$(absolute "$1")"
@@ -21,4 +21,4 @@ if ! "$PYTHON" -c 'import numpy' 2> /dev/null; then
 fi
 source "$(dirname "$0")/preload_sanitizers.sh"
 cd "${TEST_TMPDIR:-$(mktemp -d)}"
-PYTHONPATH="$(dirname "$MODULE")" exec "$PYTHON" "$TEST" -v
+PYTHONPATH="$(dirname "$MODULE")" exec "$PYTHON" "$TEST" -v "${@:8}"

@@ -18,8 +18,8 @@
 #include "corpora/tag_scheme.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tagging/bundle_eval.h"
 #include "pipeline/pipeline.h"
+#include "tagging/bundle_eval.h"
 
 namespace chaintag {
 namespace {

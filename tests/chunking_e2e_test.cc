@@ -6,17 +6,13 @@
 #include <fstream>
 #include <string>
 
+#include "base/corpora_testing.h"
 #include "gtest/gtest.h"
 #include "models/chain_model.h"
 #include "pipeline/pipeline.h"
 
 namespace chaintag {
 namespace {
-
-std::string CorporaRoot() {
-  const char* env = std::getenv("CHAINTAG_CORPORA");
-  return env != nullptr ? env : "";
-}
 
 std::string PresetPath() {
   return std::string(std::getenv("TEST_SRCDIR")) +
@@ -26,10 +22,8 @@ std::string PresetPath() {
 class ChunkingEndToEndTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (CorporaRoot().empty() ||
-        !std::ifstream(CorporaRoot() + "/conll2000/train.txt")) {
-      GTEST_SKIP() << "CoNLL-2000 not found (set CHAINTAG_CORPORA)";
-    }
+    ASSERT_FALSE(CorpusFile("conll2000/train.txt").empty())
+        << MissingCorpus("conll2000/train.txt");
     absl::StatusOr<PipelineConfig> config = ReadPipelineConfig(PresetPath());
     ASSERT_TRUE(config.ok()) << config.status();
     config_ = *config;
@@ -37,7 +31,7 @@ class ChunkingEndToEndTest : public ::testing::Test {
     config_.mutable_solver()->set_max_passes(8);
     config_.mutable_solver()->set_gap_check(4);
     config_.set_eval_every(4);
-    options_.corpora_root = CorporaRoot();
+    options_.corpora_root = CorporaRootForTests();
     options_.output_dir = std::getenv("TEST_TMPDIR");
     options_.progress = nullptr;
   }

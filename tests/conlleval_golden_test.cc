@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "base/corpora_testing.h"
 #include "corpora/conlleval.h"
 #include "gtest/gtest.h"
 
@@ -16,13 +17,9 @@ namespace chaintag {
 namespace {
 
 TEST(ConllevalGoldenTest, Conll2000TestAgainstItself) {
-  const char* root = std::getenv("CHAINTAG_CORPORA");
-  if (root == nullptr || *root == '\0') {
-    GTEST_SKIP() << "CHAINTAG_CORPORA is not set";
-  }
-  const std::string path = std::string(root) + "/conll2000/test.txt";
+  const std::string path = CorpusFile("conll2000/test.txt");
+  ASSERT_FALSE(path.empty()) << MissingCorpus("conll2000/test.txt");
   std::ifstream in(path);
-  if (!in) GTEST_SKIP() << "missing " << path;
 
   ConllevalScorer lines;
   lines.set_source(path);

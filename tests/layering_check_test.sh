@@ -28,7 +28,7 @@ expect_pass \
   "//pipeline:conll2000_chunking //tools:train data sh_binary+run-wrapper" \
   "//tests:cli_e2e_test //tools:train data sh_test" \
   "//python:chaintag_test //tools:tag data sh_test" \
-  "//tools:train //tools:given_flag deps cc_library"
+  "//tools:train //tools:config_flags deps cc_library"
 expect_fault "//pipeline:x -> //tools:train_main.cc (srcs): pipeline may not use tools" \
   "//pipeline:x //tools:train_main.cc srcs cc_binary"
 expect_fault "//models:m -> //tagging:bundle (deps): models may not use tagging" \

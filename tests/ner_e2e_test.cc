@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "base/corpora_testing.h"
 #include "corpora/conll_reader.h"
 #include "corpora/conlleval.h"
 #include "gmock/gmock.h"
@@ -24,11 +25,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-std::string CorporaRoot() {
-  const char* env = std::getenv("CHAINTAG_CORPORA");
-  return env != nullptr ? env : "";
-}
 
 std::string PresetPath() {
   return std::string(std::getenv("TEST_SRCDIR")) +
@@ -45,10 +41,8 @@ std::string ReadFile(const std::string& path) {
 class NerEndToEndTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (CorporaRoot().empty() ||
-        !std::ifstream(CorporaRoot() + "/conll2003/eng.train")) {
-      GTEST_SKIP() << "CoNLL-2003 not found (set CHAINTAG_CORPORA)";
-    }
+    ASSERT_FALSE(CorpusFile("conll2003/eng.train").empty())
+        << MissingCorpus("conll2003/eng.train");
     absl::StatusOr<PipelineConfig> config = ReadPipelineConfig(PresetPath());
     ASSERT_TRUE(config.ok()) << config.status();
     config_ = *config;
@@ -58,7 +52,7 @@ class NerEndToEndTest : public ::testing::Test {
     config_.mutable_solver()->set_max_passes(4);
     config_.mutable_solver()->set_gap_check(2);
     config_.set_eval_every(2);
-    options_.corpora_root = CorporaRoot();
+    options_.corpora_root = CorporaRootForTests();
     options_.output_dir = std::getenv("TEST_TMPDIR");
     options_.progress = nullptr;
   }
@@ -135,7 +129,7 @@ TEST_F(NerEndToEndTest, ScoresDevAndTestAndWritesIob1ThatConllevalAgreesWith) {
   // The gold column is eng.testb's own (IOB1, B- tags included).
   ConllFormat format = config_.corpus().format();
   absl::StatusOr<std::vector<Sentence>> gold =
-      ReadConllFile(CorporaRoot() + "/conll2003/eng.testb", format);
+      ReadConllFile(CorporaRootForTests() + "/conll2003/eng.testb", format);
   ASSERT_TRUE(gold.ok()) << gold.status();
   std::vector<std::string> gold_lines;
   for (const Sentence& s : *gold) {

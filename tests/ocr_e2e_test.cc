@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "base/corpora_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "models/chain_model.h"
@@ -20,11 +21,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string CorporaRoot() {
-  const char* env = std::getenv("CHAINTAG_CORPORA");
-  return env != nullptr ? env : "";
-}
-
 std::string PresetPath(const std::string& name) {
   return std::string(std::getenv("TEST_SRCDIR")) +
          "/chaintag/pipeline/configs/" + name + ".textproto";
@@ -32,7 +28,7 @@ std::string PresetPath(const std::string& name) {
 
 PipelineOptions QuietOptions() {
   PipelineOptions options;
-  options.corpora_root = CorporaRoot();
+  options.corpora_root = CorporaRootForTests();
   options.output_dir = std::getenv("TEST_TMPDIR");
   options.progress = nullptr;
   return options;
@@ -41,10 +37,8 @@ PipelineOptions QuietOptions() {
 class OcrEndToEndTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (CorporaRoot().empty() ||
-        !std::ifstream(CorporaRoot() + "/ocr/letter.data.gz")) {
-      GTEST_SKIP() << "ocr/letter.data.gz not found (set CHAINTAG_CORPORA)";
-    }
+    ASSERT_FALSE(CorpusFile("ocr/letter.data.gz").empty())
+        << MissingCorpus("ocr/letter.data.gz");
   }
 
   PipelineConfig Preset(const std::string& name) {

@@ -19,7 +19,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "google/protobuf/util/json_util.h"
-#include "pipeline/flag_aliases.h"
+#include "tools/config_flags.h"
 #include "tools/svg_plot.h"
 
 namespace chaintag {

@@ -1,6 +1,6 @@
 // The core of compare_solvers, kept out of the CLI so it can be tested:
 // run specs ("bcfw:sampling=gap,step=pairwise") applied to a SolverConfig
-// with train's flag names or dotted field paths (pipeline/flag_aliases.h, so
+// with train's flag names or dotted field paths (tools/config_flags.h, so
 // new SolverConfig fields work without code changes), JSON-lines PassRecord
 // logs read back, per-pass aggregation over seeds (median and min–max), the
 // first pass reaching a target gap, and the SVG figures and summary table built

@@ -33,6 +33,7 @@
 #include "base/paths.h"
 #include "pipeline/pipeline.h"
 #include "tools/compare_solvers_lib.h"
+#include "tools/config_flags.h"
 
 ABSL_FLAG(std::string, config, "", "PipelineConfig in protobuf text format.");
 ABSL_FLAG(std::string, corpora, "",
@@ -43,20 +44,14 @@ ABSL_FLAG(std::string, runs, "bcfw",
           "SolverConfig fields, plus label=... for the legend.");
 ABSL_FLAG(std::string, seeds, "1", "Comma-separated seeds; each run per seed.");
 ABSL_FLAG(std::string, out, "", "Output directory (created if missing).");
-ABSL_FLAG(int, max_passes, 0, "Override for every run: maximum passes.");
-ABSL_FLAG(double, max_seconds, -1,
-          "Override for every run: time budget (0 = none).");
-ABSL_FLAG(double, lambda, -1, "Override for every run: λ (0 = 1/n).");
-ABSL_FLAG(double, gap_tolerance, -1,
-          "Override for every run: stop at this exact gap (0 = run all "
-          "passes).");
-ABSL_FLAG(int, gap_check, 0,
-          "Override for every run: passes between exact gaps.");
-ABSL_FLAG(int, threads, 0, "Override for every run: threads for batch passes.");
-ABSL_FLAG(int, max_train_sentences, -1,
-          "Override: use only the first N training sentences (0 = all).");
-ABSL_FLAG(int, eval_every, -1,
-          "Override: passes between test evaluations (0 = only at the end).");
+ABSL_FLAG(std::vector<std::string>, set, {},
+          "Sets any singular config field of every run by its dotted path, "
+          "after the named flags and before each run spec: "
+          "--set=model.order=2,features.num_buckets=2097152 (assignments "
+          "separated by commas, one --set; enums by name).");
+// The named flags every run shares; a run spec's own field wins.
+#define COMPARE_FLAGS(X) CHAINTAG_RUN_FLAGS(X) CHAINTAG_LAMBDA_FLAGS(X)
+COMPARE_FLAGS(CHAINTAG_DEFINE_CONFIG_FLAG)
 ABSL_FLAG(double, target_gap, 1e-3,
           "The table reports passes and seconds to first reach this gap.");
 ABSL_FLAG(bool, plot_only, false,
@@ -82,35 +77,22 @@ absl::StatusOr<std::vector<uint64_t>> ParseSeeds(const std::string& text) {
   return seeds;
 }
 
-// The flag overrides shared by every run, applied before the run spec so
-// that a spec's own field (e.g. gap_check=1) wins.
-void ApplyCommonOverrides(PipelineConfig* config) {
-  SolverConfig* solver = config->mutable_solver();
-  if (absl::GetFlag(FLAGS_max_passes) > 0) {
-    solver->set_max_passes(absl::GetFlag(FLAGS_max_passes));
-  }
-  if (absl::GetFlag(FLAGS_max_seconds) >= 0) {
-    solver->set_max_seconds(absl::GetFlag(FLAGS_max_seconds));
-  }
-  if (absl::GetFlag(FLAGS_lambda) >= 0) {
-    solver->set_lambda(absl::GetFlag(FLAGS_lambda));
-  }
-  if (absl::GetFlag(FLAGS_gap_tolerance) >= 0) {
-    solver->set_gap_tolerance(absl::GetFlag(FLAGS_gap_tolerance));
-  }
-  if (absl::GetFlag(FLAGS_gap_check) > 0) {
-    solver->set_gap_check(absl::GetFlag(FLAGS_gap_check));
-  }
-  if (absl::GetFlag(FLAGS_threads) > 0) {
-    solver->set_num_threads(absl::GetFlag(FLAGS_threads));
-  }
-  if (absl::GetFlag(FLAGS_max_train_sentences) >= 0) {
-    config->mutable_corpus()->set_max_train_sentences(
-        absl::GetFlag(FLAGS_max_train_sentences));
-  }
-  if (absl::GetFlag(FLAGS_eval_every) >= 0) {
-    config->set_eval_every(absl::GetFlag(FLAGS_eval_every));
-  }
+constexpr ConfigFlag kConfigFlags[] = {COMPARE_FLAGS(CHAINTAG_CONFIG_ROW)};
+
+// The runs compare solvers at one λ: a preset that chooses λ along the
+// regularization path is compared at its solver.lambda (--lambda).
+void FixLambda(PipelineConfig* config) {
+  if (config->lambda().empty()) return;
+  const std::string rule = config->lambda();
+  config->clear_lambda();
+  std::fprintf(stderr,
+               "compare_solvers: %s chooses λ along the regularization path "
+               "(lambda: \"%s\"); the runs compare at the fixed λ = %s "
+               "(--lambda)\n",
+               config->name().c_str(), rule.c_str(),
+               config->solver().lambda() > 0
+                   ? absl::StrFormat("%g", config->solver().lambda()).c_str()
+                   : "1/n");
 }
 
 absl::Status WriteFile(const std::string& path, const std::string& text) {
@@ -139,10 +121,12 @@ int Run() {
   absl::StatusOr<std::vector<uint64_t>> seeds =
       ParseSeeds(absl::GetFlag(FLAGS_seeds));
   if (!seeds.ok()) return Fail(seeds.status(), 2);
-  absl::StatusOr<PipelineConfig> base =
-      ReadUserPipelineConfig(absl::GetFlag(FLAGS_config));
-  if (!base.ok()) return Fail(base.status(), 1);
-  ApplyCommonOverrides(&*base);
+  absl::StatusOr<PipelineConfig> base = LoadConfig(
+      kConfigFlags, absl::GetFlag(FLAGS_config), absl::GetFlag(FLAGS_set));
+  if (!base.ok()) {
+    return Fail(base.status(), absl::IsInvalidArgument(base.status()) ? 2 : 1);
+  }
+  FixLambda(&*base);
 
   const std::string out_dir = ResolveUserPath(absl::GetFlag(FLAGS_out));
   std::error_code error;

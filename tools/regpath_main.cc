@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,102 +23,68 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "base/config_override.h"
 #include "base/paths.h"
-#include "pipeline/flag_aliases.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/regpath.h"
-#include "tools/given_flag.h"
+#include "tools/config_flags.h"
 #include "tools/regpath_plot.h"
 
 ABSL_FLAG(std::string, config, "", "PipelineConfig in protobuf text format.");
 ABSL_FLAG(std::vector<std::string>, set, {},
           "Sets any singular config field by its dotted path, after the named "
-          "flags: "
-          "--set=solver.lambda=1e-4,features.num_buckets=2097152 "
-          "(assignments separated by commas, one --set: a repeated flag "
-          "keeps its last value; enums by name).");
+          "flags: --set=solver.path.epsilon=0.05,features.num_buckets=2097152 "
+          "(assignments separated by commas, one --set; enums by name).");
 ABSL_FLAG(std::string, corpora, "",
           "Corpora root (default: $CHAINTAG_CORPORA, else ../shared/corpora "
           "beside the workspace).");
-ABSL_FLAG(std::string, mode, "",
-          "epsilon (certified, exact gaps) or heuristic (stale gaps); "
-          "default: the config's solver.path.mode.");
-ABSL_FLAG(double, epsilon, 0, "Override: ε of the path (default 0.1).");
-ABSL_FLAG(double, kappa, 0, "Override: κ (0 = 0.9 or 0.7 by mode).");
-ABSL_FLAG(double, lambda_min, 0,
-          "Override: smallest λ (default: 2^grid_low with --grid, else the "
-          "config's).");
-ABSL_FLAG(int, max_passes, 0, "Override: passes per inner solve.");
-ABSL_FLAG(double, lambda_max, 0,
-          "Start the path here (cold solve) instead of at λ∞ (0 = λ∞).");
-ABSL_FLAG(std::string, solver, "", "Override: solver name (bcfw family).");
-ABSL_FLAG(std::string, step, "", "Override: fw|pairwise|away|best.");
-ABSL_FLAG(std::string, sampling, "", "Override: uniform|permutation|gap.");
-ABSL_FLAG(std::string, cache, "", "Override: true|false.");
-ABSL_FLAG(double, dev_fraction, -1,
-          "Hold out this last fraction of train as dev (CoNLL).");
+ABSL_FLAG(double, dev_fraction, 0,
+          "Hold out this last fraction of train as dev (CoNLL; replaces "
+          "corpus.dev).");
 ABSL_FLAG(std::string, dev_folds, "",
           "OCR: comma-separated folds to hold out as dev (taken out of "
           "test_folds).");
 ABSL_FLAG(bool, grid, true,
           "Also run the grid-search baseline, cold and warm-started.");
 ABSL_FLAG(int, grid_high, 15, "Grid: largest exponent of 2.");
-ABSL_FLAG(int, grid_low, -15, "Grid: smallest exponent of 2.");
+ABSL_FLAG(int, grid_low, -15,
+          "Grid: smallest exponent of 2 (with --grid, also the path's "
+          "smallest λ unless --lambda_min is given).");
 ABSL_FLAG(std::string, json, "", "JSON output (default <name>.regpath.json).");
 ABSL_FLAG(std::string, svg, "", "SVG output (default <name>.regpath.svg).");
-ABSL_FLAG(int, threads, 0, "Override: worker threads.");
+// The path's own named flags; regpath's --kappa is the path's κ.
+#define REGPATH_PATH_FLAGS(X)                                        \
+  X(std::string, mode, "solver.path.mode",                           \
+    "epsilon:EPSILON_APPROXIMATE,heuristic:HEURISTIC",               \
+    "epsilon (certified, exact gaps) or heuristic (stale gaps).")    \
+  X(double, epsilon, "solver.path.epsilon", "", "ε of the path.")    \
+  X(double, kappa, "solver.path.kappa", "",                          \
+    "κ of the path (0 = 0.9 or 0.7 by mode).")                       \
+  X(double, lambda_min, "solver.path.lambda_min", "", "Smallest λ.") \
+  X(double, lambda_max, "solver.path.lambda_max", "",                \
+    "Start the path here (cold solve) instead of at λ∞ (0 = λ∞).")
+#define REGPATH_FLAGS(X) \
+  CHAINTAG_RUN_FLAGS(X) CHAINTAG_SOLVER_FLAGS(X) REGPATH_PATH_FLAGS(X)
+REGPATH_FLAGS(CHAINTAG_DEFINE_CONFIG_FLAG)
 
 namespace chaintag {
 namespace {
 
-absl::Status ApplyOverrides(PipelineConfig* config) {
+constexpr ConfigFlag kConfigFlags[] = {REGPATH_FLAGS(CHAINTAG_CONFIG_ROW)};
+
+// regpath's defaults and its dev split, before the named flags and --set.
+absl::Status RegpathDefaults(PipelineConfig* config) {
   config->set_lambda("path");
-  RegularizationPathConfig* path = config->mutable_solver()->mutable_path();
-  const std::string mode = absl::GetFlag(FLAGS_mode);
-  if (mode == "epsilon") {
-    path->set_mode(RegularizationPathConfig::EPSILON_APPROXIMATE);
-  } else if (mode == "heuristic") {
-    path->set_mode(RegularizationPathConfig::HEURISTIC);
-  } else if (!mode.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--mode must be epsilon or heuristic, got ", mode));
+  if (absl::GetFlag(FLAGS_grid)) {
+    // The path covers what the grid covers (--lambda_min overrides it).
+    config->mutable_solver()->mutable_path()->set_lambda_min(
+        std::ldexp(1.0, absl::GetFlag(FLAGS_grid_low)));
   }
-  if (absl::GetFlag(FLAGS_epsilon) > 0) {
-    path->set_epsilon(absl::GetFlag(FLAGS_epsilon));
-  }
-  if (absl::GetFlag(FLAGS_kappa) > 0)
-    path->set_kappa(absl::GetFlag(FLAGS_kappa));
-  if (absl::GetFlag(FLAGS_lambda_min) > 0) {
-    path->set_lambda_min(absl::GetFlag(FLAGS_lambda_min));
-  } else if (absl::GetFlag(FLAGS_grid)) {
-    // The path covers what the grid covers.
-    path->set_lambda_min(std::ldexp(1.0, absl::GetFlag(FLAGS_grid_low)));
-  }
-  if (absl::GetFlag(FLAGS_lambda_max) > 0) {
-    path->set_lambda_max(absl::GetFlag(FLAGS_lambda_max));
-  }
-  // The flags regpath shares with train, through train's aliases (its own
-  // --kappa is the path's κ, not the solver's).
-  absl::Status shared = ApplyFlagAliases(
-      PipelineFlagAliases(),
-      [](absl::string_view name) -> std::optional<std::string> {
-        static constexpr absl::string_view kShared[] = {
-            "max_passes", "solver", "step", "sampling", "cache", "threads"};
-        if (std::find(std::begin(kShared), std::end(kShared), name) ==
-            std::end(kShared)) {
-          return std::nullopt;
-        }
-        return GivenFlagValue(name);
-      },
-      config);
-  if (!shared.ok()) return shared;
   CorpusConfig* corpus = config->mutable_corpus();
-  if (absl::GetFlag(FLAGS_dev_fraction) >= 0) {
+  if (FlagWasGiven("dev_fraction")) {
     corpus->clear_dev();
     corpus->set_dev_fraction(absl::GetFlag(FLAGS_dev_fraction));
   }
-  if (!absl::GetFlag(FLAGS_dev_folds).empty()) {
+  if (FlagWasGiven("dev_folds")) {
     corpus->clear_dev_folds();
     std::vector<int> dev;
     for (absl::string_view part :
@@ -141,25 +106,16 @@ absl::Status ApplyOverrides(PipelineConfig* config) {
     corpus->clear_test_folds();
     for (int fold : test) corpus->add_test_folds(fold);
   }
-  // Last, so that a dotted path wins over the named flag for its field.
-  return ApplyAssignments(absl::GetFlag(FLAGS_set), config);
+  return absl::OkStatus();
 }
 
 int Run() {
-  const std::string config_path = absl::GetFlag(FLAGS_config);
-  if (config_path.empty()) {
-    std::fprintf(stderr, "regpath: --config=<file.textproto> is required\n");
-    return 2;
-  }
-  absl::StatusOr<PipelineConfig> config = ReadUserPipelineConfig(config_path);
+  absl::StatusOr<PipelineConfig> config =
+      LoadConfig(kConfigFlags, absl::GetFlag(FLAGS_config),
+                 absl::GetFlag(FLAGS_set), RegpathDefaults);
   if (!config.ok()) {
     std::fprintf(stderr, "regpath: %s\n", config.status().ToString().c_str());
-    return 1;
-  }
-  absl::Status status = ApplyOverrides(&*config);
-  if (!status.ok()) {
-    std::fprintf(stderr, "regpath: %s\n", status.ToString().c_str());
-    return 2;
+    return absl::IsInvalidArgument(config.status()) ? 2 : 1;
   }
   PipelineOptions options;
   options.corpora_root = CorporaRootFromFlag(absl::GetFlag(FLAGS_corpora));
@@ -178,7 +134,7 @@ int Run() {
       options.output_dir, absl::GetFlag(FLAGS_svg).empty()
                               ? absl::StrCat(run->name, ".regpath.svg")
                               : absl::GetFlag(FLAGS_svg));
-  status = WriteRegpathSvg(*run, svg_path);
+  absl::Status status = WriteRegpathSvg(*run, svg_path);
   if (!status.ok()) {
     std::fprintf(stderr, "regpath: %s\n", status.ToString().c_str());
     return 1;

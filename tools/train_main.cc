@@ -20,7 +20,6 @@
 
 #include <cstdio>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,98 +29,18 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "base/communicator.h"
-#include "base/config_override.h"
 #include "base/interrupt.h"
 #include "base/paths.h"
 #ifdef CHAINTAG_WITH_MPI
 #include "base/mpi_communicator.h"
 #endif
-#include "pipeline/flag_aliases.h"
 #include "pipeline/pipeline.h"
-#include "tools/given_flag.h"
+#include "tools/config_flags.h"
 
 ABSL_FLAG(std::string, config, "", "PipelineConfig in protobuf text format.");
 ABSL_FLAG(std::string, corpora, "",
           "Corpora root (default: $CHAINTAG_CORPORA, else ../shared/corpora "
           "beside the workspace).");
-ABSL_FLAG(std::string, model, "", "Override: model output path.");
-ABSL_FLAG(std::string, log, "", "Override: JSON-lines training log path.");
-ABSL_FLAG(std::string, predictions, "",
-          "Also write the tagged test file (CoNLL columns + prediction).");
-ABSL_FLAG(std::string, solver, "", "Override: solver name.");
-ABSL_FLAG(double, lambda, -1, "Override: regularisation λ (0 = 1/n).");
-ABSL_FLAG(int, max_passes, 0, "Override: maximum passes.");
-ABSL_FLAG(double, max_seconds, -1, "Override: time budget (0 = none).");
-ABSL_FLAG(double, gap_tolerance, -1, "Override: duality gap tolerance.");
-ABSL_FLAG(int, gap_check, 0, "Override: passes between exact gaps.");
-ABSL_FLAG(int64_t, seed, -1, "Override: random seed.");
-ABSL_FLAG(std::string, sampling, "",
-          "Override: uniform | permutation | gap (bcfw block sampling).");
-ABSL_FLAG(std::string, step, "",
-          "Override: fw | pairwise | away | best (bcfw block step).");
-ABSL_FLAG(std::string, cache, "",
-          "Override: true | false (bcfw gap-based corner cache).");
-ABSL_FLAG(double, cache_factor, -1,
-          "Override: cache factor F (a cached corner is used when its gap is "
-          ">= max(F * g_i, nu * G / n)).");
-ABSL_FLAG(double, cache_nu, -1, "Override: cache threshold nu.");
-ABSL_FLAG(int, max_cache_size, 0, "Override: corners cached per block.");
-ABSL_FLAG(int, mp_max_planes, 0, "Override: mp_bcfw planes per block.");
-ABSL_FLAG(int, mp_inactive_iterations, 0,
-          "Override: mp_bcfw drops planes unused for this many iterations.");
-ABSL_FLAG(int, mp_max_approx_passes, 0,
-          "Override: mp_bcfw approximate passes per outer iteration.");
-ABSL_FLAG(std::string, mp_rule, "",
-          "Override: deterministic | wall_clock (mp_bcfw's rule for when to "
-          "stop approximate passes).");
-ABSL_FLAG(std::string, weighted_averaging, "",
-          "Override: true | false (return the weighted average w-bar).");
-ABSL_FLAG(std::string, line_search, "",
-          "Override: true | false (exact line search on block steps).");
-ABSL_FLAG(std::string, smoothing, "",
-          "Override (svrg, casimir_svrg): none | l2_top_k | entropy.");
-ABSL_FLAG(double, smoothing_mu, -1, "Override: smoothing μ (first epoch).");
-ABSL_FLAG(int, top_k, 0, "Override: labelings of the ℓ2 smoothing.");
-ABSL_FLAG(std::string, smoothing_schedule, "",
-          "Override: constant | linear | exponential.");
-ABSL_FLAG(double, lr, -1,
-          "Override: SVRG learning rate η (0 = 1/(L + λ + κ) from "
-          "--smoothness).");
-ABSL_FLAG(double, smoothness, -1, "Override: smoothness constant L.");
-ABSL_FLAG(double, kappa, -1,
-          "Override: casimir_svrg κ (0 = the variant's rule).");
-ABSL_FLAG(std::string, casimir_variant, "", "Override: const | adapt.");
-ABSL_FLAG(std::string, warm_start, "",
-          "Override: prox_center | prev_iterate | extrapolation.");
-ABSL_FLAG(std::string, decay_q, "",
-          "Override: reference_code (q = κ/(κ+λ)) | paper (q = λ/(λ+κ)).");
-ABSL_FLAG(std::string, lazy_updates, "",
-          "Override: true | false (O(dim) textbook SVRG steps).");
-ABSL_FLAG(int, threads, 0, "Override: threads for batch passes.");
-ABSL_FLAG(int64_t, num_buckets, 0, "Override: feature hash buckets.");
-ABSL_FLAG(std::string, train_scheme, "",
-          "Override: scheme to train in (iob1, iob2, iobes).");
-ABSL_FLAG(int, max_train_sentences, -1,
-          "Override: use only the first N training sentences (0 = all).");
-ABSL_FLAG(int, eval_every, -1,
-          "Override: passes between test evaluations (0 = only at the end).");
-ABSL_FLAG(std::string, nonnegative_transitions, "",
-          "Override: true = constrain transition weights to be >= 0 (bcfw, "
-          "active_set_bcfw).");
-ABSL_FLAG(std::string, normalize_loss, "",
-          "Override: true = Hamming loss divided by sentence length.");
-ABSL_FLAG(std::string, retrain_on_train_and_dev, "",
-          "Override: true = after the run on train (scored on dev), train "
-          "the saved model again on train + dev.");
-ABSL_FLAG(std::string, weight_precision, "",
-          "Override: float32 (default; half the model) | float64 (the "
-          "solver's weights exactly) for the saved emission weights.");
-ABSL_FLAG(int, checkpoint_every, 0,
-          "Override: write the solver's whole state to <model>.ckpt every N "
-          "passes (atomically; removed once the model is saved).");
-ABSL_FLAG(double, checkpoint_every_seconds, 0,
-          "Override: ...and/or when this many seconds have passed since the "
-          "last checkpoint.");
 ABSL_FLAG(std::string, resume, "",
           "Continue the run of this checkpoint (same config and flags, "
           "threads aside): the model is the one the run would have written "
@@ -132,6 +51,12 @@ ABSL_FLAG(std::vector<std::string>, set, {},
           "--set=solver.lambda=1e-4,features.num_buckets=2097152 "
           "(assignments separated by commas, one --set: a repeated flag "
           "keeps its last value; enums by name).");
+// The named flags: aliases of config fields, applied only when given.
+#define TRAIN_FLAGS(X)                                                     \
+  CHAINTAG_RUN_FLAGS(X)                                                    \
+  CHAINTAG_LAMBDA_FLAGS(X) CHAINTAG_SEED_FLAGS(X) CHAINTAG_SOLVER_FLAGS(X) \
+      CHAINTAG_SVRG_FLAGS(X) CHAINTAG_OUTPUT_FLAGS(X)
+TRAIN_FLAGS(CHAINTAG_DEFINE_CONFIG_FLAG)
 ABSL_FLAG(bool, quiet, false, "No progress lines.");
 ABSL_FLAG(bool, distributed, false,
           "Train on the ranks of an MPI job (train_mpi under mpirun): each "
@@ -140,29 +65,14 @@ ABSL_FLAG(bool, distributed, false,
 namespace chaintag {
 namespace {
 
-absl::Status ApplyOverrides(PipelineConfig* config) {
-  absl::Status status =
-      ApplyFlagAliases(PipelineFlagAliases(), GivenFlagValue, config);
-  if (!status.ok()) return status;
-  // Last, so that a dotted path wins over the named flag for its field.
-  return ApplyAssignments(absl::GetFlag(FLAGS_set), config);
-}
+constexpr ConfigFlag kConfigFlags[] = {TRAIN_FLAGS(CHAINTAG_CONFIG_ROW)};
 
 int Run(Communicator* communicator) {
-  const std::string config_path = absl::GetFlag(FLAGS_config);
-  if (config_path.empty()) {
-    std::fprintf(stderr, "train: --config=<file.textproto> is required\n");
-    return 2;
-  }
-  absl::StatusOr<PipelineConfig> config = ReadUserPipelineConfig(config_path);
+  absl::StatusOr<PipelineConfig> config = LoadConfig(
+      kConfigFlags, absl::GetFlag(FLAGS_config), absl::GetFlag(FLAGS_set));
   if (!config.ok()) {
     std::fprintf(stderr, "train: %s\n", config.status().ToString().c_str());
-    return 1;
-  }
-  absl::Status status = ApplyOverrides(&*config);
-  if (!status.ok()) {
-    std::fprintf(stderr, "train: %s\n", status.ToString().c_str());
-    return 2;
+    return absl::IsInvalidArgument(config.status()) ? 2 : 1;
   }
   PipelineOptions options;
   options.corpora_root = CorporaRootFromFlag(absl::GetFlag(FLAGS_corpora));

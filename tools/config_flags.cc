@@ -1,0 +1,124 @@
+#include "tools/config_flags.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/flags/internal/parse.h"
+#include "absl/flags/reflection.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "base/config_override.h"
+#include "pipeline/pipeline.h"
+
+namespace chaintag {
+namespace {
+
+// Every table's rows whose path is in SolverConfig: the keys of run specs.
+constexpr ConfigFlag kSolverRows[] = {
+    CHAINTAG_RUN_FLAGS(CHAINTAG_CONFIG_ROW)
+        CHAINTAG_LAMBDA_FLAGS(CHAINTAG_CONFIG_ROW)
+            CHAINTAG_SEED_FLAGS(CHAINTAG_CONFIG_ROW)
+                CHAINTAG_SOLVER_FLAGS(CHAINTAG_CONFIG_ROW)
+                    CHAINTAG_SVRG_FLAGS(CHAINTAG_CONFIG_ROW)};
+
+// The field value of a flag's value: its word translated, else as given.
+std::string FieldValue(const ConfigFlag& flag, absl::string_view value) {
+  for (absl::string_view pair :
+       absl::StrSplit(flag.words, ',', absl::SkipEmpty())) {
+    const std::vector<absl::string_view> word = absl::StrSplit(pair, ':');
+    if (absl::EqualsIgnoreCase(word[0], value)) return std::string(word[1]);
+  }
+  return std::string(value);
+}
+
+// "; the flag also takes ..." for a flag with words, else "".
+std::string Words(const ConfigFlag& flag) {
+  std::vector<std::string> words;
+  for (absl::string_view pair :
+       absl::StrSplit(flag.words, ',', absl::SkipEmpty())) {
+    words.emplace_back(pair.substr(0, pair.find(':')));
+  }
+  if (words.empty()) return "";
+  return absl::StrCat("; the flag also takes ", absl::StrJoin(words, ", "));
+}
+
+}  // namespace
+
+template <typename T>
+T ConfigFieldDefault(absl::string_view path) {
+  absl::StatusOr<std::string> text =
+      FieldDefaultByPath(*PipelineConfig::descriptor(), path);
+  T value{};
+  std::string error;
+  if (!text.ok() || !absl::ParseFlag(*text, &value, &error)) return T{};
+  return value;
+}
+
+template int32_t ConfigFieldDefault<int32_t>(absl::string_view);
+template int64_t ConfigFieldDefault<int64_t>(absl::string_view);
+template uint64_t ConfigFieldDefault<uint64_t>(absl::string_view);
+template double ConfigFieldDefault<double>(absl::string_view);
+template bool ConfigFieldDefault<bool>(absl::string_view);
+template std::string ConfigFieldDefault<std::string>(absl::string_view);
+
+bool FlagWasGiven(absl::string_view name) {
+  // Abseil's parser records which flags the command line named; a value
+  // equal to the default is still a value the user asked for.
+  return absl::flags_internal::WasPresentOnCommandLine(name);
+}
+
+absl::Status ApplyGivenConfigFlags(absl::Span<const ConfigFlag> flags,
+                                   PipelineConfig* config) {
+  for (const ConfigFlag& flag : flags) {
+    if (!FlagWasGiven(flag.name)) continue;
+    const absl::CommandLineFlag* handle = absl::FindCommandLineFlag(flag.name);
+    if (handle == nullptr) {
+      return absl::InternalError(
+          absl::StrCat("--", flag.name, " is in the table but not defined"));
+    }
+    absl::Status status = SetFieldByPath(
+        flag.path, FieldValue(flag, handle->CurrentValue()), config);
+    if (!status.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", flag.name, ": ", status.message(), Words(flag)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PipelineConfig> LoadConfig(
+    absl::Span<const ConfigFlag> flags, const std::string& config_path,
+    const std::vector<std::string>& set_assignments,
+    const std::function<absl::Status(PipelineConfig*)>& tool_defaults) {
+  if (config_path.empty()) {
+    return absl::InvalidArgumentError("--config=<file.textproto> is required");
+  }
+  absl::StatusOr<PipelineConfig> config = ReadUserPipelineConfig(config_path);
+  if (absl::IsInvalidArgument(config.status())) {
+    // The file is at fault, not the command line.
+    return absl::DataLossError(config.status().message());
+  }
+  if (!config.ok()) return config.status();
+  absl::Status status =
+      tool_defaults ? tool_defaults(&*config) : absl::OkStatus();
+  if (status.ok()) status = ApplyGivenConfigFlags(flags, &*config);
+  if (status.ok()) status = ApplyAssignments(set_assignments, &*config);
+  if (!status.ok()) return status;
+  return config;
+}
+
+absl::Status SetSolverOption(absl::string_view name, absl::string_view value,
+                             SolverConfig* config) {
+  for (const ConfigFlag& flag : kSolverRows) {
+    absl::string_view path = flag.path;
+    if (name == flag.name && absl::ConsumePrefix(&path, "solver.")) {
+      return SetFieldByPath(path, FieldValue(flag, value), config);
+    }
+  }
+  return SetFieldByPath(name, value, config);
+}
+
+}  // namespace chaintag

@@ -1,0 +1,210 @@
+#include "tools/config_flags.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "absl/flags/parse.h"
+#include "absl/strings/str_split.h"
+#include "google/protobuf/descriptor.h"
+#include "gtest/gtest.h"
+
+// Every table, as a tool defines it. compare_solvers' and regpath's own
+// rows are defined in their mains; the tables here are the shared ones.
+#define ALL_FLAGS(X)                                                       \
+  CHAINTAG_RUN_FLAGS(X)                                                    \
+  CHAINTAG_LAMBDA_FLAGS(X) CHAINTAG_SEED_FLAGS(X) CHAINTAG_SOLVER_FLAGS(X) \
+      CHAINTAG_SVRG_FLAGS(X) CHAINTAG_OUTPUT_FLAGS(X)
+ALL_FLAGS(CHAINTAG_DEFINE_CONFIG_FLAG)
+
+namespace chaintag {
+namespace {
+
+using google::protobuf::Descriptor;
+using google::protobuf::FieldDescriptor;
+
+constexpr ConfigFlag kFlags[] = {ALL_FLAGS(CHAINTAG_CONFIG_ROW)};
+
+// The command line main() parses before the tests run.
+const char* const kArgv[] = {
+    "config_flags_test",
+    "--max_passes=0",    // equal to nothing's default: must not be lost
+    "--cache=false",     // a bool flag given as false
+    "--threads=2",       // equal to the proto's default: still applied
+    "--smoothing=none",  // a word
+    "--step=PAIRWISE",   // an enum by name, any case
+    "--model=given.model",
+};
+
+const FieldDescriptor* FindField(const std::string& path) {
+  const Descriptor* message = PipelineConfig::descriptor();
+  const FieldDescriptor* field = nullptr;
+  for (absl::string_view part : absl::StrSplit(path, '.')) {
+    if (message == nullptr) return nullptr;
+    field = message->FindFieldByName(std::string(part));
+    if (field == nullptr) return nullptr;
+    message = field->message_type();
+  }
+  return field;
+}
+
+// The flag type a field of this kind needs (enums are named by strings).
+template <typename T>
+FieldDescriptor::CppType FlagCppType() {
+  if (std::is_same_v<T, int32_t>) return FieldDescriptor::CPPTYPE_INT32;
+  if (std::is_same_v<T, int64_t>) return FieldDescriptor::CPPTYPE_INT64;
+  if (std::is_same_v<T, uint64_t>) return FieldDescriptor::CPPTYPE_UINT64;
+  if (std::is_same_v<T, double>) return FieldDescriptor::CPPTYPE_DOUBLE;
+  if (std::is_same_v<T, bool>) return FieldDescriptor::CPPTYPE_BOOL;
+  return FieldDescriptor::CPPTYPE_STRING;
+}
+
+TEST(ConfigFlagsTest, EveryRowNamesAScalarFieldOfItsTypeAndItsWordsExist) {
+  std::map<std::string, int> names;
+  int rows = 0;
+#define CHECK_ROW(type, flag, path, words, help)                           \
+  {                                                                        \
+    ++rows;                                                                \
+    EXPECT_EQ(++names[#flag], 1) << #flag " twice";                        \
+    const FieldDescriptor* field = FindField(path);                        \
+    ASSERT_NE(field, nullptr) << #flag " -> " path;                        \
+    EXPECT_FALSE(field->is_repeated()) << path;                            \
+    const FieldDescriptor::CppType want =                                  \
+        field->cpp_type() == FieldDescriptor::CPPTYPE_ENUM                 \
+            ? FieldDescriptor::CPPTYPE_STRING                              \
+            : field->cpp_type();                                           \
+    EXPECT_EQ(FlagCppType<type>(), want)                                   \
+        << #flag " is not of its field's type";                            \
+    for (absl::string_view pair :                                          \
+         absl::StrSplit(words, ',', absl::SkipEmpty())) {                  \
+      const std::vector<std::string> word = absl::StrSplit(pair, ':');     \
+      ASSERT_EQ(word.size(), 2u) << pair;                                  \
+      ASSERT_EQ(field->cpp_type(), FieldDescriptor::CPPTYPE_ENUM) << pair; \
+      EXPECT_NE(field->enum_type()->FindValueByName(word[1]), nullptr)     \
+          << #flag ": " << pair;                                           \
+    }                                                                      \
+  }
+  ALL_FLAGS(CHECK_ROW)
+#undef CHECK_ROW
+  EXPECT_EQ(rows, static_cast<int>(std::size(kFlags)));
+}
+
+TEST(ConfigFlagsTest, DefaultsAreTheProtosDefaults) {
+  EXPECT_EQ(ConfigFieldDefault<int32_t>("solver.max_passes"), 100);
+  EXPECT_EQ(ConfigFieldDefault<int32_t>("solver.gap_check"), 10);
+  EXPECT_EQ(ConfigFieldDefault<uint64_t>("solver.seed"), 1u);
+  EXPECT_EQ(ConfigFieldDefault<uint64_t>("features.num_buckets"), 1u << 20);
+  EXPECT_EQ(ConfigFieldDefault<bool>("solver.line_search"), true);
+  EXPECT_EQ(ConfigFieldDefault<double>("solver.svrg.smoothing_mu"), 1.0);
+  EXPECT_EQ(ConfigFieldDefault<std::string>("solver.sampling"), "uniform");
+  EXPECT_EQ(ConfigFieldDefault<std::string>("solver.svrg.smoothing"),
+            "l2_top_k");
+  EXPECT_EQ(ConfigFieldDefault<int32_t>("solver.no_such_field"), 0);
+  // Flags that were not given keep them.
+  EXPECT_EQ(absl::GetFlag(FLAGS_gap_check), 10);
+  EXPECT_EQ(absl::GetFlag(FLAGS_sampling), "uniform");
+  EXPECT_EQ(absl::GetFlag(FLAGS_line_search), true);
+}
+
+TEST(ConfigFlagsTest, WhatWasGivenIsKnownWhateverItsValue) {
+  EXPECT_TRUE(FlagWasGiven("max_passes"));
+  EXPECT_TRUE(FlagWasGiven("threads"));
+  EXPECT_TRUE(FlagWasGiven("cache"));
+  EXPECT_FALSE(FlagWasGiven("gap_check"));
+  EXPECT_FALSE(FlagWasGiven("lambda"));
+}
+
+std::string WriteConfig(const std::string& text) {
+  const std::string path =
+      std::string(std::getenv("TEST_TMPDIR")) + "/config.textproto";
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(ConfigFlagsTest, GivenFlagsWinOverTheFileAndSetWinsOverThem) {
+  const std::string path = WriteConfig(R"pb(
+    name: "c"
+    solver {
+      max_passes: 50
+      gap_check: 7
+      num_threads: 1
+      sampling: GAP
+      bcfw { cache: true step: FW }
+      svrg { smoothing: ENTROPY }
+    }
+  )pb");
+  absl::StatusOr<PipelineConfig> config =
+      LoadConfig(kFlags, path, {"solver.num_threads=4"});
+  ASSERT_TRUE(config.ok()) << config.status();
+  const SolverConfig& solver = config->solver();
+  EXPECT_EQ(solver.max_passes(), 0);  // honoured, never taken for "unset"
+  EXPECT_FALSE(solver.bcfw().cache());
+  EXPECT_EQ(solver.bcfw().step(), SolverConfig::PAIRWISE);
+  EXPECT_EQ(solver.svrg().smoothing(), SolverConfig::NO_SMOOTHING);
+  EXPECT_EQ(config->model_path(), "given.model");
+  EXPECT_EQ(solver.num_threads(), 4);  // --set after --threads=2
+  // Not given: the file's values, not the flags' defaults.
+  EXPECT_EQ(solver.gap_check(), 7);
+  EXPECT_EQ(solver.sampling(), SolverConfig::GAP);
+  EXPECT_FALSE(solver.has_lambda());
+}
+
+TEST(ConfigFlagsTest, ToolDefaultsComeBeforeTheFlags) {
+  const std::string path = WriteConfig("solver { max_passes: 50 }");
+  absl::StatusOr<PipelineConfig> config =
+      LoadConfig(kFlags, path, {}, [](PipelineConfig* config) {
+        config->mutable_solver()->set_max_passes(9);
+        config->mutable_solver()->set_gap_check(3);
+        return absl::OkStatus();
+      });
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->solver().max_passes(), 0);
+  EXPECT_EQ(config->solver().gap_check(), 3);
+}
+
+TEST(ConfigFlagsTest, ErrorsSayWhoIsAtFault) {
+  const std::string path = WriteConfig("solver { max_passes: 50 }");
+  absl::StatusOr<PipelineConfig> config =
+      LoadConfig(kFlags, path, {"solver.lamda=1"});
+  EXPECT_TRUE(absl::IsInvalidArgument(config.status())) << config.status();
+  EXPECT_NE(config.status().message().find("lamda"), std::string::npos);
+  config = LoadConfig(kFlags, "", {});
+  EXPECT_TRUE(absl::IsInvalidArgument(config.status()));
+  EXPECT_NE(config.status().message().find("--config"), std::string::npos);
+  config = LoadConfig(kFlags, path + ".missing", {});
+  EXPECT_TRUE(absl::IsNotFound(config.status())) << config.status();
+  config = LoadConfig(kFlags, WriteConfig("solver { max_passes: many }"), {});
+  EXPECT_TRUE(absl::IsDataLoss(config.status())) << config.status();
+  EXPECT_NE(config.status().message().find("config.textproto:1:"),
+            std::string::npos)
+      << config.status();
+}
+
+TEST(ConfigFlagsTest, RunSpecKeysAreFlagNamesOrPaths) {
+  SolverConfig solver;
+  ASSERT_TRUE(SetSolverOption("step", "pairwise", &solver).ok());
+  ASSERT_TRUE(SetSolverOption("smoothing", "none", &solver).ok());
+  ASSERT_TRUE(SetSolverOption("lr", "0.02", &solver).ok());
+  ASSERT_TRUE(SetSolverOption("bcfw.cache_factor", "0.5", &solver).ok());
+  EXPECT_EQ(solver.bcfw().step(), SolverConfig::PAIRWISE);
+  EXPECT_EQ(solver.svrg().smoothing(), SolverConfig::NO_SMOOTHING);
+  EXPECT_EQ(solver.svrg().learning_rate(), 0.02);
+  EXPECT_EQ(solver.bcfw().cache_factor(), 0.5);
+  // A flag outside SolverConfig is not a run spec key.
+  EXPECT_FALSE(SetSolverOption("model", "x", &solver).ok());
+}
+
+}  // namespace
+}  // namespace chaintag
+
+int main(int argc, char** argv) {
+  testing::InitGoogleTest(&argc, argv);
+  std::vector<char*> args;
+  for (const char* arg : chaintag::kArgv)
+    args.push_back(const_cast<char*>(arg));
+  absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
+  return RUN_ALL_TESTS();
+}

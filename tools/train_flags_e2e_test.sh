@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# train's named flags and --set on a toy corpus the test writes: a flag
+# given with its "empty" value is honoured, not ignored (--max_passes=0 is
+# refused by name; --eval_every=0, --threads=1 take effect), --set wins
+# over the named flag of its field, a flag not given keeps the config's
+# value, and a bad value names the flag.
+set -euo pipefail
+absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+TRAIN="$(absolute "$1")"
+cd "$TEST_TMPDIR"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+for split in train test; do
+  for k in $(seq 40); do
+    printf 'w%d A\nw%d B\nw%d A\n\n' $((k % 5)) $((k % 3)) $((k % 7))
+  done > toy_$split.txt
+done
+cat > toy.textproto <<CONFIG
+name: "toy"
+corpus {
+  train: "$PWD/toy_train.txt"
+  test: "$PWD/toy_test.txt"
+  format { attribute_columns: [0] label_column: 1 tag_scheme: NONE }
+}
+features {
+  num_buckets: 4096
+  templates { name: "w[0]" parts { offset: 0 attribute: 0 } }
+}
+solver { name: "bcfw" lambda: 0.01 max_passes: 5 gap_check: 2 seed: 1 num_threads: 2 }
+eval_every: 2
+CONFIG
+passes() { grep -c '"pass"' "$1"; }
+
+status=0
+"$TRAIN" --config=toy.textproto --max_passes=0 --quiet > out.txt 2> err.txt || status=$?
+[[ $status -ne 0 ]] || fail "--max_passes=0 was ignored: the run trained"
+grep -q 'max_passes must be positive, got 0' err.txt \
+  || fail "--max_passes=0: unclear error: $(cat err.txt)"
+[[ ! -e toy.model ]] || fail "--max_passes=0 wrote a model"
+
+# Not given: the config's 5 passes.
+"$TRAIN" --config=toy.textproto --quiet --log=a.jsonl > /dev/null 2>&1 || fail "plain run"
+[[ $(passes a.jsonl) -eq 5 ]] || fail "the config's max_passes: $(passes a.jsonl) passes"
+
+# Given: 3 passes; --set after it wins: 2.
+"$TRAIN" --config=toy.textproto --quiet --max_passes=3 --log=b.jsonl > /dev/null 2>&1
+[[ $(passes b.jsonl) -eq 3 ]] || fail "--max_passes=3: $(passes b.jsonl) passes"
+"$TRAIN" --config=toy.textproto --quiet --max_passes=3 --set=solver.max_passes=2 \
+  --log=c.jsonl > /dev/null 2>&1
+[[ $(passes c.jsonl) -eq 2 ]] || fail "--set did not win: $(passes c.jsonl) passes"
+
+# --eval_every=0 (the config says 2): no pass but the last is scored.
+"$TRAIN" --config=toy.textproto --quiet --eval_every=0 --log=d.jsonl > /dev/null 2>&1
+[[ $(grep -c '"eval' d.jsonl) -eq 1 ]] \
+  || fail "--eval_every=0 ignored: $(grep -c '"eval' d.jsonl) scored passes"
+[[ $(grep -c '"eval' a.jsonl) -gt 1 ]] || fail "the config's eval_every=2 scored one pass"
+
+# A bad value names the flag and exits 2 before training.
+status=0
+"$TRAIN" --config=toy.textproto --sampling=sideways > /dev/null 2> err.txt || status=$?
+[[ $status -eq 2 ]] || fail "--sampling=sideways: exit $status"
+grep -q -- '--sampling' err.txt || fail "error does not name the flag: $(cat err.txt)"
+echo PASS
