@@ -74,8 +74,10 @@ absl::Status WriteFileAtomically(const std::string& path,
     }
     written += static_cast<size_t>(n);
   }
-  if (fsync(fd) != 0 || close(fd) != 0) {
-    const int error = errno;
+  // Closed whether or not the flush worked; the first failure is reported.
+  int error = fsync(fd) == 0 ? 0 : errno;
+  if (close(fd) != 0 && error == 0) error = errno;
+  if (error != 0) {
     unlink(temporary.c_str());
     return absl::DataLossError(absl::StrCat(temporary, ": cannot flush ", what,
                                             ": ", std::strerror(error)));

@@ -1,5 +1,6 @@
 #include "base/file_io.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -12,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>  // NOLINT
 #include <vector>
 
 #include "absl/status/status.h"
@@ -313,6 +315,56 @@ TEST(WriteFileAtomicallyTest, FailedWriteReturnsAnErrorAndKeepsTheOldFile) {
   EXPECT_EQ(Contents(path), old_bytes);
   // The partial temporary was removed.
   EXPECT_EQ(Entries(directory), std::vector<std::string>{"model.bin"});
+}
+
+// How many file descriptors the process has open.
+int OpenDescriptors() {
+  int count = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator("/proc/self/fd")) {
+    (void)entry;
+    ++count;
+  }
+  return count;
+}
+
+// fsync(2) fails (EINVAL) on a FIFO, which otherwise takes the bytes as a
+// file would: one at the temporary's name makes the flush fail.
+TEST(WriteFileAtomicallyTest, FailedFlushClosesAndRemovesTheTemporary) {
+  const std::string directory = TestDirectory();
+  const std::string path = directory + "/model.bin";
+  ASSERT_TRUE(WriteFileAtomically(path, "old", "the model file").ok());
+  const std::string temporary = absl::StrCat(path, ".tmp.", getpid());
+  ASSERT_EQ(mkfifo(temporary.c_str(), 0600), 0);
+  const std::string bytes = Payload(200000, 'n');
+
+  const int descriptors = OpenDescriptors();
+  std::string received;
+  // Takes exactly the payload; it does not wait for the writer to close.
+  std::thread reader([&temporary, &bytes, &received] {
+    const int fd = open(temporary.c_str(), O_RDONLY);
+    if (fd < 0) return;
+    char buffer[65536];
+    while (received.size() < bytes.size()) {
+      const ssize_t n = read(fd, buffer, sizeof(buffer));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      received.append(buffer, n);
+    }
+    close(fd);
+  });
+  const absl::Status status =
+      WriteFileAtomically(path, bytes, "the model file");
+  reader.join();
+
+  EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
+  EXPECT_EQ(std::string(status.message()),
+            temporary + ": cannot flush the model file: Invalid argument");
+  EXPECT_EQ(received, bytes);
+  // The temporary was closed (no descriptor more than before) and removed.
+  EXPECT_EQ(OpenDescriptors(), descriptors);
+  EXPECT_EQ(Entries(directory), std::vector<std::string>{"model.bin"});
+  EXPECT_EQ(Contents(path), "old");
 }
 
 TEST(ReadTextProtoTest, ReadsTheFile) {
