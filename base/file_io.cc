@@ -54,8 +54,11 @@ absl::Status ParseTextProto(const std::string& text, absl::string_view source,
 absl::Status WriteFileAtomically(const std::string& path,
                                  const std::string& bytes,
                                  absl::string_view what) {
+  // One temporary per writing thread: writers in other processes or on
+  // other threads of this one never share it.
   const std::string temporary =
-      absl::StrCat(path, ".tmp.", static_cast<long>(getpid()));
+      absl::StrCat(path, ".tmp.", static_cast<long>(getpid()), ".",
+                   static_cast<long>(gettid()));
   const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -3,8 +3,9 @@
 // whole files written atomically (a temporary beside the target, fsync,
 // rename), so that an interrupted write never leaves a broken file behind.
 //
-// Thread-safety: stateless functions; concurrent writes to one path each
-// use their own temporary (named by process id) and the last rename wins.
+// Thread-safety: stateless functions; concurrent writes to one path, from
+// any processes and threads, each use their own temporary (named by process
+// and thread id) and the last rename wins.
 
 #ifndef CHAINTAG_BASE_FILE_IO_H_
 #define CHAINTAG_BASE_FILE_IO_H_

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
@@ -317,6 +318,44 @@ TEST(WriteFileAtomicallyTest, FailedWriteReturnsAnErrorAndKeepsTheOldFile) {
   EXPECT_EQ(Entries(directory), std::vector<std::string>{"model.bin"});
 }
 
+// Threads of one process writing one path at the same time: every write
+// succeeds and the file is always one writer's bytes, whole (the last
+// rename wins). Whatever the interleaving, this holds when each write has
+// a temporary of its own.
+TEST(WriteFileAtomicallyTest, ConcurrentWritesFromThreadsLeaveOneWholeFile) {
+  const std::string directory = TestDirectory();
+  const std::string path = directory + "/model.bin";
+  constexpr int kThreads = 4;
+  constexpr int kRounds = 20;
+  std::vector<std::string> contents;
+  for (int t = 0; t < kThreads; ++t) {
+    contents.push_back(Payload(size_t{256} << 10, static_cast<char>('a' + t)));
+  }
+  for (int round = 0; round < kRounds; ++round) {
+    std::vector<absl::Status> statuses(kThreads);
+    std::atomic<int> ready{0};
+    std::vector<std::thread> writers;
+    for (int t = 0; t < kThreads; ++t) {
+      writers.emplace_back([&, t] {
+        // All start together.
+        ready.fetch_add(1);
+        while (ready.load() < kThreads) std::this_thread::yield();
+        statuses[t] = WriteFileAtomically(path, contents[t], "the model file");
+      });
+    }
+    for (std::thread& writer : writers) writer.join();
+
+    for (int t = 0; t < kThreads; ++t) {
+      EXPECT_TRUE(statuses[t].ok()) << "round " << round << ": " << statuses[t];
+    }
+    const std::string now = Contents(path);
+    EXPECT_NE(std::find(contents.begin(), contents.end(), now), contents.end())
+        << "round " << round << ": " << now.size()
+        << " bytes that are no writer's";
+    EXPECT_EQ(Entries(directory), std::vector<std::string>{"model.bin"});
+  }
+}
+
 // How many file descriptors the process has open.
 int OpenDescriptors() {
   int count = 0;
@@ -334,7 +373,8 @@ TEST(WriteFileAtomicallyTest, FailedFlushClosesAndRemovesTheTemporary) {
   const std::string directory = TestDirectory();
   const std::string path = directory + "/model.bin";
   ASSERT_TRUE(WriteFileAtomically(path, "old", "the model file").ok());
-  const std::string temporary = absl::StrCat(path, ".tmp.", getpid());
+  const std::string temporary =
+      absl::StrCat(path, ".tmp.", getpid(), ".", gettid());
   ASSERT_EQ(mkfifo(temporary.c_str(), 0600), 0);
   const std::string bytes = Payload(200000, 'n');
 
