@@ -5,8 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/tokenizer.h"
@@ -31,13 +30,26 @@ class FirstError : public google::protobuf::io::ErrorCollector {
 
 absl::Status ReadTextProto(const std::string& path, absl::string_view what,
                            google::protobuf::Message* message) {
-  std::ifstream in(path);
-  if (!in) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     return absl::NotFoundError(absl::StrCat(path, ": cannot open", what));
   }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return ParseTextProto(buffer.str(), path, message);
+  // read(2) says why it fails (a directory opens, then EISDIR), where a
+  // stream would give an empty text that parses.
+  std::string text;
+  char buffer[1 << 16];
+  for (ssize_t n; (n = read(fd, buffer, sizeof(buffer))) != 0;) {
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int error = errno;
+      close(fd);
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": cannot read", what, ": ", std::strerror(error)));
+    }
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  close(fd);
+  return ParseTextProto(text, path, message);
 }
 
 absl::Status ParseTextProto(const std::string& text, absl::string_view source,

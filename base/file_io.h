@@ -20,7 +20,9 @@ namespace chaintag {
 
 // Parses the text-format proto at `path` into `message`. NotFound
 // ("<path>: cannot open<what>") when the file cannot be opened,
-// InvalidArgument ("<path>:<line>:<column>: <error>") when it does not parse.
+// InvalidArgument ("<path>: cannot read<what>: <reason>") when it cannot be
+// read (a directory), or ("<path>:<line>:<column>: <error>") when it does
+// not parse.
 absl::Status ReadTextProto(const std::string& path, absl::string_view what,
                            google::protobuf::Message* message);
 

@@ -446,6 +446,19 @@ TEST(ReadTextProtoTest, MissingFileIsNotFound) {
             path + ": cannot open");
 }
 
+// A directory opens like a file but has no bytes to read: an error, not an
+// empty config.
+TEST(ReadTextProtoTest, DirectoryIsAnErrorNotAnEmptyMessage) {
+  const std::string path = TestDirectory() + "/configs";
+  std::filesystem::create_directory(path);
+  override_test::Outer message;
+
+  const absl::Status status = ReadTextProto(path, " the config", &message);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(status.message()),
+            path + ": cannot read the config: Is a directory");
+}
+
 TEST(ReadTextProtoTest, SyntaxErrorNamesTheFileLineAndColumn) {
   const std::string path = TestDirectory() + "/bad.textproto";
   // Line 4, column 9: the value "seven" (1-based; 8 characters before it).
