@@ -5,8 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/tokenizer.h"
@@ -31,13 +30,26 @@ class FirstError : public google::protobuf::io::ErrorCollector {
 
 absl::Status ReadTextProto(const std::string& path, absl::string_view what,
                            google::protobuf::Message* message) {
-  std::ifstream in(path);
-  if (!in) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     return absl::NotFoundError(absl::StrCat(path, ": cannot open", what));
   }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return ParseTextProto(buffer.str(), path, message);
+  // read(2) says why it fails (a directory opens, then EISDIR), where a
+  // stream would give an empty text that parses.
+  std::string text;
+  char buffer[1 << 16];
+  for (ssize_t n; (n = read(fd, buffer, sizeof(buffer))) != 0;) {
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int error = errno;
+      close(fd);
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ": cannot read", what, ": ", std::strerror(error)));
+    }
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  close(fd);
+  return ParseTextProto(text, path, message);
 }
 
 absl::Status ParseTextProto(const std::string& text, absl::string_view source,
@@ -54,8 +66,11 @@ absl::Status ParseTextProto(const std::string& text, absl::string_view source,
 absl::Status WriteFileAtomically(const std::string& path,
                                  const std::string& bytes,
                                  absl::string_view what) {
+  // One temporary per writing thread: writers in other processes or on
+  // other threads of this one never share it.
   const std::string temporary =
-      absl::StrCat(path, ".tmp.", static_cast<long>(getpid()));
+      absl::StrCat(path, ".tmp.", static_cast<long>(getpid()), ".",
+                   static_cast<long>(gettid()));
   const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -74,8 +89,10 @@ absl::Status WriteFileAtomically(const std::string& path,
     }
     written += static_cast<size_t>(n);
   }
-  if (fsync(fd) != 0 || close(fd) != 0) {
-    const int error = errno;
+  // Closed whether or not the flush worked; the first failure is reported.
+  int error = fsync(fd) == 0 ? 0 : errno;
+  if (close(fd) != 0 && error == 0) error = errno;
+  if (error != 0) {
     unlink(temporary.c_str());
     return absl::DataLossError(absl::StrCat(temporary, ": cannot flush ", what,
                                             ": ", std::strerror(error)));

@@ -3,8 +3,9 @@
 // whole files written atomically (a temporary beside the target, fsync,
 // rename), so that an interrupted write never leaves a broken file behind.
 //
-// Thread-safety: stateless functions; concurrent writes to one path each
-// use their own temporary (named by process id) and the last rename wins.
+// Thread-safety: stateless functions; concurrent writes to one path, from
+// any processes and threads, each use their own temporary (named by process
+// and thread id) and the last rename wins.
 
 #ifndef CHAINTAG_BASE_FILE_IO_H_
 #define CHAINTAG_BASE_FILE_IO_H_
@@ -19,7 +20,9 @@ namespace chaintag {
 
 // Parses the text-format proto at `path` into `message`. NotFound
 // ("<path>: cannot open<what>") when the file cannot be opened,
-// InvalidArgument ("<path>:<line>:<column>: <error>") when it does not parse.
+// InvalidArgument ("<path>: cannot read<what>: <reason>") when it cannot be
+// read (a directory), or ("<path>:<line>:<column>: <error>") when it does
+// not parse.
 absl::Status ReadTextProto(const std::string& path, absl::string_view what,
                            google::protobuf::Message* message);
 

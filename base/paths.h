@@ -14,7 +14,8 @@
 
 namespace chaintag {
 
-// `path` itself when absolute or `base` is empty, else `base`/`path`.
+// `path` itself when it is empty (an unset path stays unset) or absolute, or
+// when `base` is empty; else `base`/`path`.
 std::string ResolvePath(const std::string& base, const std::string& path);
 
 // The caller's working directory ("." outside `bazel run`).
