@@ -52,7 +52,7 @@ std::vector<Stored> RunAndStore(const Problem& problem,
   return stored;
 }
 
-// The acceptance check of issue 5: at both ends and 3 interior points of
+// What makes a path ε-approximate: at both ends and 3 interior points of
 // each segment, the gap recomputed by an oracle pass is at most ε.
 void ExpectCertifiedSegments(const Problem& problem,
                              const std::vector<Stored>& stored,

@@ -152,7 +152,7 @@ def _system_cc_repo_impl(rctx):
             if flag.startswith("-D") and flag[2:] not in defines:
                 defines.append(flag[2:])
             elif flag.startswith("-I") and flag[2:] not in ("/usr/include", "/usr/local/include"):
-                # Include dirs below /usr/include (e.g. eigen3) are linked into
+                # Include dirs below /usr/include (e.g. pybind11's) are linked into
                 # the repository so that `includes` can point at them.
                 inc_count += 1
                 link = "_include%d" % inc_count
@@ -247,10 +247,6 @@ def offline_deps():
     system_cc_repo(
         name = "com_googlesource_code_re2",
         targets = {"re2": ["re2"]},
-    )
-    system_cc_repo(
-        name = "eigen",
-        targets = {"eigen": ["eigen3"]},
     )
     system_cc_repo(
         name = "com_google_googletest",
