@@ -66,6 +66,10 @@ void ConllReader::SplitLine() {
 }
 
 absl::Status ConllReader::ResolveLayout() {
+  if (format_.sentences_per_document() < 0) {
+    return Error(absl::StrCat("sentences_per_document must be >= 0, got ",
+                              format_.sentences_per_document()));
+  }
   const int num_fields = static_cast<int>(fields_.size());
   const bool allow_missing = format_.allow_missing_label();
   const auto& explicit_columns = format_.attribute_columns();
@@ -136,6 +140,7 @@ void ConllReader::StartDocument() {
   if (!document_has_sentence_) return;
   ++document_;
   document_has_sentence_ = false;
+  document_sentences_ = 0;
 }
 
 absl::StatusOr<bool> ConllReader::Next(Item* item) {
@@ -163,6 +168,7 @@ absl::StatusOr<bool> ConllReader::Next(Item* item) {
         pending_ = true;
         return finish();
       }
+      first_sentence_seen_ = true;  // the file marks its own documents
       StartDocument();
       item->kind = Item::kDocStart;
       item->line = line_;
@@ -179,10 +185,20 @@ absl::StatusOr<bool> ConllReader::Next(Item* item) {
       return status_;
     }
     if (!in_sentence) {
+      if (!first_sentence_seen_) {
+        first_sentence_seen_ = true;
+        pseudo_documents_ = format_.sentences_per_document() > 0 &&
+                            format_.document_blank_lines() == 0;
+      }
       if (format_.document_blank_lines() > 0 &&
           blank_run_ >= format_.document_blank_lines()) {
         StartDocument();
       }
+      if (pseudo_documents_ &&
+          document_sentences_ == format_.sentences_per_document()) {
+        StartDocument();
+      }
+      ++document_sentences_;
       document_has_sentence_ = true;
       s.document = document_;
       in_sentence = true;

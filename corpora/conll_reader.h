@@ -90,6 +90,12 @@ class ConllReader {
   int64_t document_ = 0;
   bool document_has_sentence_ = false;
   int blank_run_ = 0;  // blank lines since the last token line
+  // Sentences of the current document, and whether the file's documents
+  // are format_.sentences_per_document sentences long (decided at its
+  // first sentence: no -DOCSTART- before it, no blank-line documents).
+  int64_t document_sentences_ = 0;
+  bool pseudo_documents_ = false;
+  bool first_sentence_seen_ = false;
   std::vector<absl::string_view> fields_;
   absl::Status status_;
 

@@ -123,6 +123,35 @@ TEST(ConllReaderTest, SentencesKnowTheirDocument) {
   EXPECT_THAT(Documents(text, by_blanks), ElementsAre(0, 0, 1, 1, 2));
 }
 
+TEST(ConllReaderTest, PseudoDocumentsOnlyWhereTheFileHasNoMarks) {
+  ConllFormat pseudo;
+  pseudo.set_sentences_per_document(2);
+  const std::string plain = "a X\n\nb Y\n\nc X\n\nd X\n\ne X\n";
+  EXPECT_THAT(Documents(plain, pseudo), ElementsAre(0, 0, 1, 1, 2));
+  pseudo.set_sentences_per_document(1);
+  EXPECT_THAT(Documents(plain, pseudo), ElementsAre(0, 1, 2, 3, 4));
+  pseudo.set_sentences_per_document(5);
+  EXPECT_THAT(Documents(plain, pseudo), ElementsAre(0, 0, 0, 0, 0));
+  // A file that starts with -DOCSTART- keeps its own documents.
+  pseudo.set_sentences_per_document(2);
+  EXPECT_THAT(Documents("-DOCSTART- O\n\n" + plain, pseudo),
+              ElementsAre(0, 0, 0, 0, 0));
+  // So does one whose documents are runs of blank lines.
+  pseudo.set_document_blank_lines(3);
+  EXPECT_THAT(Documents("a X\n\nb Y\n\nc X\n\n\n\nd X\n", pseudo),
+              ElementsAre(0, 0, 0, 1));
+  // A negative count is an error naming the field.
+  ConllFormat negative;
+  negative.set_sentences_per_document(-1);
+  std::istringstream input(plain);
+  ConllReader reader(&input, "neg.txt", negative);
+  ConllReader::Item item;
+  const absl::StatusOr<bool> next = reader.Next(&item);
+  ASSERT_FALSE(next.ok());
+  EXPECT_THAT(std::string(next.status().message()),
+              ::testing::HasSubstr("sentences_per_document"));
+}
+
 TEST(ConllReaderTest, DocStartRightAfterATokenEndsTheSentence) {
   const auto items =
       ReadItems("a X O\n-DOCSTART- -X- O\nb Y O\n", ConllFormat());

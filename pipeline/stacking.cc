@@ -125,7 +125,8 @@ absl::Status LabelFold(const PipelineConfig& stage_config,
     return absl::InvalidArgumentError(absl::StrCat(
         "stacking: fold ", f, " of ", folds, " has ", held_out.size(),
         " of the training sentences: too few documents "
-        "(-DOCSTART- lines, or corpus.format.document_blank_lines)"));
+        "(-DOCSTART- lines, corpus.format.document_blank_lines, or "
+        "pseudo-documents: corpus.format.sentences_per_document)"));
   }
   absl::StatusOr<ChainModel> model =
       TrainFirstStage(stage_config, prepared, std::move(rest));
