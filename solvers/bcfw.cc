@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <utility>
@@ -16,6 +15,7 @@
 #include "base/parallel.h"
 #include "base/random.h"
 #include "solvers/bcfw_run.h"
+#include "solvers/bcfw_wire.h"
 #include "solvers/corner_store.h"
 #include "solvers/duality_gap.h"
 #include "solvers/sum_tree.h"
@@ -1211,7 +1211,7 @@ void BcfwRun::LocateAdditions(int k) {
   oracle.owners.resize(additions);
   oracle.part_ends.assign(parts, 0);
   for (size_t j = 0; j < additions; ++j) {
-    const uint64_t slot = SlotOf(targets[j]);
+    const uint64_t slot = slot_map_.SlotOf(targets[j]);
     oracle.slots[j] = static_cast<int64_t>(slot);
     const uint8_t owner =
         parts == 1 ? 0 : static_cast<uint8_t>(NormGroup(slot) % parts);
@@ -1307,7 +1307,7 @@ void BcfwRun::AccumulateRoundPart(int part, int size) {
   // order for any number of parts.
   round_part.group_norms.assign(kNormGroups, 0.0);
   for (int64_t r = 0; r < count; ++r) {
-    round_part.group_norms[NormGroup(SlotOf(ranges[r].begin))] +=
+    round_part.group_norms[NormGroup(slot_map_.SlotOf(ranges[r].begin))] +=
         NormSquared(update + offsets[r], ranges[r].length);
   }
 }
@@ -1331,7 +1331,7 @@ void BcfwRun::ApplyRoundUpdate(int part, double t) {
 
 double BcfwRun::RoundScale(int size) {
   if (slot_entries_.empty()) {
-    slot_entries_.assign(dim_ / granularity_, SlotEntry());
+    slot_entries_.assign(slot_map_.count(), SlotEntry());
     round_parts_.resize(RoundParts());
   }
   ++round_stamp_;
@@ -1475,19 +1475,7 @@ void BcfwRun::PrepareRound(int size) {
   if (static_cast<int>(round_oracles_.size()) < size) {
     round_oracles_.resize(size);
   }
-  if (granularity_inverse_ == 0) {
-    uint64_t odd = static_cast<uint64_t>(Granularity());
-    granularity_shift_ = 0;
-    while (odd % 2 == 0) {
-      odd /= 2;
-      ++granularity_shift_;
-    }
-    // Newton's iteration for odd⁻¹ mod 2^64 doubles the correct low bits
-    // each step, from 3 (odd·odd ≡ 1 mod 8).
-    uint64_t inverse = odd;
-    for (int step = 0; step < 5; ++step) inverse *= 2 - odd * inverse;
-    granularity_inverse_ = inverse;
-  }
+  if (!slot_map_.is_set()) slot_map_ = SlotMap(dim_, Granularity());
   // Longest blocks first (their state size is proportional to their
   // length), so that the threads finish together.
   prepare_order_.resize(size);
@@ -1506,151 +1494,6 @@ void BcfwRun::PrepareRound(int size) {
   });
 }
 
-namespace {
-
-// The round exchange's wire format: plain values appended in a fixed order.
-template <typename T>
-void Append(const T& value, std::string* out) {
-  out->append(reinterpret_cast<const char*>(&value), sizeof(T));
-}
-
-template <typename T>
-void AppendArray(const std::vector<T>& values, std::string* out) {
-  Append<int64_t>(static_cast<int64_t>(values.size()), out);
-  out->append(reinterpret_cast<const char*>(values.data()),
-              values.size() * sizeof(T));
-}
-
-}  // namespace
-
-// The round exchange's reader: a view of one rank's bytes.
-class WireReader {
- public:
-  explicit WireReader(absl::string_view data) : data_(data) {}
-  template <typename T>
-  bool Read(T* value) {
-    if (data_.size() - offset_ < sizeof(T)) return false;
-    std::memcpy(value, data_.data() + offset_, sizeof(T));
-    offset_ += sizeof(T);
-    return true;
-  }
-  template <typename T>
-  bool ReadArray(std::vector<T>* values) {
-    int64_t count = 0;
-    if (!Read(&count) || count < 0 ||
-        static_cast<uint64_t>(count) > (data_.size() - offset_) / sizeof(T)) {
-      return false;
-    }
-    // Copied, not cast: the bytes may be unaligned for T.
-    values->resize(count);
-    if (count > 0) {
-      std::memcpy(values->data(), data_.data() + offset_, count * sizeof(T));
-    }
-    offset_ += count * sizeof(T);
-    return true;
-  }
-  bool done() const { return offset_ == data_.size(); }
-
- private:
-  absl::string_view data_;
-  size_t offset_ = 0;
-};
-
-// Whether a received Δw is well formed and adds on whole granularity slots
-// of w. Divisibility by the granularity is tested through SlotOf: for a
-// multiple of it, the slot is below the slot count; for anything else, far
-// above (an exact division's multiplier).
-bool BcfwRun::ValidDelta(const BlockOracle& oracle) const {
-  const BlockUpdate& delta = oracle.delta;
-  const size_t additions = delta.targets.size();
-  if (delta.vectors.size() != additions || delta.scales.size() != additions) {
-    return false;
-  }
-  const uint64_t slot_count = static_cast<uint64_t>(dim_ / granularity_);
-  const int64_t low_bits = (int64_t{1} << granularity_shift_) - 1;
-  auto whole_slots = [&](int64_t x) {
-    return x >= 0 && (x & low_bits) == 0 && SlotOf(x) <= slot_count;
-  };
-  int64_t previous = 0;
-  for (int64_t end : delta.vector_ends) {
-    if (end <= previous || !whole_slots(end - previous) ||
-        end - previous > dim_) {
-      return false;
-    }
-    previous = end;
-  }
-  if (previous != static_cast<int64_t>(delta.values.size())) return false;
-  const int32_t count = static_cast<int32_t>(delta.vector_ends.size());
-  for (size_t j = 0; j < additions; ++j) {
-    const int32_t v = delta.vectors[j];
-    if (v < 0 || v >= count) return false;
-    const int64_t begin = delta.targets[j];
-    if (!whole_slots(begin) || begin > dim_ - delta.VectorLength(v)) {
-      return false;
-    }
-  }
-  return true;
-}
-
-// A Δw on the wire: its values and vector ends as they are; per addition
-// only its 32-bit slot, the vectors as runs (each position's vector is
-// added at consecutive additions), and the scales only when one is not 1
-// (binary features): 12.5 KB per CoNLL-2000 sentence instead of 21.
-void BcfwRun::AppendDelta(const BlockOracle& oracle, std::string* out) const {
-  const BlockUpdate& delta = oracle.delta;
-  AppendArray(delta.values, out);
-  AppendArray(delta.vector_ends, out);
-  wire_slots_.assign(oracle.slots.begin(), oracle.slots.end());
-  AppendArray(wire_slots_, out);
-  wire_runs_.clear();
-  for (size_t j = 0; j < delta.vectors.size(); ++j) {
-    if (j > 0 && delta.vectors[j] == delta.vectors[j - 1]) {
-      ++wire_runs_.back().second;
-    } else {
-      wire_runs_.push_back({delta.vectors[j], 1});
-    }
-  }
-  AppendArray(wire_runs_, out);
-  const bool unit_scales =
-      std::all_of(delta.scales.begin(), delta.scales.end(),
-                  [](double scale) { return scale == 1.0; });
-  Append<uint8_t>(unit_scales ? 1 : 0, out);
-  if (!unit_scales) AppendArray(delta.scales, out);
-}
-
-bool BcfwRun::ReadDelta(WireReader* reader, BlockOracle* oracle) const {
-  BlockUpdate& delta = oracle->delta;
-  uint8_t unit_scales = 0;
-  if (!reader->ReadArray(&delta.values) ||
-      !reader->ReadArray(&delta.vector_ends) ||
-      !reader->ReadArray(&wire_slots_) || !reader->ReadArray(&wire_runs_)) {
-    return false;
-  }
-  const uint64_t slot_count = static_cast<uint64_t>(dim_ / granularity_);
-  const size_t additions = wire_slots_.size();
-  delta.targets.resize(additions);
-  for (size_t j = 0; j < additions; ++j) {
-    if (wire_slots_[j] >= slot_count) return false;
-    delta.targets[j] = static_cast<int64_t>(wire_slots_[j]) * granularity_;
-  }
-  delta.vectors.clear();
-  for (const std::pair<int32_t, int32_t>& run : wire_runs_) {
-    if (run.second <= 0 ||
-        static_cast<size_t>(run.second) > additions - delta.vectors.size()) {
-      return false;
-    }
-    delta.vectors.insert(delta.vectors.end(), run.second, run.first);
-  }
-  if (delta.vectors.size() != additions || !reader->Read(&unit_scales)) {
-    return false;
-  }
-  if (unit_scales == 1) {
-    delta.scales.assign(additions, 1.0);
-    return true;
-  }
-  return unit_scales == 0 && reader->ReadArray(&delta.scales);
-}
-
 // Each rank sends, for each of its round blocks, what the shared
 // bookkeeping and the sum U read: the slopes, the gap and ⟨v_i, w⟩, and the
 // compact Δw. The buffers are kept between rounds.
@@ -1660,14 +1503,14 @@ absl::Status BcfwRun::ExchangeRound(int size) {
   for (int k = 0; k < size; ++k) {
     if (!IsLocal(round_blocks_[k])) continue;
     const BlockOracle& oracle = round_oracles_[k];
-    Append<int32_t>(k, &local);
-    Append<int32_t>(oracle.cache_hit, &local);
-    Append<uint8_t>(oracle.moves ? 1 : 0, &local);
-    Append(oracle.slope, &local);
-    Append(oracle.ell_slope, &local);
-    Append(oracle.fw_gap, &local);
-    Append(oracle.state_dot, &local);
-    if (oracle.moves) AppendDelta(oracle, &local);
+    WireAppend<int32_t>(k, &local);
+    WireAppend<int32_t>(oracle.cache_hit, &local);
+    WireAppend<uint8_t>(oracle.moves ? 1 : 0, &local);
+    WireAppend(oracle.slope, &local);
+    WireAppend(oracle.ell_slope, &local);
+    WireAppend(oracle.fw_gap, &local);
+    WireAppend(oracle.state_dot, &local);
+    if (oracle.moves) delta_codec_.Append(oracle.delta, oracle.slots, &local);
   }
   absl::Status status = distribution_.communicator->AllGather(
       local, &exchange_all_, &exchange_offsets_);
@@ -1696,11 +1539,11 @@ absl::Status BcfwRun::ExchangeRound(int size) {
       oracle.cache_hit = cache_hit;
       oracle.moves = moves != 0;
       if (!oracle.moves) continue;
-      if (!ReadDelta(&reader, &oracle)) {
+      if (!delta_codec_.Read(slot_map_, &reader, &oracle.delta)) {
         return absl::DataLossError(
             absl::StrCat("rank ", r, " sent a truncated round"));
       }
-      if (!ValidDelta(oracle)) {
+      if (!ValidDelta(slot_map_, oracle.delta)) {
         return absl::DataLossError(
             absl::StrCat("rank ", r, " sent a delta outside w"));
       }

@@ -22,6 +22,7 @@
 #include "base/batch_pool.h"
 #include "base/random.h"
 #include "solvers/bcfw.h"
+#include "solvers/bcfw_wire.h"
 #include "solvers/corner_store.h"
 #include "solvers/duality_gap.h"
 #include "solvers/monitor.h"
@@ -31,8 +32,6 @@
 #include "solvers/sum_tree.h"
 
 namespace chaintag {
-
-class WireReader;
 
 // A block move Δv_i = Σ_k c_k·ψ_i(y_k) + c_state·v_i with Σ c_k + c_state = 0
 // (so α stays on the simplex). FW: c_s = γ, c_state = −γ. Pairwise:
@@ -187,9 +186,6 @@ class BcfwRun : public PassSteps {
   // Distributed rounds: every rank's prepared blocks into every rank's
   // round_oracles_ (the fields a round reads of a remote block).
   absl::Status ExchangeRound(int size);
-  bool ValidDelta(const BlockOracle& oracle) const;
-  void AppendDelta(const BlockOracle& oracle, std::string* out) const;
-  bool ReadDelta(WireReader* reader, BlockOracle* oracle) const;
   // The shared bookkeeping of a prepared block (counters, gap estimates).
   void RecordBlockOracle(int i, const BlockOracle& oracle);
   // The round's joint line search: the sum U of the steps' changes of w
@@ -362,15 +358,8 @@ class BcfwRun : public PassSteps {
     return granularity_;
   }
   int64_t granularity_ = 0;
-  // slot = target / granularity_ as (target >> shift) · inverse mod 2^64,
-  // exact since targets are multiples of it (a division costs ~40 cycles);
-  // 0 until PrepareRound sets them.
-  int granularity_shift_ = 0;
-  uint64_t granularity_inverse_ = 0;
-  uint64_t SlotOf(int64_t target) const {
-    return (static_cast<uint64_t>(target) >> granularity_shift_) *
-           granularity_inverse_;
-  }
+  // w's slots of granularity_, unset until PrepareRound sets it.
+  SlotMap slot_map_;
   std::vector<SlotEntry> slot_entries_;
   uint32_t round_stamp_ = 0;
   // Distributed runs (set_distribution); no communicator otherwise. A
@@ -380,8 +369,7 @@ class BcfwRun : public PassSteps {
   // ExchangeRound's buffers, kept for their capacity.
   std::string exchange_local_, exchange_all_;
   std::vector<int64_t> exchange_offsets_;
-  mutable std::vector<uint32_t> wire_slots_;
-  mutable std::vector<std::pair<int32_t, int32_t>> wire_runs_;
+  DeltaCodec delta_codec_;
 
   // Per-step scratch.
   BcfwMove move_;
