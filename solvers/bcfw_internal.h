@@ -17,7 +17,7 @@ inline constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 // The γ ∈ [0, gamma_max] that maximises the dual improvement along a
 // direction with linear coefficient `slope` and curvature `curvature` per
-// unit γ² (see Improvement in bcfw.cc): slope/curvature, clipped.
+// unit γ² (see Improvement in bcfw_moves.cc): slope/curvature, clipped.
 inline double LineSearch(double slope, double curvature, double gamma_max) {
   if (!(curvature > 0)) return slope > 0 ? gamma_max : 0;
   return std::clamp(slope / curvature, 0.0, gamma_max);
