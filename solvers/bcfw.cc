@@ -1,3 +1,14 @@
+// BcfwRun's core (bcfw_run.h) and BcfwSolver: initialisation and the
+// config's checks, box constraints, the block steps of a pass (the oracle
+// or a cache hit, the FW corner joining the store, the plain BCFW step, a
+// move applied to w, the block state and the corners' α), block sampling,
+// and the pass loop's side (RunSteps; EndPass with its exact gap passes).
+// BcfwRun's other parts are in the bcfw_*.cc files beside this one (see
+// bcfw_run.h).
+//
+// Thread-safety: a BcfwRun is used by one thread at a time (exact gap
+// passes use solver.num_threads threads); BcfwSolver: see Solver.
+
 #include "solvers/bcfw.h"
 
 #include <algorithm>
