@@ -3,6 +3,13 @@
 // (regularization_path.h) can warm-start it at a smaller λ. BcfwSolver is
 // Initialize + Run; nothing else should need this header.
 //
+// Its definitions are split by concern: bcfw.cc (initialisation, block
+// steps, sampling, the pass loop), bcfw_moves.cc (the moves over a block's
+// stored corners), bcfw_averaging.cc (weighted averaging), bcfw_rounds.cc
+// (mini-batch rounds), bcfw_exchange.cc (a distributed round's exchange,
+// in bcfw_wire.h's format), bcfw_checkpoint.cc (checkpoints and the
+// invariants) and bcfw_warm_start.cc (the regularization path's side).
+//
 // Thread-safety: one thread at a time (exact gap passes use
 // config.num_threads internally).
 
@@ -14,7 +21,6 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -22,6 +28,7 @@
 #include "base/batch_pool.h"
 #include "base/random.h"
 #include "solvers/bcfw.h"
+#include "solvers/bcfw_wire.h"
 #include "solvers/corner_store.h"
 #include "solvers/duality_gap.h"
 #include "solvers/monitor.h"
@@ -31,8 +38,6 @@
 #include "solvers/sum_tree.h"
 
 namespace chaintag {
-
-class WireReader;
 
 // A block move Δv_i = Σ_k c_k·ψ_i(y_k) + c_state·v_i with Σ c_k + c_state = 0
 // (so α stays on the simplex). FW: c_s = γ, c_state = −γ. Pairwise:
@@ -168,59 +173,19 @@ class BcfwRun : public PassSteps {
   absl::Status LoadState(const CheckpointReader& reader) override;
 
  private:
+  // Block steps, sampling and the pass loop: bcfw.cc.
+
   int NextBlock(int j, const std::vector<int>& order);
-  // Mini-batches (solver.minibatch τ > 1): the τ distinct blocks of the
-  // round starting at step j of the pass into round_blocks_, their oracles
-  // at the round's w (on the thread pool), then their steps in that order.
-  absl::Status RunRound(int j, int size);
-  int DrawRoundBlock(int j);
-  // Phase one of a round, on the threads: each block's oracle and step at
-  // the round's w, touching only the block's own state.
-  void PrepareRound(int size);
-  void PrepareBlockStep(int i, BlockOracle* oracle);
-  // The prepared step's Δw (BlockOracle::delta).
-  void EncodeBlockDelta(int i, BlockOracle* oracle) const;
-  bool IsLocal(int i) const {
-    return distribution_.communicator == nullptr ||
-           (i >= distribution_.shard.begin && i < distribution_.shard.end);
-  }
-  // Distributed rounds: every rank's prepared blocks into every rank's
-  // round_oracles_ (the fields a round reads of a remote block).
-  absl::Status ExchangeRound(int size);
-  bool ValidDelta(const BlockOracle& oracle) const;
-  void AppendDelta(const BlockOracle& oracle, std::string* out) const;
-  bool ReadDelta(WireReader* reader, BlockOracle* oracle) const;
-  // The shared bookkeeping of a prepared block (counters, gap estimates).
-  void RecordBlockOracle(int i, const BlockOracle& oracle);
-  // The round's joint line search: the sum U of the steps' changes of w
-  // (each coordinate's deltas added in block order), and t ∈ [0, 1]
-  // maximising the dual along it.
-  double RoundScale(int size);
-  // The round's phases on solver.num_threads threads: job(item) for items
-  // [0, items), each writing only its own item's data.
-  void RunRoundPhase(int items, const std::function<void(int)>& job);
-  void LocateAdditions(int k);
-  // w's granularity slots split into one part per thread; U and its
-  // norms on a part, and w += t·U there.
-  int RoundParts() const;
-  void AccumulateRoundPart(int part, int size);
-  void ApplyRoundUpdate(int part, double t);
-  // The state side of the round's k-th block (its step is `step`).
-  void UpdateRoundBlock(int k, double t, int64_t step);
   void ComputeBlockOracle(int i, BlockOracle* out) const;
   void ApplyBlockStep(int i, BlockOracle* oracle);
   void PlainStep(int i, const OracleResult& oracle);
   void MakeRoom(CornerStore* store, std::vector<double>* scores);
   int FwCorner(int i, BlockOracle* oracle, double* fw_gap);
-  void ChooseStep(int i, int fw, double fw_gap, double state_dot,
-                  const std::vector<double>& scores, BcfwMove* move) const;
   // The FW corner's store index (adding the oracle's corner to the store)
   // and its block gap, without the shared bookkeeping.
   int PrepareFwCorner(int i, BlockOracle* oracle, double* fw_gap);
-  // The linear change of the dual per unit of `move` at the w `oracle` saw.
-  // Also its change of ℓ per unit, into `ell_slope`.
-  double MoveSlope(int i, const BcfwMove& move, const BlockOracle& oracle,
-                   double* ell_slope) const;
+  // The shared bookkeeping of a prepared block (counters, gap estimates).
+  void RecordBlockOracle(int i, const BlockOracle& oracle);
   absl::StatusOr<DualityGap> RefreshBlockGaps();
   // Applies x += scale/(λn)·Δv of `move` (before the block state changes),
   void ApplyToVector(int i, const BcfwMove& move, const Corner& oracle_corner,
@@ -237,24 +202,78 @@ class BcfwRun : public PassSteps {
   // UpdateBlock's state and α part (the owner's).
   void UpdateBlockState(int i, const BcfwMove& move,
                         const Corner& oracle_corner);
-  // Distributed runs: the returned w̄ summed block by block along the
-  // ranks (rank r adds its blocks to rank r−1's sum), then broadcast.
-  absl::Status ChainAverage();
-  void AddAveragedBlocks(bool from_zero);
-  void FullyCorrectiveMove(int i, int fw_entry,
-                           const std::vector<double>& scores, BcfwMove* move,
-                           BlockOracle* scratch) const;
   std::vector<double> CornerDots(int i, const Corner& corner) const;
   void SetBlockGap(int i, double gap);
-  // Adds block i's state, held since its last fold, to its weighted sum
-  // through step `through` (before the state changes, and before reads).
-  void FoldIntoAverage(int i, int64_t through);
   absl::Status InitializeBoxes();
   // λ·Σ_boxed (v_j − w_j)·w_j: the dual's box term (App. H) at the iterate
   // or at the average; 0 without boxes.
   double BoxTerm(bool averaged) const;
-  double ReturnedEll() const;
   double* state(int i) { return states_.data() + state_offset_[i]; }
+
+  // Moves over a block's stored corners: bcfw_moves.cc.
+
+  void ChooseStep(int i, int fw, double fw_gap, double state_dot,
+                  const std::vector<double>& scores, BcfwMove* move) const;
+  void FullyCorrectiveMove(int i, int fw_entry,
+                           const std::vector<double>& scores, BcfwMove* move,
+                           BlockOracle* scratch) const;
+
+  // Weighted averaging: bcfw_averaging.cc.
+
+  // Adds block i's state, held since its last fold, to its weighted sum
+  // through step `through` (before the state changes, and before reads).
+  void FoldIntoAverage(int i, int64_t through);
+  void AddAveragedBlocks(bool from_zero);
+  // Distributed runs: the returned w̄ summed block by block along the
+  // ranks (rank r adds its blocks to rank r−1's sum), then broadcast.
+  absl::Status ChainAverage();
+  double ReturnedEll() const;
+
+  // Mini-batch rounds: bcfw_rounds.cc.
+
+  // Mini-batches (solver.minibatch τ > 1): the τ distinct blocks of the
+  // round starting at step j of the pass into round_blocks_, their oracles
+  // at the round's w (on the thread pool), then their steps in that order.
+  absl::Status RunRound(int j, int size);
+  int DrawRoundBlock(int j);
+  // Phase one of a round, on the threads: each block's oracle and step at
+  // the round's w, touching only the block's own state.
+  void PrepareRound(int size);
+  void PrepareBlockStep(int i, BlockOracle* oracle);
+  // The prepared step's Δw (BlockOracle::delta).
+  void EncodeBlockDelta(int i, BlockOracle* oracle) const;
+  // The linear change of the dual per unit of `move` at the w `oracle` saw.
+  // Also its change of ℓ per unit, into `ell_slope`.
+  double MoveSlope(int i, const BcfwMove& move, const BlockOracle& oracle,
+                   double* ell_slope) const;
+  bool IsLocal(int i) const {
+    return distribution_.communicator == nullptr ||
+           (i >= distribution_.shard.begin && i < distribution_.shard.end);
+  }
+  // The round's joint line search: the sum U of the steps' changes of w
+  // (each coordinate's deltas added in block order), and t ∈ [0, 1]
+  // maximising the dual along it.
+  double RoundScale(int size);
+  // The round's phases on solver.num_threads threads: job(item) for items
+  // [0, items), each writing only its own item's data.
+  void RunRoundPhase(int items, const std::function<void(int)>& job);
+  void LocateAdditions(int k);
+  // w's granularity slots split into one part per thread; U and its
+  // norms on a part, and w += t·U there.
+  int RoundParts() const;
+  void AccumulateRoundPart(int part, int size);
+  void ApplyRoundUpdate(int part, double t);
+  // The state side of the round's k-th block (its step is `step`).
+  void UpdateRoundBlock(int k, double t, int64_t step);
+
+  // A distributed round's exchange: bcfw_exchange.cc.
+
+  // Distributed rounds: every rank's prepared blocks into every rank's
+  // round_oracles_ (the fields a round reads of a remote block).
+  absl::Status ExchangeRound(int size);
+
+  // Checkpoints: bcfw_checkpoint.cc.
+
   void SaveCorners(CheckpointWriter* writer) const;
   absl::Status LoadCorners(const CheckpointReader& reader);
 
@@ -362,15 +381,8 @@ class BcfwRun : public PassSteps {
     return granularity_;
   }
   int64_t granularity_ = 0;
-  // slot = target / granularity_ as (target >> shift) · inverse mod 2^64,
-  // exact since targets are multiples of it (a division costs ~40 cycles);
-  // 0 until PrepareRound sets them.
-  int granularity_shift_ = 0;
-  uint64_t granularity_inverse_ = 0;
-  uint64_t SlotOf(int64_t target) const {
-    return (static_cast<uint64_t>(target) >> granularity_shift_) *
-           granularity_inverse_;
-  }
+  // w's slots of granularity_, unset until PrepareRound sets it.
+  SlotMap slot_map_;
   std::vector<SlotEntry> slot_entries_;
   uint32_t round_stamp_ = 0;
   // Distributed runs (set_distribution); no communicator otherwise. A
@@ -380,8 +392,7 @@ class BcfwRun : public PassSteps {
   // ExchangeRound's buffers, kept for their capacity.
   std::string exchange_local_, exchange_all_;
   std::vector<int64_t> exchange_offsets_;
-  mutable std::vector<uint32_t> wire_slots_;
-  mutable std::vector<std::pair<int32_t, int32_t>> wire_runs_;
+  DeltaCodec delta_codec_;
 
   // Per-step scratch.
   BcfwMove move_;
