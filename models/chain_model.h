@@ -33,6 +33,8 @@
 #include "models/chain_layout.h"
 #include "models/model_file.h"
 #include "models/second_order.h"
+#include "models/second_order_top_k.h"
+#include "models/second_order_viterbi.h"
 #include "models/top_k_viterbi.h"
 #include "models/transition_constraints.h"
 #include "models/viterbi.h"
