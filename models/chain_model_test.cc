@@ -19,8 +19,14 @@
 namespace chaintag {
 namespace {
 
+using chain_testing::kBuckets;
+using chain_testing::NormalWeights;
+using chain_testing::RandomWeights;
 using chain_testing::ReadAll;
+using chain_testing::SecondOrderHeader;
+using chain_testing::SecondOrderTestStructure;
 using chain_testing::TempPath;
+using chain_testing::WordModelHeader;
 using chain_testing::WriteAll;
 
 Sentence MakeSentence(const std::vector<std::string>& words) {
@@ -30,8 +36,6 @@ Sentence MakeSentence(const std::vector<std::string>& words) {
   return sentence;
 }
 
-constexpr int kBuckets = 64;
-
 // Every bucket as its own row: the dense layout of the tests' references.
 const BucketRows& AllBuckets() {
   static const BucketRows* rows =
@@ -39,37 +43,14 @@ const BucketRows& AllBuckets() {
   return *rows;
 }
 
-// The weights MakeModel stores (before rounding), in AllBuckets()' layout.
-std::vector<double> RandomWeights(int L) {
-  const ChainLayout layout{L, kBuckets};
-  std::vector<double> weights(layout.dim());
-  std::mt19937 rng(1);
-  std::normal_distribution<double> normal(0, 1);
-  for (double& w : weights) w = normal(rng);
-  // Leave some emission rows zero so the sparse storage is exercised.
-  for (int b = 0; b < kBuckets; b += 3) {
-    for (int y = 0; y < L; ++y) weights[b * L + y] = 0;
-  }
-  return weights;
-}
-
 // A small IOBES model over word identity features with random weights.
 ChainModel MakeModel(const std::vector<std::string>& labels = {"O", "B-NP",
                                                                "E-NP", "S-NP"},
                      bool constrained_decoding = false,
                      WeightPrecision precision = FLOAT32) {
-  ModelFile header;
-  if (constrained_decoding) header.set_constrained_decoding(true);
-  header.set_weight_precision(precision);
-  for (const std::string& label : labels) header.add_labels(label);
+  const ModelFile header =
+      WordModelHeader(labels, constrained_decoding, precision);
   const int L = static_cast<int>(labels.size());
-  FeatureConfig* features = header.mutable_features();
-  features->set_num_buckets(kBuckets);
-  FeatureTemplate* word = features->add_templates();
-  word->set_name("w[0]");
-  word->add_parts()->set_attribute(0);
-  header.set_train_scheme(IOBES);
-  header.set_output_scheme(IOB2);
   absl::StatusOr<ChainModel> model =
       ChainModel::Create(header, AllBuckets(), RandomWeights(L));
   EXPECT_TRUE(model.ok()) << model.status();
@@ -435,32 +416,11 @@ TEST(ChainModelTest, PredictNBestEdgeCasesAndErrors) {
 // A second-order IOB2 model over word identity: every trigram weighted,
 // pair features on the word for three label pairs, random weights.
 ChainModel MakeSecondOrderModel(WeightPrecision precision = FLOAT32) {
-  const std::vector<std::string> labels = {"O", "B-NP", "I-NP", "B-VP"};
-  const int L = static_cast<int>(labels.size());
-  ModelFile header;
-  header.set_weight_precision(precision);
-  for (const std::string& label : labels) header.add_labels(label);
-  FeatureConfig* features = header.mutable_features();
-  features->set_num_buckets(kBuckets);
-  features->add_templates()->add_parts()->set_attribute(0);
-  features->add_pair_templates()->add_parts()->set_attribute(0);
-  header.set_train_scheme(IOB2);
-  header.set_output_scheme(IOB2);
-  std::vector<LabelTrigram> trigrams;
-  for (int a = 0; a < L; ++a) {
-    for (int b = 0; b < L; ++b) {
-      for (int c = 0; c < L; ++c) trigrams.push_back({c, b, a});
-    }
-  }
-  const std::vector<LabelPair> pairs = {{1, 2}, {0, 1}, {2, 2}};
-  absl::StatusOr<SecondOrderStructure> structure = SecondOrderStructure::Create(
-      L, TransitionConstraints(labels, IOB2), trigrams, pairs);
-  EXPECT_TRUE(structure.ok()) << structure.status();
-  WeightSpace space{&AllBuckets(), &AllBuckets(), &*structure};
-  std::vector<double> weights(space.Layout(L).dim());
-  std::mt19937 rng(7);
-  std::normal_distribution<double> normal(0, 1);
-  for (double& w : weights) w = normal(rng);
+  const ModelFile header = SecondOrderHeader(precision);
+  const SecondOrderStructure structure = SecondOrderTestStructure();
+  const WeightSpace space{&AllBuckets(), &AllBuckets(), &structure};
+  const std::vector<double> weights =
+      NormalWeights(space.Layout(header.labels_size()).dim(), 7);
   absl::StatusOr<ChainModel> model = ChainModel::Create(header, space, weights);
   EXPECT_TRUE(model.ok()) << model.status();
   return std::move(*model);

@@ -1,8 +1,6 @@
 #include "models/model_file.h"
 
 #include <cmath>
-#include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -11,16 +9,20 @@
 #include "models/chain_layout.h"
 #include "models/model_file_testing.h"
 #include "models/second_order.h"
-#include "models/transition_constraints.h"
 
 namespace chaintag {
 namespace {
 
+using chain_testing::kBuckets;
+using chain_testing::NormalWeights;
+using chain_testing::RandomWeights;
 using chain_testing::ReadAll;
+using chain_testing::SecondOrderHeader;
+using chain_testing::SecondOrderLabels;
+using chain_testing::SecondOrderTestStructure;
 using chain_testing::TempPath;
+using chain_testing::WordModelHeader;
 using chain_testing::WriteAll;
-
-constexpr int kBuckets = 64;
 
 const std::vector<std::string>& Labels() {
   static const auto* labels =
@@ -28,78 +30,30 @@ const std::vector<std::string>& Labels() {
   return *labels;
 }
 
-// The header of a small IOBES model over word identity features.
-ModelFile Header(bool constrained_decoding = false,
-                 WeightPrecision precision = FLOAT32) {
-  ModelFile header;
-  if (constrained_decoding) header.set_constrained_decoding(true);
-  header.set_weight_precision(precision);
-  for (const std::string& label : Labels()) header.add_labels(label);
-  FeatureConfig* features = header.mutable_features();
-  features->set_num_buckets(kBuckets);
-  FeatureTemplate* word = features->add_templates();
-  word->set_name("w[0]");
-  word->add_parts()->set_attribute(0);
-  header.set_train_scheme(IOBES);
-  header.set_output_scheme(IOB2);
-  return header;
-}
-
-// Header() with random weights, every bucket its own row but every third
-// row all zero (not stored).
+// A first-order file: every bucket its own row, every third row all zero
+// (not stored).
 ModelFile EncodedFile(bool constrained_decoding = false) {
-  ModelFile file = Header(constrained_decoding);
-  const ChainLayout layout{static_cast<int>(Labels().size()), kBuckets};
-  std::vector<double> weights(layout.dim());
-  std::mt19937 rng(1);
-  std::normal_distribution<double> normal(0, 1);
-  for (double& w : weights) w = normal(rng);
-  for (int b = 0; b < kBuckets; b += 3) {
-    for (int y = 0; y < layout.num_labels; ++y) {
-      weights[b * layout.num_labels + y] = 0;
-    }
-  }
+  ModelFile file = WordModelHeader(Labels(), constrained_decoding);
+  const int L = static_cast<int>(Labels().size());
   const absl::Status status = EncodeModelWeights(
-      layout, BucketRows::Identity(kBuckets), nullptr, nullptr, weights, &file);
+      ChainLayout{L, kBuckets}, BucketRows::Identity(kBuckets), nullptr,
+      nullptr, RandomWeights(L), &file);
   EXPECT_TRUE(status.ok()) << status;
   return file;
 }
 
-// A second-order IOB2 file: every trigram weighted, pair rows on every
-// bucket for three label pairs, random weights.
+// A second-order file: every bucket a row of emissions and of pair weights.
 ModelFile EncodedSecondOrderFile() {
-  const std::vector<std::string> labels = {"O", "B-NP", "I-NP", "B-VP"};
-  const int L = static_cast<int>(labels.size());
-  ModelFile file;
-  for (const std::string& label : labels) file.add_labels(label);
-  FeatureConfig* features = file.mutable_features();
-  features->set_num_buckets(kBuckets);
-  features->add_templates()->add_parts()->set_attribute(0);
-  features->add_pair_templates()->add_parts()->set_attribute(0);
-  file.set_train_scheme(IOB2);
-  file.set_output_scheme(IOB2);
-  std::vector<LabelTrigram> trigrams;
-  for (int a = 0; a < L; ++a) {
-    for (int b = 0; b < L; ++b) {
-      for (int c = 0; c < L; ++c) trigrams.push_back({c, b, a});
-    }
-  }
-  const std::vector<LabelPair> pairs = {{1, 2}, {0, 1}, {2, 2}};
-  absl::StatusOr<SecondOrderStructure> structure = SecondOrderStructure::Create(
-      L, TransitionConstraints(labels, IOB2), trigrams, pairs);
-  EXPECT_TRUE(structure.ok()) << structure.status();
-  ChainLayout layout{L, kBuckets};
+  ModelFile file = SecondOrderHeader();
+  const SecondOrderStructure structure = SecondOrderTestStructure();
+  ChainLayout layout{file.labels_size(), kBuckets};
   layout.order = 2;
-  layout.num_trigrams = structure->num_trigrams();
+  layout.num_trigrams = structure.num_trigrams();
   layout.num_pair_rows = kBuckets;
-  layout.num_pairs = structure->num_pairs();
-  std::vector<double> weights(layout.dim());
-  std::mt19937 rng(7);
-  std::normal_distribution<double> normal(0, 1);
-  for (double& w : weights) w = normal(rng);
+  layout.num_pairs = structure.num_pairs();
   const BucketRows rows = BucketRows::Identity(kBuckets);
-  const absl::Status status =
-      EncodeModelWeights(layout, rows, &*structure, &rows, weights, &file);
+  const absl::Status status = EncodeModelWeights(
+      layout, rows, &structure, &rows, NormalWeights(layout.dim(), 7), &file);
   EXPECT_TRUE(status.ok()) << status;
   return file;
 }
@@ -130,7 +84,7 @@ TEST(ModelFileTest, EncodesTheFormatOfTheOrder) {
   EXPECT_EQ(second.order(), 2u);
   EXPECT_TRUE(CheckModelFile(second).ok());
   absl::StatusOr<std::shared_ptr<const SecondOrderStructure>> structure =
-      ReadSecondOrderStructure(second, {"O", "B-NP", "I-NP", "B-VP"});
+      ReadSecondOrderStructure(second, SecondOrderLabels());
   ASSERT_TRUE(structure.ok()) << structure.status();
   ASSERT_NE(*structure, nullptr);
   EXPECT_EQ((*structure)->num_trigrams(), 64);
