@@ -8,7 +8,7 @@
 // Nearly every mutation of a valid file fails the weights checksum, which
 // would keep the fuzzer out of everything after it. So an input that
 // parses as a ModelFile with the right magic is loaded a second time with
-// its checksum recomputed (the same XXH3 as models/chain_model.cc; if the
+// its checksum recomputed (the same XXH3 as models/model_file.cc; if the
 // two drift apart, only the coverage suffers: the replay test checks that
 // the seed models still load this way).
 //

@@ -1,14 +1,14 @@
 // ChainModel: a trained linear-chain tagger (labels, feature extractor,
-// weights) and its model file.
+// weights) and the decoding with it: Viterbi, the n best labelings and their
+// margin, decoding constrained to the training scheme, and a stacked model's
+// first stage over a whole document.
 //
 // The weights are compact: only emission rows with a non-zero weight are
 // kept, sorted by bucket, in float32 (or float64 when asked), with a rank
 // index (BucketRows) from bucket to row; a bucket without a row scores
-// zero. The rows are tagged from exactly the arrays the file holds, so
-// loading is a read, the validation (magic, version, sizes, order, finite
-// values, a checksum) and the rank index, never a rebuild of a dense table.
-// Save writes a temporary file and renames it, so an interrupted save never
-// leaves a broken model behind.
+// zero. The rows are tagged from exactly the arrays the model file holds
+// (models/model_file.h), so loading is a read, the file's validation and
+// the rank index, never a rebuild of a dense table.
 //
 // Thread-safety: const methods are safe from any thread; each thread uses
 // its own TagScratch.
@@ -31,23 +31,15 @@
 #include "features/feature_extractor.h"
 #include "features/feature_sequence.h"
 #include "models/chain_layout.h"
-#include "models/model_file.pb.h"
+#include "models/model_file.h"
 #include "models/second_order.h"
+#include "models/second_order_top_k.h"
+#include "models/second_order_viterbi.h"
 #include "models/top_k_viterbi.h"
 #include "models/transition_constraints.h"
 #include "models/viterbi.h"
 
 namespace chaintag {
-
-// 2: compact rows (fixed32 buckets, float32 or float64 rows); 3: the same
-// with a second-order part (written only for second-order models, so a
-// first-order file stays readable by format-2 builds). Format 1 files
-// (dense double rows) are refused with a request to retrain.
-constexpr uint32_t kModelFormatVersion = 2;
-constexpr uint32_t kSecondOrderFormatVersion = 3;
-// A stacked model (ModelFile.first_stage), of either order.
-constexpr uint32_t kStackedFormatVersion = 4;
-constexpr char kModelMagic[] = "chaintag-model";
 
 // Reusable buffers for tagging one sentence after another.
 struct TagScratch {
@@ -150,7 +142,10 @@ class ChainModel {
   static absl::StatusOr<ChainModel> Create(ModelFile header,
                                            const WeightSpace& space,
                                            absl::Span<const double> weights);
+  // Reads and checks the file (ReadModelFile), then builds the model from
+  // it; a fault found in building is an InvalidModelFileError too.
   static absl::StatusOr<ChainModel> Load(const std::string& path);
+  // Writes ToProto() (WriteModelFile).
   absl::Status Save(const std::string& path) const;
 
   // The complete model file (header, weights and first stage), as Save
@@ -249,10 +244,6 @@ class ChainModel {
   std::vector<double> tail_;
   TransitionConstraints constraints_;
 };
-
-// The checksum a model file records (ModelFile.weights_checksum): XXH3-64
-// of its weights, and of the flags and first stage that change decoding.
-uint64_t WeightsChecksum(const ModelFile& file);
 
 // Label ids to their names, re-encoded from scheme `from` to `to`.
 std::vector<std::string> LabelsToTags(const LabelSet& labels, TagScheme from,

@@ -6,6 +6,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "models/second_order_forward_backward.h"
+#include "models/second_order_top_k.h"
+#include "models/second_order_viterbi.h"
 #include "models/smoothing.h"
 #include "models/top_k_viterbi.h"
 #include "models/viterbi.h"

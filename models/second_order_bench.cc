@@ -15,6 +15,9 @@
 
 #include "benchmark/benchmark.h"
 #include "models/second_order.h"
+#include "models/second_order_forward_backward.h"
+#include "models/second_order_top_k.h"
+#include "models/second_order_viterbi.h"
 #include "models/transition_constraints.h"
 #include "models/viterbi.h"
 

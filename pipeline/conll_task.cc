@@ -17,7 +17,8 @@
 #include "corpora/conll_reader.h"
 #include "corpora/conlleval.h"
 #include "corpora/tag_scheme.h"
-#include "features/word_clusters.h"
+#include "features/bigram_counts.h"
+#include "features/brown_clustering.h"
 #include "models/transition_constraints.h"
 
 namespace chaintag {

@@ -1,7 +1,6 @@
 #include "pipeline/ocr.h"
 
 #include <algorithm>
-#include <tuple>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -13,13 +12,31 @@
 namespace chaintag {
 namespace {
 
-// Checks one fold list; `field` names it in messages.
+// What a run uses a fold of letter.data for.
+enum class FoldRole { kUnused, kTrain, kTest, kDev };
+
+// The config field that selects the folds of `role`, for messages.
+const char* FoldsField(FoldRole role) {
+  switch (role) {
+    case FoldRole::kTrain:
+      return "train_folds";
+    case FoldRole::kTest:
+      return "test_folds";
+    case FoldRole::kDev:
+      return "dev_folds";
+    case FoldRole::kUnused:
+      break;
+  }
+  return "";
+}
+
+// Checks the folds the config selects for `role`.
 absl::Status CheckFolds(const google::protobuf::RepeatedField<int32_t>& folds,
-                        const char* field) {
+                        FoldRole role) {
   for (int fold : folds) {
     if (fold < 0 || fold >= kOcrNumFolds) {
       return absl::InvalidArgumentError(
-          absl::StrCat("config: corpus.", field, " has fold ", fold,
+          absl::StrCat("config: corpus.", FoldsField(role), " has fold ", fold,
                        "; letter.data has folds 0..", kOcrNumFolds - 1));
     }
   }
@@ -62,25 +79,22 @@ absl::StatusOr<OcrSplit> ReadOcrSplit(const CorpusConfig& corpus,
         "config: corpus.train_folds is empty; an OCR run trains on at least "
         "one fold");
   }
-  absl::Status status = CheckFolds(corpus.train_folds(), "train_folds");
+  absl::Status status = CheckFolds(corpus.train_folds(), FoldRole::kTrain);
   if (!status.ok()) return status;
-  status = CheckFolds(corpus.test_folds(), "test_folds");
+  status = CheckFolds(corpus.test_folds(), FoldRole::kTest);
   if (!status.ok()) return status;
-  status = CheckFolds(corpus.dev_folds(), "dev_folds");
+  status = CheckFolds(corpus.dev_folds(), FoldRole::kDev);
   if (!status.ok()) return status;
-  // 0 = not selected, 1 = train, 2 = test, 3 = dev.
-  std::vector<int> role(kOcrNumFolds, 0);
-  for (int fold : corpus.train_folds()) role[fold] = 1;
-  for (const auto& [folds, field, value] :
-       {std::tuple{&corpus.test_folds(), "test_folds", 2},
-        std::tuple{&corpus.dev_folds(), "dev_folds", 3}}) {
+  std::vector<FoldRole> role(kOcrNumFolds, FoldRole::kUnused);
+  for (int fold : corpus.train_folds()) role[fold] = FoldRole::kTrain;
+  for (const auto& [folds, value] :
+       {std::pair{&corpus.test_folds(), FoldRole::kTest},
+        std::pair{&corpus.dev_folds(), FoldRole::kDev}}) {
     for (int fold : *folds) {
-      if (role[fold] != 0) {
-        static constexpr const char* kRoleField[] = {"", "train_folds",
-                                                     "test_folds", "dev_folds"};
-        return absl::InvalidArgumentError(
-            absl::StrCat("config: fold ", fold, " is in both corpus.",
-                         kRoleField[role[fold]], " and corpus.", field));
+      if (role[fold] != FoldRole::kUnused) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "config: fold ", fold, " is in both corpus.",
+            FoldsField(role[fold]), " and corpus.", FoldsField(value)));
       }
       role[fold] = value;
     }
@@ -99,18 +113,18 @@ absl::StatusOr<OcrSplit> ReadOcrSplit(const CorpusConfig& corpus,
                        " is outside 0..", kOcrNumFolds - 1));
     }
     ++words_per_fold[word.fold];
-    if (role[word.fold] == 0) continue;
+    if (role[word.fold] == FoldRole::kUnused) continue;
     ChainExample example = ToExample(word);
-    if (role[word.fold] == 1) {
+    if (role[word.fold] == FoldRole::kTrain) {
       split.train.push_back(std::move(example));
-    } else if (role[word.fold] == 2) {
+    } else if (role[word.fold] == FoldRole::kTest) {
       split.test.push_back(std::move(example));
     } else {
       split.dev.push_back(std::move(example));
     }
   }
   for (int fold = 0; fold < kOcrNumFolds; ++fold) {
-    if (role[fold] != 0 && words_per_fold[fold] == 0) {
+    if (role[fold] != FoldRole::kUnused && words_per_fold[fold] == 0) {
       return absl::InvalidArgumentError(
           absl::StrCat(split.path, ": fold ", fold,
                        " (selected in the config) has no words"));

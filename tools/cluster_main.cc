@@ -1,4 +1,4 @@
-// cluster: Brown word clusters (features/word_clusters.h) from raw text
+// cluster: Brown word clusters (features/brown_clustering.h) from raw text
 // and/or the word column of a CoNLL file, written as a WordClusters proto
 // and optionally as Liang's `paths` text (bitstring<TAB>word<TAB>count).
 //
@@ -24,6 +24,8 @@
 #include "absl/time/time.h"
 #include "base/file_io.h"
 #include "base/paths.h"
+#include "features/bigram_counts.h"
+#include "features/brown_clustering.h"
 #include "features/word_clusters.h"
 
 ABSL_FLAG(std::string, input, "",

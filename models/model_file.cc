@@ -1,0 +1,388 @@
+#include "models/model_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "base/file_io.h"
+#include "google/protobuf/io/zero_copy_stream_impl.h"
+#include "models/transition_constraints.h"
+#include "xxhash.h"
+
+namespace chaintag {
+
+// Over the weight fields, in a fixed order, then over the precision and the
+// decoding mode when they differ from the defaults: those fields are
+// serialised after the rows, so a file cut just before them would otherwise
+// load and decode differently.
+uint64_t WeightsChecksum(const ModelFile& file) {
+  XXH3_state_t* state = XXH3_createState();
+  XXH3_64bits_reset(state);
+  auto add = [state](const void* data, size_t bytes) {
+    if (bytes > 0) XXH3_64bits_update(state, data, bytes);
+  };
+  add(file.emission_buckets().data(),
+      file.emission_buckets_size() * sizeof(uint32_t));
+  add(file.emission_weights_f32().data(),
+      file.emission_weights_f32_size() * sizeof(float));
+  add(file.emission_weights_f64().data(),
+      file.emission_weights_f64_size() * sizeof(double));
+  add(file.transitions().data(), file.transitions_size() * sizeof(double));
+  add(file.start().data(), file.start_size() * sizeof(double));
+  add(file.end().data(), file.end_size() * sizeof(double));
+  if (file.weight_precision() == FLOAT64) {
+    constexpr char kFloat64[] = "float64";
+    add(kFloat64, sizeof(kFloat64));
+  }
+  if (file.constrained_decoding()) {
+    constexpr char kConstrained[] = "constrained_decoding";
+    add(kConstrained, sizeof(kConstrained));
+  }
+  if (file.order() == 2) {
+    // After the first-order part, so that a first-order file's checksum is
+    // what it always was.
+    constexpr char kSecondOrder[] = "order 2";
+    add(kSecondOrder, sizeof(kSecondOrder));
+    add(file.trigram_labels().data(),
+        file.trigram_labels_size() * sizeof(int32_t));
+    add(file.trigram_weights().data(),
+        file.trigram_weights_size() * sizeof(double));
+    add(file.pair_labels().data(), file.pair_labels_size() * sizeof(int32_t));
+    add(file.pair_buckets().data(),
+        file.pair_buckets_size() * sizeof(uint32_t));
+    add(file.pair_weights_f32().data(),
+        file.pair_weights_f32_size() * sizeof(float));
+    add(file.pair_weights_f64().data(),
+        file.pair_weights_f64_size() * sizeof(double));
+  }
+  if (file.has_first_stage()) {
+    // The first stage's own checksum covers its weights; this ties it, and
+    // the word attribute, to this stage (a file cut before them fails).
+    constexpr char kStacked[] = "first stage";
+    add(kStacked, sizeof(kStacked));
+    const uint64_t first = file.first_stage().weights_checksum();
+    add(&first, sizeof(first));
+    const int32_t word = file.document_word_attribute();
+    add(&word, sizeof(word));
+  }
+  const uint64_t hash = XXH3_64bits_digest(state);
+  XXH3_freeState(state);
+  return hash;
+}
+
+namespace {
+
+template <typename Field>
+bool AllFinite(const Field& values) {
+  bool finite = true;
+  // No early exit: a branch-free loop vectorises, and a valid file (the
+  // common case) reads every value anyway.
+  for (const auto v : values) finite &= std::isfinite(v);
+  return finite;
+}
+
+void ClearWeights(ModelFile* file) {
+  file->clear_emission_buckets();
+  file->clear_emission_weights_f32();
+  file->clear_emission_weights_f64();
+  file->clear_transitions();
+  file->clear_start();
+  file->clear_end();
+  file->clear_weights_checksum();
+  file->clear_order();
+  file->clear_trigram_labels();
+  file->clear_trigram_weights();
+  file->clear_pair_labels();
+  file->clear_pair_buckets();
+  file->clear_pair_weights_f32();
+  file->clear_pair_weights_f64();
+}
+
+template <typename Field>
+using Repeated = google::protobuf::RepeatedField<Field>;
+
+// Appends the rows of `weights` (rows.size() × width) that have a non-zero
+// weight: their buckets, and their weights in float64 or float32.
+absl::Status StoreRows(const double* weights, const BucketRows& rows, int width,
+                       bool f64, Repeated<uint32_t>* buckets,
+                       Repeated<float>* weights_f32,
+                       Repeated<double>* weights_f64) {
+  auto nonzero = [&](int64_t r) {
+    const double* row = weights + r * width;
+    for (int y = 0; y < width; ++y) {
+      if (row[y] != 0) return true;
+    }
+    return false;
+  };
+  // Sized once: grown one value at a time, the fields would be copied and
+  // faulted in again at every doubling.
+  int64_t kept = 0;
+  for (int64_t r = 0; r < rows.size(); ++r) kept += nonzero(r);
+  buckets->Reserve(buckets->size() + kept);
+  if (f64) {
+    weights_f64->Reserve(weights_f64->size() + kept * width);
+  } else {
+    weights_f32->Reserve(weights_f32->size() + kept * width);
+  }
+  for (int64_t r = 0; r < rows.size(); ++r) {
+    const double* row = weights + r * width;
+    if (!nonzero(r)) continue;
+    buckets->Add(rows.buckets()[r]);
+    for (int y = 0; y < width; ++y) {
+      if (f64) {
+        weights_f64->Add(row[y]);
+      } else if (std::abs(row[y]) > std::numeric_limits<float>::max()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("weight ", row[y],
+                         " is beyond float32's range: save the model "
+                         "with weight_precision FLOAT64"));
+      } else {
+        weights_f32->Add(static_cast<float>(row[y]));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The second-order part of a model file: order, trigrams, pairs and the
+// pair rows of `weights` (laid out as `layout`; none without `pair_rows`).
+absl::Status StoreSecondOrder(const SecondOrderStructure& structure,
+                              const BucketRows* pair_rows,
+                              const ChainLayout& layout,
+                              absl::Span<const double> weights, bool f64,
+                              ModelFile* header) {
+  header->set_order(2);
+  for (const LabelTrigram& trigram : structure.trigrams()) {
+    for (int32_t label : trigram) header->add_trigram_labels(label);
+  }
+  for (int k = 0; k < layout.num_trigrams; ++k) {
+    header->add_trigram_weights(weights[layout.trigram_offset() + k]);
+  }
+  if (pair_rows == nullptr) return absl::OkStatus();
+  for (const LabelPair& pair : structure.pairs()) {
+    for (int32_t label : pair) header->add_pair_labels(label);
+  }
+  return StoreRows(weights.data() + layout.pair_emission_offset(), *pair_rows,
+                   layout.num_pairs, f64, header->mutable_pair_buckets(),
+                   header->mutable_pair_weights_f32(),
+                   header->mutable_pair_weights_f64());
+}
+
+absl::Status CheckVersion(const ModelFile& file) {
+  const uint32_t version = file.format_version();
+  const uint32_t expected = file.has_first_stage() ? kStackedFormatVersion
+                            : file.order() == 2    ? kSecondOrderFormatVersion
+                                                   : kModelFormatVersion;
+  if (file.order() > 2) {
+    return absl::DataLossError(absl::StrCat("model order ", file.order(),
+                                            ", this build reads 1 and 2"));
+  }
+  if (version == expected) return absl::OkStatus();
+  if (version == kStackedFormatVersion && !file.has_first_stage()) {
+    return absl::DataLossError(absl::StrCat(
+        "format version ", version, " (stacked) without a first stage"));
+  }
+  if (version == kSecondOrderFormatVersion || version == kModelFormatVersion) {
+    return absl::DataLossError(absl::StrCat(
+        "format version ", version, " does not match order ", file.order(),
+        file.has_first_stage() ? " with a first stage" : ""));
+  }
+  return absl::DataLossError(absl::StrCat(
+      "format version ", version, ", this build reads ", kModelFormatVersion,
+      " to ", kStackedFormatVersion,
+      version < kModelFormatVersion
+          ? " (an older chaintag's dense layout): retrain the model"
+          : ""));
+}
+
+// Sizes, label ids and finiteness of the second-order fields.
+absl::Status CheckSecondOrderFields(const ModelFile& file, bool f64) {
+  const int64_t L = file.labels_size();
+  const int64_t trigrams = file.trigram_weights_size();
+  const int64_t pairs = file.pair_labels_size() / 2;
+  const int64_t pair_rows = file.pair_buckets_size();
+  const int64_t f32_size = file.pair_weights_f32_size();
+  const int64_t f64_size = file.pair_weights_f64_size();
+  if (file.trigram_labels_size() != 3 * trigrams ||
+      file.pair_labels_size() % 2 != 0 ||
+      (f64 ? f64_size : f32_size) != pair_rows * pairs ||
+      (f64 ? f32_size : f64_size) != 0) {
+    return absl::DataLossError(
+        "second-order weight sizes do not match their label lists");
+  }
+  for (const auto& ids : {file.trigram_labels(), file.pair_labels()}) {
+    for (int32_t id : ids) {
+      if (id < 0 || id >= L) {
+        return absl::DataLossError(
+            absl::StrCat("a trigram or pair names label ", id));
+      }
+    }
+  }
+  if (!AllFinite(file.trigram_weights()) ||
+      !AllFinite(file.pair_weights_f32()) ||
+      !AllFinite(file.pair_weights_f64())) {
+    return absl::DataLossError("non-finite weights");
+  }
+  return absl::OkStatus();
+}
+
+// What Load checks of a parsed file before building the model: version,
+// sizes, finite values, the checksum.
+absl::Status CheckWeightFields(const ModelFile& file) {
+  absl::Status version = CheckVersion(file);
+  if (!version.ok()) return version;
+  const int64_t L = file.labels_size();
+  if (L == 0) return absl::DataLossError("no labels");
+  const bool f64 = file.weight_precision() == FLOAT64;
+  if (!f64 && file.weight_precision() != FLOAT32) {
+    return absl::DataLossError("unknown weight precision");
+  }
+  const int64_t rows = file.emission_buckets_size();
+  const int64_t f32_size = file.emission_weights_f32_size();
+  const int64_t f64_size = file.emission_weights_f64_size();
+  if ((f64 ? f64_size : f32_size) != rows * L ||
+      (f64 ? f32_size : f64_size) != 0 || file.transitions_size() != L * L ||
+      file.start_size() != L || file.end_size() != L) {
+    return absl::DataLossError("weight sizes do not match the label count");
+  }
+  if (!AllFinite(file.emission_weights_f32()) ||
+      !AllFinite(file.emission_weights_f64()) ||
+      !AllFinite(file.transitions()) || !AllFinite(file.start()) ||
+      !AllFinite(file.end())) {
+    return absl::DataLossError("non-finite weights");
+  }
+  if (file.order() == 2) {
+    absl::Status second = CheckSecondOrderFields(file, f64);
+    if (!second.ok()) return second;
+  }
+  if (!file.has_weights_checksum() ||
+      file.weights_checksum() != WeightsChecksum(file)) {
+    return absl::DataLossError("weights checksum mismatch (damaged file)");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status EncodeModelWeights(const ChainLayout& layout,
+                                const BucketRows& rows,
+                                const SecondOrderStructure* structure,
+                                const BucketRows* pair_rows,
+                                absl::Span<const double> weights,
+                                ModelFile* file) {
+  ClearWeights(file);
+  file->set_magic(kModelMagic);
+  file->set_format_version(file->has_first_stage() ? kStackedFormatVersion
+                           : structure == nullptr  ? kModelFormatVersion
+                                                   : kSecondOrderFormatVersion);
+  const int64_t L = file->labels_size();
+  if (static_cast<int64_t>(weights.size()) != layout.dim()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("model has ", weights.size(),
+                     " weights, its layout needs ", layout.dim()));
+  }
+  if (rows.num_buckets() != file->features().num_buckets()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the weights' rows are over ", rows.num_buckets(),
+        " buckets, the features hash into ", file->features().num_buckets()));
+  }
+  for (double v : weights) {
+    if (!std::isfinite(v)) {
+      return absl::InvalidArgumentError("model weights are not finite");
+    }
+  }
+  const bool f64 = file->weight_precision() == FLOAT64;
+  file->set_weight_precision(f64 ? FLOAT64 : FLOAT32);
+  absl::Status stored = StoreRows(weights.data(), rows, static_cast<int>(L),
+                                  f64, file->mutable_emission_buckets(),
+                                  file->mutable_emission_weights_f32(),
+                                  file->mutable_emission_weights_f64());
+  if (!stored.ok()) return stored;
+  for (int64_t k = layout.transition_offset(); k < layout.start_offset(); ++k) {
+    file->add_transitions(weights[k]);
+  }
+  for (int y = 0; y < L; ++y) {
+    file->add_start(weights[layout.start_offset() + y]);
+    file->add_end(weights[layout.end_offset() + y]);
+  }
+  if (structure != nullptr) {
+    stored =
+        StoreSecondOrder(*structure, pair_rows, layout, weights, f64, file);
+    if (!stored.ok()) return stored;
+  }
+  file->set_weights_checksum(WeightsChecksum(*file));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<const SecondOrderStructure>>
+ReadSecondOrderStructure(const ModelFile& file,
+                         const std::vector<std::string>& labels) {
+  if (file.order() != 2) {
+    return std::shared_ptr<const SecondOrderStructure>();
+  }
+  std::vector<LabelTrigram> trigrams(file.trigram_labels_size() / 3);
+  for (size_t k = 0; k < trigrams.size(); ++k) {
+    for (int j = 0; j < 3; ++j) trigrams[k][j] = file.trigram_labels(3 * k + j);
+  }
+  std::vector<LabelPair> pairs(file.pair_labels_size() / 2);
+  for (size_t k = 0; k < pairs.size(); ++k) {
+    for (int j = 0; j < 2; ++j) pairs[k][j] = file.pair_labels(2 * k + j);
+  }
+  absl::StatusOr<SecondOrderStructure> structure = SecondOrderStructure::Create(
+      static_cast<int>(labels.size()),
+      TransitionConstraints(labels, file.train_scheme()), std::move(trigrams),
+      std::move(pairs));
+  if (!structure.ok()) return structure.status();
+  return std::make_shared<const SecondOrderStructure>(*std::move(structure));
+}
+
+absl::Status CheckModelFile(const ModelFile& file) {
+  if (file.magic() != kModelMagic) return absl::DataLossError("wrong magic");
+  return CheckWeightFields(file);
+}
+
+absl::StatusOr<ModelFile> ReadModelFile(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return absl::NotFoundError(
+        absl::StrCat(path, ": cannot open the model file"));
+  }
+  ModelFile file;
+  bool parsed;
+  {
+    // Straight from the file into the message's arrays: no copy of the
+    // whole file in between.
+    google::protobuf::io::FileInputStream stream(fd, 1 << 20);
+    parsed = file.ParseFromZeroCopyStream(&stream) && stream.GetErrno() == 0;
+  }
+  close(fd);
+  if (!parsed) {
+    return InvalidModelFileError(
+        path, "the file does not parse (truncated or not a model)");
+  }
+  absl::Status valid = CheckModelFile(file);
+  if (!valid.ok()) return InvalidModelFileError(path, valid.message());
+  return file;
+}
+
+absl::Status InvalidModelFileError(absl::string_view path,
+                                   absl::string_view why) {
+  return absl::DataLossError(
+      absl::StrCat(path, ": not a valid chaintag model: ", why));
+}
+
+absl::Status WriteModelFile(const ModelFile& file, const std::string& path) {
+  std::string bytes;
+  if (!file.SerializeToString(&bytes)) {
+    return absl::InternalError(
+        absl::StrCat(path, ": cannot serialise the model"));
+  }
+  return WriteFileAtomically(path, bytes, "the model file");
+}
+
+}  // namespace chaintag

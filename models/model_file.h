@@ -1,0 +1,95 @@
+// The model file (models/model_file.proto): how a ChainModel's weights are
+// encoded into it, written, read back and checked, apart from the model that
+// tags with them (models/chain_model.h), so that a change to the format is a
+// change to this file alone.
+//
+// Only emission rows with a non-zero weight are stored, sorted by bucket, in
+// float32 or float64; a second-order file adds its trigrams, pairs and pair
+// rows. Reading parses straight from the file into the message's arrays and
+// checks everything the model then trusts without looking again: magic,
+// version, field sizes, label ids, finite values and a checksum that also
+// covers the fields that change decoding. Writing goes through a temporary
+// file and a rename, so an interrupted save never leaves a broken model
+// behind.
+//
+// Thread-safety: stateless functions over caller-owned values.
+
+#ifndef CHAINTAG_MODELS_MODEL_FILE_H_
+#define CHAINTAG_MODELS_MODEL_FILE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "features/bucket_rows.h"
+#include "models/chain_layout.h"
+#include "models/model_file.pb.h"
+#include "models/second_order.h"
+
+namespace chaintag {
+
+// 2: compact rows (fixed32 buckets, float32 or float64 rows); 3: the same
+// with a second-order part (written only for second-order models, so a
+// first-order file stays readable by format-2 builds). Format 1 files
+// (dense double rows) are refused with a request to retrain.
+constexpr uint32_t kModelFormatVersion = 2;
+constexpr uint32_t kSecondOrderFormatVersion = 3;
+// A stacked model (ModelFile.first_stage), of either order.
+constexpr uint32_t kStackedFormatVersion = 4;
+constexpr char kModelMagic[] = "chaintag-model";
+
+// The checksum a model file records (ModelFile.weights_checksum): XXH3-64
+// of its weights, and of the flags and first stage that change decoding.
+uint64_t WeightsChecksum(const ModelFile& file);
+
+// Fills `file`'s weight fields (clearing what they held), magic, format
+// version and checksum from `weights`, laid out as `layout` over the emission
+// rows `rows` and, at second order (`structure` non-null), the structure's
+// trigrams and pairs and, with pair templates, the pair rows `pair_rows`
+// (null without). Rows that are all zero are dropped; the rest are stored in
+// file->weight_precision() (FLOAT32 when unspecified). Fails on a size that
+// does not match the layout, rows over another number of buckets than the
+// features', non-finite weights, or weights beyond float32's range for
+// FLOAT32.
+absl::Status EncodeModelWeights(const ChainLayout& layout,
+                                const BucketRows& rows,
+                                const SecondOrderStructure* structure,
+                                const BucketRows* pair_rows,
+                                absl::Span<const double> weights,
+                                ModelFile* file);
+
+// The structure a second-order file describes (its trigrams and pairs,
+// constrained by its training scheme) over `labels`; null for a first-order
+// file.
+absl::StatusOr<std::shared_ptr<const SecondOrderStructure>>
+ReadSecondOrderStructure(const ModelFile& file,
+                         const std::vector<std::string>& labels);
+
+// DataLoss naming the first fault of a parsed file: the magic, the version
+// (and whether it matches the order and the first stage), field sizes, label
+// ids, non-finite weights, the checksum. A first stage is not looked into:
+// its checksum is covered, and it is checked as a file of its own when the
+// model is built from it.
+absl::Status CheckModelFile(const ModelFile& file);
+
+// Parses the file at `path` and checks it (CheckModelFile). Errors: NotFound
+// "<path>: cannot open the model file", or InvalidModelFileError.
+absl::StatusOr<ModelFile> ReadModelFile(const std::string& path);
+
+// DataLoss "<path>: not a valid chaintag model: <why>": ReadModelFile's
+// error, and the loader's for faults found while building the model.
+absl::Status InvalidModelFileError(absl::string_view path,
+                                   absl::string_view why);
+
+// Serialises `file` and replaces `path` with it atomically
+// (base/file_io.h).
+absl::Status WriteModelFile(const ModelFile& file, const std::string& path);
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_MODELS_MODEL_FILE_H_

@@ -1,0 +1,235 @@
+#include "models/model_file.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "features/bucket_rows.h"
+#include "gtest/gtest.h"
+#include "models/chain_layout.h"
+#include "models/model_file_testing.h"
+#include "models/second_order.h"
+
+namespace chaintag {
+namespace {
+
+using chain_testing::kBuckets;
+using chain_testing::NormalWeights;
+using chain_testing::RandomWeights;
+using chain_testing::ReadAll;
+using chain_testing::SecondOrderHeader;
+using chain_testing::SecondOrderLabels;
+using chain_testing::SecondOrderTestStructure;
+using chain_testing::TempPath;
+using chain_testing::WordModelHeader;
+using chain_testing::WriteAll;
+
+const std::vector<std::string>& Labels() {
+  static const auto* labels =
+      new std::vector<std::string>{"O", "B-NP", "E-NP", "S-NP"};
+  return *labels;
+}
+
+// A first-order file: every bucket its own row, every third row all zero
+// (not stored).
+ModelFile EncodedFile(bool constrained_decoding = false) {
+  ModelFile file = WordModelHeader(Labels(), constrained_decoding);
+  const int L = static_cast<int>(Labels().size());
+  const absl::Status status = EncodeModelWeights(
+      ChainLayout{L, kBuckets}, BucketRows::Identity(kBuckets), nullptr,
+      nullptr, RandomWeights(L), &file);
+  EXPECT_TRUE(status.ok()) << status;
+  return file;
+}
+
+// A second-order file: every bucket a row of emissions and of pair weights.
+ModelFile EncodedSecondOrderFile() {
+  ModelFile file = SecondOrderHeader();
+  const SecondOrderStructure structure = SecondOrderTestStructure();
+  ChainLayout layout{file.labels_size(), kBuckets};
+  layout.order = 2;
+  layout.num_trigrams = structure.num_trigrams();
+  layout.num_pair_rows = kBuckets;
+  layout.num_pairs = structure.num_pairs();
+  const BucketRows rows = BucketRows::Identity(kBuckets);
+  const absl::Status status = EncodeModelWeights(
+      layout, rows, &structure, &rows, NormalWeights(layout.dim(), 7), &file);
+  EXPECT_TRUE(status.ok()) << status;
+  return file;
+}
+
+TEST(ModelFileTest, WritesAndReadsBackByteForByte) {
+  for (const ModelFile& file : {EncodedFile(), EncodedSecondOrderFile()}) {
+    const std::string path = TempPath("roundtrip.model");
+    ASSERT_TRUE(WriteModelFile(file, path).ok());
+    absl::StatusOr<ModelFile> read = ReadModelFile(path);
+    ASSERT_TRUE(read.ok()) << read.status();
+    EXPECT_EQ(read->SerializeAsString(), file.SerializeAsString());
+    const std::string again = TempPath("roundtrip2.model");
+    ASSERT_TRUE(WriteModelFile(*read, again).ok());
+    EXPECT_EQ(ReadAll(path), ReadAll(again));
+  }
+}
+
+TEST(ModelFileTest, EncodesTheFormatOfTheOrder) {
+  const ModelFile first = EncodedFile();
+  EXPECT_EQ(first.magic(), kModelMagic);
+  EXPECT_EQ(first.format_version(), kModelFormatVersion);
+  EXPECT_EQ(first.weight_precision(), FLOAT32);
+  EXPECT_EQ(first.emission_buckets_size(), kBuckets - (kBuckets + 2) / 3);
+  EXPECT_EQ(first.weights_checksum(), WeightsChecksum(first));
+  EXPECT_TRUE(CheckModelFile(first).ok());
+  const ModelFile second = EncodedSecondOrderFile();
+  EXPECT_EQ(second.format_version(), kSecondOrderFormatVersion);
+  EXPECT_EQ(second.order(), 2u);
+  EXPECT_TRUE(CheckModelFile(second).ok());
+  absl::StatusOr<std::shared_ptr<const SecondOrderStructure>> structure =
+      ReadSecondOrderStructure(second, SecondOrderLabels());
+  ASSERT_TRUE(structure.ok()) << structure.status();
+  ASSERT_NE(*structure, nullptr);
+  EXPECT_EQ((*structure)->num_trigrams(), 64);
+  EXPECT_EQ((*structure)->pairs(),
+            (std::vector<LabelPair>{{1, 2}, {0, 1}, {2, 2}}));
+  structure = ReadSecondOrderStructure(first, Labels());
+  ASSERT_TRUE(structure.ok()) << structure.status();
+  EXPECT_EQ(*structure, nullptr);
+}
+
+TEST(ModelFileTest, EncodeChecksSizes) {
+  ModelFile header;
+  header.add_labels("O");
+  header.mutable_features()->set_num_buckets(8);
+  const BucketRows rows = BucketRows::Identity(8);
+  const ChainLayout one_label{1, 8};
+  auto encode = [&](const ModelFile& base, const ChainLayout& layout,
+                    const BucketRows& rows, const std::vector<double>& w) {
+    ModelFile file = base;
+    return EncodeModelWeights(layout, rows, nullptr, nullptr, w, &file);
+  };
+  EXPECT_FALSE(encode(header, one_label, rows, std::vector<double>(3)).ok());
+  // 8 rows · 1 label + 1 + 2 = 11 is right; rows over other buckets are not.
+  EXPECT_TRUE(encode(header, one_label, rows, std::vector<double>(11)).ok());
+  EXPECT_FALSE(encode(header, ChainLayout{1, 9}, BucketRows::Identity(9),
+                      std::vector<double>(12))
+                   .ok());
+  header.add_labels("O");
+  EXPECT_FALSE(
+      encode(header, ChainLayout{2, 8}, rows, std::vector<double>(20)).ok());
+  // Beyond float32's range: refused for FLOAT32, kept by FLOAT64.
+  ModelFile one;
+  one.add_labels("O");
+  one.mutable_features()->set_num_buckets(8);
+  std::vector<double> huge(11, 0.0);
+  huge[2] = 1e300;
+  EXPECT_FALSE(encode(one, one_label, rows, huge).ok());
+  one.set_weight_precision(FLOAT64);
+  EXPECT_TRUE(encode(one, one_label, rows, huge).ok());
+  huge[2] = std::nan("");
+  EXPECT_FALSE(encode(one, one_label, rows, huge).ok());
+}
+
+TEST(ModelFileTest, RefusesFormatOneAndAsksForRetraining) {
+  ModelFile file = EncodedFile();
+  file.set_format_version(1);
+  const std::string path = TempPath("format1.model");
+  WriteAll(path, file.SerializeAsString());
+  absl::StatusOr<ModelFile> read = ReadModelFile(path);
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.status().message().find(path), std::string::npos);
+  EXPECT_NE(read.status().message().find("retrain"), std::string::npos)
+      << read.status();
+}
+
+TEST(ModelFileTest, RejectsDamagedAndForeignFiles) {
+  const ModelFile good = EncodedFile();
+  const std::string path = TempPath("good.model");
+  ASSERT_TRUE(WriteModelFile(good, path).ok());
+  const std::string bytes = ReadAll(path);
+
+  const std::string truncated = TempPath("truncated.model");
+  for (size_t keep : {bytes.size() / 2, bytes.size() - 3, size_t{10}}) {
+    WriteAll(truncated, bytes.substr(0, keep));
+    EXPECT_FALSE(ReadModelFile(truncated).ok()) << "kept " << keep << " bytes";
+  }
+
+  // One weight changed in a way that still parses: the checksum catches it.
+  ModelFile file = good;
+  file.set_transitions(0, file.transitions(0) + 1e-9);
+  const std::string flipped = TempPath("flipped.model");
+  WriteAll(flipped, file.SerializeAsString());
+  absl::StatusOr<ModelFile> read = ReadModelFile(flipped);
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.status().message().find("checksum"), std::string::npos);
+
+  const std::string foreign = TempPath("foreign.model");
+  WriteAll(foreign, "O B-NP I-NP\nthis is not a model\n");
+  read = ReadModelFile(foreign);
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.status().message().find(foreign), std::string::npos);
+
+  file = good;
+  file.set_format_version(99);
+  WriteAll(foreign, file.SerializeAsString());
+  read = ReadModelFile(foreign);
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.status().message().find("version"), std::string::npos);
+
+  file = good;
+  file.set_start(0, std::nan(""));
+  file.set_weights_checksum(0);
+  WriteAll(foreign, file.SerializeAsString());
+  EXPECT_FALSE(ReadModelFile(foreign).ok());
+
+  file = good;
+  file.set_magic("chaintag-bundle");
+  EXPECT_EQ(CheckModelFile(file).message(), "wrong magic");
+
+  EXPECT_EQ(ReadModelFile(TempPath("missing.model")).status().code(),
+            absl::StatusCode::kNotFound);
+
+  // The decoding mode is the last field: a file cut before it, or with it
+  // flipped, fails the checksum instead of decoding differently.
+  const std::string constrained = TempPath("constrained_cut.model");
+  ASSERT_TRUE(WriteModelFile(EncodedFile(true), constrained).ok());
+  const std::string constrained_bytes = ReadAll(constrained);
+  WriteAll(truncated,
+           constrained_bytes.substr(0, constrained_bytes.size() - 3));
+  EXPECT_FALSE(ReadModelFile(truncated).ok());
+  file = good;
+  file.set_constrained_decoding(true);
+  WriteAll(foreign, file.SerializeAsString());
+  read = ReadModelFile(foreign);
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.status().message().find("checksum"), std::string::npos);
+}
+
+TEST(ModelFileTest, ChecksTheSecondOrderFields) {
+  const ModelFile good = EncodedSecondOrderFile();
+  auto expect_rejected = [&](const ModelFile& file, const std::string& why) {
+    const absl::Status status = CheckModelFile(file);
+    ASSERT_FALSE(status.ok()) << why;
+    EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
+    EXPECT_NE(status.message().find(why), std::string::npos) << status;
+  };
+  ModelFile file = good;
+  file.set_trigram_weights(3, file.trigram_weights(3) + 1);
+  expect_rejected(file, "checksum");
+  file = good;
+  file.set_format_version(kModelFormatVersion);
+  expect_rejected(file, "does not match order 2");
+  file = good;
+  file.set_trigram_labels(5, 9);
+  expect_rejected(file, "names label 9");
+  file = good;
+  file.add_trigram_weights(0);
+  expect_rejected(file, "sizes");
+  file = good;
+  file.set_order(3);
+  expect_rejected(file, "order 3");
+  file = good;
+  file.set_format_version(kStackedFormatVersion);
+  expect_rejected(file, "without a first stage");
+}
+
+}  // namespace
+}  // namespace chaintag
