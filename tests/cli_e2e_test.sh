@@ -118,6 +118,8 @@ done
 # Streaming: with batches, a sentence is still answered before the input
 # ends (the batch ends when nothing more is buffered).
 coproc TAGGER { "$TAG" --model=cli.model --threads=2; }
+# Bash unsets TAGGER_PID once the coprocess has ended: keep it.
+tagger_pid=$TAGGER_PID
 printf 'Confidence NN\nin IN\n\n' >&"${TAGGER[1]}"
 read -r -t 30 -u "${TAGGER[0]}" first || fail "no output before end of input"
 [[ "$first" == "Confidence NN "* ]] || fail "streamed: $first"
@@ -128,7 +130,10 @@ printf 'He PRP\n\n' >&"${TAGGER[1]}"
 read -r -t 30 -u "${TAGGER[0]}" third || fail "no second sentence"
 [[ "$third" == "He PRP "* ]] || fail "streamed: $third"
 exec {TAGGER[1]}>&-
-wait "$TAGGER_PID"
+# 127: bash already reaped it (it ended on its own at end of input).
+status=0
+wait "$tagger_pid" || status=$?
+[[ $status -eq 0 || $status -eq 127 ]] || fail "the streaming tagger exited $status"
 
 # --set reaches any field by its dotted path, after the named flags; a
 # mistyped path fails and names it.
