@@ -22,12 +22,12 @@
 #include "features/document_features.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tagging/conll_tagging.h"
 #include "pipeline/conll_task.h"
 #include "pipeline/ocr_task.h"
 #include "pipeline/stacking.h"
 #include "solvers/registry.h"
 #include "solvers/solver.h"
+#include "tagging/conll_tagging.h"
 
 namespace chaintag {
 namespace {

@@ -20,12 +20,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "corpora/tokenizer.h"
-#include "tagging/bundle.h"
-#include "tagging/tag_output.h"
-#include "tagging/text_tagging.h"
 #include "pybind11/stl.h"
 #include "python/bindings.h"
 #include "python/status_exceptions.h"
+#include "tagging/bundle.h"
+#include "tagging/tag_output.h"
+#include "tagging/text_tagging.h"
 
 namespace chaintag {
 namespace {

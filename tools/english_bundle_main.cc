@@ -38,9 +38,9 @@
 #include "corpora/conll_reader.h"
 #include "google/protobuf/text_format.h"
 #include "models/chain_model.h"
+#include "pipeline/pipeline.h"
 #include "tagging/bundle.h"
 #include "tagging/bundle_eval.h"
-#include "pipeline/pipeline.h"
 
 ABSL_FLAG(std::string, out, "english_bundle",
           "Bundle directory to write (relative to the caller's directory).");
