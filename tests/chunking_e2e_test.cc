@@ -1,6 +1,6 @@
 // End to end on CoNLL-2000: the chunking preset trained on the first 500
 // sentences, its model file reloaded and re-scored, and the run repeated to
-// check determinism. Skips when the corpora are absent.
+// check determinism. Needs the corpora (requires-corpora).
 
 #include <cstdlib>
 #include <fstream>

@@ -2,7 +2,7 @@
 // feature templates and solver) trained on the first 1000 sentences of
 // eng.train for a few passes, scored on all of eng.testa (dev) and
 // eng.testb (test); the IOB1 predictions file rescored as conlleval reads
-// it, and the model file reloaded. Skips when the corpora are absent.
+// it, and the model file reloaded. Needs the corpora (requires-corpora).
 
 #include <cstdlib>
 #include <fstream>

@@ -1,7 +1,7 @@
 // End to end on OCR: the ocr_small preset (train fold 0, test folds 1-9)
 // for a few passes, its model file reloaded and re-scored; the large split's
-// sizes; and the errors of bad OCR configs. Tests that need letter.data
-// skip when the corpora are absent.
+// sizes; and the errors of bad OCR configs. Needs letter.data
+// (requires-corpora).
 
 #include <cmath>
 #include <cstdlib>
