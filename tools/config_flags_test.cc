@@ -14,11 +14,11 @@
 
 // Every table, as a tool defines it. compare_solvers' and regpath's own
 // rows are defined in their mains; the tables here are the shared ones.
-#define ALL_FLAGS(X)                                                     \
-  CHAINTAG_RUN_FLAGS(X)                                                  \
-  CHAINTAG_LAMBDA_FLAGS(X)                                               \
-  CHAINTAG_SEED_FLAGS(X) CHAINTAG_SOLVER_FLAGS(X) CHAINTAG_SVRG_FLAGS(X) \
-      CHAINTAG_OUTPUT_FLAGS(X)
+#define ALL_FLAGS(X)       \
+  CHAINTAG_RUN_FLAGS(X)    \
+  CHAINTAG_LAMBDA_FLAGS(X) \
+  CHAINTAG_SEED_FLAGS(X)   \
+  CHAINTAG_SOLVER_FLAGS(X) CHAINTAG_SVRG_FLAGS(X) CHAINTAG_OUTPUT_FLAGS(X)
 ALL_FLAGS(CHAINTAG_DEFINE_CONFIG_FLAG)
 
 namespace chaintag {

@@ -52,11 +52,11 @@ ABSL_FLAG(std::vector<std::string>, set, {},
           "(assignments separated by commas, one --set: a repeated flag "
           "keeps its last value; enums by name).");
 // The named flags: aliases of config fields, applied only when given.
-#define TRAIN_FLAGS(X)                                                   \
-  CHAINTAG_RUN_FLAGS(X)                                                  \
-  CHAINTAG_LAMBDA_FLAGS(X)                                               \
-  CHAINTAG_SEED_FLAGS(X) CHAINTAG_SOLVER_FLAGS(X) CHAINTAG_SVRG_FLAGS(X) \
-      CHAINTAG_OUTPUT_FLAGS(X)
+#define TRAIN_FLAGS(X)     \
+  CHAINTAG_RUN_FLAGS(X)    \
+  CHAINTAG_LAMBDA_FLAGS(X) \
+  CHAINTAG_SEED_FLAGS(X)   \
+  CHAINTAG_SOLVER_FLAGS(X) CHAINTAG_SVRG_FLAGS(X) CHAINTAG_OUTPUT_FLAGS(X)
 TRAIN_FLAGS(CHAINTAG_DEFINE_CONFIG_FLAG)
 ABSL_FLAG(bool, quiet, false, "No progress lines.");
 ABSL_FLAG(bool, distributed, false,
