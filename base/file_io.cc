@@ -1,13 +1,19 @@
 #include "base/file_io.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
 
@@ -25,6 +31,34 @@ class FirstError : public google::protobuf::io::ErrorCollector {
   }
   std::string first;
 };
+
+// Removes the temporaries of `path` that writers which no longer run left
+// behind (killed mid-write): each is as large as a model or checkpoint, and
+// long runs write checkpoints again and again. A temporary whose process
+// still runs, or whose name is not ours, is left alone.
+void RemoveDeadWritersTemporaries(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string directory =
+      slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  const std::string prefix = absl::StrCat(
+      slash == std::string::npos ? path : path.substr(slash + 1), ".tmp.");
+  DIR* listing = opendir(directory.c_str());
+  if (listing == nullptr) return;
+  while (const dirent* entry = readdir(listing)) {
+    absl::string_view name = entry->d_name;
+    if (!absl::ConsumePrefix(&name, prefix)) continue;
+    const std::vector<absl::string_view> ids = absl::StrSplit(name, '.');
+    long pid = 0, tid = 0;
+    if (ids.size() != 2 || !absl::SimpleAtoi(ids[0], &pid) ||
+        !absl::SimpleAtoi(ids[1], &tid) || pid <= 0 || pid == getpid()) {
+      continue;
+    }
+    if (kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      unlink(absl::StrCat(directory, entry->d_name).c_str());
+    }
+  }
+  closedir(listing);
+}
 
 }  // namespace
 
@@ -103,6 +137,7 @@ absl::Status WriteFileAtomically(const std::string& path,
     return absl::DataLossError(absl::StrCat(path, ": cannot rename ", temporary,
                                             ": ", std::strerror(error)));
   }
+  RemoveDeadWritersTemporaries(path);
   return absl::OkStatus();
 }
 

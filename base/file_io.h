@@ -32,7 +32,9 @@ absl::Status ParseTextProto(const std::string& text, absl::string_view source,
                             google::protobuf::Message* message);
 
 // Replaces `path` with `bytes`; on failure the old file (if any) is intact.
-// `what` names the file in errors ("the model file").
+// `what` names the file in errors ("the model file"). A writer killed
+// mid-write leaves its temporary (`<path>.tmp.<pid>.<tid>`); the next
+// successful write of `path` removes those whose process is gone.
 absl::Status WriteFileAtomically(const std::string& path,
                                  const std::string& bytes,
                                  absl::string_view what);

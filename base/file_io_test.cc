@@ -260,11 +260,23 @@ TEST(WriteFileAtomicallyTest, WriterKilledMidWriteLeavesTheOldFileWhole) {
   EXPECT_EQ(Contents(directory + "/" + leftovers[0]),
             new_bytes.substr(0, kLimit));
 
-  // The next write (another process's, here the parent's) replaces the
-  // file and does not touch the other process's leftover.
+  // A temporary of a process that still runs (this one's parent here, a
+  // name no writer of this process uses) is left alone...
+  const std::string live = absl::StrCat(path, ".tmp.", getppid(), ".1");
+  std::ofstream(live) << "in progress";
+  // ...and a name that is not a writer's is left alone too.
+  const std::string other = path + ".tmp.notes";
+  std::ofstream(other) << "mine";
+  // The next write (another process's, here the test's) replaces the file
+  // and removes the dead writer's leftover.
   ASSERT_TRUE(WriteFileAtomically(path, "after", "the model file").ok());
   EXPECT_EQ(Contents(path), "after");
-  EXPECT_EQ(Entries(directory).size(), 2u);
+  EXPECT_TRUE(
+      EntriesStartingWith(directory, absl::StrCat("model.bin.tmp.", child))
+          .empty());
+  EXPECT_EQ(Contents(live), "in progress");
+  EXPECT_EQ(Contents(other), "mine");
+  EXPECT_EQ(Entries(directory).size(), 3u);
 }
 
 TEST(WriteFileAtomicallyTest, FailedWriteReturnsAnErrorAndKeepsTheOldFile) {
