@@ -251,8 +251,9 @@ TEST(WriteFileAtomicallyTest, WriterKilledMidWriteLeavesTheOldFileWhole) {
   // The old file, whole and unchanged.
   EXPECT_EQ(Contents(path), old_bytes);
 
-  // The temporary stays behind: nobody is left to remove it. It is named
-  // after the killed process and holds the first 1 MiB of the new bytes.
+  // The temporary stays behind until the next write of the path: it is
+  // named after the killed process and holds the first 1 MiB of the new
+  // bytes.
   const std::vector<std::string> leftovers =
       EntriesStartingWith(directory, absl::StrCat("model.bin.tmp.", child));
   ASSERT_EQ(leftovers.size(), 1u);
