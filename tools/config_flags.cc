@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/flags/internal/parse.h"
+#include "absl/flags/marshalling.h"
 #include "absl/flags/reflection.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"

@@ -28,7 +28,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/marshalling.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
