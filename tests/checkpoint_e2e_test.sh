@@ -54,17 +54,17 @@ check() {
   echo "ok: $name"
 }
 
-check bcfw run.model.ckpt --max_passes=150
-check pairwise_gap_cache run.model.ckpt --max_passes=150 --step=pairwise \
+check bcfw run.model.ckpt --max_passes=60
+check pairwise_gap_cache run.model.ckpt --max_passes=60 --step=pairwise \
   --sampling=gap --cache=true --weighted_averaging=false
-check minibatch run.model.ckpt --max_passes=150 --set=solver.minibatch=8 \
+check minibatch run.model.ckpt --max_passes=60 --set=solver.minibatch=8 \
   --threads=2
-check mp_bcfw run.model.ckpt --max_passes=60 --solver=mp_bcfw
-check svrg run.model.ckpt --max_passes=60 --solver=svrg --lr=0.02
-check casimir_svrg run.model.ckpt --max_passes=60 --solver=casimir_svrg \
+check mp_bcfw run.model.ckpt --max_passes=30 --solver=mp_bcfw
+check svrg run.model.ckpt --max_passes=30 --solver=svrg --lr=0.02
+check casimir_svrg run.model.ckpt --max_passes=30 --solver=casimir_svrg \
   --lr=0.02 --casimir_variant=adapt --warm_start=extrapolation
 # Stopped in the train + dev run: the resume reuses the train-only model.
-check retrain run.log.jsonl.train_and_dev --max_passes=100 \
+check retrain run.log.jsonl.train_and_dev --max_passes=40 \
   --set=corpus.dev_fraction=0.2 --retrain_on_train_and_dev=true
 cmp -s whole.model.train_only run.model.train_only \
   || fail "retrain: the train-only models differ"
