@@ -341,9 +341,28 @@ ReadSecondOrderStructure(const ModelFile& file,
   return std::make_shared<const SecondOrderStructure>(*std::move(structure));
 }
 
+// The attribute names: one per bucket, buckets ascending and hashed ones.
+absl::Status CheckNames(const ModelFile& file) {
+  if (file.name_buckets_size() != file.names_size()) {
+    return absl::DataLossError(absl::StrCat(file.name_buckets_size(),
+                                            " named buckets but ",
+                                            file.names_size(), " names"));
+  }
+  for (int k = 0; k < file.name_buckets_size(); ++k) {
+    if (file.name_buckets(k) >= file.features().num_buckets() ||
+        (k > 0 && file.name_buckets(k) <= file.name_buckets(k - 1))) {
+      return absl::DataLossError(
+          absl::StrCat("named bucket ", k, " is out of order or range"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckModelFile(const ModelFile& file) {
   if (file.magic() != kModelMagic) return absl::DataLossError("wrong magic");
-  return CheckWeightFields(file);
+  absl::Status weights = CheckWeightFields(file);
+  if (!weights.ok()) return weights;
+  return CheckNames(file);
 }
 
 absl::StatusOr<ModelFile> ReadModelFile(const std::string& path) {
