@@ -535,6 +535,14 @@ absl::Status ConllTask::PrepareProblem(PreparedCorpus* prepared) const {
   std::vector<ChainExample> examples;
   absl::Status made = MakeExamples(prepared->train, prepared, &examples);
   if (!made.ok()) return made;
+  const int min_count = prepared->config.features().min_feature_count();
+  if (min_count > 1 && (sharded || retrain)) {
+    // Both would need counts over more than these examples.
+    return absl::InvalidArgumentError(
+        "config: features.min_feature_count is not supported with "
+        "distributed training or corpus.retrain_on_train_and_dev");
+  }
+  DropRareFeatures(min_count, &examples);
   std::vector<ChainExample> dev_examples;
   if (retrain) {
     made = MakeExamples(prepared->dev_features(), prepared, &dev_examples);
