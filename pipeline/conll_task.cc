@@ -601,11 +601,17 @@ void ConllTask::ReportCorpus(const PreparedCorpus& prepared,
       result->num_test_sentences, prepared.labels.size(),
       TagSchemeName(prepared.config.model().train_scheme()),
       TagSchemeName(prepared.format.tag_scheme())));
+  const int min_count = prepared.config.features().min_feature_count();
+  const std::string kept =
+      min_count > 1 && prepared.rows != nullptr
+          ? absl::StrFormat(", %d seen at least %d times",
+                            prepared.rows->size(), min_count)
+          : "";
   say(absl::StrFormat(
-      "features: %d distinct attributes in %d buckets (%d used), collision "
+      "features: %d distinct attributes in %d buckets (%d used%s), collision "
       "rate %.2f%%, dim %d",
       stats.distinct_attributes, prepared.extractor->num_buckets(),
-      stats.distinct_buckets, 100 * stats.collision_rate,
+      stats.distinct_buckets, kept, 100 * stats.collision_rate,
       prepared.problem->layout().dim()));
 }
 
