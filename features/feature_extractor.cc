@@ -854,11 +854,13 @@ std::string FeatureExtractor::NameOfKey(absl::string_view key) const {
   if (id == kBiasTemplateId) return "bias";
   key.remove_prefix(4);
   if (!key.empty()) key.remove_suffix(1);  // the last part's separator
-  std::vector<absl::string_view> values;
-  if (config_->templates(id).parts_size() > 0) {
-    values = absl::StrSplit(key, kPartSeparator);
-  }
   const FeatureTemplate& tmpl = config_->templates(id);
+  // One value per part: a separator inside a value stays in the last one.
+  std::vector<absl::string_view> values;
+  if (tmpl.parts_size() > 0) {
+    values = absl::StrSplit(
+        key, absl::MaxSplits(kPartSeparator, tmpl.parts_size() - 1));
+  }
   if (tmpl.literals_size() > 0) {
     std::string name = tmpl.literals(0);
     for (size_t p = 0; p < values.size(); ++p) {
