@@ -1,5 +1,8 @@
 #include "features/feature_names.h"
 
+#include <algorithm>
+#include <utility>
+
 #include "absl/hash/hash.h"
 
 namespace chaintag {
@@ -37,6 +40,36 @@ const std::string* FeatureNames::Find(uint32_t bucket) const {
 int FeatureNames::Others(uint32_t bucket) const {
   auto it = names_.find(bucket);
   return it == names_.end() ? 0 : it->second.others;
+}
+
+CompactFeatureNames FeatureNames::Compact() const {
+  std::vector<std::pair<uint32_t, const std::string*>> sorted;
+  sorted.reserve(names_.size());
+  size_t bytes = 0;
+  for (const auto& [bucket, entry] : names_) {
+    sorted.emplace_back(bucket, &entry.name);
+    bytes += entry.name.size();
+  }
+  std::sort(sorted.begin(), sorted.end());
+  CompactFeatureNames compact;
+  compact.buckets_.reserve(sorted.size());
+  compact.ends_.reserve(sorted.size());
+  compact.text_.reserve(bytes);
+  for (const auto& [bucket, name] : sorted) {
+    compact.buckets_.push_back(bucket);
+    compact.text_ += *name;
+    compact.ends_.push_back(static_cast<uint32_t>(compact.text_.size()));
+  }
+  return compact;
+}
+
+const char* CompactFeatureNames::Find(uint32_t bucket, size_t* length) const {
+  auto it = std::lower_bound(buckets_.begin(), buckets_.end(), bucket);
+  if (it == buckets_.end() || *it != bucket) return nullptr;
+  const size_t k = it - buckets_.begin();
+  const uint32_t begin = k == 0 ? 0 : ends_[k - 1];
+  *length = ends_[k] - begin;
+  return text_.data() + begin;
 }
 
 }  // namespace chaintag

@@ -10,11 +10,14 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 
 namespace chaintag {
+
+class CompactFeatureNames;
 
 class FeatureNames {
  public:
@@ -33,6 +36,10 @@ class FeatureNames {
   int64_t size() const { return static_cast<int64_t>(names_.size()); }
   bool empty() const { return names_.empty(); }
 
+  // The names in a sorted table of a few bytes each beyond their text, for
+  // keeping them while a solver runs.
+  CompactFeatureNames Compact() const;
+
  private:
   struct Entry {
     std::string name;
@@ -40,6 +47,21 @@ class FeatureNames {
     uint64_t last_other_hash = 0;
   };
   absl::flat_hash_map<uint32_t, Entry> names_;
+};
+
+// FeatureNames' names by bucket, read-only, in one buffer.
+class CompactFeatureNames {
+ public:
+  // The bucket's name, or null when it has none.
+  const char* Find(uint32_t bucket, size_t* length) const;
+  int64_t size() const { return static_cast<int64_t>(buckets_.size()); }
+  bool empty() const { return buckets_.empty(); }
+
+ private:
+  friend class FeatureNames;
+  std::vector<uint32_t> buckets_;  // ascending
+  std::vector<uint32_t> ends_;     // name k is text_[ends_[k-1], ends_[k])
+  std::string text_;
 };
 
 }  // namespace chaintag

@@ -36,5 +36,28 @@ TEST(FeatureNamesTest, MergeKeepsTheEarlierCollectionsNames) {
   EXPECT_EQ(first.Others(2), 0);
 }
 
+TEST(FeatureNamesTest, CompactFindsEveryNameByBucket) {
+  FeatureNames names;
+  names.Add(900, "z");
+  names.Add(5, "w[0]=the");
+  names.Add(70, "");
+  names.Add(5, "other");
+  const CompactFeatureNames compact = names.Compact();
+  EXPECT_EQ(compact.size(), 3);
+  size_t length = 99;
+  const char* name = compact.Find(5, &length);
+  ASSERT_NE(name, nullptr);
+  EXPECT_EQ(std::string(name, length), "w[0]=the");
+  name = compact.Find(70, &length);
+  ASSERT_NE(name, nullptr);
+  EXPECT_EQ(length, 0u);
+  name = compact.Find(900, &length);
+  ASSERT_NE(name, nullptr);
+  EXPECT_EQ(std::string(name, length), "z");
+  EXPECT_EQ(compact.Find(6, &length), nullptr);
+  EXPECT_EQ(compact.Find(1000, &length), nullptr);
+  EXPECT_TRUE(FeatureNames().Compact().empty());
+}
+
 }  // namespace
 }  // namespace chaintag

@@ -267,6 +267,25 @@ absl::Status CheckWeightFields(const ModelFile& file) {
   return absl::OkStatus();
 }
 
+// Drops the names of buckets without a stored row (all-zero rows are not
+// stored); both bucket lists ascend.
+void KeepStoredNames(const google::protobuf::RepeatedField<uint32_t>& stored,
+                     google::protobuf::RepeatedField<uint32_t>* buckets,
+                     google::protobuf::RepeatedPtrField<std::string>* names) {
+  int kept = 0;
+  int s = 0;
+  for (int k = 0; k < buckets->size() && k < names->size(); ++k) {
+    const uint32_t bucket = buckets->Get(k);
+    while (s < stored.size() && stored.Get(s) < bucket) ++s;
+    if (s == stored.size() || stored.Get(s) != bucket) continue;
+    buckets->Set(kept, bucket);
+    names->Mutable(kept)->swap(*names->Mutable(k));
+    ++kept;
+  }
+  buckets->Truncate(kept);
+  names->DeleteSubrange(kept, names->size() - kept);
+}
+
 }  // namespace
 
 absl::Status EncodeModelWeights(const ChainLayout& layout,
@@ -315,6 +334,10 @@ absl::Status EncodeModelWeights(const ChainLayout& layout,
         StoreSecondOrder(*structure, pair_rows, layout, weights, f64, file);
     if (!stored.ok()) return stored;
   }
+  KeepStoredNames(file->emission_buckets(), file->mutable_name_buckets(),
+                  file->mutable_names());
+  KeepStoredNames(file->pair_buckets(), file->mutable_pair_name_buckets(),
+                  file->mutable_pair_names());
   file->set_weights_checksum(WeightsChecksum(*file));
   return absl::OkStatus();
 }
@@ -343,13 +366,13 @@ ReadSecondOrderStructure(const ModelFile& file,
 
 // A table of attribute names: one per bucket, buckets ascending and within
 // the hash's range.
-absl::Status CheckNames(absl::string_view what,
-                        const google::protobuf::RepeatedField<uint32_t>& buckets,
-                        int num_names, uint64_t num_buckets) {
+absl::Status CheckNames(
+    absl::string_view what,
+    const google::protobuf::RepeatedField<uint32_t>& buckets, int num_names,
+    uint64_t num_buckets) {
   if (buckets.size() != num_names) {
-    return absl::DataLossError(absl::StrCat(buckets.size(), " ", what,
-                                            " buckets but ", num_names,
-                                            " names"));
+    return absl::DataLossError(absl::StrCat(
+        buckets.size(), " ", what, " buckets but ", num_names, " names"));
   }
   for (int k = 0; k < buckets.size(); ++k) {
     if (buckets[k] >= num_buckets || (k > 0 && buckets[k] <= buckets[k - 1])) {
@@ -365,8 +388,8 @@ absl::Status CheckModelFile(const ModelFile& file) {
   absl::Status weights = CheckWeightFields(file);
   if (!weights.ok()) return weights;
   const uint64_t num_buckets = file.features().num_buckets();
-  absl::Status names = CheckNames("named", file.name_buckets(),
-                                  file.names_size(), num_buckets);
+  absl::Status names =
+      CheckNames("named", file.name_buckets(), file.names_size(), num_buckets);
   if (!names.ok()) return names;
   return CheckNames("named pair", file.pair_name_buckets(),
                     file.pair_names_size(), num_buckets);

@@ -24,6 +24,25 @@ PipelineConfig RecordedConfig(const PipelineConfig& config) {
   return recorded;
 }
 
+namespace {
+
+// The names `names` has for the buckets of `rows`, in their ascending
+// order; EncodeModelWeights keeps those of the rows it stores.
+void AddRowNames(const CompactFeatureNames& names, const BucketRows* rows,
+                 google::protobuf::RepeatedField<uint32_t>* buckets,
+                 google::protobuf::RepeatedPtrField<std::string>* out) {
+  if (rows == nullptr || names.empty()) return;
+  for (uint32_t bucket : rows->buckets()) {
+    size_t length = 0;
+    const char* name = names.Find(bucket, &length);
+    if (name == nullptr) continue;
+    buckets->Add(bucket);
+    out->Add()->assign(name, length);
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<ChainModel> MakeModel(const PreparedCorpus& prepared,
                                      const SolverConfig& solver_config,
                                      const std::vector<double>& weights,
@@ -52,6 +71,13 @@ absl::StatusOr<ChainModel> MakeModel(const PreparedCorpus& prepared,
   header.mutable_training()->clear_seconds();
   google::protobuf::TextFormat::PrintToString(RecordedConfig(config),
                                               header.mutable_resolved_config());
+  if (config.model().keep_feature_names()) {
+    AddRowNames(prepared.emission_names, space.rows,
+                header.mutable_name_buckets(), header.mutable_names());
+    AddRowNames(prepared.pair_names, space.pair_rows,
+                header.mutable_pair_name_buckets(),
+                header.mutable_pair_names());
+  }
   return ChainModel::Create(std::move(header), space, weights);
 }
 

@@ -2,6 +2,7 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -383,6 +384,56 @@ absl::Status ReadSplits(const PipelineOptions& options,
 // The examples of `sentences`: labels in the training scheme (new ones are
 // added to prepared->labels in order of first appearance; a rank of a
 // distributed run has them all from reading) and features as bucket ids.
+// Adds the names of the features of `sentences` to the names, in sentence
+// order whatever the thread count: each thread names a contiguous part, and
+// the parts are merged in order.
+absl::Status AddFeatureNames(const std::vector<Sentence>& sentences,
+                             const PreparedCorpus& prepared,
+                             FeatureNames* emission_names,
+                             FeatureNames* pair_names) {
+  const FeatureExtractor& extractor = *prepared.extractor;
+  const FeatureExtractor* pair_extractor = extractor.pair_extractor();
+  const int parts = std::max(1, WorkerThreads(prepared.config));
+  const int64_t n = static_cast<int64_t>(sentences.size());
+  std::vector<FeatureNames> emission(parts), pair(parts);
+  std::vector<absl::Status> errors(parts);
+  ParallelFor(parts, parts, [&](int begin, int end) {
+    std::vector<std::vector<NamedFeature>> named;
+    auto add = [&](const FeatureExtractor& from, const Sentence& sentence,
+                   int first_position, FeatureNames* to) -> absl::Status {
+      absl::Status status = from.ExtractNames(sentence, &named);
+      if (!status.ok()) return status;
+      for (size_t t = first_position; t < named.size(); ++t) {
+        for (const NamedFeature& feature : named[t]) {
+          to->Add(feature.bucket, feature.name);
+        }
+      }
+      return absl::OkStatus();
+    };
+    for (int part = begin; part < end; ++part) {
+      for (int64_t i = SplitPoint(n, part, parts);
+           i < SplitPoint(n, part + 1, parts) && errors[part].ok(); ++i) {
+        errors[part] = add(extractor, sentences[i], 0, &emission[part]);
+        if (errors[part].ok() && pair_extractor != nullptr) {
+          // Pair features have no label pair at the first position.
+          errors[part] = add(*pair_extractor, sentences[i], 1, &pair[part]);
+        }
+      }
+    }
+  });
+  for (int part = 1; part < parts; ++part) {
+    if (!errors[part].ok()) return errors[part];
+    emission[0].Merge(emission[part]);
+    pair[0].Merge(pair[part]);
+    emission[part] = FeatureNames();
+    pair[part] = FeatureNames();
+  }
+  if (!errors[0].ok()) return errors[0];
+  *emission_names = std::move(emission[0]);
+  *pair_names = std::move(pair[0]);
+  return absl::OkStatus();
+}
+
 absl::Status MakeExamples(const std::vector<Sentence>& sentences,
                           PreparedCorpus* prepared,
                           std::vector<ChainExample>* examples) {
@@ -547,6 +598,22 @@ absl::Status ConllTask::PrepareProblem(PreparedCorpus* prepared) const {
   if (retrain) {
     made = MakeExamples(prepared->dev_features(), prepared, &dev_examples);
     if (!made.ok()) return made;
+  }
+  // A rank of a distributed run sees its shard only: its model keeps none.
+  if (prepared->config.model().keep_feature_names() && !sharded) {
+    FeatureNames emission_names, pair_names;
+    made = AddFeatureNames(prepared->train, *prepared, &emission_names,
+                           &pair_names);
+    if (made.ok() && retrain) {
+      FeatureNames dev_emission, dev_pair;
+      made = AddFeatureNames(prepared->dev_features(), *prepared, &dev_emission,
+                             &dev_pair);
+      emission_names.Merge(dev_emission);
+      pair_names.Merge(dev_pair);
+    }
+    if (!made.ok()) return made;
+    prepared->emission_names = emission_names.Compact();
+    prepared->pair_names = pair_names.Compact();
   }
   // Over every rank's sentences; reported, and recorded in the model, by
   // rank 0.

@@ -29,6 +29,7 @@
 #include "corpora/sentence.h"
 #include "features/bucket_rows.h"
 #include "features/feature_extractor.h"
+#include "features/feature_names.h"
 #include "features/feature_stats.h"
 #include "models/chain_model.h"
 #include "models/chain_problem.h"
@@ -170,6 +171,10 @@ struct PreparedCorpus {
   std::unique_ptr<Task> task;
   LabelSet labels;  // in the training scheme
   FeatureStats feature_stats;
+  // The training attributes' names by bucket (model.keep_feature_names),
+  // for the model file: the emission features' and the pair features'.
+  CompactFeatureNames emission_names;
+  CompactFeatureNames pair_names;
   std::unique_ptr<ChainProblem> problem;
   // Distributed training: `problem` holds the training examples of
   // train_shard only, of num_train_examples on all ranks.
