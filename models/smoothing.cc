@@ -82,7 +82,11 @@ double ForwardBackward::Compute(const ChainScores& scores, double mu,
                                 double* marginals) {
   assert(mu > 0);
   double value;
-  used_log_space_ = !ComputeScaled(scores, mu, marginals, &value);
+  // Pair scores make every position's transition factors different: the
+  // scaled pass would take T·L² exps as the log-space one does, so those
+  // chains go straight to log space.
+  used_log_space_ =
+      scores.pair != nullptr || !ComputeScaled(scores, mu, marginals, &value);
   if (used_log_space_) value = ComputeInLogSpace(scores, mu, marginals);
   return value;
 }
@@ -354,13 +358,26 @@ double ForwardBackward::ComputeInLogSpace(const ChainScores& scores, double mu,
   alpha_.resize(cells);
   beta_.resize(cells);
   alpha_shift_.resize(T);
-  scaled_transition_.resize(LL);
   terms_.resize(L);
   emission_.resize(L);
-  const double* transition = scaled_transition_.data();
-  for (size_t i = 0; i < LL; ++i) {
-    scaled_transition_[i] = scores.transition[i] * inv_mu;
+  // One scaled L×L table, or with pair scores one per position (row t the
+  // transitions into t; row 0 unused).
+  const bool per_position = scores.pair != nullptr;
+  scaled_transition_.resize(per_position ? T * LL : LL);
+  if (per_position) {
+    for (int t = 1; t < T; ++t) {
+      double* row = scaled_transition_.data() + t * LL;
+      const double* sum = TransitionsInto(scores, t, row);
+      for (size_t i = 0; i < LL; ++i) row[i] = sum[i] * inv_mu;
+    }
+  } else {
+    for (size_t i = 0; i < LL; ++i) {
+      scaled_transition_[i] = scores.transition[i] * inv_mu;
+    }
   }
+  auto transition_into = [&](int t) {
+    return scaled_transition_.data() + (per_position ? t * LL : 0);
+  };
   double* terms = terms_.data();
   double* emission = emission_.data();
 
@@ -375,6 +392,7 @@ double ForwardBackward::ComputeInLogSpace(const ChainScores& scores, double mu,
     const double* previous = alpha + static_cast<size_t>(t - 1) * L;
     double* current = alpha + static_cast<size_t>(t) * L;
     const double* unary = scores.unary + static_cast<size_t>(t) * L;
+    const double* transition = transition_into(t);
     for (int b = 0; b < L; ++b) {
       for (int a = 0; a < L; ++a) {
         terms[a] = previous[a] + transition[static_cast<size_t>(a) * L + b];
@@ -399,6 +417,7 @@ double ForwardBackward::ComputeInLogSpace(const ChainScores& scores, double mu,
     const double* next = beta + static_cast<size_t>(t + 1) * L;
     double* current = beta + static_cast<size_t>(t) * L;
     const double* unary = scores.unary + static_cast<size_t>(t + 1) * L;
+    const double* transition = transition_into(t + 1);
     for (int b = 0; b < L; ++b) emission[b] = unary[b] * inv_mu + next[b];
     for (int a = 0; a < L; ++a) {
       const double* from_a = transition + static_cast<size_t>(a) * L;
@@ -415,10 +434,14 @@ double ForwardBackward::ComputeInLogSpace(const ChainScores& scores, double mu,
   // messages, log P(y_{t−1} = a, y_t = b) = alpha[t−1][a] + transition[a][b]
   // + unary[t][b]/μ + beta[t][b] − alpha_shift[t] − node_normaliser[t].
   double* node = marginals;
-  double* pair = marginals + cells;
+  // With pair scores the per-position pair marginals come first (row 0
+  // zero), then their sum.
+  double* position_pair = per_position ? marginals + cells : nullptr;
+  double* pair = marginals + cells + (per_position ? T * LL : 0);
   double* start = pair + LL;
   double* end = start + L;
   std::fill(pair, pair + LL, 0.0);
+  if (per_position) std::fill(position_pair, position_pair + LL, 0.0);
   for (int t = 0; t < T; ++t) {
     const double* a_row = alpha + static_cast<size_t>(t) * L;
     const double* b_row = beta + static_cast<size_t>(t) * L;
@@ -429,12 +452,21 @@ double ForwardBackward::ComputeInLogSpace(const ChainScores& scores, double mu,
     if (t == 0) continue;
     const double* previous = alpha + static_cast<size_t>(t - 1) * L;
     const double* unary = scores.unary + static_cast<size_t>(t) * L;
+    const double* transition = transition_into(t);
     for (int b = 0; b < L; ++b) {
       emission[b] = unary[b] * inv_mu + b_row[b] - alpha_shift_[t] - normaliser;
     }
     for (int a = 0; a < L; ++a) {
       const double* from_a = transition + static_cast<size_t>(a) * L;
       double* pair_a = pair + static_cast<size_t>(a) * L;
+      if (per_position) {
+        double* here = position_pair + t * LL + static_cast<size_t>(a) * L;
+        for (int b = 0; b < L; ++b) {
+          here[b] = std::exp(previous[a] + from_a[b] + emission[b]);
+          pair_a[b] += here[b];
+        }
+        continue;
+      }
       for (int b = 0; b < L; ++b) {
         pair_a[b] += std::exp(previous[a] + from_a[b] + emission[b]);
       }

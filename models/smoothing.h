@@ -39,6 +39,9 @@ class ForwardBackward {
   //   [T×L: P(y_t = l)]
   //   [L×L: Σ_{t>0} P(y_{t−1} = a, y_t = b), row a = previous label]
   //   [L: P(y_0 = l)] [L: P(y_{T−1} = l)].
+  // With pair scores (ChainScores::pair) the per-position pair marginals
+  // P(y_{t−1} = a, y_t = b) come after the first part, T×L×L (row 0 zero),
+  // and such chains always run in log space (ComputeInLogSpace).
   // A chain of length 0 has one empty labeling: returns 0, and its L² + 2L
   // marginals are 0. Requires μ > 0 and at least one labeling of finite
   // score.
