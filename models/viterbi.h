@@ -31,8 +31,8 @@ struct ChainScores {
 
 // The transition scores into position t ≥ 1: `transition` itself without
 // pair scores, else transition + pair[t], written to `buffer` (L² doubles).
-// Every decoder and ScoreLabeling add the two in this one way, so their
-// scores agree to the bit.
+// Every decoder and ScoreLabeling add the two in this one way, so a
+// transition term is the same double in all of them.
 inline const double* TransitionsInto(const ChainScores& scores, int t,
                                      double* buffer) {
   if (scores.pair == nullptr) return scores.transition;
