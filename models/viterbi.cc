@@ -60,17 +60,35 @@ CHAINTAG_AVX2_CLONES double ViterbiDecoder::Decode(const ChainScores& scores,
   }
   // Backward: the argmax for the chosen label only, from the same sums; the
   // strict '>' over ascending previous labels keeps the lowest on ties.
+  // Pair scores are added as TransitionsInto adds them; without them the
+  // loop reads the transitions alone, as it always did.
   labels[T - 1] = label;
+  const int64_t squared = static_cast<int64_t>(L) * L;
   for (int t = T - 1; t > 0; --t) {
     const double* previous = delta + static_cast<int64_t>(t - 1) * L;
-    double best_previous = previous[0] + TransitionInto(scores, t, 0, label);
+    const double* pair =
+        scores.pair == nullptr ? nullptr : scores.pair + t * squared;
+    double best_previous = previous[0] + scores.transition[label];
     int32_t from = 0;
-    for (int p = 1; p < L; ++p) {
-      const double candidate =
-          previous[p] + TransitionInto(scores, t, p, label);
-      if (candidate > best_previous) {
-        best_previous = candidate;
-        from = p;
+    if (pair == nullptr) {
+      for (int p = 1; p < L; ++p) {
+        const double candidate =
+            previous[p] +
+            scores.transition[static_cast<int64_t>(p) * L + label];
+        if (candidate > best_previous) {
+          best_previous = candidate;
+          from = p;
+        }
+      }
+    } else {
+      best_previous = previous[0] + (scores.transition[label] + pair[label]);
+      for (int p = 1; p < L; ++p) {
+        const int64_t k = static_cast<int64_t>(p) * L + label;
+        const double candidate = previous[p] + (scores.transition[k] + pair[k]);
+        if (candidate > best_previous) {
+          best_previous = candidate;
+          from = p;
+        }
       }
     }
     label = from;
