@@ -82,11 +82,7 @@ double ForwardBackward::Compute(const ChainScores& scores, double mu,
                                 double* marginals) {
   assert(mu > 0);
   double value;
-  // Pair scores make every position's transition factors different: the
-  // scaled pass would take T·L² exps as the log-space one does, so those
-  // chains go straight to log space.
-  used_log_space_ =
-      scores.pair != nullptr || !ComputeScaled(scores, mu, marginals, &value);
+  used_log_space_ = !ComputeScaled(scores, mu, marginals, &value);
   if (used_log_space_) value = ComputeInLogSpace(scores, mu, marginals);
   return value;
 }
@@ -181,9 +177,26 @@ bool ForwardBackward::ScaledForwardFirst(const ChainScores& scores) {
   return true;
 }
 
-// One table of T − 1 uses: its shift counts T − 1 times.
+// One table of T − 1 uses: its shift counts T − 1 times. With pair scores,
+// one table per position t ≥ 1 (row t of T, row 0 unused), each shifted by
+// its own max.
 void ForwardBackward::ExpTransitionFactors(const ChainScores& scores) {
   const size_t LL = static_cast<size_t>(scores.num_labels) * scores.num_labels;
+  if (scores.pair != nullptr) {
+    exp_transition_.resize(scores.length * LL);
+    for (int t = 1; t < scores.length; ++t) {
+      double* factors = exp_transition_.data() + t * LL;
+      const double* sum = TransitionsInto(scores, t, factors);
+      const double top = MaxOf(sum, LL);
+      scaled_.shift += top;
+      for (size_t i = 0; i < LL; ++i) {
+        const double score = factors[i];
+        factors[i] = std::exp((score - top) * scaled_.inv_mu);
+        scaled_.CheckFactor(factors[i], score);
+      }
+    }
+    return;
+  }
   exp_transition_.resize(LL);
   const double top = MaxOf(scores.transition, LL);
   scaled_.shift += (scores.length - 1) * top;
@@ -196,7 +209,7 @@ void ForwardBackward::ExpTransitionFactors(const ChainScores& scores) {
 
 bool ForwardBackward::ScaledForwardStep(const ChainScores& scores, int t) {
   const int L = scores.num_labels;
-  const double* transition = exp_transition_.data();
+  const double* transition = TransitionFactorsInto(scores, t);
   const double* previous = alpha_.data() + static_cast<size_t>(t - 1) * L;
   double* current = alpha_.data() + static_cast<size_t>(t) * L;
   const double* unary = scores.unary + static_cast<size_t>(t) * L;
@@ -256,7 +269,6 @@ bool ForwardBackward::ScaledBackward(const ChainScores& scores) {
   double* beta = beta_.data();
   const double* terms = terms_.data();
   const double* u = exp_unary_.data();
-  const double* transition = exp_transition_.data();
   double* emission = emission_.data();
   double* beta_last = beta + static_cast<size_t>(T - 1) * L;
   for (int y = 0; y < L; ++y) {
@@ -267,6 +279,7 @@ bool ForwardBackward::ScaledBackward(const ChainScores& scores) {
     const double* next = beta + static_cast<size_t>(t + 1) * L;
     double* current = beta + static_cast<size_t>(t) * L;
     const double* u_next = u + static_cast<size_t>(t + 1) * L;
+    const double* transition = TransitionFactorsInto(scores, t + 1);
     // u·beta is not a message entry: the product of up to three factors
     // bound by kMinFactor is the whole term E·u·beta.
     for (int b = 0; b < L; ++b) emission[b] = u_next[b] * next[b];
@@ -307,8 +320,12 @@ bool ForwardBackward::ScaledMarginals(const ChainScores& scores,
   const double* scale = alpha_shift_.data();
   double* emission = emission_.data();
   double* node = marginals;
-  double* pair = marginals + cells;
+  // With pair scores: the per-position pair marginals, then their sum.
+  const bool per_position = scores.pair != nullptr;
+  double* position_pair = per_position ? marginals + cells : nullptr;
+  double* pair = marginals + cells + (per_position ? T * LL : 0);
   std::fill(pair, pair + LL, 0.0);
+  if (per_position) std::fill(position_pair, position_pair + LL, 0.0);
   for (int t = 0; t < T; ++t) {
     const double* a_row = alpha + static_cast<size_t>(t) * L;
     const double* b_row = beta + static_cast<size_t>(t) * L;
@@ -329,13 +346,30 @@ bool ForwardBackward::ScaledMarginals(const ChainScores& scores,
       emission[b] = u_t[b] * b_row[b] * pair_inverse;
     }
     const double* previous = alpha + static_cast<size_t>(t - 1) * L;
+    if (per_position) {
+      const double* factors = TransitionFactorsInto(scores, t);
+      double* here = position_pair + t * LL;
+      for (int a = 0; a < L; ++a) {
+        const double p = previous[a];
+        const double* from_a = factors + static_cast<size_t>(a) * L;
+        double* here_a = here + static_cast<size_t>(a) * L;
+        double* pair_a = pair + static_cast<size_t>(a) * L;
+        for (int b = 0; b < L; ++b) {
+          here_a[b] = p * from_a[b] * emission[b];
+          pair_a[b] += here_a[b];
+        }
+      }
+      continue;
+    }
     for (int a = 0; a < L; ++a) {
       const double p = previous[a];
       double* pair_a = pair + static_cast<size_t>(a) * L;
       for (int b = 0; b < L; ++b) pair_a[b] += p * emission[b];
     }
   }
-  for (size_t i = 0; T > 1 && i < LL; ++i) pair[i] *= exp_transition_[i];
+  for (size_t i = 0; !per_position && T > 1 && i < LL; ++i) {
+    pair[i] *= exp_transition_[i];
+  }
   double* start = pair + LL;
   double* end = start + L;
   std::copy(node, node + L, start);

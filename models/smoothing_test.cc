@@ -275,14 +275,21 @@ TEST(ForwardBackwardTest, PairScoresMatchBruteForce) {
       expected[TL + T * LL + LL + y[0]] += p;
       expected[TL + T * LL + LL + L + y[T - 1]] += p;
     }
-    std::vector<double> marginals(expected.size(), -7.0);
-    EXPECT_NEAR(fb.Compute(chain.scores(), mu, marginals.data()), mu * log_z,
-                1e-10);
-    EXPECT_TRUE(fb.used_log_space());
-    EXPECT_NEAR(fb.Compute(chain.scores(), mu, nullptr), mu * log_z, 1e-10);
-    for (size_t i = 0; i < expected.size(); ++i) {
-      EXPECT_NEAR(marginals[i], expected[i], 1e-10)
-          << "trial " << trial << " entry " << i;
+    // The scaled pass and the log-space one.
+    for (bool log_space : {false, true}) {
+      std::vector<double> marginals(expected.size(), -7.0);
+      const double value =
+          log_space ? fb.ComputeInLogSpace(chain.scores(), mu, marginals.data())
+                    : fb.Compute(chain.scores(), mu, marginals.data());
+      EXPECT_NEAR(value, mu * log_z, 1e-10);
+      if (!log_space) {
+        EXPECT_FALSE(fb.used_log_space());
+      }
+      EXPECT_NEAR(fb.Compute(chain.scores(), mu, nullptr), mu * log_z, 1e-10);
+      for (size_t i = 0; i < expected.size(); ++i) {
+        EXPECT_NEAR(marginals[i], expected[i], 1e-10)
+            << "trial " << trial << " entry " << i << " log " << log_space;
+      }
     }
   }
 }
