@@ -40,9 +40,16 @@ absl::Status ScoreRows(const FeatureExtractor& extractor,
   return absl::OkStatus();
 }
 
+// The weights per pair row: one per label pair at first order, one per
+// weighted pair at second.
+int PairWidth(const WeightsView& weights) {
+  return weights.structure != nullptr ? weights.structure->num_pairs()
+                                      : weights.num_labels * weights.num_labels;
+}
+
 // Extracts the sentence's features into scratch->features (as rows of
-// `weights`) and its unary scores into scratch->unary; at second order with
-// pair templates also the pair scores into scratch->pair_unary.
+// `weights`) and its unary scores into scratch->unary; with pair templates
+// also the pair scores into scratch->pair_unary.
 absl::Status ComputeSentenceUnary(const FeatureExtractor& extractor,
                                   const WeightsView& weights,
                                   const Sentence& sentence,
@@ -56,9 +63,8 @@ absl::Status ComputeSentenceUnary(const FeatureExtractor& extractor,
         "the weights have pair rows but the features no pair templates");
   }
   return ScoreRows(*extractor.pair_extractor(), *weights.pair_rows,
-                   weights.structure->num_pairs(), weights.pair_f32,
-                   weights.pair_f64, sentence, &scratch->pair_features,
-                   &scratch->pair_unary);
+                   PairWidth(weights), weights.pair_f32, weights.pair_f64,
+                   sentence, &scratch->pair_features, &scratch->pair_unary);
 }
 
 // The second-order view of the scores ComputeSentenceUnary left in
@@ -82,7 +88,13 @@ SecondOrderScores SecondOrderView(const WeightsView& weights, int length,
 
 ChainLayout WeightSpace::Layout(int num_labels) const {
   ChainLayout layout{num_labels, rows->size()};
-  if (structure == nullptr) return layout;
+  if (structure == nullptr) {
+    if (pair_rows != nullptr) {
+      layout.num_pair_rows = pair_rows->size();
+      layout.num_pairs = num_labels * num_labels;
+    }
+    return layout;
+  }
   layout.order = 2;
   layout.num_trigrams = structure->num_trigrams();
   if (pair_rows != nullptr) {
@@ -163,7 +175,8 @@ absl::StatusOr<ChainModel> ChainModel::FromFile(ModelFile file) {
     return absl::InvalidArgumentError(
         absl::StrCat("pair rows: ", pair_rows.status().message()));
   }
-  if (file.pair_labels_size() > 0 && extractor->pair_extractor() == nullptr) {
+  if ((file.pair_labels_size() > 0 || HasFirstOrderPairRows(file)) &&
+      extractor->pair_extractor() == nullptr) {
     return absl::InvalidArgumentError(
         "pair weights without pair templates in the features");
   }
@@ -265,7 +278,8 @@ absl::StatusOr<ChainModel> ChainModel::Create(
 WeightSpace ChainModel::space() const {
   WeightSpace space{&rows_};
   space.structure = structure_.get();
-  if (structure_ != nullptr && file_.pair_labels_size() > 0) {
+  if (structure_ != nullptr ? file_.pair_labels_size() > 0
+                            : HasFirstOrderPairRows(file_)) {
     space.pair_rows = &pair_rows_;
   }
   return space;
@@ -354,8 +368,9 @@ namespace {
 absl::StatusOr<ChainScores> FirstOrderView(
     const WeightsView& weights, int length,
     const TransitionConstraints* constraints, TagScratch* scratch) {
-  const ChainScores scores = ChainScoresFromTail(
-      weights.num_labels, weights.tail, length, scratch->unary.data());
+  ChainScores scores = ChainScoresFromTail(weights.num_labels, weights.tail,
+                                           length, scratch->unary.data());
+  if (weights.pair_rows != nullptr) scores.pair = scratch->pair_unary.data();
   if (constraints == nullptr) return scores;
   return constraints->Apply(scores, &scratch->constrained);
 }

@@ -54,7 +54,8 @@ struct TagScratch {
   std::vector<int32_t> top_k_labelings;
   std::vector<double> top_k_scores;
   ConstrainedScoresBuffer constrained;
-  // Second order: the pair features and their scores, and the decoders.
+  // Pair templates: the pair features and their scores; second order: the
+  // decoders.
   FeatureSequence pair_features;
   std::vector<double> pair_unary;
   SecondOrderViterbi second_order_decoder;
@@ -100,16 +101,18 @@ struct WeightsView {
   // L×L transitions [prev][next], then L start and L end biases, then (second
   // order) the weighted trigrams' weights.
   const double* tail = nullptr;
-  // Second order: the structure and, with pair templates, the pair-feature
-  // rows and their weights (pair_rows->size() × num_pairs; one is set).
+  // Second order: the structure. With pair templates (either order): the
+  // pair-feature rows and their weights (pair_rows->size() × the pairs:
+  // num_labels² at first order, structure->num_pairs() at second; one is
+  // set).
   const SecondOrderStructure* structure = nullptr;
   const BucketRows* pair_rows = nullptr;
   const float* pair_f32 = nullptr;
   const double* pair_f64 = nullptr;
 };
 
-// What a solver's weight vector is over: the emission rows and, at second
-// order, the structure and (with pair templates) the pair-feature rows.
+// What a solver's weight vector is over: the emission rows, with pair
+// templates the pair-feature rows, and at second order the structure.
 struct WeightSpace {
   const BucketRows* rows = nullptr;
   const BucketRows* pair_rows = nullptr;
@@ -138,7 +141,8 @@ class ChainModel {
                                            absl::Span<const double> weights);
   // The same for weights over `space` (second order when it has a
   // structure: the file then records the order, the weighted trigrams and
-  // pairs and the non-zero pair rows, in format 3).
+  // pairs and the non-zero pair rows, in format 3; first order with pair
+  // rows: the non-zero pair rows, L² weights each, in format 5).
   static absl::StatusOr<ChainModel> Create(ModelFile header,
                                            const WeightSpace& space,
                                            absl::Span<const double> weights);
@@ -161,7 +165,7 @@ class ChainModel {
   const FeatureExtractor& extractor() const { return extractor_; }
   // The emission rows the model keeps (buckets with a non-zero weight).
   const BucketRows& rows() const { return rows_; }
-  // The pair-feature rows the model keeps (second order, pair templates).
+  // The pair-feature rows the model keeps (pair templates).
   const BucketRows& pair_rows() const { return pair_rows_; }
   // Null for a first-order model.
   const SecondOrderStructure* structure() const { return structure_.get(); }

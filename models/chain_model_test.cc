@@ -539,6 +539,158 @@ TEST(ChainModelTest, SecondOrderRoundTripsAndNeedsItsPairTemplates) {
   expect_rejected(file, "without pair templates");
 }
 
+// A first-order IOB2 model over word identity with pair templates on the
+// word: an L×L block of observation-conditioned transitions per word
+// bucket, random weights, every fourth pair row zero (not stored).
+ChainModel MakeFirstOrderPairModel(WeightPrecision precision = FLOAT32) {
+  const ModelFile header = SecondOrderHeader(precision);
+  const WeightSpace space{&AllBuckets(), &AllBuckets(), nullptr};
+  const ChainLayout layout = space.Layout(header.labels_size());
+  std::vector<double> weights = NormalWeights(layout.dim(), 9);
+  for (int r = 0; r < kBuckets; r += 4) {
+    std::fill_n(
+        weights.begin() + layout.pair_emission_offset() + r * layout.num_pairs,
+        layout.num_pairs, 0.0);
+  }
+  absl::StatusOr<ChainModel> model = ChainModel::Create(header, space, weights);
+  EXPECT_TRUE(model.ok()) << model.status();
+  return std::move(*model);
+}
+
+// score(y) of a first-order model with pair rows, written out from its
+// dense weights.
+double FirstOrderPairScore(const ChainModel& model, const Sentence& sentence,
+                           const std::vector<int32_t>& y) {
+  const int L = model.labels().size();
+  const WeightSpace all{&AllBuckets(), &AllBuckets(), nullptr};
+  const ChainLayout layout = all.Layout(L);
+  EXPECT_EQ(layout.num_pairs, L * L);
+  const std::vector<double> w = model.DenseWeights(all);
+  FeatureSequence features, pairs;
+  EXPECT_TRUE(model.extractor().Extract(sentence, &features).ok());
+  EXPECT_TRUE(
+      model.extractor().pair_extractor()->Extract(sentence, &pairs).ok());
+  double score =
+      w[layout.start_offset() + y.front()] + w[layout.end_offset() + y.back()];
+  for (int t = 0; t < features.size(); ++t) {
+    for (int k = features.offsets[t]; k < features.offsets[t + 1]; ++k) {
+      score += features.value(k) * w[features.buckets[k] * L + y[t]];
+    }
+    if (t == 0) continue;
+    score += w[layout.transition_offset() + y[t - 1] * L + y[t]];
+    for (int k = pairs.offsets[t]; k < pairs.offsets[t + 1]; ++k) {
+      score += pairs.value(k) *
+               w[layout.pair_emission_offset() +
+                 pairs.buckets[k] * layout.num_pairs + y[t - 1] * L + y[t]];
+    }
+  }
+  return score;
+}
+
+TEST(ChainModelTest, FirstOrderPairTransitionsDecodeTheBestLabelings) {
+  const ChainModel model = MakeFirstOrderPairModel();
+  ASSERT_EQ(model.order(), 1);
+  EXPECT_EQ(model.header().format_version(), kFirstOrderPairFormatVersion);
+  ASSERT_EQ(model.layout().num_pairs, 16);
+  EXPECT_LT(model.pair_rows().size(), kBuckets);  // zero rows dropped
+  std::mt19937 rng(13);
+  TagScratch scratch;
+  Decoded decoded;
+  for (int trial = 0; trial < 20; ++trial) {
+    const Sentence sentence = RandomSentence(1 + trial % 5, &rng);
+    const int T = static_cast<int>(sentence.attributes.size());
+    for (bool constrained : {false, true}) {
+      std::vector<double> expected;
+      ForEachLabeling(T, 4, [&](const std::vector<int32_t>& y) {
+        if (constrained && !model.constraints().IsValid(y.data(), T)) return;
+        expected.push_back(FirstOrderPairScore(model, sentence, y));
+      });
+      std::sort(expected.rbegin(), expected.rend());
+      DecodeOptions options;
+      options.nbest = 4;
+      options.constrained = constrained;
+      ASSERT_TRUE(
+          model.PredictNBest(sentence, options, &scratch, &decoded).ok());
+      const size_t m = std::min<size_t>(4, expected.size());
+      ASSERT_EQ(decoded.labelings.size(), m);
+      for (size_t j = 0; j < m; ++j) {
+        EXPECT_NEAR(decoded.scores[j], expected[j], 1e-9) << trial;
+        EXPECT_NEAR(FirstOrderPairScore(model, sentence, decoded.labelings[j]),
+                    expected[j], 1e-9);
+      }
+      options.nbest = 1;
+      ASSERT_TRUE(
+          model.PredictNBest(sentence, options, &scratch, &decoded).ok());
+      EXPECT_NEAR(decoded.scores[0], expected[0], 1e-9);
+      if (constrained) continue;
+      std::vector<int32_t> predicted;
+      ASSERT_TRUE(model.Predict(sentence, &scratch, &predicted).ok());
+      EXPECT_EQ(predicted, decoded.labelings[0]);
+    }
+  }
+}
+
+TEST(ChainModelTest, FirstOrderPairModelRoundTripsAndIsValidated) {
+  for (WeightPrecision precision : {FLOAT32, FLOAT64}) {
+    const ChainModel model = MakeFirstOrderPairModel(precision);
+    const std::string path = TempPath("first_order_pairs.model");
+    ASSERT_TRUE(model.Save(path).ok());
+    absl::StatusOr<ChainModel> loaded = ChainModel::Load(path);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    EXPECT_EQ(loaded->order(), 1);
+    EXPECT_EQ(loaded->pair_rows().buckets(), model.pair_rows().buckets());
+    EXPECT_EQ(loaded->DenseWeights(loaded->space()),
+              model.DenseWeights(model.space()));
+    std::mt19937 rng(4);
+    TagScratch scratch;
+    for (int trial = 0; trial < 10; ++trial) {
+      const Sentence sentence = RandomSentence(1 + trial % 7, &rng);
+      std::vector<int32_t> a, b;
+      ASSERT_TRUE(model.Predict(sentence, &scratch, &a).ok());
+      ASSERT_TRUE(loaded->Predict(sentence, &scratch, &b).ok());
+      EXPECT_EQ(a, b);
+    }
+  }
+  const ChainModel model = MakeFirstOrderPairModel();
+  const std::string path = TempPath("first_order_pairs_damaged.model");
+  auto expect_rejected = [&](ModelFile file, const std::string& why) {
+    file.set_weights_checksum(WeightsChecksum(file));
+    WriteAll(path, file.SerializeAsString());
+    absl::StatusOr<ChainModel> loaded = ChainModel::Load(path);
+    ASSERT_FALSE(loaded.ok()) << why;
+    EXPECT_NE(loaded.status().message().find(why), std::string::npos)
+        << loaded.status();
+  };
+  ModelFile file = model.ToProto();
+  file.mutable_features()->clear_pair_templates();
+  expect_rejected(file, "without pair templates");
+  // The pair rows' shape: L² weights per row.
+  file = model.ToProto();
+  file.mutable_pair_weights_f32()->RemoveLast();
+  expect_rejected(file, "first-order pair rows must hold 16 weights each");
+  file = model.ToProto();
+  file.add_pair_labels(0);
+  file.add_pair_labels(1);
+  expect_rejected(file, "no pair labels");
+  // Pair rows under the plain first-order version (what a build that does
+  // not know them would write or read) are refused, as is version 5 at
+  // second order.
+  file = model.ToProto();
+  file.set_format_version(kModelFormatVersion);
+  expect_rejected(file, "pair rows in a first-order file of format 2");
+  file = model.ToProto();
+  file.set_order(2);
+  expect_rejected(file, "format version 5 does not match order 2");
+  // No format holds a stacked model with first-order pair rows.
+  ModelFile stacked = SecondOrderHeader();
+  *stacked.mutable_first_stage() = MakeModel().ToProto();
+  const WeightSpace space{&AllBuckets(), &AllBuckets(), nullptr};
+  const absl::StatusOr<ChainModel> refused = ChainModel::Create(
+      stacked, space, NormalWeights(space.Layout(4).dim(), 3));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("stacked"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace chaintag
 

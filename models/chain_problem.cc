@@ -60,6 +60,21 @@ absl::Status CheckRows(int i, const FeatureSequence& features, int64_t rows,
   return absl::OkStatus();
 }
 
+// The pair features of an example of a layout with pair rows: one row per
+// position, the first one empty.
+absl::Status CheckPairFeatures(int i, const ChainExample& example,
+                               const ChainLayout& layout) {
+  const int T = example.features.size();
+  if (example.pair_features.size() != T ||
+      example.pair_features.num_features(0) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("example ", i, ": pair features need ", T,
+                     " positions, the first one empty"));
+  }
+  return CheckRows(i, example.pair_features, layout.num_pair_rows,
+                   "pair feature");
+}
+
 absl::Status CheckSecondOrder(int i, const ChainExample& example,
                               const ChainLayout& layout,
                               const SecondOrderStructure& structure) {
@@ -92,6 +107,8 @@ struct ChainProblem::Scores {
   ChainScores first;
   SecondOrderScores second;
   double* unary = nullptr;  // T×L, loss-augmentable in place
+  // T×P pair scores (row 0 unused), or null without pair features.
+  const double* pair_unary = nullptr;
 };
 
 absl::Status ChainProblem::Validate(const ChainLayout& layout,
@@ -100,6 +117,12 @@ absl::Status ChainProblem::Validate(const ChainLayout& layout,
   if ((layout.order == 2) != (structure != nullptr)) {
     return absl::InvalidArgumentError(
         "a second-order problem needs its structure, a first-order one none");
+  }
+  if (layout.order == 1 && layout.num_pair_rows > 0 &&
+      layout.num_pairs != layout.num_labels * layout.num_labels) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a first-order layout's pair rows need one weight per label pair (",
+        layout.num_labels * layout.num_labels, "), not ", layout.num_pairs));
   }
   for (size_t i = 0; i < examples.size(); ++i) {
     const ChainExample& example = examples[i];
@@ -121,6 +144,11 @@ absl::Status ChainProblem::Validate(const ChainLayout& layout,
     absl::Status rows = CheckRows(static_cast<int>(i), example.features,
                                   layout.num_rows, "feature");
     if (!rows.ok()) return rows;
+    if (structure == nullptr && layout.num_pair_rows > 0) {
+      absl::Status pairs =
+          CheckPairFeatures(static_cast<int>(i), example, layout);
+      if (!pairs.ok()) return pairs;
+    }
     if (structure != nullptr) {
       absl::Status second =
           CheckSecondOrder(static_cast<int>(i), example, layout, *structure);
@@ -198,7 +226,9 @@ void ChainProblem::ComputeScores(int i, const double* v, double scale,
     tail = scratch.scaled_tail.data();
   }
   scores->unary = unary;
+  scores->pair_unary = pair_unary;
   scores->first = ChainScoresFromTail(L, tail, T, unary);
+  if (structure_ == nullptr) scores->first.pair = pair_unary;
   if (structure_ != nullptr) {
     SecondOrderScores& second = scores->second;
     second.length = T;
@@ -403,7 +433,7 @@ double ChainProblem::StateDot(int i, const double* w, const Scores& scores,
   for (int64_t k = 0; k < TL; ++k) expected += scores.unary[k] * state[k];
   const int64_t tail_offset = TailStateOffset(i);
   if (tail_offset > TL) {
-    const double* pair_unary = scores.second.pair_unary;
+    const double* pair_unary = scores.pair_unary;
     const int64_t P = layout_.num_pairs;
     // Row 0 of both is zero: no pair before the first label.
     for (int64_t k = P; k < tail_offset - TL; ++k) {
@@ -465,7 +495,7 @@ void ChainProblem::AddFeatures(int i, const int32_t* y, double c,
     const int64_t P = layout_.num_pairs;
     const int64_t offset = layout_.pair_emission_offset();
     for (int t = 1; t < T; ++t) {
-      const int32_t p = structure_->pair_index(y[t - 1], y[t]);
+      const int32_t p = PairColumn(y[t - 1], y[t]);
       if (p < 0) continue;
       for (int32_t k = z.offsets[t]; k < z.offsets[t + 1]; ++k) {
         const int64_t row = offset + static_cast<int64_t>(z.buckets[k]) * P;
@@ -514,7 +544,7 @@ void ChainProblem::AddLabelingToState(int i, const int32_t* y, double c,
     double* pairs = state + pair_offset;
     const int64_t P = layout_.num_pairs;
     for (int t = 1; t < T; ++t) {
-      const int32_t p = structure_->pair_index(y[t - 1], y[t]);
+      const int32_t p = PairColumn(y[t - 1], y[t]);
       if (p >= 0) pairs[t * P + p] += c;
     }
   }
@@ -571,7 +601,7 @@ void ChainProblem::AddPairRowsMinusState(int i, const int32_t* y,
     if (z.num_features(t) == 0) continue;
     const double* marginal = pair_state + static_cast<int64_t>(t) * P;
     for (int k = 0; k < P; ++k) d[k] = c * marginal[k];
-    const int32_t p = structure_->pair_index(y[t - 1], y[t]);
+    const int32_t p = PairColumn(y[t - 1], y[t]);
     if (p >= 0) d[p] -= c;
     for (int32_t k = z.offsets[t]; k < z.offsets[t + 1]; ++k) {
       const int64_t start = offset + static_cast<int64_t>(z.buckets[k]) * P;
@@ -684,7 +714,7 @@ void ChainProblem::EncodeCornerMinusState(int i, const Corner& y,
         [&](int t, double* d) {
           const double* marginal = pair_state + static_cast<int64_t>(t) * P;
           for (int k = 0; k < P; ++k) d[k] = c * marginal[k];
-          const int32_t p = structure_->pair_index(y[t - 1], y[t]);
+          const int32_t p = PairColumn(y[t - 1], y[t]);
           if (p >= 0) d[p] -= c;
           return true;
         },
@@ -720,8 +750,8 @@ void ChainProblem::EncodeScaled(int i, const Corner& y, double c,
         examples_[i].pair_features, 1, layout_.pair_emission_offset(),
         static_cast<int>(layout_.num_pairs),
         [&](int t, double* d) {
-          const int32_t from = structure_->pair_index(gold[t - 1], gold[t]);
-          const int32_t to = structure_->pair_index(y[t - 1], y[t]);
+          const int32_t from = PairColumn(gold[t - 1], gold[t]);
+          const int32_t to = PairColumn(y[t - 1], y[t]);
           if (from == to) return false;
           if (from >= 0) d[from] = c;
           if (to >= 0) d[to] = -c;

@@ -2,17 +2,20 @@
 // first or second order (models/chain_layout.h, models/second_order.h).
 //
 // φ(x, y) = Σ_t x_t ⊗ e_{y_t} + Σ_{t>0} e_{(y_{t−1}, y_t)} + e_start(y_0)
-//           + e_end(y_{T−1}), and at second order also
+//           + e_end(y_{T−1}), with pair templates also
 //           Σ_{t>0} z_t ⊗ e_{p(y_{t−1}, y_t)} (observation-conditioned
-//           transitions, z_t the pair features) and Σ_{t>1} e_{k(y_{t−2},
-//           y_{t−1}, y_t)} (weighted trigrams); the loss is Hamming,
+//           transitions, z_t the pair features; at first order p(a, b) =
+//           a·L + b, a full L×L block per pair row, at second order the
+//           structure's weighted pairs), and at second order
+//           Σ_{t>1} e_{k(y_{t−2}, y_{t−1}, y_t)} (weighted trigrams); the
+//           loss is Hamming,
 //           optionally divided by T. A second-order problem's labelings are
 //           those its structure's constraints allow.
 //
 // Block state of sentence i (T tokens, L labels): the expected features
 // E_β[φ(x_i, y)] of its dual distribution β, stored as label marginals
 //   [T×L per-position marginals μ_t]
-//   [T×P per-position pair marginals (second order with pair features)]
+//   [T×P per-position pair marginals (with pair features; row 0 zero)]
 //   [L×L transition counts][L start][L end][K trigram counts],
 // the last four in the same order as the weights' tail, so
 // v_i = φ(x_i, y_i) − E_β φ. Inner products with w come from the unary
@@ -41,7 +44,7 @@ namespace chaintag {
 struct ChainExample {
   FeatureSequence features;
   std::vector<int32_t> labels;  // gold label ids, one per position
-  // Second order with pair features: one row per position, row 0 empty
+  // With pair features (either order): one row per position, row 0 empty
   // (no pair before the first label); otherwise no positions.
   FeatureSequence pair_features;
 };
@@ -51,7 +54,8 @@ class ChainProblem : public Problem {
   // Every example must have as many labels as positions, ids < num_labels,
   // and feature rows < layout.num_rows (checked by the caller; see
   // Validate). A second-order layout needs its `structure` (the same label
-  // count, pairs and trigrams as the layout). The Gram matrices are
+  // count, pairs and trigrams as the layout); a first-order one with pair
+  // rows has num_pairs = L². The Gram matrices are
   // computed on `num_threads` threads.
   ChainProblem(ChainLayout layout, std::vector<ChainExample> examples,
                bool normalize_loss,
@@ -128,6 +132,13 @@ class ChainProblem : public Problem {
  private:
   struct Scores;
   int Length(int i) const { return examples_[i].features.size(); }
+  // The column of label pair (a, b) in a pair row: every pair has one at
+  // first order (a·L + b), the structure's weighted pairs at second; −1
+  // for none.
+  int32_t PairColumn(int a, int b) const {
+    return structure_ != nullptr ? structure_->pair_index(a, b)
+                                 : a * layout_.num_labels + b;
+  }
   // The state's parts: T×L label marginals, T×P pair marginals, the tail.
   int64_t PairStateOffset(int i) const;
   int64_t TailStateOffset(int i) const;

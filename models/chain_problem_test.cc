@@ -20,8 +20,17 @@ constexpr uint64_t kBuckets = ::chaintag::chain_testing::kBuckets;
 
 constexpr int kPairBuckets = 4;
 
-// A test problem's parts: at order 2 also pair features and a structure
-// (IOB2 constraints over {O, B-X, I-X, B-Y} when L = 4, none otherwise).
+// The models the tests cover: first order, first order with pair features
+// (an L×L block per pair row), second order (with pair features).
+enum class Model { kFirst, kFirstWithPairs, kSecond };
+constexpr Model kModels[] = {Model::kFirst, Model::kFirstWithPairs,
+                             Model::kSecond};
+
+int OrderOf(Model model) { return model == Model::kSecond ? 2 : 1; }
+
+// A test problem's parts: with pair features also those, at order 2 a
+// structure (IOB2 constraints over {O, B-X, I-X, B-Y} when L = 4, none
+// otherwise).
 struct TestChain {
   ChainLayout layout;
   std::vector<ChainExample> examples;
@@ -38,19 +47,45 @@ struct TestChain {
   }
 };
 
-TestChain MakeTestChain(int L, int order, int n, std::mt19937* rng,
+// Random pair features over kPairBuckets rows at positions t ≥ 1 (some
+// positions without any).
+void AddPairFeatures(std::mt19937* rng, Values kind, ChainExample* example) {
+  std::uniform_int_distribution<int> count(0, 2), bucket(0, kPairBuckets - 1);
+  const int T = example->features.size();
+  FeatureSequence& z = example->pair_features;
+  z.offsets.push_back(0);  // position 0: no pair
+  for (int t = 1; t < T; ++t) {
+    std::vector<bool> used(kPairBuckets, false);
+    for (int k = count(*rng); k > 0; --k) used[bucket(*rng)] = true;
+    for (uint32_t b = 0; b < kPairBuckets; ++b) {
+      if (!used[b]) continue;
+      z.buckets.push_back(b);
+      z.values.push_back(chain_testing::RandomValue(kind, rng));
+    }
+    z.offsets.push_back(static_cast<int32_t>(z.buckets.size()));
+  }
+}
+
+TestChain MakeTestChain(int L, Model model, int n, std::mt19937* rng,
                         int max_length = 5, Values kind = Values::kReal) {
   TestChain chain;
   chain.layout = ChainLayout{L, kBuckets};
   chain.examples = RandomExamples(n, L, rng, max_length, kind);
-  if (order == 1) return chain;
+  if (model == Model::kFirst) return chain;
+  if (model == Model::kFirstWithPairs) {
+    chain.layout.num_pair_rows = kPairBuckets;
+    chain.layout.num_pairs = L * L;
+    for (ChainExample& example : chain.examples) {
+      AddPairFeatures(rng, kind, &example);
+    }
+    return chain;
+  }
   TransitionConstraints constraints;
   if (L == 4) {
     constraints = TransitionConstraints({"O", "B-X", "I-X", "B-Y"}, IOB2);
   }
   std::bernoulli_distribution coin(0.5);
-  std::uniform_int_distribution<int> label(0, L - 1), count(0, 2),
-      bucket(0, kPairBuckets - 1);
+  std::uniform_int_distribution<int> label(0, L - 1);
   std::vector<LabelTrigram> trigrams;
   std::vector<LabelPair> pairs;
   for (int a = 0; a < L; ++a) {
@@ -73,22 +108,10 @@ TestChain MakeTestChain(int L, int order, int n, std::mt19937* rng,
   chain.layout.num_pairs = static_cast<int>(pairs.size());
   chain.layout.num_trigrams = static_cast<int>(trigrams.size());
   for (ChainExample& example : chain.examples) {
-    const int T = example.features.size();
     while (!chain.Allowed(example.labels)) {
       for (int32_t& y : example.labels) y = label(*rng);
     }
-    FeatureSequence& z = example.pair_features;
-    z.offsets.push_back(0);  // position 0: no pair
-    for (int t = 1; t < T; ++t) {
-      std::vector<bool> used(kPairBuckets, false);
-      for (int k = count(*rng); k > 0; --k) used[bucket(*rng)] = true;
-      for (uint32_t b = 0; b < kPairBuckets; ++b) {
-        if (!used[b]) continue;
-        z.buckets.push_back(b);
-        z.values.push_back(chain_testing::RandomValue(kind, rng));
-      }
-      z.offsets.push_back(static_cast<int32_t>(z.buckets.size()));
-    }
+    AddPairFeatures(rng, kind, &example);
   }
   return chain;
 }
@@ -109,17 +132,20 @@ std::vector<double> DenseFeatures(const TestChain& chain,
   }
   phi[layout.start_offset() + y.front()] += 1;
   phi[layout.end_offset() + y.back()] += 1;
-  if (chain.structure == nullptr) return phi;
-  const SecondOrderStructure& structure = *chain.structure;
   const FeatureSequence& z = example.pair_features;
-  for (int t = 1; t < f.size(); ++t) {
-    const int p = structure.pair_index(y[t - 1], y[t]);
+  for (int t = 1; layout.num_pair_rows > 0 && t < f.size(); ++t) {
+    // First order: every label pair has its column (a·L + b).
+    const int p = chain.structure != nullptr
+                      ? chain.structure->pair_index(y[t - 1], y[t])
+                      : y[t - 1] * L + y[t];
     if (p < 0) continue;
     for (int k = z.offsets[t]; k < z.offsets[t + 1]; ++k) {
       phi[layout.pair_emission_offset() + z.buckets[k] * layout.num_pairs +
           p] += z.values[k];
     }
   }
+  if (chain.structure == nullptr) return phi;
+  const SecondOrderStructure& structure = *chain.structure;
   for (int t = 2; t < f.size(); ++t) {
     const int k = structure.trigram_index(y[t - 2], y[t - 1], y[t]);
     if (k >= 0) phi[layout.trigram_offset() + k] += 1;
@@ -147,10 +173,11 @@ class ChainProblemTest : public ::testing::TestWithParam<bool> {};
 TEST_P(ChainProblemTest, OraclesMatchBruteForce) {
   const bool normalize = GetParam();
   std::mt19937 rng(3);
-  for (int order : {1, 2}) {
+  for (Model model : kModels) {
     for (int L = 1; L <= 4; ++L) {
-      SCOPED_TRACE(testing::Message() << "order " << order << " L " << L);
-      const TestChain chain = MakeTestChain(L, order, 8, &rng);
+      SCOPED_TRACE(testing::Message()
+                   << "model " << static_cast<int>(model) << " L " << L);
+      const TestChain chain = MakeTestChain(L, model, 8, &rng);
       const ChainLayout& layout = chain.layout;
       const std::vector<ChainExample>& examples = chain.examples;
       const std::unique_ptr<ChainProblem> owned = chain.Problem(normalize);
@@ -200,23 +227,23 @@ TEST_P(ChainProblemTest, OraclesMatchBruteForce) {
   }
 }
 
-void CheckBlockStateAlgebra(int order, Values kind, bool normalize_loss);
+void CheckBlockStateAlgebra(Model model, Values kind, bool normalize_loss);
 
 TEST_P(ChainProblemTest, BlockStateAlgebraMatchesDenseVectors) {
-  for (int order : {1, 2}) {
+  for (Model model : kModels) {
     for (Values kind : {Values::kReal, Values::kInteger, Values::kDyadic}) {
-      SCOPED_TRACE(testing::Message() << "order " << order << " values "
-                                      << static_cast<int>(kind));
-      CheckBlockStateAlgebra(order, kind, GetParam());
+      SCOPED_TRACE(testing::Message() << "model " << static_cast<int>(model)
+                                      << " values " << static_cast<int>(kind));
+      CheckBlockStateAlgebra(model, kind, GetParam());
     }
   }
 }
 
-void CheckBlockStateAlgebra(int order, Values kind, bool normalize_loss) {
+void CheckBlockStateAlgebra(Model model, Values kind, bool normalize_loss) {
   std::mt19937 rng(5);
-  const int L = order == 1 ? 3 : 4;
+  const int L = OrderOf(model) == 1 ? 3 : 4;
   const TestChain chain =
-      MakeTestChain(L, order, 6, &rng, /*max_length=*/5, kind);
+      MakeTestChain(L, model, 6, &rng, /*max_length=*/5, kind);
   const ChainLayout& layout = chain.layout;
   const std::vector<ChainExample>& examples = chain.examples;
   const std::unique_ptr<ChainProblem> owned = chain.Problem(normalize_loss);
@@ -366,9 +393,10 @@ void CheckBlockStateAlgebra(int order, Values kind, bool normalize_loss) {
 TEST_P(ChainProblemTest, SmoothedOraclesMatchBruteForce) {
   const bool normalize = GetParam();
   std::mt19937 rng(5);
-  for (int model_order : {1, 2}) {
+  for (Model model : kModels) {
+    const int model_order = OrderOf(model);
     for (int L = 1; L <= (model_order == 1 ? 3 : 4); ++L) {
-      const TestChain chain = MakeTestChain(L, model_order, 6, &rng, 4);
+      const TestChain chain = MakeTestChain(L, model, 6, &rng, 4);
       const ChainLayout& layout = chain.layout;
       const std::vector<ChainExample>& examples = chain.examples;
       const std::unique_ptr<ChainProblem> owned = chain.Problem(normalize);
@@ -427,7 +455,7 @@ TEST_P(ChainProblemTest, SmoothedOraclesMatchBruteForce) {
             for (const Smoothing::Kind kind :
                  {Smoothing::Kind::kTopKL2, Smoothing::Kind::kEntropy}) {
               SCOPED_TRACE(testing::Message()
-                           << "order " << model_order << " L " << L
+                           << "model " << static_cast<int>(model) << " L " << L
                            << " example " << i << " μ " << mu << " K " << top_k
                            << " kind " << static_cast<int>(kind));
               const Smoothing smoothing{kind, mu, top_k};

@@ -19,9 +19,14 @@ namespace chaintag {
 struct RandomChain {
   int length, num_labels;
   std::vector<double> unary, transition, start, end;
+  // Empty, or length × L × L pair scores (ChainScores::pair).
+  std::vector<double> pair = {};
   ChainScores scores() const {
-    return {length,       num_labels, unary.data(), transition.data(),
-            start.data(), end.data()};
+    ChainScores scores{length,       num_labels,
+                       unary.data(), transition.data(),
+                       start.data(), end.data()};
+    if (!pair.empty()) scores.pair = pair.data();
+    return scores;
   }
 };
 
@@ -45,6 +50,35 @@ inline RandomChain MakeChain(int T, int L, std::mt19937* rng,
   return MakeRandomChain(T, L, [&] {
     return integer_scores ? static_cast<double>(small(*rng)) : real(*rng);
   });
+}
+
+// MakeChain's chain plus pair scores drawn the same way at t ≥ 1. Row 0 is
+// filled with 1000s, which a decoder that read it would pick up.
+inline RandomChain MakePairChain(int T, int L, std::mt19937* rng,
+                                 bool integer_scores) {
+  RandomChain chain = MakeChain(T, L, rng, integer_scores);
+  const RandomChain pairs =
+      MakeChain(std::max(T - 1, 0), L * L, rng, integer_scores);
+  chain.pair.assign(static_cast<size_t>(L) * L, 1000.0);
+  chain.pair.insert(chain.pair.end(), pairs.unary.begin(), pairs.unary.end());
+  return chain;
+}
+
+// score(y) summed straight from a chain's tables, independently of
+// ScoreLabeling (which the decoders share).
+inline double HandScore(const RandomChain& chain,
+                        const std::vector<int32_t>& y) {
+  const int T = chain.length, L = chain.num_labels;
+  if (T == 0) return 0;
+  double score = chain.start[y[0]] + chain.end[y[T - 1]];
+  for (int t = 0; t < T; ++t) score += chain.unary[t * L + y[t]];
+  for (int t = 1; t < T; ++t) {
+    score += chain.transition[y[t - 1] * L + y[t]];
+    if (!chain.pair.empty()) {
+      score += chain.pair[(t * L + y[t - 1]) * L + y[t]];
+    }
+  }
+  return score;
 }
 
 // Calls visit(y) for every labeling of length T over L labels, y_0 slowest.

@@ -16,6 +16,11 @@
 
 namespace chaintag {
 
+bool HasFirstOrderPairRows(const ModelFile& file) {
+  return file.order() != 2 &&
+         file.format_version() == kFirstOrderPairFormatVersion;
+}
+
 // Over the weight fields, in a fixed order, then over the precision and the
 // decoding mode when they differ from the defaults: those fields are
 // serialised after the rows, so a file cut just before them would otherwise
@@ -53,6 +58,17 @@ uint64_t WeightsChecksum(const ModelFile& file) {
     add(file.trigram_weights().data(),
         file.trigram_weights_size() * sizeof(double));
     add(file.pair_labels().data(), file.pair_labels_size() * sizeof(int32_t));
+    add(file.pair_buckets().data(),
+        file.pair_buckets_size() * sizeof(uint32_t));
+    add(file.pair_weights_f32().data(),
+        file.pair_weights_f32_size() * sizeof(float));
+    add(file.pair_weights_f64().data(),
+        file.pair_weights_f64_size() * sizeof(double));
+  }
+  if (HasFirstOrderPairRows(file)) {
+    // Likewise after the first-order part.
+    constexpr char kPairs[] = "first-order pair rows";
+    add(kPairs, sizeof(kPairs));
     add(file.pair_buckets().data(),
         file.pair_buckets_size() * sizeof(uint32_t));
     add(file.pair_weights_f32().data(),
@@ -177,7 +193,9 @@ absl::Status CheckVersion(const ModelFile& file) {
   const uint32_t version = file.format_version();
   const uint32_t expected = file.has_first_stage() ? kStackedFormatVersion
                             : file.order() == 2    ? kSecondOrderFormatVersion
-                                                   : kModelFormatVersion;
+                            : version == kFirstOrderPairFormatVersion
+                                ? kFirstOrderPairFormatVersion
+                                : kModelFormatVersion;
   if (file.order() > 2) {
     return absl::DataLossError(absl::StrCat("model order ", file.order(),
                                             ", this build reads 1 and 2"));
@@ -187,14 +205,15 @@ absl::Status CheckVersion(const ModelFile& file) {
     return absl::DataLossError(absl::StrCat(
         "format version ", version, " (stacked) without a first stage"));
   }
-  if (version == kSecondOrderFormatVersion || version == kModelFormatVersion) {
+  if (version == kSecondOrderFormatVersion || version == kModelFormatVersion ||
+      version == kFirstOrderPairFormatVersion) {
     return absl::DataLossError(absl::StrCat(
         "format version ", version, " does not match order ", file.order(),
         file.has_first_stage() ? " with a first stage" : ""));
   }
   return absl::DataLossError(absl::StrCat(
       "format version ", version, ", this build reads ", kModelFormatVersion,
-      " to ", kStackedFormatVersion,
+      " to ", kFirstOrderPairFormatVersion,
       version < kModelFormatVersion
           ? " (an older chaintag's dense layout): retrain the model"
           : ""));
@@ -231,6 +250,38 @@ absl::Status CheckSecondOrderFields(const ModelFile& file, bool f64) {
   return absl::OkStatus();
 }
 
+// The pair rows of a first-order file: L² weights per row, no pair labels
+// or trigrams (format 5); none in another first-order file.
+absl::Status CheckFirstOrderPairFields(const ModelFile& file, bool f64) {
+  const int64_t L = file.labels_size();
+  const int64_t rows = file.pair_buckets_size();
+  const int64_t f32_size = file.pair_weights_f32_size();
+  const int64_t f64_size = file.pair_weights_f64_size();
+  if (!HasFirstOrderPairRows(file)) {
+    if (rows > 0 || f32_size > 0 || f64_size > 0 ||
+        file.pair_labels_size() > 0) {
+      return absl::DataLossError(absl::StrCat(
+          "pair rows in a first-order file of format ", file.format_version(),
+          " (first-order pair rows are format ", kFirstOrderPairFormatVersion,
+          ")"));
+    }
+    return absl::OkStatus();
+  }
+  if (file.pair_labels_size() > 0 || file.trigram_labels_size() > 0 ||
+      file.trigram_weights_size() > 0 ||
+      (f64 ? f64_size : f32_size) != rows * L * L ||
+      (f64 ? f32_size : f64_size) != 0) {
+    return absl::DataLossError(absl::StrCat(
+        "first-order pair rows must hold ", L * L,
+        " weights each (one per label pair) and no pair labels or trigrams"));
+  }
+  if (!AllFinite(file.pair_weights_f32()) ||
+      !AllFinite(file.pair_weights_f64())) {
+    return absl::DataLossError("non-finite weights");
+  }
+  return absl::OkStatus();
+}
+
 // What Load checks of a parsed file before building the model: version,
 // sizes, finite values, the checksum.
 absl::Status CheckWeightFields(const ModelFile& file) {
@@ -256,10 +307,9 @@ absl::Status CheckWeightFields(const ModelFile& file) {
       !AllFinite(file.end())) {
     return absl::DataLossError("non-finite weights");
   }
-  if (file.order() == 2) {
-    absl::Status second = CheckSecondOrderFields(file, f64);
-    if (!second.ok()) return second;
-  }
+  absl::Status part = file.order() == 2 ? CheckSecondOrderFields(file, f64)
+                                        : CheckFirstOrderPairFields(file, f64);
+  if (!part.ok()) return part;
   if (!file.has_weights_checksum() ||
       file.weights_checksum() != WeightsChecksum(file)) {
     return absl::DataLossError("weights checksum mismatch (damaged file)");
@@ -296,9 +346,15 @@ absl::Status EncodeModelWeights(const ChainLayout& layout,
                                 ModelFile* file) {
   ClearWeights(file);
   file->set_magic(kModelMagic);
+  const bool first_order_pairs = structure == nullptr && pair_rows != nullptr;
+  if (first_order_pairs && file->has_first_stage()) {
+    return absl::InvalidArgumentError(
+        "a stacked model cannot have first-order pair templates");
+  }
   file->set_format_version(file->has_first_stage() ? kStackedFormatVersion
-                           : structure == nullptr  ? kModelFormatVersion
-                                                   : kSecondOrderFormatVersion);
+                           : structure != nullptr  ? kSecondOrderFormatVersion
+                           : first_order_pairs ? kFirstOrderPairFormatVersion
+                                               : kModelFormatVersion);
   const int64_t L = file->labels_size();
   if (static_cast<int64_t>(weights.size()) != layout.dim()) {
     return absl::InvalidArgumentError(
@@ -332,6 +388,12 @@ absl::Status EncodeModelWeights(const ChainLayout& layout,
   if (structure != nullptr) {
     stored =
         StoreSecondOrder(*structure, pair_rows, layout, weights, f64, file);
+    if (!stored.ok()) return stored;
+  } else if (first_order_pairs) {
+    stored = StoreRows(
+        weights.data() + layout.pair_emission_offset(), *pair_rows,
+        static_cast<int>(L * L), f64, file->mutable_pair_buckets(),
+        file->mutable_pair_weights_f32(), file->mutable_pair_weights_f64());
     if (!stored.ok()) return stored;
   }
   KeepStoredNames(file->emission_buckets(), file->mutable_name_buckets(),

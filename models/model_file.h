@@ -41,7 +41,16 @@ constexpr uint32_t kModelFormatVersion = 2;
 constexpr uint32_t kSecondOrderFormatVersion = 3;
 // A stacked model (ModelFile.first_stage), of either order.
 constexpr uint32_t kStackedFormatVersion = 4;
+// A first-order model with observation-conditioned transitions (pair
+// templates): format 2 plus pair rows of L² weights each (pair (a, b) at
+// a·L + b, no pair_labels), in the pair fields. Its own version, so that a
+// build that reads pair rows only at second order refuses the file rather
+// than decoding without them.
+constexpr uint32_t kFirstOrderPairFormatVersion = 5;
 constexpr char kModelMagic[] = "chaintag-model";
+
+// Whether `file` is a first-order model with pair rows (format 5).
+bool HasFirstOrderPairRows(const ModelFile& file);
 
 // The checksum a model file records (ModelFile.weights_checksum): XXH3-64
 // of its weights, and of the flags and first stage that change decoding.
@@ -50,11 +59,12 @@ uint64_t WeightsChecksum(const ModelFile& file);
 // Fills `file`'s weight fields (clearing what they held), magic, format
 // version and checksum from `weights`, laid out as `layout` over the emission
 // rows `rows` and, at second order (`structure` non-null), the structure's
-// trigrams and pairs and, with pair templates, the pair rows `pair_rows`
-// (null without). Rows that are all zero are dropped; the rest are stored in
-// file->weight_precision() (FLOAT32 when unspecified). Fails on a size that
-// does not match the layout, rows over another number of buckets than the
-// features', non-finite weights, or weights beyond float32's range for
+// trigrams and pairs; with pair templates (either order) the pair rows
+// `pair_rows` (null without). A stacked model with first-order pair rows
+// is refused (no format holds both). Rows that are all zero are dropped; the
+// rest are stored in file->weight_precision() (FLOAT32 when unspecified). Fails
+// on a size that does not match the layout, rows over another number of buckets
+// than the features', non-finite weights, or weights beyond float32's range for
 // FLOAT32.
 absl::Status EncodeModelWeights(const ChainLayout& layout,
                                 const BucketRows& rows,

@@ -2,8 +2,10 @@
 // the 22 labels of CoNLL-2000 chunking under IOB2, 760
 // weighted trigrams and 145 weighted pairs drawn among the allowed ones,
 // 8 sentences of 24 tokens with random scores (fixed seed). The
-// "time/token" counter is the figure to read; BM_FirstOrderViterbi is the
-// first-order decoder on the same labels and sentences, for scale.
+// "time/token" counter is the figure to read; the BM_FirstOrder* ones are
+// the first-order decoders on the same labels and sentences, for scale,
+// without (pairs:0) and with (pairs:1) observation-conditioned transitions
+// (an L×L pair score table per position).
 //
 // bazel run //models:second_order_bench
 
@@ -18,6 +20,8 @@
 #include "models/second_order_forward_backward.h"
 #include "models/second_order_top_k.h"
 #include "models/second_order_viterbi.h"
+#include "models/smoothing.h"
+#include "models/top_k_viterbi.h"
 #include "models/transition_constraints.h"
 #include "models/viterbi.h"
 
@@ -39,6 +43,8 @@ constexpr int kSentences = 8;
 struct Sentence {
   std::vector<double> unary;       // kLength × kLabels
   std::vector<double> pair_unary;  // kLength × kPairs
+  // First order: kLength × kLabels² observation-conditioned transitions.
+  std::vector<double> pair;
 };
 
 struct Problem {
@@ -109,7 +115,8 @@ const Problem& ChunkingProblem() {
     p->end = draw(kLabels);
     p->trigram = draw(kTrigrams);
     for (int i = 0; i < kSentences; ++i) {
-      p->sentences.push_back({draw(kLength * kLabels), draw(kLength * kPairs)});
+      p->sentences.push_back({draw(kLength * kLabels), draw(kLength * kPairs),
+                              draw(kLength * kLabels * kLabels)});
     }
     return p;
   }();
@@ -171,21 +178,58 @@ void BM_ForwardBackward(benchmark::State& state) {
 }
 BENCHMARK(BM_ForwardBackward)->ArgName("marginals")->Arg(1)->Arg(0);
 
+// The first-order view of a sentence, with its pair scores when `pairs`.
+ChainScores FirstOrderScores(const Problem& problem, const Sentence& sentence,
+                             bool pairs) {
+  ChainScores scores = {kLength,
+                        kLabels,
+                        sentence.unary.data(),
+                        problem.transition.data(),
+                        problem.start.data(),
+                        problem.end.data()};
+  if (pairs) scores.pair = sentence.pair.data();
+  return scores;
+}
+
 void BM_FirstOrderViterbi(benchmark::State& state) {
   const Problem& problem = ChunkingProblem();
   ViterbiDecoder viterbi;
   std::vector<int32_t> labels(kLength);
   RunPerToken(state, [&](const Sentence& sentence) {
-    const ChainScores scores = {kLength,
-                                kLabels,
-                                sentence.unary.data(),
-                                problem.transition.data(),
-                                problem.start.data(),
-                                problem.end.data()};
-    benchmark::DoNotOptimize(viterbi.Decode(scores, labels.data()));
+    benchmark::DoNotOptimize(
+        viterbi.Decode(FirstOrderScores(problem, sentence, state.range(0) != 0),
+                       labels.data()));
   });
 }
-BENCHMARK(BM_FirstOrderViterbi);
+BENCHMARK(BM_FirstOrderViterbi)->ArgName("pairs")->Arg(0)->Arg(1);
+
+void BM_FirstOrderTopK(benchmark::State& state) {
+  const Problem& problem = ChunkingProblem();
+  TopKViterbi top_k;
+  std::vector<int32_t> labelings;
+  std::vector<double> scores;
+  RunPerToken(state, [&](const Sentence& sentence) {
+    benchmark::DoNotOptimize(
+        top_k.Decode(FirstOrderScores(problem, sentence, state.range(0) != 0),
+                     5, &labelings, &scores));
+  });
+}
+BENCHMARK(BM_FirstOrderTopK)->ArgName("pairs")->Arg(0)->Arg(1);
+
+void BM_FirstOrderForwardBackward(benchmark::State& state) {
+  const Problem& problem = ChunkingProblem();
+  ForwardBackward fb;
+  const bool pairs = state.range(0) != 0;
+  // The block-state layout: with pairs, the per-position pair marginals too.
+  std::vector<double> marginals(kLength * kLabels + kLabels * kLabels +
+                                2 * kLabels +
+                                (pairs ? kLength * kLabels * kLabels : 0));
+  RunPerToken(state, [&](const Sentence& sentence) {
+    benchmark::DoNotOptimize(fb.Compute(
+        FirstOrderScores(problem, sentence, pairs), 1.0, marginals.data()));
+  });
+}
+BENCHMARK(BM_FirstOrderForwardBackward)->ArgName("pairs")->Arg(0)->Arg(1);
 
 }  // namespace
 }  // namespace chaintag

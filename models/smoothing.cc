@@ -177,9 +177,26 @@ bool ForwardBackward::ScaledForwardFirst(const ChainScores& scores) {
   return true;
 }
 
-// One table of T − 1 uses: its shift counts T − 1 times.
+// One table of T − 1 uses: its shift counts T − 1 times. With pair scores,
+// one table per position t ≥ 1 (row t of T, row 0 unused), each shifted by
+// its own max.
 void ForwardBackward::ExpTransitionFactors(const ChainScores& scores) {
   const size_t LL = static_cast<size_t>(scores.num_labels) * scores.num_labels;
+  if (scores.pair != nullptr) {
+    exp_transition_.resize(scores.length * LL);
+    for (int t = 1; t < scores.length; ++t) {
+      double* factors = exp_transition_.data() + t * LL;
+      const double* sum = TransitionsInto(scores, t, factors);
+      const double top = MaxOf(sum, LL);
+      scaled_.shift += top;
+      for (size_t i = 0; i < LL; ++i) {
+        const double score = factors[i];
+        factors[i] = std::exp((score - top) * scaled_.inv_mu);
+        scaled_.CheckFactor(factors[i], score);
+      }
+    }
+    return;
+  }
   exp_transition_.resize(LL);
   const double top = MaxOf(scores.transition, LL);
   scaled_.shift += (scores.length - 1) * top;
@@ -192,7 +209,7 @@ void ForwardBackward::ExpTransitionFactors(const ChainScores& scores) {
 
 bool ForwardBackward::ScaledForwardStep(const ChainScores& scores, int t) {
   const int L = scores.num_labels;
-  const double* transition = exp_transition_.data();
+  const double* transition = TransitionFactorsInto(scores, t);
   const double* previous = alpha_.data() + static_cast<size_t>(t - 1) * L;
   double* current = alpha_.data() + static_cast<size_t>(t) * L;
   const double* unary = scores.unary + static_cast<size_t>(t) * L;
@@ -252,7 +269,6 @@ bool ForwardBackward::ScaledBackward(const ChainScores& scores) {
   double* beta = beta_.data();
   const double* terms = terms_.data();
   const double* u = exp_unary_.data();
-  const double* transition = exp_transition_.data();
   double* emission = emission_.data();
   double* beta_last = beta + static_cast<size_t>(T - 1) * L;
   for (int y = 0; y < L; ++y) {
@@ -263,6 +279,7 @@ bool ForwardBackward::ScaledBackward(const ChainScores& scores) {
     const double* next = beta + static_cast<size_t>(t + 1) * L;
     double* current = beta + static_cast<size_t>(t) * L;
     const double* u_next = u + static_cast<size_t>(t + 1) * L;
+    const double* transition = TransitionFactorsInto(scores, t + 1);
     // u·beta is not a message entry: the product of up to three factors
     // bound by kMinFactor is the whole term E·u·beta.
     for (int b = 0; b < L; ++b) emission[b] = u_next[b] * next[b];
@@ -303,8 +320,12 @@ bool ForwardBackward::ScaledMarginals(const ChainScores& scores,
   const double* scale = alpha_shift_.data();
   double* emission = emission_.data();
   double* node = marginals;
-  double* pair = marginals + cells;
+  // With pair scores: the per-position pair marginals, then their sum.
+  const bool per_position = scores.pair != nullptr;
+  double* position_pair = per_position ? marginals + cells : nullptr;
+  double* pair = marginals + cells + (per_position ? T * LL : 0);
   std::fill(pair, pair + LL, 0.0);
+  if (per_position) std::fill(position_pair, position_pair + LL, 0.0);
   for (int t = 0; t < T; ++t) {
     const double* a_row = alpha + static_cast<size_t>(t) * L;
     const double* b_row = beta + static_cast<size_t>(t) * L;
@@ -325,13 +346,30 @@ bool ForwardBackward::ScaledMarginals(const ChainScores& scores,
       emission[b] = u_t[b] * b_row[b] * pair_inverse;
     }
     const double* previous = alpha + static_cast<size_t>(t - 1) * L;
+    if (per_position) {
+      const double* factors = TransitionFactorsInto(scores, t);
+      double* here = position_pair + t * LL;
+      for (int a = 0; a < L; ++a) {
+        const double p = previous[a];
+        const double* from_a = factors + static_cast<size_t>(a) * L;
+        double* here_a = here + static_cast<size_t>(a) * L;
+        double* pair_a = pair + static_cast<size_t>(a) * L;
+        for (int b = 0; b < L; ++b) {
+          here_a[b] = p * from_a[b] * emission[b];
+          pair_a[b] += here_a[b];
+        }
+      }
+      continue;
+    }
     for (int a = 0; a < L; ++a) {
       const double p = previous[a];
       double* pair_a = pair + static_cast<size_t>(a) * L;
       for (int b = 0; b < L; ++b) pair_a[b] += p * emission[b];
     }
   }
-  for (size_t i = 0; T > 1 && i < LL; ++i) pair[i] *= exp_transition_[i];
+  for (size_t i = 0; !per_position && T > 1 && i < LL; ++i) {
+    pair[i] *= exp_transition_[i];
+  }
   double* start = pair + LL;
   double* end = start + L;
   std::copy(node, node + L, start);
@@ -354,13 +392,26 @@ double ForwardBackward::ComputeInLogSpace(const ChainScores& scores, double mu,
   alpha_.resize(cells);
   beta_.resize(cells);
   alpha_shift_.resize(T);
-  scaled_transition_.resize(LL);
   terms_.resize(L);
   emission_.resize(L);
-  const double* transition = scaled_transition_.data();
-  for (size_t i = 0; i < LL; ++i) {
-    scaled_transition_[i] = scores.transition[i] * inv_mu;
+  // One scaled L×L table, or with pair scores one per position (row t the
+  // transitions into t; row 0 unused).
+  const bool per_position = scores.pair != nullptr;
+  scaled_transition_.resize(per_position ? T * LL : LL);
+  if (per_position) {
+    for (int t = 1; t < T; ++t) {
+      double* row = scaled_transition_.data() + t * LL;
+      const double* sum = TransitionsInto(scores, t, row);
+      for (size_t i = 0; i < LL; ++i) row[i] = sum[i] * inv_mu;
+    }
+  } else {
+    for (size_t i = 0; i < LL; ++i) {
+      scaled_transition_[i] = scores.transition[i] * inv_mu;
+    }
   }
+  auto transition_into = [&](int t) {
+    return scaled_transition_.data() + (per_position ? t * LL : 0);
+  };
   double* terms = terms_.data();
   double* emission = emission_.data();
 
@@ -375,6 +426,7 @@ double ForwardBackward::ComputeInLogSpace(const ChainScores& scores, double mu,
     const double* previous = alpha + static_cast<size_t>(t - 1) * L;
     double* current = alpha + static_cast<size_t>(t) * L;
     const double* unary = scores.unary + static_cast<size_t>(t) * L;
+    const double* transition = transition_into(t);
     for (int b = 0; b < L; ++b) {
       for (int a = 0; a < L; ++a) {
         terms[a] = previous[a] + transition[static_cast<size_t>(a) * L + b];
@@ -399,6 +451,7 @@ double ForwardBackward::ComputeInLogSpace(const ChainScores& scores, double mu,
     const double* next = beta + static_cast<size_t>(t + 1) * L;
     double* current = beta + static_cast<size_t>(t) * L;
     const double* unary = scores.unary + static_cast<size_t>(t + 1) * L;
+    const double* transition = transition_into(t + 1);
     for (int b = 0; b < L; ++b) emission[b] = unary[b] * inv_mu + next[b];
     for (int a = 0; a < L; ++a) {
       const double* from_a = transition + static_cast<size_t>(a) * L;
@@ -415,10 +468,14 @@ double ForwardBackward::ComputeInLogSpace(const ChainScores& scores, double mu,
   // messages, log P(y_{t−1} = a, y_t = b) = alpha[t−1][a] + transition[a][b]
   // + unary[t][b]/μ + beta[t][b] − alpha_shift[t] − node_normaliser[t].
   double* node = marginals;
-  double* pair = marginals + cells;
+  // With pair scores the per-position pair marginals come first (row 0
+  // zero), then their sum.
+  double* position_pair = per_position ? marginals + cells : nullptr;
+  double* pair = marginals + cells + (per_position ? T * LL : 0);
   double* start = pair + LL;
   double* end = start + L;
   std::fill(pair, pair + LL, 0.0);
+  if (per_position) std::fill(position_pair, position_pair + LL, 0.0);
   for (int t = 0; t < T; ++t) {
     const double* a_row = alpha + static_cast<size_t>(t) * L;
     const double* b_row = beta + static_cast<size_t>(t) * L;
@@ -429,12 +486,21 @@ double ForwardBackward::ComputeInLogSpace(const ChainScores& scores, double mu,
     if (t == 0) continue;
     const double* previous = alpha + static_cast<size_t>(t - 1) * L;
     const double* unary = scores.unary + static_cast<size_t>(t) * L;
+    const double* transition = transition_into(t);
     for (int b = 0; b < L; ++b) {
       emission[b] = unary[b] * inv_mu + b_row[b] - alpha_shift_[t] - normaliser;
     }
     for (int a = 0; a < L; ++a) {
       const double* from_a = transition + static_cast<size_t>(a) * L;
       double* pair_a = pair + static_cast<size_t>(a) * L;
+      if (per_position) {
+        double* here = position_pair + t * LL + static_cast<size_t>(a) * L;
+        for (int b = 0; b < L; ++b) {
+          here[b] = std::exp(previous[a] + from_a[b] + emission[b]);
+          pair_a[b] += here[b];
+        }
+        continue;
+      }
       for (int b = 0; b < L; ++b) {
         pair_a[b] += std::exp(previous[a] + from_a[b] + emission[b]);
       }

@@ -10,6 +10,7 @@
 #ifndef CHAINTAG_MODELS_SMOOTHING_H_
 #define CHAINTAG_MODELS_SMOOTHING_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -39,6 +40,9 @@ class ForwardBackward {
   //   [T×L: P(y_t = l)]
   //   [L×L: Σ_{t>0} P(y_{t−1} = a, y_t = b), row a = previous label]
   //   [L: P(y_0 = l)] [L: P(y_{T−1} = l)].
+  // With pair scores (ChainScores::pair) the per-position pair marginals
+  // P(y_{t−1} = a, y_t = b) come after the first part, T×L×L (row 0 zero);
+  // the transition factors are then one table per position (T·L² exps).
   // A chain of length 0 has one empty labeling: returns 0, and its L² + 2L
   // marginals are 0. Requires μ > 0 and at least one labeling of finite
   // score.
@@ -100,6 +104,13 @@ class ForwardBackward {
   bool ScaledForwardEnd(const ChainScores& scores);
   bool ScaledBackward(const ChainScores& scores);
   bool ScaledMarginals(const ChainScores& scores, double* marginals);
+  // The transition factors of the step into t ≥ 1.
+  const double* TransitionFactorsInto(const ChainScores& scores, int t) const {
+    return exp_transition_.data() +
+           (scores.pair != nullptr
+                ? static_cast<size_t>(t) * scores.num_labels * scores.num_labels
+                : 0);
+  }
 
   // Forward and backward messages, T×L. In log space: log-messages, each row
   // shifted to log-sum 0 so their magnitude stays that of one position's
@@ -110,8 +121,9 @@ class ForwardBackward {
   // log Z). Scaled: the sums s_t that row t of alpha_ was divided by.
   std::vector<double> alpha_shift_;
   std::vector<double> scaled_transition_;  // log space: transition / μ
-  // Scaled: exp((transition − its max)/μ), L×L, and exp((unary[t] + start at
-  // t = 0 − the row's max)/μ), T×L.
+  // Scaled: exp((transition − its max)/μ), L×L (with pair scores one such
+  // table per position, T×L×L), and exp((unary[t] + start at t = 0 − the
+  // row's max)/μ), T×L.
   std::vector<double> exp_transition_;
   std::vector<double> exp_unary_;
   std::vector<double> terms_;     // L: one log-sum-exp's terms; end factors

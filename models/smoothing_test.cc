@@ -240,6 +240,60 @@ TEST(ForwardBackwardTest, MatchesBruteForceOnRandomTinyChains) {
   }
 }
 
+// With pair scores: μ·log Z, the node, per-position pair, summed pair,
+// start and end marginals against all labelings scored by hand.
+TEST(ForwardBackwardTest, PairScoresMatchBruteForce) {
+  std::mt19937 rng(37);
+  ForwardBackward fb;
+  for (int trial = 0; trial < 200; ++trial) {
+    const int T = 1 + trial % 5, L = 2 + (trial / 5) % 3;
+    const double mu = std::vector<double>{0.1, 0.5, 1.0, 3.0}[trial % 4];
+    const RandomChain chain = MakePairChain(T, L, &rng, false);
+    const size_t TL = static_cast<size_t>(T) * L, LL = L * L;
+    std::vector<std::vector<int32_t>> all;
+    std::vector<double> log_weights;
+    ForEachLabeling(T, L, [&](const std::vector<int32_t>& y) {
+      all.push_back(y);
+      log_weights.push_back(HandScore(chain, y) / mu);
+    });
+    const double top =
+        *std::max_element(log_weights.begin(), log_weights.end());
+    double z = 0;
+    for (double w : log_weights) z += std::exp(w - top);
+    const double log_z = top + std::log(z);
+    // [T×L nodes][T×L×L pairs per position][L×L their sum][L start][L end]
+    std::vector<double> expected(TL + T * LL + LL + 2 * L, 0.0);
+    for (size_t i = 0; i < all.size(); ++i) {
+      const double p = std::exp(log_weights[i] - log_z);
+      const std::vector<int32_t>& y = all[i];
+      for (int t = 0; t < T; ++t) {
+        expected[t * L + y[t]] += p;
+        if (t == 0) continue;
+        expected[TL + t * LL + y[t - 1] * L + y[t]] += p;
+        expected[TL + T * LL + y[t - 1] * L + y[t]] += p;
+      }
+      expected[TL + T * LL + LL + y[0]] += p;
+      expected[TL + T * LL + LL + L + y[T - 1]] += p;
+    }
+    // The scaled pass and the log-space one.
+    for (bool log_space : {false, true}) {
+      std::vector<double> marginals(expected.size(), -7.0);
+      const double value =
+          log_space ? fb.ComputeInLogSpace(chain.scores(), mu, marginals.data())
+                    : fb.Compute(chain.scores(), mu, marginals.data());
+      EXPECT_NEAR(value, mu * log_z, 1e-10);
+      if (!log_space) {
+        EXPECT_FALSE(fb.used_log_space());
+      }
+      EXPECT_NEAR(fb.Compute(chain.scores(), mu, nullptr), mu * log_z, 1e-10);
+      for (size_t i = 0; i < expected.size(); ++i) {
+        EXPECT_NEAR(marginals[i], expected[i], 1e-10)
+            << "trial " << trial << " entry " << i << " log " << log_space;
+      }
+    }
+  }
+}
+
 TEST(ForwardBackwardTest, GradientOfTheValueIsTheMarginals) {
   std::mt19937 rng(32);
   ForwardBackward fb;

@@ -33,6 +33,7 @@ int TopKViterbi::Decode(const ChainScores& scores, int k,
   from_label_.resize(cells * K);
   from_rank_.resize(cells * K);
   count_.resize(cells);
+  if (scores.pair != nullptr) transition_.resize(static_cast<size_t>(L) * L);
 
   // Position 0: one partial labeling per label (the paper's ranks ≥ 1 are −∞
   // there; counting valid rows instead never lets a −∞ row pose as a path),
@@ -45,11 +46,12 @@ int TopKViterbi::Decode(const ChainScores& scores, int k,
   for (int t = 1; t < T; ++t) {
     const size_t previous = static_cast<size_t>(t - 1) * L;
     const double* unary = scores.unary + static_cast<int64_t>(t) * L;
+    const double* transition = TransitionsInto(scores, t, transition_.data());
     for (int y = 0; y < L; ++y) {
       const size_t cell = static_cast<size_t>(t) * L + y;
       double* value = &score_[cell * K];
       int n = MergeSortedLists(&score_[previous * K], &count_[previous], K,
-                               nullptr, L, scores.transition + y, L, value,
+                               nullptr, L, transition + y, L, value,
                                &from_label_[cell * K], &from_rank_[cell * K]);
       // Added after the merge, as ViterbiDecoder does, so rank 0 rounds
       // exactly like its delta. Rows that become −∞ (a −∞ unary) are dropped.

@@ -49,6 +49,7 @@ class TopKViterbi {
   std::vector<int32_t> from_label_;
   std::vector<int32_t> from_rank_;
   std::vector<int32_t> count_;
+  std::vector<double> transition_;  // L²: one position's, with pair scores
   // Final selection: score, last label and its rank, per returned labeling.
   std::vector<double> final_score_;
   std::vector<int32_t> final_label_;

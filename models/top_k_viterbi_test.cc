@@ -50,6 +50,38 @@ TEST(TopKViterbiTest, MatchesBruteForceOnRandomTinyChains) {
   }
 }
 
+// With pair scores: the K best scores are the K largest hand-computed
+// scores, and each row scores what the decoder says.
+TEST(TopKViterbiTest, PairScoresGiveTheKBestScores) {
+  std::mt19937 rng(19);
+  TopKViterbi decoder;
+  for (int trial = 0; trial < 200; ++trial) {
+    const int T = 1 + trial % 5, L = 2 + (trial / 5) % 3;
+    const RandomChain chain = MakePairChain(T, L, &rng, trial % 2 == 1);
+    std::vector<double> all;
+    ForEachLabeling(T, L, [&](const std::vector<int32_t>& y) {
+      all.push_back(HandScore(chain, y));
+    });
+    std::sort(all.rbegin(), all.rend());
+    const int total = static_cast<int>(all.size());
+    for (int k : {1, 2, 3, 7, total, total + 2}) {
+      std::vector<int32_t> labelings;
+      std::vector<double> scores;
+      const int m = decoder.Decode(chain.scores(), k, &labelings, &scores);
+      ASSERT_EQ(m, std::min(k, total)) << "T=" << T << " L=" << L;
+      std::vector<std::vector<int32_t>> rows;
+      for (int j = 0; j < m; ++j) {
+        rows.emplace_back(labelings.begin() + j * T,
+                          labelings.begin() + (j + 1) * T);
+        EXPECT_NEAR(scores[j], all[j], 1e-12) << "rank " << j;
+        EXPECT_NEAR(HandScore(chain, rows.back()), scores[j], 1e-12);
+      }
+      std::sort(rows.begin(), rows.end());
+      EXPECT_EQ(std::unique(rows.begin(), rows.end()), rows.end());
+    }
+  }
+}
+
 TEST(TopKViterbiTest, FollowsTheTieRuleExactlyOnIntegerScores) {
   std::mt19937 rng(12);
   TopKViterbi decoder;

@@ -291,6 +291,47 @@ TEST(TransitionConstraintsTest, ConstrainedViterbiIsTheBestValidLabeling) {
   }
 }
 
+// With pair scores: constrained Viterbi and n-best give the best valid
+// labelings' scores, computed by hand.
+TEST(TransitionConstraintsTest, ConstrainedDecodingWithPairScores) {
+  std::mt19937 rng(24);
+  ViterbiDecoder viterbi;
+  TopKViterbi top_k;
+  ConstrainedScoresBuffer buffer;
+  for (const LabelSetCase& c : SchemeCases()) {
+    const TransitionConstraints constraints(c.labels, c.scheme);
+    const int L = static_cast<int>(c.labels.size());
+    for (int trial = 0; trial < 40; ++trial) {
+      const int T = 1 + trial % 4;
+      const RandomChain chain = MakePairChain(T, L, &rng, false);
+      std::vector<double> valid;
+      ForEachLabeling(T, L, [&](const std::vector<int32_t>& y) {
+        if (ValidByConversion(c.labels, c.scheme, y)) {
+          valid.push_back(HandScore(chain, y));
+        }
+      });
+      std::sort(valid.rbegin(), valid.rend());
+      ASSERT_FALSE(valid.empty());
+      absl::StatusOr<ChainScores> applied =
+          constraints.Apply(chain.scores(), &buffer);
+      ASSERT_TRUE(applied.ok());
+      std::vector<int32_t> labels(T);
+      EXPECT_NEAR(viterbi.Decode(*applied, labels.data()), valid[0], 1e-12)
+          << TagSchemeName(c.scheme) << " trial " << trial;
+      EXPECT_TRUE(constraints.IsValid(labels.data(), T));
+      const int k = 5;
+      std::vector<int32_t> labelings;
+      std::vector<double> scores;
+      const int m = top_k.Decode(*applied, k, &labelings, &scores);
+      ASSERT_EQ(m, std::min<int>(k, valid.size()));
+      for (int j = 0; j < m; ++j) {
+        EXPECT_NEAR(scores[j], valid[j], 1e-12) << "rank " << j;
+        EXPECT_TRUE(constraints.IsValid(labelings.data() + j * T, T));
+      }
+    }
+  }
+}
+
 // Constrained n-best: exactly the valid labelings in order, all of them when
 // K exceeds their count; NONE (trivial constraints) is the unconstrained
 // n-best over all L^T labelings.

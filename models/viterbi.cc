@@ -13,7 +13,7 @@ double ScoreLabeling(const ChainScores& scores, const int32_t* labels) {
   double total = scores.start[labels[0]] + scores.end[labels[T - 1]];
   for (int t = 0; t < T; ++t) {
     total += scores.unary[static_cast<int64_t>(t) * L + labels[t]];
-    if (t > 0) total += scores.transition[labels[t - 1] * L + labels[t]];
+    if (t > 0) total += TransitionInto(scores, t, labels[t - 1], labels[t]);
   }
   return total;
 }
@@ -28,16 +28,18 @@ CHAINTAG_AVX2_CLONES double ViterbiDecoder::Decode(const ChainScores& scores,
   delta_.resize(static_cast<size_t>(T) * L);
   double* delta = delta_.data();
   for (int y = 0; y < L; ++y) delta[y] = scores.start[y] + scores.unary[y];
+  if (scores.pair != nullptr) transition_.resize(static_cast<size_t>(L) * L);
   // Forward: maxima only, previous label outermost, so the inner loop runs
   // over a contiguous transition row and vectorises (max is exact, so the
   // order of the candidates does not change the values).
   for (int t = 1; t < T; ++t) {
     const double* previous = delta + static_cast<int64_t>(t - 1) * L;
     double* __restrict current = delta + static_cast<int64_t>(t) * L;
-    for (int y = 0; y < L; ++y) current[y] = previous[0] + scores.transition[y];
+    const double* transition = TransitionsInto(scores, t, transition_.data());
+    for (int y = 0; y < L; ++y) current[y] = previous[0] + transition[y];
     for (int p = 1; p < L; ++p) {
       const double from_p = previous[p];
-      const double* row = scores.transition + static_cast<int64_t>(p) * L;
+      const double* row = transition + static_cast<int64_t>(p) * L;
       for (int y = 0; y < L; ++y) {
         const double candidate = from_p + row[y];
         current[y] = current[y] < candidate ? candidate : current[y];
@@ -58,17 +60,35 @@ CHAINTAG_AVX2_CLONES double ViterbiDecoder::Decode(const ChainScores& scores,
   }
   // Backward: the argmax for the chosen label only, from the same sums; the
   // strict '>' over ascending previous labels keeps the lowest on ties.
+  // Pair scores are added as TransitionsInto adds them; without them the
+  // loop reads the transitions alone, as it always did.
   labels[T - 1] = label;
+  const int64_t squared = static_cast<int64_t>(L) * L;
   for (int t = T - 1; t > 0; --t) {
     const double* previous = delta + static_cast<int64_t>(t - 1) * L;
+    const double* pair =
+        scores.pair == nullptr ? nullptr : scores.pair + t * squared;
     double best_previous = previous[0] + scores.transition[label];
     int32_t from = 0;
-    for (int p = 1; p < L; ++p) {
-      const double candidate =
-          previous[p] + scores.transition[static_cast<int64_t>(p) * L + label];
-      if (candidate > best_previous) {
-        best_previous = candidate;
-        from = p;
+    if (pair == nullptr) {
+      for (int p = 1; p < L; ++p) {
+        const double candidate =
+            previous[p] +
+            scores.transition[static_cast<int64_t>(p) * L + label];
+        if (candidate > best_previous) {
+          best_previous = candidate;
+          from = p;
+        }
+      }
+    } else {
+      best_previous = previous[0] + (scores.transition[label] + pair[label]);
+      for (int p = 1; p < L; ++p) {
+        const int64_t k = static_cast<int64_t>(p) * L + label;
+        const double candidate = previous[p] + (scores.transition[k] + pair[k]);
+        if (candidate > best_previous) {
+          best_previous = candidate;
+          from = p;
+        }
       }
     }
     label = from;

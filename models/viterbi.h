@@ -13,7 +13,8 @@
 namespace chaintag {
 
 // Scores of one chain: score(y) = Σ_t unary[t][y_t] + start[y_0]
-//   + Σ_{t>0} transition[y_{t−1}][y_t] + end[y_{T−1}].
+//   + Σ_{t>0} (transition[y_{t−1}][y_t] + pair[t][y_{t−1}][y_t])
+//   + end[y_{T−1}].
 struct ChainScores {
   int length = 0;
   int num_labels = 0;
@@ -21,7 +22,38 @@ struct ChainScores {
   const double* transition = nullptr;  // num_labels × num_labels, [prev][next]
   const double* start = nullptr;       // num_labels
   const double* end = nullptr;         // num_labels
+  // Observation-conditioned transitions (pair templates): length × L × L,
+  // row t ≥ 1 [prev][next] added to `transition` for the step into t; row 0
+  // is never read. Null without pair features: the transitions are then the
+  // same at every position.
+  const double* pair = nullptr;
 };
+
+// The transition scores into position t ≥ 1: `transition` itself without
+// pair scores, else transition + pair[t], written to `buffer` (L² doubles).
+// Every decoder and ScoreLabeling add the two in this one way, so a
+// transition term is the same double in all of them.
+inline const double* TransitionsInto(const ChainScores& scores, int t,
+                                     double* buffer) {
+  if (scores.pair == nullptr) return scores.transition;
+  const int64_t squared =
+      static_cast<int64_t>(scores.num_labels) * scores.num_labels;
+  const double* row = scores.pair + t * squared;
+  for (int64_t k = 0; k < squared; ++k) {
+    buffer[k] = scores.transition[k] + row[k];
+  }
+  return buffer;
+}
+
+// One entry of TransitionsInto(scores, t, ·): the transition a → b into t.
+inline double TransitionInto(const ChainScores& scores, int t, int a, int b) {
+  const int64_t k = static_cast<int64_t>(a) * scores.num_labels + b;
+  if (scores.pair == nullptr) return scores.transition[k];
+  return scores.transition[k] +
+         scores.pair[t * static_cast<int64_t>(scores.num_labels) *
+                         scores.num_labels +
+                     k];
+}
 
 double ScoreLabeling(const ChainScores& scores, const int32_t* labels);
 
@@ -33,6 +65,7 @@ class ViterbiDecoder {
 
  private:
   std::vector<double> delta_;
+  std::vector<double> transition_;  // L²: one position's, with pair scores
 };
 
 }  // namespace chaintag

@@ -1,5 +1,6 @@
 #include "models/viterbi.h"
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -39,6 +40,27 @@ TEST(ViterbiTest, MatchesBruteForceOnRandomTinyChains) {
     const double best = BruteForce(chain.scores(), &expected);
     EXPECT_NEAR(decoder.Decode(chain.scores(), got.data()), best, 1e-12);
     EXPECT_EQ(got, expected) << "T=" << T << " L=" << L;
+  }
+}
+
+// Observation-conditioned transitions: per-position pair scores on top of
+// the transitions, against the best labeling scored by hand.
+TEST(ViterbiTest, PairScoresMatchBruteForce) {
+  std::mt19937 rng(17);
+  ViterbiDecoder decoder;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int T = 1 + trial % 5, L = 2 + (trial / 5) % 3;
+    const bool integer = trial % 2 == 1;
+    const RandomChain chain = MakePairChain(T, L, &rng, integer);
+    double best = -1e300;
+    ForEachLabeling(T, L, [&](const std::vector<int32_t>& y) {
+      best = std::max(best, HandScore(chain, y));
+    });
+    std::vector<int32_t> got(T);
+    const double score = decoder.Decode(chain.scores(), got.data());
+    EXPECT_NEAR(score, best, 1e-12) << "T=" << T << " L=" << L;
+    EXPECT_NEAR(HandScore(chain, got), best, 1e-12);
+    EXPECT_NEAR(ScoreLabeling(chain.scores(), got.data()), score, 1e-12);
   }
 }
 

@@ -449,9 +449,8 @@ absl::Status MakeExamples(const std::vector<Sentence>& sentences,
     }
   }
   const FeatureExtractor& extractor = *prepared->extractor;
-  const FeatureExtractor* pair_extractor = prepared->config.model().order() == 2
-                                               ? extractor.pair_extractor()
-                                               : nullptr;
+  // Null without pair templates; either order reads them.
+  const FeatureExtractor* pair_extractor = extractor.pair_extractor();
   std::vector<absl::Status> errors(sentences.size());
   ParallelFor(static_cast<int>(sentences.size()),
               WorkerThreads(prepared->config), [&](int begin, int end) {

@@ -77,6 +77,12 @@ absl::StatusOr<PreparedCorpus> PrepareCorpus(const PipelineConfig& config,
     return absl::InvalidArgumentError(
         "config: stacking needs documents of CoNLL sentences, not OCR words");
   }
+  if (config.has_stacking() && config.model().order() != 2 &&
+      config.features().pair_templates_size() > 0) {
+    // No model format holds both (models/model_file.h).
+    return absl::InvalidArgumentError(
+        "config: a stacked model cannot have pair templates at model.order 1");
+  }
   PreparedCorpus prepared;
   prepared.config = ResolvePipelineConfig(config);
   prepared.task = CreateTask(prepared.config);
@@ -109,6 +115,8 @@ absl::Status CheckDistributed(const PipelineConfig& config,
     refused = "lambda: \"path\"";
   } else if (config.model().order() == 2) {
     refused = "second-order models";
+  } else if (config.features().pair_templates_size() > 0) {
+    refused = "pair templates";
   } else if (config.corpus().retrain_on_train_and_dev()) {
     refused = "corpus.retrain_on_train_and_dev";
   } else if (!options.resume_path.empty() ||

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <random>
 #include <set>
 #include <sstream>
 #include <string>
@@ -595,6 +596,81 @@ TEST_F(PipelineTest, SecondOrderTrainsSavesAndRetrains) {
       EvaluateModel(*model, prepared->test, 1, &report, &accuracy);
   ASSERT_TRUE(f1.ok());
   EXPECT_EQ(report, result->test_report);
+}
+
+// A corpus where the right transition depends on the word: every sentence
+// starts with "go" tagged O, then each "keep" repeats the previous tag and
+// each "flip" switches it (O ↔ B-X). Per-word emissions cannot say which
+// tag a word gets (that is the parity of the flips before it), and fixed
+// transitions cannot be both "same" (keep) and "switch" (flip): the
+// sentences "go keep", "go flip", "go flip flip" and "go flip keep" already
+// contradict each other. A transition conditioned on the word fits it.
+std::string KeepFlipCorpus(int num_sentences, int seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> length(1, 5);
+  std::bernoulli_distribution flip(0.5);
+  std::string out;
+  for (int i = 0; i < num_sentences; ++i) {
+    bool inside = false;
+    out += "go O\n";
+    for (int t = length(rng); t > 0; --t) {
+      const bool flips = flip(rng);
+      inside ^= flips;
+      absl::StrAppend(&out, flips ? "flip " : "keep ", inside ? "B-X" : "O",
+                      "\n");
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+// The keep/flip corpus trained by bcfw to a small duality gap at first
+// order, templates on the word, with and without a pair template on it;
+// "test" is the training file, so its accuracy is the training accuracy.
+TEST_F(PipelineTest, PairTemplatesFitObservationConditionedTransitions) {
+  WriteFile(TmpDir() + "/keep_flip.txt", KeepFlipCorpus(120, 7));
+  for (bool pairs : {false, true}) {
+    SCOPED_TRACE(pairs ? "with pair template" : "without");
+    PipelineConfig config;
+    config.set_name(pairs ? "keep_flip_pairs" : "keep_flip");
+    CorpusConfig* corpus = config.mutable_corpus();
+    corpus->set_train("keep_flip.txt");
+    corpus->set_test("keep_flip.txt");
+    corpus->mutable_format()->add_attribute_columns(0);
+    corpus->mutable_format()->set_label_column(1);
+    corpus->mutable_format()->set_tag_scheme(IOB2);
+    FeatureConfig* features = config.mutable_features();
+    features->set_num_buckets(1024);
+    features->add_templates()->add_parts()->set_attribute(0);
+    if (pairs) features->add_pair_templates()->add_parts()->set_attribute(0);
+    config.mutable_model()->set_order(1);
+    config.mutable_model()->set_train_scheme(IOB2);
+    config.mutable_model()->set_normalize_loss(false);
+    SolverConfig* solver = config.mutable_solver();
+    solver->set_name("bcfw");
+    solver->set_lambda(0.01);
+    // Pairwise steps with gap sampling (BCPFW) close the gap linearly.
+    solver->set_sampling(SolverConfig::GAP);
+    solver->mutable_bcfw()->set_step(SolverConfig::PAIRWISE);
+    solver->set_max_passes(2000);
+    solver->set_gap_check(5);
+    solver->set_gap_tolerance(1e-4);
+    solver->set_num_threads(1);
+    absl::StatusOr<PipelineResult> result = RunPipeline(config, options_);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_LE(result->summary.gap(), 1e-4) << result->summary.DebugString();
+    absl::StatusOr<ChainModel> model = ChainModel::Load(result->model_path);
+    ASSERT_TRUE(model.ok()) << model.status();
+    EXPECT_EQ(model->order(), 1);
+    if (pairs) {
+      EXPECT_EQ(model->header().format_version(), kFirstOrderPairFormatVersion);
+      EXPECT_GT(model->pair_rows().size(), 0);
+      EXPECT_EQ(result->test_accuracy, 100.0) << result->test_report;
+    } else {
+      EXPECT_EQ(model->header().format_version(), kModelFormatVersion);
+      EXPECT_LT(result->test_accuracy, 95.0) << result->test_report;
+    }
+  }
 }
 
 }  // namespace

@@ -169,6 +169,12 @@ absl::StatusOr<TrainingProblem> MakeTrainingProblem(
         UsedRows(examples, num_buckets, /*pair_features=*/false));
     RemapToRows(*training.rows, /*pair_features=*/false, &examples);
   }
+  if (model.order() == 1 && HasPairFeatures(examples)) {
+    // Observation-conditioned transitions: an L×L block per pair row.
+    training.pair_rows = std::make_unique<BucketRows>(
+        UsedRows(examples, num_buckets, /*pair_features=*/true));
+    RemapToRows(*training.pair_rows, /*pair_features=*/true, &examples);
+  }
   ChainLayout layout = training.space().Layout(labels.size());
   if (model.order() == 2) {
     absl::Status second = MakeSecondOrder(model, labels, num_buckets, &examples,

@@ -1,9 +1,11 @@
 // The training problem of a run, of first or second order, built from
 // examples whose features hold bucket ids: the weight rows are the buckets
 // the features use (w is zero on every other one, whatever the solver), or
-// rows given (OCR's pixels). At model.order 2 also the structure: the
-// trigrams of the gold labelings, and with pair templates their label pairs
-// and the pair-feature rows, over the labelings the training scheme allows.
+// rows given (OCR's pixels). With pair templates also the pair-feature rows
+// (at first order an L×L block of transitions each). At model.order 2 also
+// the structure: the trigrams of the gold labelings, and with pair
+// templates their label pairs, over the labelings the training scheme
+// allows.
 //
 // Thread-safety: a function of its arguments.
 
@@ -27,7 +29,7 @@ namespace chaintag {
 
 struct TrainingProblem {
   std::unique_ptr<BucketRows> rows;
-  std::unique_ptr<BucketRows> pair_rows;  // second order, pair templates
+  std::unique_ptr<BucketRows> pair_rows;                  // pair templates
   std::shared_ptr<const SecondOrderStructure> structure;  // second order
   std::unique_ptr<ChainProblem> problem;
 

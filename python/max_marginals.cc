@@ -27,7 +27,7 @@ void Forward(const ChainScores& s, std::vector<double>* forward) {
     for (int y = 0; y < L; ++y) {
       double best = kMinusInfinity;
       for (int p = 0; p < L; ++p) {
-        best = std::max(best, previous[p] + s.transition[p * L + y]);
+        best = std::max(best, previous[p] + TransitionInto(s, t, p, y));
       }
       row[y] = best + s.unary[static_cast<size_t>(t) * L + y];
     }
@@ -50,7 +50,8 @@ void Backward(const ChainScores& s, std::vector<double>* backward) {
     for (int y = 0; y < L; ++y) {
       double best = kMinusInfinity;
       for (int n = 0; n < L; ++n) {
-        best = std::max(best, s.transition[y * L + n] + unary[n] + next[n]);
+        best =
+            std::max(best, TransitionInto(s, t + 1, y, n) + unary[n] + next[n]);
       }
       row[y] = best;
     }
@@ -84,6 +85,26 @@ absl::Status ComputeMaxMarginals(const ChainModel& model,
   }
   ChainScores scores =
       ChainScoresFromTail(L, weights.tail, T, tag.unary.data());
+  if (weights.pair_rows != nullptr) {
+    // Observation-conditioned transitions: their L² scores per position.
+    const FeatureExtractor* pairs = model.extractor().pair_extractor();
+    if (pairs == nullptr) {
+      return absl::FailedPreconditionError(
+          "the model has pair rows but its features no pair templates");
+    }
+    status =
+        pairs->ExtractRows(sentence, *weights.pair_rows, &tag.pair_features);
+    if (!status.ok()) return status;
+    tag.pair_unary.resize(static_cast<size_t>(T) * L * L);
+    if (weights.pair_f32 != nullptr) {
+      ComputeUnaryScores(L * L, weights.pair_f32, tag.pair_features,
+                         tag.pair_unary.data());
+    } else {
+      ComputeUnaryScores(L * L, weights.pair_f64, tag.pair_features,
+                         tag.pair_unary.data());
+    }
+    scores.pair = tag.pair_unary.data();
+  }
   if (constrained) {
     absl::StatusOr<ChainScores> applied =
         model.constraints().Apply(scores, &tag.constrained);

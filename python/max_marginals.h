@@ -1,4 +1,5 @@
-// Max-marginal scores of a first-order chain model: for every position t
+// Max-marginal scores of a first-order chain model (with or without pair
+// templates, whose per-position transitions it reads): for every position t
 // and label y, the score ⟨w, φ(x, y')⟩ of the best labeling y' with
 // y'_t = y (max-sum forward and backward messages, O(T·L²)). Row t's
 // maximum is the best labeling's score, reached at that labeling's label;

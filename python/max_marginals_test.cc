@@ -1,0 +1,89 @@
+#include "python/max_marginals.h"
+
+#include <algorithm>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "models/chain_model.h"
+#include "models/model_file_testing.h"
+
+namespace chaintag {
+namespace {
+
+using chain_testing::kBuckets;
+using chain_testing::NormalWeights;
+using chain_testing::SecondOrderHeader;
+
+Sentence MakeSentence(const std::vector<std::string>& words) {
+  Sentence sentence;
+  sentence.num_attributes = 1;
+  sentence.attributes = words;
+  return sentence;
+}
+
+// An IOB2 model over word identity, first order, with or without pair
+// templates (an L×L block of transitions per word bucket).
+ChainModel MakeModel(bool pairs) {
+  static const BucketRows* all = new BucketRows(BucketRows::Identity(kBuckets));
+  ModelFile header = SecondOrderHeader();
+  if (!pairs) header.mutable_features()->clear_pair_templates();
+  const WeightSpace space{all, pairs ? all : nullptr, nullptr};
+  absl::StatusOr<ChainModel> model = ChainModel::Create(
+      header, space, NormalWeights(space.Layout(4).dim(), 5));
+  EXPECT_TRUE(model.ok()) << model.status();
+  return *std::move(model);
+}
+
+// Max-marginals against every labeling's score: the n-best list with n =
+// L^T lists them all, scored (models/chain_model_test.cc checks it against
+// scores computed by hand).
+TEST(MaxMarginalsTest, MatchAllLabelingsWithAndWithoutPairTemplates) {
+  const std::vector<std::string> words = {"the", "big", "dog", "barks", "a"};
+  for (bool pairs : {false, true}) {
+    const ChainModel model = MakeModel(pairs);
+    ASSERT_EQ(model.layout().num_pair_rows, pairs ? kBuckets : 0);
+    MaxMarginalScratch scratch;
+    TagScratch tag;
+    for (int T = 1; T <= 4; ++T) {
+      for (bool constrained : {false, true}) {
+        SCOPED_TRACE(testing::Message() << "pairs " << pairs << " T " << T
+                                        << " constrained " << constrained);
+        const Sentence sentence = MakeSentence(
+            std::vector<std::string>(words.begin(), words.begin() + T));
+        const int L = 4;
+        DecodeOptions options;
+        options.nbest = 1;
+        for (int t = 0; t < T; ++t) options.nbest *= L;
+        options.constrained = constrained;
+        Decoded all;
+        ASSERT_TRUE(model.PredictNBest(sentence, options, &tag, &all).ok());
+        std::vector<double> expected(T * L,
+                                     -std::numeric_limits<double>::infinity());
+        for (size_t j = 0; j < all.labelings.size(); ++j) {
+          for (int t = 0; t < T; ++t) {
+            double& best = expected[t * L + all.labelings[j][t]];
+            best = std::max(best, all.scores[j]);
+          }
+        }
+        std::vector<double> got;
+        ASSERT_TRUE(
+            ComputeMaxMarginals(model, sentence, constrained, &scratch, &got)
+                .ok());
+        ASSERT_EQ(got.size(), expected.size());
+        for (size_t k = 0; k < got.size(); ++k) {
+          if (std::isinf(expected[k])) {
+            EXPECT_EQ(got[k], expected[k]) << "entry " << k;
+          } else {
+            EXPECT_NEAR(got[k], expected[k], 1e-9) << "entry " << k;
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace chaintag
