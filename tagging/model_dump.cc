@@ -212,9 +212,15 @@ absl::Status WriteModelDump(const ChainModel& model,
                    rows, y, names.emission, options.top, out);
     }
   }
+  // The label pairs of the pair rows' columns: the second-order
+  // structure's weighted pairs, or every pair (a·L + b) at first order.
   std::vector<LabelPair> pairs;
   if (view.pair_rows != nullptr && structure != nullptr) {
     pairs = structure->pairs();
+  } else if (view.pair_rows != nullptr) {
+    for (int a = 0; a < L; ++a) {
+      for (int b = 0; b < L; ++b) pairs.push_back({a, b});
+    }
   }
   const RowWeights pair_weights(view.pair_f32, view.pair_f64,
                                 static_cast<int>(pairs.size()));
