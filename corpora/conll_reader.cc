@@ -1,6 +1,7 @@
 #include "corpora/conll_reader.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <istream>
@@ -10,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "corpora/corpus.pb.h"
@@ -143,8 +145,172 @@ void ConllReader::StartDocument() {
   document_sentences_ = 0;
 }
 
+namespace {
+
+// Copies a CRFsuite name or value, [p, end), to the end of `out` with
+// `\:` and `\\` unescaped (another backslash is kept as it is), stopping
+// at the first unescaped ':' (or `end`); returns where it stopped.
+const char* AppendUnescaped(const char* p, const char* end, std::string* out) {
+  const char* run = p;
+  while (p < end && *p != ':') {
+    if (*p == '\\' && p + 1 < end && (p[1] == ':' || p[1] == '\\')) {
+      out->append(run, p - run);
+      out->push_back(p[1]);
+      p += 2;
+      run = p;
+    } else {
+      ++p;
+    }
+  }
+  out->append(run, p - run);
+  return p;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> ConllReader::ParseCrfsuiteLine(Sentence* sentence) {
+  Sentence& s = *sentence;
+  const char* p = line_.data();
+  const char* const end = p + line_.size();
+  bool first = true;
+  bool added = false;
+  while (p < end) {
+    if (*p == '\t') {
+      ++p;
+      continue;
+    }
+    const char* field_end =
+        static_cast<const char*>(std::memchr(p, '\t', end - p));
+    if (field_end == nullptr) field_end = end;
+    if (*p == '#') break;  // a comment to the end of the line
+    if (first && *p == '@') {
+      scratch_.clear();
+      const char* colon = AppendUnescaped(p, field_end, &scratch_);
+      if (scratch_ != "@weight") {
+        return Error(absl::StrCat("unknown declaration '", scratch_,
+                                  "' (CRFsuite knows only @weight)"));
+      }
+      const absl::string_view value =
+          colon < field_end
+              ? absl::string_view(colon + 1, field_end - colon - 1)
+              : absl::string_view();
+      double weight = 1;
+      if (!value.empty() &&
+          (!absl::SimpleAtod(value, &weight) || !std::isfinite(weight))) {
+        return Error(absl::StrCat("@weight '", value, "' is not a number"));
+      }
+      if (weight != 1) {
+        return Error(absl::StrCat(
+            "@weight:", value,
+            ": sequence weights other than 1 are not supported (every "
+            "sequence weighs the same in training)"));
+      }
+      // The rest of the line may hold only comments.
+      p = field_end;
+      while (p < end && *p == '\t') ++p;
+      if (p < end && *p != '#') {
+        return Error("unexpected field after the @weight declaration");
+      }
+      break;
+    }
+    if (first) {
+      // The label: the field's name part, as CRFsuite reads it.
+      first = false;
+      added = true;
+      if (s.item_begin.empty()) s.item_begin.push_back(0);
+      scratch_.clear();
+      AppendUnescaped(p, field_end, &scratch_);
+      s.tags.push_back(scratch_);
+      p = field_end;
+      continue;
+    }
+    // An attribute. The common case, no backslash, copies in one go.
+    const size_t before = s.item_names.size();
+    const char* q = p;
+    while (q < field_end && *q != ':' && *q != '\\') ++q;
+    const char* colon;
+    if (q == field_end || *q == ':') {
+      s.item_names.append(p, q - p);
+      colon = q;
+    } else {
+      colon = AppendUnescaped(p, field_end, &s.item_names);
+    }
+    if (s.item_names.size() == before) {
+      return Error(absl::StrCat("empty attribute name in field '",
+                                absl::string_view(p, field_end - p), "'"));
+    }
+    s.item_name_ends.push_back(static_cast<int32_t>(s.item_names.size()));
+    float value = 1;
+    if (colon < field_end && colon + 1 < field_end) {
+      // A number has nothing to unescape: the value is parsed as written.
+      const absl::string_view text(colon + 1, field_end - colon - 1);
+      if (!absl::SimpleAtof(text, &value) || !std::isfinite(value)) {
+        return Error(absl::StrCat("attribute '", s.item_name(s.num_items() - 1),
+                                  "': value '", text,
+                                  "' is not a finite number"));
+      }
+    }
+    if (value != 1 || !s.item_values.empty()) {
+      s.item_values.resize(s.item_name_ends.size() - 1, 1.0f);
+      s.item_values.push_back(value);
+    }
+    p = field_end;
+  }
+  if (added) {
+    s.item_begin.push_back(static_cast<int32_t>(s.item_name_ends.size()));
+  }
+  return added;
+}
+
+absl::StatusOr<bool> ConllReader::NextCrfsuite(Item* item) {
+  Sentence& s = item->sentence;
+  bool in_sentence = false;
+  while (ReadLine()) {
+    if (line_.find_first_not_of('\t') == std::string::npos) {  // blank
+      if (in_sentence) return true;
+      continue;
+    }
+    if (!in_sentence) {
+      item->kind = Item::kSentence;
+      item->line.clear();
+      s.num_attributes = 0;
+      s.attributes.clear();
+      s.lines.clear();
+      s.tags.clear();
+      s.item_names.clear();
+      s.item_name_ends.clear();
+      s.item_values.clear();
+      s.item_begin.clear();
+      s.source = source_;
+      s.document = 0;
+    }
+    absl::StatusOr<bool> added = ParseCrfsuiteLine(&s);
+    if (!added.ok()) {
+      status_ = added.status();
+      return status_;
+    }
+    if (*added && !in_sentence) {
+      in_sentence = true;
+      item->line_number = line_number_;
+      s.first_line = line_number_;
+      if (!layout_fixed_) {
+        layout_fixed_ = true;
+        resolved_ = format_;
+        has_labels_ = true;
+      }
+    }
+  }
+  if (input_->bad()) {
+    status_ = absl::DataLossError(
+        absl::StrCat(source_, ":", line_number_, ": read error"));
+    return status_;
+  }
+  return in_sentence;
+}
+
 absl::StatusOr<bool> ConllReader::Next(Item* item) {
   if (!status_.ok()) return status_;
+  if (format_.layout() == ConllFormat::CRFSUITE) return NextCrfsuite(item);
   Sentence& s = item->sentence;
   bool in_sentence = false;
   size_t num_attributes = 0, num_tags = 0, num_lines = 0;
