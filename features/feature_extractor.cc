@@ -241,7 +241,8 @@ absl::StatusOr<FeatureExtractor> FeatureExtractor::Create(
   if (num_buckets > 1 && (num_buckets & (num_buckets - 1)) == 0) {
     fx.bucket_mask_ = num_buckets - 1;
   }
-  if (static_cast<uint64_t>(config.templates_size()) >= kBiasTemplateId) {
+  if (static_cast<uint64_t>(config.templates_size()) >=
+      kItemAttributeTemplateId) {
     return absl::InvalidArgumentError("FeatureConfig: too many templates");
   }
   std::vector<std::string> column_patterns;  // parallel to columns_
@@ -262,6 +263,7 @@ absl::StatusOr<FeatureExtractor> FeatureExtractor::Create(
           absl::StrCat("pair templates: ", pairs.status().message()));
     }
     fx.pair_extractor_ = std::make_unique<FeatureExtractor>(*std::move(pairs));
+    fx.pair_extractor_->item_attributes_ = false;
   }
   if (config.bias()) {
     Template bias;
@@ -410,6 +412,13 @@ absl::Status FeatureExtractor::CheckAttributes(const Sentence& sentence) const {
   // name the one at fault.
   if (max_attribute_ < sentence.num_attributes) return absl::OkStatus();
   for (int j = 0; j < config_->templates_size(); ++j) {
+    if (templates_[j].max_attribute >= 0 && sentence.has_items()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%stemplate %s reads attribute columns, but the sentence has "
+          "attribute lists (CRFsuite layout) and no columns: leave "
+          "features.templates empty",
+          Where(sentence), DescribeTemplate(j)));
+    }
     if (templates_[j].max_attribute >= sentence.num_attributes) {
       return absl::InvalidArgumentError(absl::StrFormat(
           "%stemplate %s reads attribute %d but the sentence has %d "
@@ -512,6 +521,30 @@ char* FeatureExtractor::KeyBuffer(Scratch* scratch) const {
   return &scratch->key[0];
 }
 
+template <typename Emit>
+void FeatureExtractor::EmitItems(const Sentence& sentence, int t, uint64_t seed,
+                                 Emit& emit) {
+  // Names are short: the key is built on the stack, and a longer one in a
+  // buffer kept for the thread.
+  char key[128];
+  WriteTemplateId(kItemAttributeTemplateId, key);
+  const int end = sentence.item_begin[t + 1];
+  for (int k = sentence.item_begin[t]; k < end; ++k) {
+    const absl::string_view name = sentence.item_name(k);
+    uint64_t hash;
+    if (name.size() <= sizeof(key) - 4) {
+      std::memcpy(key + 4, name.data(), name.size());
+      hash = XXH3_64bits_withSeed(key, 4 + name.size(), seed);
+    } else {
+      thread_local std::string long_key;
+      long_key.assign(key, 4);
+      long_key.append(name.data(), name.size());
+      hash = XXH3_64bits_withSeed(long_key.data(), long_key.size(), seed);
+    }
+    emit(hash, sentence.item_value(k));
+  }
+}
+
 template <typename Emit, typename EndPosition>
 absl::Status FeatureExtractor::ForEachHash(const Sentence& sentence,
                                            Emit&& emit,
@@ -529,7 +562,9 @@ absl::Status FeatureExtractor::ForEachHash(const Sentence& sentence,
   const absl::string_view bos = config_->bos();
   const absl::string_view eos = config_->eos();
   const uint64_t seed = config_->hash_seed();
+  const bool items = item_attributes_ && sentence.has_items();
   for (int t = 0; t < T; ++t) {
+    if (items) EmitItems(sentence, t, seed, emit);
     for (const Template& tmpl : templates_) {
       if (tmpl.multi) {
         EmitCombinations(tmpl, t, T, &scratch, emit);
