@@ -427,7 +427,10 @@ absl::Status ForEachConllSentence(
       if (num_fields != nullptr) *num_fields = reader.num_fields();
     }
     absl::StatusOr<bool> go_on = visit(index++, &item.sentence);
-    item.sentence = Sentence();
+    // Attribute lists are parsed into the item's buffers, which are kept
+    // for the next sentence (the reader clears them); a visitor copies what
+    // it keeps, at its exact size.
+    if (!item.sentence.has_items()) item.sentence = Sentence();
     if (!go_on.ok()) return go_on.status();
     if (!*go_on) return absl::OkStatus();
   }
@@ -441,7 +444,11 @@ absl::StatusOr<std::vector<Sentence>> ReadConllFile(const std::string& path,
   absl::Status read = ForEachConllSentence(
       path, format,
       [&sentences](int64_t, Sentence* sentence) -> absl::StatusOr<bool> {
-        sentences.push_back(std::move(*sentence));
+        if (sentence->has_items()) {
+          sentences.push_back(*sentence);
+        } else {
+          sentences.push_back(std::move(*sentence));
+        }
         return true;
       },
       resolved, num_fields);
