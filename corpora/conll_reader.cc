@@ -172,94 +172,95 @@ absl::StatusOr<bool> ConllReader::ParseCrfsuiteLine(Sentence* sentence) {
   Sentence& s = *sentence;
   const char* p = line_.data();
   const char* const end = p + line_.size();
-  bool first = true;
-  bool added = false;
+  while (p < end && *p == '\t') ++p;
+  if (p == end || *p == '#') return false;  // nothing, or a comment
+  const char* field_end =
+      static_cast<const char*>(std::memchr(p, '\t', end - p));
+  if (field_end == nullptr) field_end = end;
+  if (*p == '@') {
+    scratch_.clear();
+    const char* colon = AppendUnescaped(p, field_end, &scratch_);
+    if (scratch_ != "@weight") {
+      return Error(absl::StrCat("unknown declaration '", scratch_,
+                                "' (CRFsuite knows only @weight)"));
+    }
+    const absl::string_view value =
+        colon < field_end ? absl::string_view(colon + 1, field_end - colon - 1)
+                          : absl::string_view();
+    double weight = 1;
+    if (!value.empty() &&
+        (!absl::SimpleAtod(value, &weight) || !std::isfinite(weight))) {
+      return Error(absl::StrCat("@weight '", value, "' is not a number"));
+    }
+    if (weight != 1) {
+      return Error(absl::StrCat(
+          "@weight:", value,
+          ": sequence weights other than 1 are not supported (every "
+          "sequence weighs the same in training)"));
+    }
+    // The rest of the line may hold only comments.
+    p = field_end;
+    while (p < end && *p == '\t') ++p;
+    if (p < end && *p != '#') {
+      return Error("unexpected field after the @weight declaration");
+    }
+    return false;
+  }
+  // The label: the field's name part, as CRFsuite reads it.
+  if (s.item_begin.empty()) s.item_begin.push_back(0);
+  scratch_.clear();
+  AppendUnescaped(p, field_end, &scratch_);
+  s.tags.push_back(scratch_);
+  p = field_end;
+
+  // The attributes, unescaped straight into item_names: one pass over the
+  // line's bytes, no call per attribute. The names take at most the
+  // line's size; the buffer is cut to what they took at the end.
+  const size_t base = s.item_names.size();
+  s.item_names.resize(base + (end - p));
+  char* const names = &s.item_names[0];
+  char* w = names + base;
   while (p < end) {
     if (*p == '\t') {
       ++p;
       continue;
     }
-    const char* field_end =
-        static_cast<const char*>(std::memchr(p, '\t', end - p));
-    if (field_end == nullptr) field_end = end;
     if (*p == '#') break;  // a comment to the end of the line
-    if (first && *p == '@') {
-      scratch_.clear();
-      const char* colon = AppendUnescaped(p, field_end, &scratch_);
-      if (scratch_ != "@weight") {
-        return Error(absl::StrCat("unknown declaration '", scratch_,
-                                  "' (CRFsuite knows only @weight)"));
-      }
-      const absl::string_view value =
-          colon < field_end
-              ? absl::string_view(colon + 1, field_end - colon - 1)
-              : absl::string_view();
-      double weight = 1;
-      if (!value.empty() &&
-          (!absl::SimpleAtod(value, &weight) || !std::isfinite(weight))) {
-        return Error(absl::StrCat("@weight '", value, "' is not a number"));
-      }
-      if (weight != 1) {
-        return Error(absl::StrCat(
-            "@weight:", value,
-            ": sequence weights other than 1 are not supported (every "
-            "sequence weighs the same in training)"));
-      }
-      // The rest of the line may hold only comments.
-      p = field_end;
-      while (p < end && *p == '\t') ++p;
-      if (p < end && *p != '#') {
-        return Error("unexpected field after the @weight declaration");
-      }
-      break;
+    const char* const field = p;
+    char* const name = w;
+    while (p < end && *p != '\t' && *p != ':') {
+      if (*p == '\\' && p + 1 < end && (p[1] == ':' || p[1] == '\\')) ++p;
+      *w++ = *p++;
     }
-    if (first) {
-      // The label: the field's name part, as CRFsuite reads it.
-      first = false;
-      added = true;
-      if (s.item_begin.empty()) s.item_begin.push_back(0);
-      scratch_.clear();
-      AppendUnescaped(p, field_end, &scratch_);
-      s.tags.push_back(scratch_);
-      p = field_end;
-      continue;
-    }
-    // An attribute. The common case, no backslash, copies in one go.
-    const size_t before = s.item_names.size();
-    const char* q = p;
-    while (q < field_end && *q != ':' && *q != '\\') ++q;
-    const char* colon;
-    if (q == field_end || *q == ':') {
-      s.item_names.append(p, q - p);
-      colon = q;
-    } else {
-      colon = AppendUnescaped(p, field_end, &s.item_names);
-    }
-    if (s.item_names.size() == before) {
+    if (w == name) {
+      while (p < end && *p != '\t') ++p;
+      s.item_names.resize(base);
       return Error(absl::StrCat("empty attribute name in field '",
-                                absl::string_view(p, field_end - p), "'"));
+                                absl::string_view(field, p - field), "'"));
     }
-    s.item_name_ends.push_back(static_cast<int32_t>(s.item_names.size()));
+    s.item_name_ends.push_back(static_cast<int32_t>(w - names));
     float value = 1;
-    if (colon < field_end && colon + 1 < field_end) {
+    if (p < end && *p == ':') {
+      const char* const text = ++p;
+      while (p < end && *p != '\t') ++p;
       // A number has nothing to unescape: the value is parsed as written.
-      const absl::string_view text(colon + 1, field_end - colon - 1);
-      if (!absl::SimpleAtof(text, &value) || !std::isfinite(value)) {
-        return Error(absl::StrCat("attribute '", s.item_name(s.num_items() - 1),
-                                  "': value '", text,
-                                  "' is not a finite number"));
+      if (p > text &&
+          (!absl::SimpleAtof(absl::string_view(text, p - text), &value) ||
+           !std::isfinite(value))) {
+        s.item_names.resize(w - names);
+        return Error(absl::StrCat(
+            "attribute '", s.item_name(s.num_items() - 1), "': value '",
+            absl::string_view(text, p - text), "' is not a finite number"));
       }
     }
     if (value != 1 || !s.item_values.empty()) {
       s.item_values.resize(s.item_name_ends.size() - 1, 1.0f);
       s.item_values.push_back(value);
     }
-    p = field_end;
   }
-  if (added) {
-    s.item_begin.push_back(static_cast<int32_t>(s.item_name_ends.size()));
-  }
-  return added;
+  s.item_names.resize(w - names);
+  s.item_begin.push_back(static_cast<int32_t>(s.item_name_ends.size()));
+  return true;
 }
 
 absl::StatusOr<bool> ConllReader::NextCrfsuite(Item* item) {
