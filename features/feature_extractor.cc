@@ -678,6 +678,14 @@ void ClearFirstPosition(FeatureSequence* features) {
 absl::Status FeatureExtractor::Extract(const Sentence& sentence,
                                        FeatureSequence* out) const {
   out->Clear();
+  if (item_attributes_ && sentence.has_items() && templates_.size() <= 1) {
+    // The features are known up front (the lists and the bias): sized
+    // once, rather than doubled into up to twice the training set's size.
+    const size_t most = static_cast<size_t>(sentence.num_items()) +
+                        templates_.size() * sentence.size();
+    out->buckets.reserve(most);
+    out->values.reserve(most);
+  }
   // Per feature of the current position: bucket << 32 | SortableBits(value).
   // Sorting these plain integers puts equal buckets together and fixes the
   // order in which colliding values are summed (by value), so the sums do

@@ -123,9 +123,21 @@ absl::Status Write(const std::string& out) {
 }
 
 // --input, when given, replaces stdin; false (after saying why) when it
-// cannot be opened. Binary mode: the text is tagged byte for byte.
-bool OpenInput(std::ifstream* file, std::istream** input, std::string* source) {
-  if (absl::GetFlag(FLAGS_input).empty()) return true;
+// cannot be opened. Binary mode: the text is tagged byte for byte. Read
+// through `buffer` (1 MiB): the streams' default of 8 KiB costs a read
+// call per 8 KiB, which on a large input is a tenth of the run. Standard
+// input is reopened the same way (/dev/stdin), or used as it is when that
+// fails.
+bool OpenInput(std::ifstream* file, std::vector<char>* buffer,
+               std::istream** input, std::string* source) {
+  buffer->resize(1 << 20);
+  file->rdbuf()->pubsetbuf(buffer->data(),
+                           static_cast<std::streamsize>(buffer->size()));
+  if (absl::GetFlag(FLAGS_input).empty()) {
+    file->open("/dev/stdin", std::ios::binary);
+    if (*file) *input = file;
+    return true;
+  }
   *source = ResolveUserPath(absl::GetFlag(FLAGS_input));
   file->open(*source, std::ios::binary);
   if (!*file) {
@@ -174,10 +186,11 @@ int RunBundle(int threads) {
     std::fprintf(stderr, "tag: %s\n", tokenizer.status().ToString().c_str());
     return 1;
   }
+  std::vector<char> buffer;  // outlives `file`, which reads through it
   std::ifstream file;
   std::istream* input = &std::cin;
   std::string source = "stdin";
-  if (!OpenInput(&file, &input, &source)) return 1;
+  if (!OpenInput(&file, &buffer, &input, &source)) return 1;
   std::ios::sync_with_stdio(false);
   TextTaggingOptions text_options;
   text_options.format = *format;
@@ -211,10 +224,11 @@ int RunModel(int threads) {
                  absl::GetFlag(FLAGS_model).c_str());
     return 1;
   }
+  std::vector<char> buffer;  // outlives `file`, which reads through it
   std::ifstream file;
   std::istream* input = &std::cin;
   std::string source = "stdin";
-  if (!OpenInput(&file, &input, &source)) return 1;
+  if (!OpenInput(&file, &buffer, &input, &source)) return 1;
   std::ios::sync_with_stdio(false);
   ConllTaggingOptions options;
   options.threads = threads;
