@@ -166,6 +166,23 @@ const char* AppendUnescaped(const char* p, const char* end, std::string* out) {
   return p;
 }
 
+// How many of the eight bytes of `word` (in memory order) come before the
+// first TAB, ':' or backslash: 8 when there is none.
+int PlainBytes(uint64_t word) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  constexpr uint64_t kOnes = 0x0101010101010101u;
+  // The high bit of each byte that is zero; bytes above the first zero one
+  // may be marked wrongly, so only the lowest mark counts.
+  auto zero_bytes = [](uint64_t x) { return (x - kOnes) & ~x & (kOnes << 7); };
+  const uint64_t marks = zero_bytes(word ^ (kOnes * '\t')) |
+                         zero_bytes(word ^ (kOnes * ':')) |
+                         zero_bytes(word ^ (kOnes * '\\'));
+  return marks == 0 ? 8 : __builtin_ctzll(marks) / 8;
+#else
+  return 0;  // byte by byte
+#endif
+}
+
 }  // namespace
 
 absl::StatusOr<bool> ConllReader::ParseCrfsuiteLine(Sentence* sentence) {
@@ -228,7 +245,22 @@ absl::StatusOr<bool> ConllReader::ParseCrfsuiteLine(Sentence* sentence) {
     if (*p == '#') break;  // a comment to the end of the line
     const char* const field = p;
     char* const name = w;
-    while (p < end && *p != '\t' && *p != ':') {
+    for (;;) {
+      // Eight bytes at a time up to the first that ends the name or
+      // escapes (w never passes p's offset, so the buffer has room for the
+      // eight), then that byte on its own.
+      if (end - p >= 8) {
+        uint64_t bytes;
+        std::memcpy(&bytes, p, 8);
+        std::memcpy(w, &bytes, 8);
+        const int plain = PlainBytes(bytes);
+        p += plain;
+        w += plain;
+        if (plain == 8) continue;
+      } else if (p == end) {
+        break;
+      }
+      if (*p == '\t' || *p == ':') break;
       if (*p == '\\' && p + 1 < end && (p[1] == ':' || p[1] == '\\')) ++p;
       *w++ = *p++;
     }
