@@ -9,6 +9,10 @@
 #include <utility>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
@@ -166,10 +170,26 @@ const char* AppendUnescaped(const char* p, const char* end, std::string* out) {
   return p;
 }
 
-// How many of the eight bytes of `word` (in memory order) come before the
-// first TAB, ':' or backslash: 8 when there is none.
-int PlainBytes(uint64_t word) {
+// How many of the kBlock bytes at `p` come before the first TAB, ':' or
+// backslash: kBlock when there is none. SSE2 compares sixteen bytes at
+// once; elsewhere eight are tested as one word.
+#if defined(__SSE2__)
+constexpr int kBlock = 16;
+int PlainBytes(const char* p) {
+  const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i special =
+      _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(bytes, _mm_set1_epi8('\t')),
+                                _mm_cmpeq_epi8(bytes, _mm_set1_epi8(':'))),
+                   _mm_cmpeq_epi8(bytes, _mm_set1_epi8('\\')));
+  const int marks = _mm_movemask_epi8(special);
+  return marks == 0 ? kBlock : __builtin_ctz(marks);
+}
+#else
+constexpr int kBlock = 8;
+int PlainBytes(const char* p) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint64_t word;
+  std::memcpy(&word, p, 8);
   constexpr uint64_t kOnes = 0x0101010101010101u;
   // The high bit of each byte that is zero; bytes above the first zero one
   // may be marked wrongly, so only the lowest mark counts.
@@ -182,6 +202,7 @@ int PlainBytes(uint64_t word) {
   return 0;  // byte by byte
 #endif
 }
+#endif
 
 }  // namespace
 
@@ -246,17 +267,15 @@ absl::StatusOr<bool> ConllReader::ParseCrfsuiteLine(Sentence* sentence) {
     const char* const field = p;
     char* const name = w;
     for (;;) {
-      // Eight bytes at a time up to the first that ends the name or
+      // A block at a time up to the first byte that ends the name or
       // escapes (w never passes p's offset, so the buffer has room for the
-      // eight), then that byte on its own.
-      if (end - p >= 8) {
-        uint64_t bytes;
-        std::memcpy(&bytes, p, 8);
-        std::memcpy(w, &bytes, 8);
-        const int plain = PlainBytes(bytes);
+      // block), then that byte on its own.
+      if (end - p >= kBlock) {
+        std::memcpy(w, p, kBlock);
+        const int plain = PlainBytes(p);
         p += plain;
         w += plain;
-        if (plain == 8) continue;
+        if (plain == kBlock) continue;
       } else if (p == end) {
         break;
       }
