@@ -26,7 +26,7 @@ done > train.crfsuite
 printf 'B-NP\tw=the\nI-NP\tw=cat\nO\tw=sat\n\nO\tw=the\nI-NP\tw=cat\n' > test.crfsuite
 
 "$TRAIN" --config="$CONFIG" \
-  --set=corpus.train=$PWD/train.crfsuite,corpus.test=$PWD/test.crfsuite,features.num_buckets=65536,solver.max_passes=20 \
+  --set=corpus.train=$PWD/train.crfsuite,corpus.test=$PWD/test.crfsuite,features.num_buckets=65536,solver.max_passes=20,predictions_path=$PWD/predictions.txt \
   --quiet --model=m.model --log=m.jsonl > report.txt 2> err.txt \
   || fail "training: $(cat err.txt)"
 
@@ -38,6 +38,8 @@ printf 'B-NP\nI-NP\nO\n\nB-NP\nI-NP\n\n' | diff - labels.txt \
   || fail "tag --reference"
 printf "B-NP${T}B-NP\nI-NP${T}I-NP\nO${T}O\n\nO${T}B-NP\nI-NP${T}I-NP\n\n" \
   | diff - reference.txt || fail "--reference differs"
+# Training's test predictions are written the same way.
+diff reference.txt predictions.txt || fail "training's predictions differ"
 
 # By hand, labels in training order B-NP, I-NP, O: B-NP 1 of 2 predicted
 # right, 1 reference; I-NP 2 of 2, 2; O 1 of 1, 2 references. Macro
