@@ -7,17 +7,23 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 
 namespace chaintag {
 namespace {
 
 constexpr char kPartSeparator = '\x1f';
+// NUMBERED markers are tabulated up to this distance from the sentence.
+constexpr int64_t kMaxNumberedDistance = 1024;
 
 bool IsContinuationByte(char c) {
   return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
@@ -128,6 +134,20 @@ bool AppendTransformed(absl::string_view s, TemplatePart::Transform transform,
     case TemplatePart::SHORT_SHAPE:
       AppendShortShape(s, out);
       return true;
+    case TemplatePart::REGEX_TEST:
+      out->append(
+          RE2::PartialMatch(re2::StringPiece(s.data(), s.size()), *pattern)
+              ? "true"
+              : "false");
+      return true;
+    case TemplatePart::REGEX_MATCH: {
+      re2::StringPiece match;
+      if (pattern->Match(re2::StringPiece(s.data(), s.size()), 0, s.size(),
+                         RE2::UNANCHORED, &match, 1)) {
+        out->append(match.data(), match.size());
+      }
+      return true;
+    }
     default:
       break;
   }
@@ -184,6 +204,42 @@ inline void CopyShort(const char* from, size_t n, char* to) {
 }
 
 bool IsTransform(int value) { return TemplatePart::Transform_IsValid(value); }
+
+bool HasPattern(TemplatePart::Transform transform) {
+  return transform == TemplatePart::MATCHES ||
+         transform == TemplatePart::REGEX_TEST ||
+         transform == TemplatePart::REGEX_MATCH;
+}
+
+// The value of a part `distance` positions outside the sentence (< 0
+// before it, > 0 after it).
+std::string BoundaryMarker(const FeatureConfig& config, int distance) {
+  switch (config.boundary_markers()) {
+    case FeatureConfig::NUMBERED:
+      return distance < 0 ? absl::StrCat("_B", distance)
+                          : absl::StrCat("_B+", distance);
+    case FeatureConfig::WAPITI:
+      if (distance < -4) return "_x-#";
+      if (distance > 4) return "_x+#";
+      return distance < 0 ? absl::StrCat("_x", distance)
+                          : absl::StrCat("_x+", distance);
+    default:
+      return distance < 0 ? config.bos() : config.eos();
+  }
+}
+
+// Calls emit(hash, value), or emit(hash, value, key) for a caller that
+// names features from the key that was hashed.
+template <typename Emit>
+void EmitFeature(Emit& emit, uint64_t hash, float value, const char* key,
+                 size_t size) {
+  if constexpr (std::is_invocable_v<Emit&, uint64_t, float,
+                                    absl::string_view>) {
+    emit(hash, value, absl::string_view(key, size));
+  } else {
+    emit(hash, value);
+  }
+}
 
 // Float bits mapped so that unsigned order is numeric order.
 uint32_t SortableBits(float value) {
@@ -263,11 +319,17 @@ absl::StatusOr<FeatureExtractor> FeatureExtractor::Create(
       kItemAttributeTemplateId) {
     return absl::InvalidArgumentError("FeatureConfig: too many templates");
   }
+  if (!config.template_file().empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "FeatureConfig: template_file '", config.template_file(),
+        "' is not expanded (ExpandTemplateFile in features/template_file.h)"));
+  }
   std::vector<std::string> column_patterns;  // parallel to columns_
   for (int j = 0; j < config.templates_size(); ++j) {
     absl::Status status = fx.AddTemplate(j, &column_patterns);
     if (!status.ok()) return status;
   }
+  fx.MakeMarkers();
   absl::Status clusters = fx.LoadClusters();
   if (!clusters.ok()) return clusters;
   if (config.pair_templates_size() > 0) {
@@ -314,13 +376,29 @@ absl::Status FeatureExtractor::AddTemplate(
     absl::StatusOr<int> c =
         FindOrAddColumn(*column, pattern, part_where, column_patterns);
     if (!c.ok()) return c.status();
+    if (config_->boundary_markers() == FeatureConfig::NUMBERED &&
+        (std::abs(int64_t{part.offset()}) > kMaxNumberedDistance ||
+         part.span() > kMaxNumberedDistance)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          part_where, ": NUMBERED boundary markers need |offset| and span <= ",
+          kMaxNumberedDistance));
+    }
     parts_.push_back(Part{part.offset(), *c, part.span()});
+    max_before_ = std::max<int64_t>(max_before_, -int64_t{part.offset()});
+    max_after_ =
+        std::max<int64_t>(max_after_, int64_t{part.offset()} + part.span() - 1);
     compiled.max_attribute =
         std::max(compiled.max_attribute, column->attribute);
     compiled.multi |=
         part.span() > 1 || column->transform == TemplatePart::NGRAMS;
   }
   compiled.parts_end = static_cast<int>(parts_.size());
+  if (tmpl.literals_size() != 0 &&
+      tmpl.literals_size() != tmpl.parts_size() + 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": literals must be empty or parts + 1 = ",
+        tmpl.parts_size() + 1, " pieces, got ", tmpl.literals_size()));
+  }
   max_parts_ = std::max(max_parts_, tmpl.parts_size());
   max_attribute_ = std::max(max_attribute_, compiled.max_attribute);
   templates_.push_back(compiled);
@@ -355,7 +433,7 @@ absl::StatusOr<FeatureExtractor::Column> FeatureExtractor::PartColumn(
           " needs k > 0, got ", part.k()));
     }
     column.k = part.k();
-  } else if (column.transform == TemplatePart::MATCHES) {
+  } else if (HasPattern(column.transform)) {
     *pattern = part.pattern();
   } else if (column.transform == TemplatePart::CLUSTER) {
     if (part.k() < 0) {
@@ -379,13 +457,14 @@ absl::StatusOr<int> FeatureExtractor::FindOrAddColumn(
       return c;
     }
   }
-  if (column.transform == TemplatePart::MATCHES) {
+  if (HasPattern(column.transform)) {
     RE2::Options options;
     options.set_log_errors(false);
     auto re2 = std::make_unique<RE2>(pattern, options);
     if (!re2->ok()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          part_where, ": bad MATCHES pattern '", pattern, "': ", re2->error()));
+          part_where, ": bad ", TemplatePart::Transform_Name(column.transform),
+          " pattern '", pattern, "': ", re2->error()));
     }
     column.pattern = re2.get();
     patterns_.push_back(std::move(re2));
@@ -393,6 +472,50 @@ absl::StatusOr<int> FeatureExtractor::FindOrAddColumn(
   columns_.push_back(column);
   column_patterns->push_back(pattern);
   return static_cast<int>(columns_.size()) - 1;
+}
+
+void FeatureExtractor::MakeMarkers() {
+  // Distances beyond the table read its farthest marker, which is every
+  // farther one's too for FIXED and WAPITI; NUMBERED offsets are bounded
+  // (AddTemplate), so its table reaches as far as any part reads.
+  const int64_t cap = config_->boundary_markers() == FeatureConfig::FIXED ? 1
+                      : config_->boundary_markers() == FeatureConfig::WAPITI
+                          ? 5
+                          : kMaxNumberedDistance;
+  const int before = static_cast<int>(std::clamp<int64_t>(max_before_, 1, cap));
+  const int after = static_cast<int>(std::clamp<int64_t>(max_after_, 1, cap));
+  marker_before_ = before;
+  const int per_column = before + after;
+  markers_.assign(columns_.size() * per_column, std::string());
+  for (size_t c = 0; c < columns_.size(); ++c) {
+    const Column& column = columns_[c];
+    for (int i = 0; i < per_column; ++i) {
+      const int distance = i < before ? i - before : i - before + 1;
+      std::string marker = BoundaryMarker(*config_, distance);
+      // Wapiti tests and matches its regular expressions on the markers
+      // too; every other transform leaves them as they are.
+      if (column.transform == TemplatePart::REGEX_TEST ||
+          column.transform == TemplatePart::REGEX_MATCH) {
+        std::string transformed;
+        AppendTransformed(marker, column.transform, 0, column.pattern,
+                          &transformed);
+        marker = std::move(transformed);
+      }
+      max_marker_ = std::max(max_marker_, marker.size());
+      markers_[c * per_column + i] = std::move(marker);
+    }
+  }
+}
+
+absl::string_view FeatureExtractor::Marker(int column, int64_t pos,
+                                           int T) const {
+  const int per_column =
+      columns_.empty() ? 0
+                       : static_cast<int>(markers_.size() / columns_.size());
+  const int64_t i =
+      pos < 0 ? std::max<int64_t>(marker_before_ + pos, 0)
+              : std::min<int64_t>(marker_before_ + pos - T, per_column - 1);
+  return markers_[static_cast<size_t>(column) * per_column + i];
 }
 
 absl::Status FeatureExtractor::LoadClusters() {
@@ -527,7 +650,7 @@ void FeatureExtractor::ViewColumns(const Sentence& sentence,
 }
 
 char* FeatureExtractor::KeyBuffer(Scratch* scratch) const {
-  size_t max_value = std::max(config_->bos().size(), config_->eos().size());
+  size_t max_value = max_marker_;
   for (const absl::string_view& v : scratch->views) {
     max_value = std::max(max_value, v.size());
   }
@@ -549,17 +672,18 @@ void FeatureExtractor::EmitItems(const Sentence& sentence, int t, uint64_t seed,
   const int end = sentence.item_begin[t + 1];
   for (int k = sentence.item_begin[t]; k < end; ++k) {
     const absl::string_view name = sentence.item_name(k);
-    uint64_t hash;
     if (name.size() <= sizeof(key) - 4) {
       CopyShort(name.data(), name.size(), key + 4);
-      hash = XXH3_64bits_withSeed(key, 4 + name.size(), seed);
+      EmitFeature(emit, XXH3_64bits_withSeed(key, 4 + name.size(), seed),
+                  sentence.item_value(k), key, 4 + name.size());
     } else {
       thread_local std::string long_key;
       long_key.assign(key, 4);
       long_key.append(name.data(), name.size());
-      hash = XXH3_64bits_withSeed(long_key.data(), long_key.size(), seed);
+      EmitFeature(emit,
+                  XXH3_64bits_withSeed(long_key.data(), long_key.size(), seed),
+                  sentence.item_value(k), long_key.data(), long_key.size());
     }
-    emit(hash, sentence.item_value(k));
   }
 }
 
@@ -577,8 +701,6 @@ absl::Status FeatureExtractor::ForEachHash(const Sentence& sentence,
   // A second pass because `text` may reallocate while it is being filled.
   ViewColumns(sentence, &scratch);
   char* const key = KeyBuffer(&scratch);
-  const absl::string_view bos = config_->bos();
-  const absl::string_view eos = config_->eos();
   const uint64_t seed = config_->hash_seed();
   const bool items = item_attributes_ && sentence.has_items();
   for (int t = 0; t < T; ++t) {
@@ -595,10 +717,8 @@ absl::Status FeatureExtractor::ForEachHash(const Sentence& sentence,
         const Part& part = parts_[p];
         const int64_t pos = int64_t{t} + part.offset;
         absl::string_view value;
-        if (pos < 0) {
-          value = bos;
-        } else if (pos >= T) {
-          value = eos;
+        if (pos < 0 || pos >= T) {
+          value = Marker(part.column, pos, T);
         } else {
           value = scratch.views[static_cast<size_t>(part.column) * T + pos];
           if (value.data() == nullptr) {
@@ -611,7 +731,8 @@ absl::Status FeatureExtractor::ForEachHash(const Sentence& sentence,
         key[size++] = kPartSeparator;
       }
       if (dropped) continue;
-      emit(XXH3_64bits_withSeed(key, size, seed), tmpl.value);
+      EmitFeature(emit, XXH3_64bits_withSeed(key, size, seed), tmpl.value, key,
+                  size);
     }
     end_position();
   }
@@ -621,8 +742,6 @@ absl::Status FeatureExtractor::ForEachHash(const Sentence& sentence,
 template <typename Emit>
 void FeatureExtractor::EmitCombinations(const Template& tmpl, int t, int T,
                                         Scratch* scratch, Emit& emit) const {
-  const absl::string_view bos = config_->bos();
-  const absl::string_view eos = config_->eos();
   std::vector<absl::string_view>& values = scratch->part_values;
   std::vector<int>& begin = scratch->part_begin;
   values.clear();
@@ -630,15 +749,20 @@ void FeatureExtractor::EmitCombinations(const Template& tmpl, int t, int T,
   for (int p = tmpl.parts_begin; p < tmpl.parts_end; ++p) {
     const Part& part = parts_[p];
     begin.push_back(static_cast<int>(values.size()));
-    bool before = false, after = false;
+    // A marker is a value once on each side: positions with equal markers
+    // (all of them for FIXED) add nothing new.
+    absl::string_view last_marker;
+    int last_side = 0;  // -1 before the sentence, 1 after it
     for (int64_t pos = int64_t{t} + part.offset;
          pos < int64_t{t} + part.offset + part.span; ++pos) {
-      if (pos < 0) {
-        if (!before) values.push_back(bos);
-        before = true;
-      } else if (pos >= T) {
-        if (!after) values.push_back(eos);
-        after = true;
+      if (pos < 0 || pos >= T) {
+        const int side = pos < 0 ? -1 : 1;
+        const absl::string_view marker = Marker(part.column, pos, T);
+        if (side != last_side || marker != last_marker) {
+          values.push_back(marker);
+        }
+        last_marker = marker;
+        last_side = side;
       } else if (columns_[part.column].transform == TemplatePart::NGRAMS) {
         const size_t ct = static_cast<size_t>(part.column) * T + pos;
         for (uint32_t i = scratch->ngram_first[ct];
@@ -668,7 +792,8 @@ void FeatureExtractor::EmitCombinations(const Template& tmpl, int t, int T,
       size += value.size();
       key[size++] = kPartSeparator;
     }
-    emit(XXH3_64bits_withSeed(key, size, seed), tmpl.value);
+    EmitFeature(emit, XXH3_64bits_withSeed(key, size, seed), tmpl.value, key,
+                size);
     // Next combination, the last part fastest.
     int p = num_parts - 1;
     while (p >= 0 && ++choice[p] == begin[p + 1]) {
@@ -779,6 +904,48 @@ absl::Status FeatureExtractor::ExtractRows(const Sentence& sentence,
         out->offsets.push_back(static_cast<int32_t>(out->buckets.size()));
       });
   if (!status.ok()) out->Clear();
+  return status;
+}
+
+std::string FeatureExtractor::NameOfKey(absl::string_view key) const {
+  const uint32_t id =
+      static_cast<uint32_t>(static_cast<unsigned char>(key[0])) |
+      static_cast<uint32_t>(static_cast<unsigned char>(key[1])) << 8 |
+      static_cast<uint32_t>(static_cast<unsigned char>(key[2])) << 16 |
+      static_cast<uint32_t>(static_cast<unsigned char>(key[3])) << 24;
+  if (id == kBiasTemplateId) return "bias";
+  key.remove_prefix(4);
+  if (id == kItemAttributeTemplateId) return std::string(key);  // as listed
+  if (!key.empty()) key.remove_suffix(1);  // the last part's separator
+  const FeatureTemplate& tmpl = config_->templates(id);
+  // One value per part: a separator inside a value stays in the last one.
+  std::vector<absl::string_view> values;
+  if (tmpl.parts_size() > 0) {
+    values = absl::StrSplit(
+        key, absl::MaxSplits(kPartSeparator, tmpl.parts_size() - 1));
+  }
+  if (tmpl.literals_size() > 0) {
+    std::string name = tmpl.literals(0);
+    for (size_t p = 0; p < values.size(); ++p) {
+      absl::StrAppend(&name, values[p], tmpl.literals(p + 1));
+    }
+    return name;
+  }
+  return absl::StrCat(TemplateName(id), "=", absl::StrJoin(values, "|"));
+}
+
+absl::Status FeatureExtractor::ExtractNames(
+    const Sentence& sentence,
+    std::vector<std::vector<NamedFeature>>* out) const {
+  out->clear();
+  std::vector<NamedFeature> position;
+  absl::Status status = ForEachHash(
+      sentence,
+      [this, &position](uint64_t hash, float value, absl::string_view key) {
+        position.push_back(NamedFeature{Bucket(hash), value, NameOfKey(key)});
+      },
+      [out, &position] { out->push_back(std::move(position)); });
+  if (!status.ok()) out->clear();
   return status;
 }
 

@@ -13,7 +13,10 @@
 // followed by the unescaped name's bytes (no separator), with the
 // attribute's value as the feature's value; they come before the
 // templates' features of their position. The result is the same on every
-// run and machine.
+// run and machine. A part outside the sentence reads the boundary
+// marker of boundary_markers (bos / eos, or numbered by the distance, as
+// CRF++ and Wapiti spell them); a template's literals name its features
+// and are not hashed.
 //
 // Thread-safety: a FeatureExtractor is immutable after Create; Extract and
 // ExtractHashes may be called from any number of threads at once (each
@@ -43,6 +46,16 @@ namespace chaintag {
 constexpr uint32_t kBiasTemplateId = 0xFFFFFFFFu;
 // Template index under which a sentence's listed attributes are hashed.
 constexpr uint32_t kItemAttributeTemplateId = 0xFFFFFFFEu;
+
+// One feature of a position, readable: its bucket, value and name.
+struct NamedFeature {
+  uint32_t bucket = 0;
+  float value = 1;
+  // Spelled from the hashed key: a template with literals as CRF++ expands
+  // it ("U05:He/reckons"), else "name=v1|v2" ("#j=v1|v2" without a name);
+  // "bias" for the bias.
+  std::string name;
+};
 
 class FeatureExtractor {
  public:
@@ -74,6 +87,12 @@ class FeatureExtractor {
                              std::vector<int32_t>* offsets,
                              std::vector<uint64_t>* hashes,
                              std::vector<float>* values) const;
+
+  // Per position, its features in template order (bias last), not merged,
+  // each with its readable name; for tests and model dumps. The names come
+  // from the very keys Extract hashes.
+  absl::Status ExtractNames(const Sentence& sentence,
+                            std::vector<std::vector<NamedFeature>>* out) const;
 
   // hash % num_buckets, the reduction Extract applies.
   uint32_t Bucket(uint64_t hash) const {
@@ -137,6 +156,13 @@ class FeatureExtractor {
   // clusters_ from the config, when some column reads them.
   absl::Status LoadClusters();
 
+  // The boundary markers of every column (MakeMarkers), and the one a part
+  // of `column` reads at `pos` outside a sentence of length T.
+  void MakeMarkers();
+  absl::string_view Marker(int column, int64_t pos, int T) const;
+  // The name of the feature whose hash key is `key` (ExtractNames).
+  std::string NameOfKey(absl::string_view key) const;
+
   // "'name' (#j)" or "#j", for error messages.
   std::string DescribeTemplate(int j) const;
 
@@ -163,7 +189,8 @@ class FeatureExtractor {
                         Emit& emit);
 
   // The one code path that computes part strings and hashes: calls
-  // emit(hash, value) for every feature of position t, then end_position(),
+  // emit(hash, value) -- or emit(hash, value, key) when emit takes the
+  // hashed key too -- for every feature of position t, then end_position(),
   // for t = 0..T-1.
   template <typename Emit, typename EndPosition>
   absl::Status ForEachHash(const Sentence& sentence, Emit&& emit,
@@ -202,6 +229,13 @@ class FeatureExtractor {
   std::vector<Part> parts_;
   std::vector<Template> templates_;  // config order, then the bias
   std::vector<std::unique_ptr<RE2>> patterns_;
+  // How far before / after the sentence a part reads, and per column the
+  // markers there: marker_before_ entries before, then those after.
+  int64_t max_before_ = 0;
+  int64_t max_after_ = 0;
+  int marker_before_ = 0;
+  std::vector<std::string> markers_;
+  size_t max_marker_ = 0;
   std::unique_ptr<FeatureExtractor> pair_extractor_;
   // The config's clusters, when a CLUSTER part reads them.
   std::shared_ptr<const WordClusterTable> clusters_;

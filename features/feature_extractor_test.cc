@@ -266,6 +266,99 @@ TEST(FeatureExtractorTest, PaddingOnLongerSentenceAndCustomMarkers) {
   EXPECT_THAT(At(h, 2), ElementsAre(RefHash(0, {"a"}), RefHash(1, {"</S>"})));
 }
 
+TEST(FeatureExtractorTest, RegexTestAndMatchAreValuesNeverDropped) {
+  FeatureExtractor fx = MakeExtractor(R"pb(
+    templates { parts { attribute: 0 transform: REGEX_TEST pattern: "[0-9]" } }
+    templates {
+      parts { attribute: 0 transform: REGEX_MATCH pattern: "[0-9]+" }
+    }
+    bias: false
+  )pb");
+  const Hashes h = GetHashes(fx, MakeSentence({{"a12b3"}, {"xyz"}}));
+  EXPECT_THAT(At(h, 0), ElementsAre(RefHash(0, {"true"}), RefHash(1, {"12"})));
+  EXPECT_THAT(At(h, 1), ElementsAre(RefHash(0, {"false"}), RefHash(1, {""})));
+  EXPECT_THAT(FeatureExtractor::Create(ParseConfig(R"pb(
+                templates {
+                  name: "r"
+                  parts { transform: REGEX_MATCH pattern: "(" }
+                }
+              )pb"))
+                  .status()
+                  .message(),
+              HasSubstr("bad REGEX_MATCH pattern"));
+}
+
+TEST(FeatureExtractorTest, NumberedMarkersCountTheDistance) {
+  // CRF++'s spelling, and Wapiti's, whose fifth and farther are "#"; a
+  // span reads each distinct marker once.
+  FeatureExtractor numbered = MakeExtractor(R"pb(
+    templates { parts { offset: -3 attribute: 0 } }
+    templates { parts { offset: 2 attribute: 0 } }
+    templates { parts { offset: -2 attribute: 0 span: 3 } }
+    bias: false
+    boundary_markers: NUMBERED
+  )pb");
+  Hashes h = GetHashes(numbered, MakeSentence({{"a"}, {"b"}}));
+  EXPECT_THAT(At(h, 0), ElementsAre(RefHash(0, {"_B-3"}), RefHash(1, {"_B+1"}),
+                                    RefHash(2, {"_B-2"}), RefHash(2, {"_B-1"}),
+                                    RefHash(2, {"a"})));
+  EXPECT_THAT(At(h, 1), ElementsAre(RefHash(0, {"_B-2"}), RefHash(1, {"_B+2"}),
+                                    RefHash(2, {"_B-1"}), RefHash(2, {"a"}),
+                                    RefHash(2, {"b"})));
+  FeatureExtractor wapiti = MakeExtractor(R"pb(
+    templates { parts { offset: -6 attribute: 0 span: 3 } }
+    bias: false
+    boundary_markers: WAPITI
+  )pb");
+  h = GetHashes(wapiti, MakeSentence({{"a"}}));
+  EXPECT_THAT(At(h, 0),
+              ElementsAre(RefHash(0, {"_x-#"}), RefHash(0, {"_x-4"})));
+  EXPECT_THAT(FeatureExtractor::Create(ParseConfig(R"pb(
+                templates { parts { offset: -2000 } }
+                boundary_markers: NUMBERED
+              )pb"))
+                  .status()
+                  .message(),
+              HasSubstr("NUMBERED"));
+}
+
+TEST(FeatureExtractorTest, NamesSpellTheLiteralsOrTheTemplateName) {
+  FeatureExtractor fx = MakeExtractor(R"pb(
+    templates {
+      name: "U05:%x[-1,0]/%x[0,0]"
+      parts { offset: -1 attribute: 0 }
+      parts { offset: 0 attribute: 0 }
+      literals: [ "U05:", "/", "" ]
+    }
+    templates {
+      name: "w|p"
+      parts { attribute: 0 }
+      parts { attribute: 1 }
+    }
+    templates { parts { offset: 1 attribute: 1 } }
+  )pb");
+  std::vector<std::vector<NamedFeature>> names;
+  ASSERT_TRUE(
+      fx.ExtractNames(MakeSentence({{"He", "PRP"}, {"reckons", "VBZ"}}), &names)
+          .ok());
+  ASSERT_EQ(names.size(), 2u);
+  std::vector<std::string> second;
+  for (const NamedFeature& f : names[1]) second.push_back(f.name);
+  EXPECT_THAT(second, ElementsAre("U05:He/reckons", "w|p=reckons|VBZ",
+                                  "#2=__EOS__", "bias"));
+  EXPECT_EQ(names[1][0].bucket, fx.Bucket(RefHash(0, {"He", "reckons"})));
+  EXPECT_EQ(names[1][3].bucket, fx.Bucket(RefHash(kBiasTemplateId, {})));
+  EXPECT_THAT(FeatureExtractor::Create(ParseConfig(R"pb(
+                templates {
+                  parts { attribute: 0 }
+                  literals: "only one"
+                }
+              )pb"))
+                  .status()
+                  .message(),
+              HasSubstr("literals"));
+}
+
 TEST(FeatureExtractorTest, ConjunctionTemplates) {
   FeatureExtractor fx = MakeExtractor(R"pb(
     templates {
@@ -838,6 +931,19 @@ TEST(FeatureExtractorTest, ListedAttributesAreHashedAsDocumented) {
   EXPECT_EQ(seq.values[1], 2.5f);
   EXPECT_EQ(seq.buckets[3], bucket(ItemHash(long_name, 7)));
   EXPECT_EQ(seq.values[3], -0.5f);
+}
+
+TEST(FeatureExtractorTest, ListedAttributesAreNamedAsListed) {
+  const FeatureExtractor fx = MakeExtractor("num_buckets: 1000 bias: true");
+  const Sentence s = MakeItemSentence({{{"w[0]=a:b", 2.0f}}});
+  std::vector<std::vector<NamedFeature>> names;
+  ASSERT_TRUE(fx.ExtractNames(s, &names).ok());
+  ASSERT_EQ(names.size(), 1u);
+  ASSERT_EQ(names[0].size(), 2u);
+  EXPECT_EQ(names[0][0].name, "w[0]=a:b");
+  EXPECT_EQ(names[0][0].value, 2.0f);
+  EXPECT_EQ(names[0][0].bucket, ItemHash("w[0]=a:b", 0) % 1000);
+  EXPECT_EQ(names[0][1].name, "bias");
 }
 
 TEST(FeatureExtractorTest, ColumnTemplatesOnListedAttributesFail) {

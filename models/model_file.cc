@@ -341,9 +341,35 @@ ReadSecondOrderStructure(const ModelFile& file,
   return std::make_shared<const SecondOrderStructure>(*std::move(structure));
 }
 
+// A table of attribute names: one per bucket, buckets ascending and within
+// the hash's range.
+absl::Status CheckNames(absl::string_view what,
+                        const google::protobuf::RepeatedField<uint32_t>& buckets,
+                        int num_names, uint64_t num_buckets) {
+  if (buckets.size() != num_names) {
+    return absl::DataLossError(absl::StrCat(buckets.size(), " ", what,
+                                            " buckets but ", num_names,
+                                            " names"));
+  }
+  for (int k = 0; k < buckets.size(); ++k) {
+    if (buckets[k] >= num_buckets || (k > 0 && buckets[k] <= buckets[k - 1])) {
+      return absl::DataLossError(
+          absl::StrCat(what, " bucket ", k, " is out of order or range"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckModelFile(const ModelFile& file) {
   if (file.magic() != kModelMagic) return absl::DataLossError("wrong magic");
-  return CheckWeightFields(file);
+  absl::Status weights = CheckWeightFields(file);
+  if (!weights.ok()) return weights;
+  const uint64_t num_buckets = file.features().num_buckets();
+  absl::Status names = CheckNames("named", file.name_buckets(),
+                                  file.names_size(), num_buckets);
+  if (!names.ok()) return names;
+  return CheckNames("named pair", file.pair_name_buckets(),
+                    file.pair_names_size(), num_buckets);
 }
 
 absl::StatusOr<ModelFile> ReadModelFile(const std::string& path) {

@@ -542,6 +542,14 @@ absl::Status ConllTask::PrepareProblem(PreparedCorpus* prepared) const {
   std::vector<ChainExample> examples;
   absl::Status made = MakeExamples(prepared->train, prepared, &examples);
   if (!made.ok()) return made;
+  const int min_count = prepared->config.features().min_feature_count();
+  if (min_count > 1 && (sharded || retrain)) {
+    // Both would need counts over more than these examples.
+    return absl::InvalidArgumentError(
+        "config: features.min_feature_count is not supported with "
+        "distributed training or corpus.retrain_on_train_and_dev");
+  }
+  DropRareFeatures(min_count, &examples);
   std::vector<ChainExample> dev_examples;
   if (retrain) {
     made = MakeExamples(prepared->dev_features(), prepared, &dev_examples);
@@ -600,11 +608,17 @@ void ConllTask::ReportCorpus(const PreparedCorpus& prepared,
       result->num_test_sentences, prepared.labels.size(),
       TagSchemeName(prepared.config.model().train_scheme()),
       TagSchemeName(prepared.format.tag_scheme())));
+  const int min_count = prepared.config.features().min_feature_count();
+  const std::string kept =
+      min_count > 1 && prepared.rows != nullptr
+          ? absl::StrFormat(", %d seen at least %d times",
+                            prepared.rows->size(), min_count)
+          : "";
   say(absl::StrFormat(
-      "features: %d distinct attributes in %d buckets (%d used), collision "
+      "features: %d distinct attributes in %d buckets (%d used%s), collision "
       "rate %.2f%%, dim %d",
       stats.distinct_attributes, prepared.extractor->num_buckets(),
-      stats.distinct_buckets, 100 * stats.collision_rate,
+      stats.distinct_buckets, kept, 100 * stats.collision_rate,
       prepared.problem->layout().dim()));
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "models/transition_constraints.h"
 
@@ -74,6 +75,39 @@ void RemapToRows(const BucketRows& rows, bool pair_features,
         pair_features ? example.pair_features : example.features;
     rows.Remap(&features);
     features.Compact();
+  }
+}
+
+void DropRareFeatures(int min_count, std::vector<ChainExample>* examples) {
+  if (min_count <= 1) return;
+  for (bool pairs : {false, true}) {
+    auto sequence = [pairs](ChainExample& example) -> FeatureSequence& {
+      return pairs ? example.pair_features : example.features;
+    };
+    // Positions hold each bucket once (Extract merges), so counting entries
+    // counts positions.
+    absl::flat_hash_map<uint32_t, int> counts;
+    for (ChainExample& example : *examples) {
+      for (uint32_t bucket : sequence(example).buckets) ++counts[bucket];
+    }
+    for (ChainExample& example : *examples) {
+      FeatureSequence& features = sequence(example);
+      const bool values = !features.values.empty();
+      size_t kept = 0;
+      size_t k = 0;
+      for (size_t t = 0; t + 1 < features.offsets.size(); ++t) {
+        const size_t end = static_cast<size_t>(features.offsets[t + 1]);
+        for (; k < end; ++k) {
+          if (counts[features.buckets[k]] < min_count) continue;
+          features.buckets[kept] = features.buckets[k];
+          if (values) features.values[kept] = features.values[k];
+          ++kept;
+        }
+        features.offsets[t + 1] = static_cast<int32_t>(kept);
+      }
+      features.buckets.resize(kept);
+      if (values) features.values.resize(kept);
+    }
   }
 }
 

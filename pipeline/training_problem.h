@@ -52,6 +52,12 @@ absl::StatusOr<TrainingProblem> MakeTrainingProblem(
 void RemapToRows(const BucketRows& rows, bool pair_features,
                  std::vector<ChainExample>* examples);
 
+// Drops from every example's features, and pair features, the buckets that
+// fewer than `min_count` positions of all the examples hold (a position
+// counts once however many of its features share the bucket), so that they
+// get no weight row and score 0 (CRF++'s -f). min_count <= 1 keeps all.
+void DropRareFeatures(int min_count, std::vector<ChainExample>* examples);
+
 // Distributed training: the rows of the buckets the features of every
 // rank's `examples` use (bucket ids), the same on every rank and the same
 // as a run in one process makes from all the examples.

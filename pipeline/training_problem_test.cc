@@ -49,6 +49,48 @@ TEST(TrainingProblemTest, ObservedTrigramsAndPairsAreSortedAndDistinct) {
             (std::vector<LabelPair>{{1, 2}, {2, 0}, {2, 2}}));
 }
 
+TEST(TrainingProblemTest, DropRareFeaturesKeepsExactlyTheFrequentBuckets) {
+  // Hand-counted: bucket 5 at 3 positions, 7 at 2, 9 at 1, 4 at 2 (once in
+  // each example); pair bucket 30 at 2 positions, 31 at 1.
+  std::vector<ChainExample> examples(2);
+  examples[0].labels = {0, 1, 0};
+  examples[0].features.offsets = {0, 3, 5, 6};
+  examples[0].features.buckets = {4, 5, 9, 5, 7, 7};
+  examples[0].features.values = {1, 2, 3, 4, 5, 6};
+  examples[0].pair_features.offsets = {0, 0, 1, 3};
+  examples[0].pair_features.buckets = {30, 30, 31};
+  examples[1].labels = {1};
+  examples[1].features.offsets = {0, 2};
+  examples[1].features.buckets = {4, 5};
+  examples[1].pair_features.offsets = {0, 0};
+  for (int min_count : {0, 1}) {
+    std::vector<ChainExample> same = examples;
+    DropRareFeatures(min_count, &same);
+    EXPECT_EQ(same[0].features.buckets, examples[0].features.buckets);
+  }
+  std::vector<ChainExample> two = examples;
+  DropRareFeatures(2, &two);
+  EXPECT_EQ(two[0].features.offsets, (std::vector<int32_t>{0, 2, 4, 5}));
+  EXPECT_EQ(two[0].features.buckets, (std::vector<uint32_t>{4, 5, 5, 7, 7}));
+  EXPECT_EQ(two[0].features.values, (std::vector<float>{1, 2, 4, 5, 6}));
+  EXPECT_EQ(two[0].pair_features.offsets, (std::vector<int32_t>{0, 0, 1, 2}));
+  EXPECT_EQ(two[0].pair_features.buckets, (std::vector<uint32_t>{30, 30}));
+  EXPECT_EQ(two[1].features.offsets, (std::vector<int32_t>{0, 2}));
+  EXPECT_EQ(two[1].features.buckets, (std::vector<uint32_t>{4, 5}));
+  std::vector<ChainExample> three = examples;
+  DropRareFeatures(3, &three);
+  EXPECT_EQ(three[0].features.offsets, (std::vector<int32_t>{0, 1, 2, 2}));
+  EXPECT_EQ(three[0].features.buckets, (std::vector<uint32_t>{5, 5}));
+  EXPECT_EQ(three[0].features.values, (std::vector<float>{2, 4}));
+  EXPECT_EQ(three[1].features.buckets, (std::vector<uint32_t>{5}));
+  EXPECT_TRUE(three[0].pair_features.buckets.empty());
+  EXPECT_EQ(three[0].pair_features.offsets, (std::vector<int32_t>{0, 0, 0, 0}));
+  std::vector<ChainExample> four = examples;
+  DropRareFeatures(4, &four);
+  EXPECT_EQ(four[0].features.offsets, (std::vector<int32_t>{0, 0, 0, 0}));
+  EXPECT_TRUE(four[1].features.buckets.empty());
+}
+
 TEST(TrainingProblemTest, RemapToRowsRemapsEveryExample) {
   // Rows for buckets 11 and 12 only: bucket 10 (label 0) is dropped.
   absl::StatusOr<BucketRows> rows = BucketRows::FromSorted({11, 12}, 64);

@@ -1,5 +1,6 @@
 #include "tools/config_flags.h"
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,8 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "base/config_override.h"
+#include "base/paths.h"
+#include "features/template_file.h"
 #include "pipeline/pipeline.h"
 
 namespace chaintag {
@@ -44,6 +47,15 @@ std::string Words(const ConfigFlag& flag) {
   }
   if (words.empty()) return "";
   return absl::StrCat("; the flag also takes ", absl::StrJoin(words, ", "));
+}
+
+// The directory of the config file ReadUserPipelineConfig reads for `path`
+// ("" when it has none, i.e. the working directory).
+std::string ConfigDirectory(const std::string& path) {
+  std::string read = ResolveUserPath(path);
+  if (!std::ifstream(read).good()) read = path;
+  const size_t slash = read.rfind('/');
+  return slash == std::string::npos ? "" : read.substr(0, slash);
 }
 
 }  // namespace
@@ -103,10 +115,24 @@ absl::StatusOr<PipelineConfig> LoadConfig(
     return absl::DataLossError(config.status().message());
   }
   if (!config.ok()) return config.status();
+  // A template file the config names is against the config's directory;
+  // one the command line names (--template_file, --set), against the
+  // caller's.
+  FeatureConfig* features = config->mutable_features();
+  if (!features->template_file().empty()) {
+    features->set_template_file(
+        ResolvePath(ConfigDirectory(config_path), features->template_file()));
+  }
+  const std::string file_template = features->template_file();
   absl::Status status =
       tool_defaults ? tool_defaults(&*config) : absl::OkStatus();
   if (status.ok()) status = ApplyGivenConfigFlags(flags, &*config);
   if (status.ok()) status = ApplyAssignments(set_assignments, &*config);
+  if (!status.ok()) return status;
+  if (features->template_file() != file_template) {
+    features->set_template_file(ResolveUserPath(features->template_file()));
+  }
+  status = ExpandTemplateFile("", features);
   if (!status.ok()) return status;
   return config;
 }

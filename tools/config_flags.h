@@ -64,12 +64,13 @@ absl::Status ApplyGivenConfigFlags(absl::Span<const ConfigFlag> flags,
 // The config of a run: the text proto at `config_path` (looked up from the
 // caller's directory first), then the given named flags, then the `--set`
 // assignments, in that order, so a dotted path wins over the named flag of
-// its field. Errors of the command line are InvalidArgument; a file that
-// cannot be read is NotFound, one that does not parse DataLoss (naming the
-// file, line and column).
-// `tool_defaults`, when given, adjusts the config after it is read and
-// before the flags: a tool's own defaults and its flags that are more than
-// an alias (regpath's dev split).
+// its field; then features.template_file is expanded into the templates
+// (ExpandTemplateFile: a path from the file against the file's directory,
+// one from the command line against the caller's). Errors of the command line
+// are InvalidArgument; a file that cannot be read is NotFound, one that does
+// not parse DataLoss (naming the file, line and column). `tool_defaults`, when
+// given, adjusts the config after it is read and before the flags: a tool's own
+// defaults and its flags that are more than an alias (regpath's dev split).
 absl::StatusOr<PipelineConfig> LoadConfig(
     absl::Span<const ConfigFlag> flags, const std::string& config_path,
     const std::vector<std::string>& set_assignments,
@@ -103,7 +104,10 @@ absl::Status SetSolverOption(absl::string_view name, absl::string_view value,
     "Use only the first N training sentences (0 = all).")            \
   X(int32_t, eval_every, "eval_every", "",                           \
     "Passes between held-out evaluations (0 = only at the end).")    \
-  X(uint64_t, num_buckets, "features.num_buckets", "", "Feature hash buckets.")
+  X(uint64_t, num_buckets, "features.num_buckets", "",               \
+    "Feature hash buckets.")                                         \
+  X(std::string, template_file, "features.template_file", "",        \
+    "A CRF++ template / Wapiti pattern file to add to the templates.")
 
 // λ, which regpath chooses along its path.
 #define CHAINTAG_LAMBDA_FLAGS(X) \

@@ -184,6 +184,38 @@ TEST(ConfigFlagsTest, ErrorsSayWhoIsAtFault) {
       << config.status();
 }
 
+TEST(ConfigFlagsTest, TemplateFileIsExpandedAgainstTheConfigsDirectory) {
+  const std::string dir = std::string(std::getenv("TEST_TMPDIR")) + "/cfg";
+  ASSERT_EQ(system(("mkdir -p " + dir + "/t").c_str()), 0);
+  std::ofstream(dir + "/t/c.template") << "U00:%x[0,0]\nB\nB01:%x[-1,1]\n";
+  const std::string path = dir + "/c.textproto";
+  std::ofstream(path) << R"pb(
+    features {
+      templates { name: "first" }
+      template_file: "t/c.template"
+    }
+  )pb";
+  absl::StatusOr<PipelineConfig> config = LoadConfig(kFlags, path, {});
+  ASSERT_TRUE(config.ok()) << config.status();
+  const FeatureConfig& features = config->features();
+  EXPECT_FALSE(features.has_template_file());
+  ASSERT_EQ(features.templates_size(), 2);
+  EXPECT_EQ(features.templates(0).name(), "first");
+  EXPECT_EQ(features.templates(1).name(), "U00:%x[0,0]");
+  ASSERT_EQ(features.pair_templates_size(), 1);
+  EXPECT_EQ(features.pair_templates(0).parts(0).attribute(), 1);
+  // A file missing or bad: the error names it (and the line).
+  std::ofstream(dir + "/t/c.template") << "U00:%x[0,0\n";
+  config = LoadConfig(kFlags, path, {});
+  ASSERT_FALSE(config.ok());
+  EXPECT_NE(config.status().message().find("/t/c.template:1:"),
+            std::string::npos)
+      << config.status();
+  // --set names a file against the caller's directory, not the config's.
+  config = LoadConfig(kFlags, path, {"features.template_file=t/c.template"});
+  EXPECT_TRUE(absl::IsNotFound(config.status())) << config.status();
+}
+
 TEST(ConfigFlagsTest, RunSpecKeysAreFlagNamesOrPaths) {
   SolverConfig solver;
   ASSERT_TRUE(SetSolverOption("step", "pairwise", &solver).ok());

@@ -1,0 +1,247 @@
+#include "tagging/model_dump.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "corpora/conll_reader.h"
+#include "corpora/label_set.h"
+#include "corpora/sentence.h"
+#include "features/bucket_rows.h"
+#include "features/feature_extractor.h"
+
+namespace chaintag {
+
+ModelFeatureNames FeatureNamesFromModel(const ModelFile& file) {
+  ModelFeatureNames names;
+  for (int k = 0; k < std::min(file.name_buckets_size(), file.names_size());
+       ++k) {
+    names.emission.Add(file.name_buckets(k), file.names(k));
+  }
+  for (int k = 0;
+       k < std::min(file.pair_name_buckets_size(), file.pair_names_size());
+       ++k) {
+    names.pair.Add(file.pair_name_buckets(k), file.pair_names(k));
+  }
+  return names;
+}
+
+absl::StatusOr<ModelFeatureNames> RecoverFeatureNames(const ChainModel& model,
+                                                      const std::string& path) {
+  if (model.first_stage() != nullptr) {
+    return absl::InvalidArgumentError(
+        "a stacked model's attributes include its first stage's document "
+        "attributes, which a file alone cannot give: train it with "
+        "model.keep_feature_names for a dump by name");
+  }
+  ConllFormat format = model.header().input_format();
+  format.set_allow_missing_label(true);
+  const FeatureExtractor& extractor = model.extractor();
+  const FeatureExtractor* pair_extractor = extractor.pair_extractor();
+  ModelFeatureNames names;
+  std::vector<std::vector<NamedFeature>> named;
+  auto add = [&](const FeatureExtractor& from, const Sentence& sentence,
+                 FeatureNames* to) -> absl::Status {
+    absl::Status status = from.ExtractNames(sentence, &named);
+    if (!status.ok()) return status;
+    for (const std::vector<NamedFeature>& position : named) {
+      for (const NamedFeature& feature : position) {
+        to->Add(feature.bucket, feature.name);
+      }
+    }
+    return absl::OkStatus();
+  };
+  absl::Status read = ForEachConllSentence(
+      path, format, [&](int64_t, Sentence* sentence) -> absl::StatusOr<bool> {
+        absl::Status status = add(extractor, *sentence, &names.emission);
+        if (status.ok() && pair_extractor != nullptr) {
+          status = add(*pair_extractor, *sentence, &names.pair);
+        }
+        if (!status.ok()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(sentence->source, ":", sentence->first_line, ": ",
+                           status.message()));
+        }
+        return true;
+      });
+  if (!read.ok()) return read;
+  return names;
+}
+
+namespace {
+
+// One weight row's weights, whichever precision the model keeps.
+class RowWeights {
+ public:
+  RowWeights(const float* f32, const double* f64, int width)
+      : f32_(f32), f64_(f64), width_(width) {}
+  double operator()(int64_t row, int column) const {
+    const int64_t k = row * width_ + column;
+    return f32_ != nullptr ? f32_[k] : f64_[k];
+  }
+
+ private:
+  const float* f32_;
+  const double* f64_;
+  int width_;
+};
+
+std::string RowName(const FeatureNames& names, uint32_t bucket) {
+  const std::string* name = names.Find(bucket);
+  if (name == nullptr) return absl::StrCat("bucket ", bucket);
+  const int others = names.Others(bucket);
+  return others == 0 ? *name
+                     : absl::StrCat(*name, "  (bucket shared with ", others,
+                                    others == 1 ? " other)" : " others)");
+}
+
+// The `top` rows of largest weight in column `column`, with a non-zero
+// weight, largest first (ties by row).
+std::vector<int64_t> TopRows(const RowWeights& weights, int64_t num_rows,
+                             int column, int top) {
+  std::vector<int64_t> rows;
+  for (int64_t r = 0; r < num_rows; ++r) {
+    if (weights(r, column) != 0) rows.push_back(r);
+  }
+  auto heavier = [&](int64_t a, int64_t b) {
+    const double wa = weights(a, column), wb = weights(b, column);
+    return wa != wb ? wa > wb : a < b;
+  };
+  if (static_cast<int64_t>(rows.size()) > top) {
+    std::partial_sort(rows.begin(), rows.begin() + top, rows.end(), heavier);
+    rows.resize(top);
+  } else {
+    std::sort(rows.begin(), rows.end(), heavier);
+  }
+  return rows;
+}
+
+void WriteTopRows(const std::string& title, const RowWeights& weights,
+                  const BucketRows& rows, int column, const FeatureNames& names,
+                  int top, std::ostream* out) {
+  const std::vector<int64_t> best = TopRows(weights, rows.size(), column, top);
+  *out << "\n" << title << ":\n";
+  if (best.empty()) *out << "  (no non-zero weight)\n";
+  for (int64_t r : best) {
+    *out << absl::StrFormat("  %+10.6f  %s\n", weights(r, column),
+                            RowName(names, rows.buckets()[r]));
+  }
+}
+
+// Every non-zero weight of `rows`, "name --> column: weight" a line.
+void WriteAllRows(const RowWeights& weights, const BucketRows& rows,
+                  int num_columns,
+                  const std::function<std::string(int)>& column_name,
+                  const FeatureNames& names, std::ostream* out) {
+  for (int64_t r = 0; r < rows.size(); ++r) {
+    const std::string name = RowName(names, rows.buckets()[r]);
+    for (int c = 0; c < num_columns; ++c) {
+      const double w = weights(r, c);
+      if (w == 0) continue;
+      *out << absl::StrFormat("  %s --> %s: %.6f\n", name, column_name(c), w);
+    }
+  }
+}
+
+}  // namespace
+
+absl::Status WriteModelDump(const ChainModel& model,
+                            const ModelFeatureNames& names,
+                            const DumpOptions& options, std::ostream* out) {
+  if (options.top < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("top must be >= 0, got ", options.top));
+  }
+  const LabelSet& labels = model.labels();
+  const int L = labels.size();
+  const WeightsView view = model.weights();
+  const BucketRows& rows = *view.rows;
+  const SecondOrderStructure* structure = model.structure();
+
+  *out << "order " << model.order() << ", " << L << " labels, " << rows.size()
+       << " attribute rows";
+  if (view.pair_rows != nullptr) {
+    *out << ", " << view.pair_rows->size() << " label-pair rows";
+  }
+  *out << "\nattribute names: ";
+  if (names.empty()) {
+    *out << "not known (buckets shown; give a training file to name them)\n";
+  } else {
+    *out << names.emission.size() + names.pair.size() << " from "
+         << options.names_source << "\n";
+  }
+
+  *out << "\nlabels:\n";
+  for (int y = 0; y < L; ++y)
+    *out << "  " << y << "  " << labels.Name(y) << "\n";
+
+  *out << "\ntransitions (previous --> next: weight):\n";
+  const double* transition = view.tail;
+  for (int a = 0; a < L; ++a) {
+    for (int b = 0; b < L; ++b) {
+      *out << absl::StrFormat("  %s --> %s: %.6f\n", labels.Name(a),
+                              labels.Name(b), transition[a * L + b]);
+    }
+  }
+  const double* start = view.tail + L * L;
+  const double* end = start + L;
+  *out << "\nstart and end biases:\n";
+  for (int y = 0; y < L; ++y) {
+    *out << absl::StrFormat("  %s: start %.6f, end %.6f\n", labels.Name(y),
+                            start[y], end[y]);
+  }
+  if (structure != nullptr) {
+    const double* trigram = end + L;
+    *out << "\nlabel trigrams (a b --> c: weight):\n";
+    for (int k = 0; k < structure->num_trigrams(); ++k) {
+      const LabelTrigram& t = structure->trigrams()[k];
+      *out << absl::StrFormat("  %s %s --> %s: %.6f\n", labels.Name(t[0]),
+                              labels.Name(t[1]), labels.Name(t[2]), trigram[k]);
+    }
+  }
+
+  const RowWeights emission(view.emission_f32, view.emission_f64, L);
+  if (options.top > 0) {
+    for (int y = 0; y < L; ++y) {
+      WriteTopRows(absl::StrCat("top attributes of ", labels.Name(y)), emission,
+                   rows, y, names.emission, options.top, out);
+    }
+  }
+  std::vector<LabelPair> pairs;
+  if (view.pair_rows != nullptr && structure != nullptr) {
+    pairs = structure->pairs();
+  }
+  const RowWeights pair_weights(view.pair_f32, view.pair_f64,
+                                static_cast<int>(pairs.size()));
+  auto pair_name = [&](int k) {
+    return absl::StrCat(labels.Name(pairs[k][0]), " ",
+                        labels.Name(pairs[k][1]));
+  };
+  if (options.top > 0) {
+    for (int k = 0; k < static_cast<int>(pairs.size()); ++k) {
+      WriteTopRows(absl::StrCat("top attributes of the pair ", pair_name(k)),
+                   pair_weights, *view.pair_rows, k, names.pair, options.top,
+                   out);
+    }
+  }
+  if (options.all) {
+    *out << "\nattribute weights (attribute --> label: weight):\n";
+    WriteAllRows(
+        emission, rows, L, [&](int y) { return labels.Name(y); },
+        names.emission, out);
+    if (!pairs.empty()) {
+      *out << "\npair attribute weights (attribute --> pair: weight):\n";
+      WriteAllRows(pair_weights, *view.pair_rows,
+                   static_cast<int>(pairs.size()), pair_name, names.pair, out);
+    }
+  }
+  if (!*out) return absl::DataLossError("writing the dump failed");
+  return absl::OkStatus();
+}
+
+}  // namespace chaintag
