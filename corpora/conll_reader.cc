@@ -1,6 +1,7 @@
 #include "corpora/conll_reader.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <istream>
@@ -8,8 +9,13 @@
 #include <utility>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "corpora/corpus.pb.h"
@@ -143,8 +149,220 @@ void ConllReader::StartDocument() {
   document_sentences_ = 0;
 }
 
+namespace {
+
+// Copies a CRFsuite name or value, [p, end), to the end of `out` with
+// `\:` and `\\` unescaped (another backslash is kept as it is), stopping
+// at the first unescaped ':' (or `end`); returns where it stopped.
+const char* AppendUnescaped(const char* p, const char* end, std::string* out) {
+  const char* run = p;
+  while (p < end && *p != ':') {
+    if (*p == '\\' && p + 1 < end && (p[1] == ':' || p[1] == '\\')) {
+      out->append(run, p - run);
+      out->push_back(p[1]);
+      p += 2;
+      run = p;
+    } else {
+      ++p;
+    }
+  }
+  out->append(run, p - run);
+  return p;
+}
+
+// How many of the kBlock bytes at `p` come before the first TAB, ':' or
+// backslash: kBlock when there is none. SSE2 compares sixteen bytes at
+// once; elsewhere eight are tested as one word.
+#if defined(__SSE2__)
+constexpr int kBlock = 16;
+int PlainBytes(const char* p) {
+  const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i special =
+      _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(bytes, _mm_set1_epi8('\t')),
+                                _mm_cmpeq_epi8(bytes, _mm_set1_epi8(':'))),
+                   _mm_cmpeq_epi8(bytes, _mm_set1_epi8('\\')));
+  const int marks = _mm_movemask_epi8(special);
+  return marks == 0 ? kBlock : __builtin_ctz(marks);
+}
+#else
+constexpr int kBlock = 8;
+int PlainBytes(const char* p) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint64_t word;
+  std::memcpy(&word, p, 8);
+  constexpr uint64_t kOnes = 0x0101010101010101u;
+  // The high bit of each byte that is zero; bytes above the first zero one
+  // may be marked wrongly, so only the lowest mark counts.
+  auto zero_bytes = [](uint64_t x) { return (x - kOnes) & ~x & (kOnes << 7); };
+  const uint64_t marks = zero_bytes(word ^ (kOnes * '\t')) |
+                         zero_bytes(word ^ (kOnes * ':')) |
+                         zero_bytes(word ^ (kOnes * '\\'));
+  return marks == 0 ? 8 : __builtin_ctzll(marks) / 8;
+#else
+  return 0;  // byte by byte
+#endif
+}
+#endif
+
+}  // namespace
+
+absl::StatusOr<bool> ConllReader::ParseCrfsuiteLine(Sentence* sentence) {
+  Sentence& s = *sentence;
+  const char* p = line_.data();
+  const char* const end = p + line_.size();
+  while (p < end && *p == '\t') ++p;
+  if (p == end || *p == '#') return false;  // nothing, or a comment
+  const char* field_end =
+      static_cast<const char*>(std::memchr(p, '\t', end - p));
+  if (field_end == nullptr) field_end = end;
+  if (*p == '@') {
+    scratch_.clear();
+    const char* colon = AppendUnescaped(p, field_end, &scratch_);
+    if (scratch_ != "@weight") {
+      return Error(absl::StrCat("unknown declaration '", scratch_,
+                                "' (CRFsuite knows only @weight)"));
+    }
+    const absl::string_view value =
+        colon < field_end ? absl::string_view(colon + 1, field_end - colon - 1)
+                          : absl::string_view();
+    double weight = 1;
+    if (!value.empty() &&
+        (!absl::SimpleAtod(value, &weight) || !std::isfinite(weight))) {
+      return Error(absl::StrCat("@weight '", value, "' is not a number"));
+    }
+    if (weight != 1) {
+      return Error(absl::StrCat(
+          "@weight:", value,
+          ": sequence weights other than 1 are not supported (every "
+          "sequence weighs the same in training)"));
+    }
+    // The rest of the line may hold only comments.
+    p = field_end;
+    while (p < end && *p == '\t') ++p;
+    if (p < end && *p != '#') {
+      return Error("unexpected field after the @weight declaration");
+    }
+    return false;
+  }
+  // The label: the field's name part, as CRFsuite reads it.
+  if (s.item_begin.empty()) s.item_begin.push_back(0);
+  scratch_.clear();
+  AppendUnescaped(p, field_end, &scratch_);
+  s.tags.push_back(scratch_);
+  p = field_end;
+
+  // The attributes, unescaped straight into item_names: one pass over the
+  // line's bytes, no call per attribute. The names take at most the
+  // line's size; the buffer is cut to what they took at the end.
+  const size_t base = s.item_names.size();
+  s.item_names.resize(base + (end - p));
+  char* const names = &s.item_names[0];
+  char* w = names + base;
+  while (p < end) {
+    if (*p == '\t') {
+      ++p;
+      continue;
+    }
+    if (*p == '#') break;  // a comment to the end of the line
+    const char* const field = p;
+    char* const name = w;
+    for (;;) {
+      // A block at a time up to the first byte that ends the name or
+      // escapes (w never passes p's offset, so the buffer has room for the
+      // block), then that byte on its own.
+      if (end - p >= kBlock) {
+        std::memcpy(w, p, kBlock);
+        const int plain = PlainBytes(p);
+        p += plain;
+        w += plain;
+        if (plain == kBlock) continue;
+      } else if (p == end) {
+        break;
+      }
+      if (*p == '\t' || *p == ':') break;
+      if (*p == '\\' && p + 1 < end && (p[1] == ':' || p[1] == '\\')) ++p;
+      *w++ = *p++;
+    }
+    if (w == name) {
+      while (p < end && *p != '\t') ++p;
+      s.item_names.resize(base);
+      return Error(absl::StrCat("empty attribute name in field '",
+                                absl::string_view(field, p - field), "'"));
+    }
+    s.item_name_ends.push_back(static_cast<int32_t>(w - names));
+    float value = 1;
+    if (p < end && *p == ':') {
+      const char* const text = ++p;
+      while (p < end && *p != '\t') ++p;
+      // A number has nothing to unescape: the value is parsed as written.
+      if (p > text &&
+          (!absl::SimpleAtof(absl::string_view(text, p - text), &value) ||
+           !std::isfinite(value))) {
+        s.item_names.resize(w - names);
+        return Error(absl::StrCat(
+            "attribute '", s.item_name(s.num_items() - 1), "': value '",
+            absl::string_view(text, p - text), "' is not a finite number"));
+      }
+    }
+    if (value != 1 || !s.item_values.empty()) {
+      s.item_values.resize(s.item_name_ends.size() - 1, 1.0f);
+      s.item_values.push_back(value);
+    }
+  }
+  s.item_names.resize(w - names);
+  s.item_begin.push_back(static_cast<int32_t>(s.item_name_ends.size()));
+  return true;
+}
+
+absl::StatusOr<bool> ConllReader::NextCrfsuite(Item* item) {
+  Sentence& s = item->sentence;
+  bool in_sentence = false;
+  while (ReadLine()) {
+    if (line_.find_first_not_of('\t') == std::string::npos) {  // blank
+      if (in_sentence) return true;
+      continue;
+    }
+    if (!in_sentence) {
+      item->kind = Item::kSentence;
+      item->line.clear();
+      s.num_attributes = 0;
+      s.attributes.clear();
+      s.lines.clear();
+      s.tags.clear();
+      s.item_names.clear();
+      s.item_name_ends.clear();
+      s.item_values.clear();
+      s.item_begin.clear();
+      s.source = source_;
+      s.document = 0;
+    }
+    absl::StatusOr<bool> added = ParseCrfsuiteLine(&s);
+    if (!added.ok()) {
+      status_ = added.status();
+      return status_;
+    }
+    if (*added && !in_sentence) {
+      in_sentence = true;
+      item->line_number = line_number_;
+      s.first_line = line_number_;
+      if (!layout_fixed_) {
+        layout_fixed_ = true;
+        resolved_ = format_;
+        has_labels_ = true;
+      }
+    }
+  }
+  if (input_->bad()) {
+    status_ = absl::DataLossError(
+        absl::StrCat(source_, ":", line_number_, ": read error"));
+    return status_;
+  }
+  return in_sentence;
+}
+
 absl::StatusOr<bool> ConllReader::Next(Item* item) {
   if (!status_.ok()) return status_;
+  if (format_.layout() == ConllFormat::CRFSUITE) return NextCrfsuite(item);
   Sentence& s = item->sentence;
   bool in_sentence = false;
   size_t num_attributes = 0, num_tags = 0, num_lines = 0;
@@ -261,7 +479,10 @@ absl::Status ForEachConllSentence(
       if (num_fields != nullptr) *num_fields = reader.num_fields();
     }
     absl::StatusOr<bool> go_on = visit(index++, &item.sentence);
-    item.sentence = Sentence();
+    // Attribute lists are parsed into the item's buffers, which are kept
+    // for the next sentence (the reader clears them); a visitor copies what
+    // it keeps, at its exact size.
+    if (!item.sentence.has_items()) item.sentence = Sentence();
     if (!go_on.ok()) return go_on.status();
     if (!*go_on) return absl::OkStatus();
   }
@@ -275,7 +496,11 @@ absl::StatusOr<std::vector<Sentence>> ReadConllFile(const std::string& path,
   absl::Status read = ForEachConllSentence(
       path, format,
       [&sentences](int64_t, Sentence* sentence) -> absl::StatusOr<bool> {
-        sentences.push_back(std::move(*sentence));
+        if (sentence->has_items()) {
+          sentences.push_back(*sentence);
+        } else {
+          sentences.push_back(std::move(*sentence));
+        }
         return true;
       },
       resolved, num_fields);

@@ -1,7 +1,8 @@
 // Reader for CoNLL column files: one token per line, fields separated by
 // spaces and/or tabs, a blank line between sentences, optional -DOCSTART-
-// lines. Streams one sentence at a time so memory stays constant in the
-// input size; ReadConllFile collects a whole file.
+// lines. With ConllFormat::CRFSUITE it reads CRFsuite's attribute files
+// instead (see Next). Streams one sentence at a time so memory stays constant
+// in the input size; ReadConllFile collects a whole file.
 //
 // Thread-safety: a ConllReader is used by one thread at a time; distinct
 // readers are independent.
@@ -56,6 +57,18 @@ class ConllReader {
   // Fills the next item: true, or false at the end of input. The blank line
   // after a -DOCSTART- line is dropped. After an error every later call
   // returns the same error.
+  //
+  // ConllFormat::CRFSUITE reads CRFsuite's format (its frontend's reader):
+  // TAB-separated fields, the first the label, the others attributes `name`
+  // or `name:value` (an empty value means 1), `\:` a colon and `\\` a
+  // backslash in names and values, consecutive TABs one separator, blank
+  // lines between sequences. A field starting with `#` comments out the rest
+  // of the line (a line that starts with one adds no token); a first field
+  // `@weight:V` declares the sequence's weight, which must be 1 (there are
+  // no per-sequence weights), and any other `@` declaration is an error, as
+  // are a value that is not a finite number and an empty name. Sentences
+  // get the item_* lists and tags (the first field, also for tagging input)
+  // but no `lines`; there are no documents.
   absl::StatusOr<bool> Next(Item* item);
 
   // `format` with label_column made non-negative and attribute_columns
@@ -77,6 +90,10 @@ class ConllReader {
   void StartDocument();
   // Fixes the column layout from the first token line (fields_).
   absl::Status ResolveLayout();
+  // Next() for ConllFormat::CRFSUITE, and its parse of one line (line_)
+  // into `sentence`: false (and nothing added) for a line without an item.
+  absl::StatusOr<bool> NextCrfsuite(Item* item);
+  absl::StatusOr<bool> ParseCrfsuiteLine(Sentence* sentence);
   absl::Status Error(absl::string_view message) const;
 
   std::istream* input_;
@@ -97,6 +114,7 @@ class ConllReader {
   bool pseudo_documents_ = false;
   bool first_sentence_seen_ = false;
   std::vector<absl::string_view> fields_;
+  std::string scratch_;  // a CRFsuite label or value, unescaped
   absl::Status status_;
 
   bool layout_fixed_ = false;

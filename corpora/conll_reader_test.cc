@@ -388,5 +388,149 @@ TEST(ReadConllFileTest, MissingFileNamesThePath) {
               ::testing::HasSubstr("/nonexistent/train.txt"));
 }
 
+ConllFormat CrfsuiteFormat() {
+  ConllFormat format;
+  format.set_layout(ConllFormat::CRFSUITE);
+  return format;
+}
+
+// Token t's attributes as "name=value" strings.
+std::vector<std::string> ItemsOf(const Sentence& s, int t) {
+  std::vector<std::string> out;
+  for (int k = s.item_begin[t]; k < s.item_begin[t + 1]; ++k) {
+    out.push_back(std::string(s.item_name(k)) + "=" +
+                  std::to_string(s.item_value(k)).substr(0, 4));
+  }
+  return out;
+}
+
+TEST(ConllReaderCrfsuiteTest, ReadsLabelsAttributesAndValues) {
+  const auto items = ReadItems(
+      "B-NP\tw=He\tpos=PRP:2.5\t__BOS__\r\n"
+      "B-VP\tw=reckons\tx:\n"
+      "\n\n\n"
+      "O\tw=.\n",
+      CrfsuiteFormat());
+  ASSERT_EQ(items.size(), 2u);
+  const Sentence& s = items[0].sentence;
+  EXPECT_EQ(items[0].line_number, 1);
+  EXPECT_EQ(s.first_line, 1);
+  EXPECT_EQ(s.source, "in.txt");
+  EXPECT_EQ(s.num_attributes, 0);
+  EXPECT_THAT(s.attributes, IsEmpty());
+  EXPECT_THAT(s.lines, IsEmpty());
+  EXPECT_EQ(s.size(), 2);
+  EXPECT_THAT(s.tags, ElementsAre("B-NP", "B-VP"));
+  EXPECT_THAT(s.item_begin, ElementsAre(0, 3, 5));
+  EXPECT_EQ(s.item_names, "w=Hepos=PRP__BOS__w=reckonsx");
+  EXPECT_THAT(s.item_name_ends, ElementsAre(4, 11, 18, 27, 28));
+  // One value is not 1, so every value is stored; "x:" is 1.
+  EXPECT_THAT(s.item_values, ElementsAre(1.0f, 2.5f, 1.0f, 1.0f, 1.0f));
+  EXPECT_THAT(ItemsOf(s, 0),
+              ElementsAre("w=He=1.00", "pos=PRP=2.50", "__BOS__=1.00"));
+  const Sentence& s2 = items[1].sentence;
+  EXPECT_EQ(s2.first_line, 6);
+  EXPECT_EQ(s2.size(), 1);
+  EXPECT_THAT(s2.tags, ElementsAre("O"));
+  EXPECT_EQ(s2.item_names, "w=.");
+  EXPECT_THAT(s2.item_values, IsEmpty());  // all 1
+  EXPECT_EQ(s2.item_value(0), 1.0f);
+}
+
+TEST(ConllReaderCrfsuiteTest, UnescapesNamesAndKeepsSpacesAndOtherBackslashes) {
+  const auto items =
+      ReadItems("a\\:b\tw=x\\:y:0.5\tback\\\\slash\tw is\\n\t\t\tlast\\\n",
+                CrfsuiteFormat());
+  ASSERT_EQ(items.size(), 1u);
+  const Sentence& s = items[0].sentence;
+  EXPECT_THAT(s.tags, ElementsAre("a:b"));
+  ASSERT_EQ(s.num_items(), 4);
+  EXPECT_EQ(s.item_name(0), "w=x:y");
+  EXPECT_EQ(s.item_value(0), 0.5f);
+  EXPECT_EQ(s.item_name(1), "back\\slash");
+  EXPECT_EQ(s.item_name(2), "w is\\n");
+  EXPECT_EQ(s.item_name(3), "last\\");
+  EXPECT_EQ(s.item_value(3), 1.0f);
+}
+
+TEST(ConllReaderCrfsuiteTest, CommentsAndWeightDeclarations) {
+  const auto items = ReadItems(
+      "# a comment line\n"
+      "@weight:1\n"
+      "B-NP\tw=a\t#w=b\tignored\n"
+      "#\tanother\n"
+      "I-NP\t# only a label\n"
+      "\t\t\n"  // only TABs: blank
+      "@weight:1.0\t# a comment\n"
+      "O\tw=c\n",
+      CrfsuiteFormat());
+  ASSERT_EQ(items.size(), 2u);
+  const Sentence& s = items[0].sentence;
+  EXPECT_EQ(s.first_line, 3);  // the first token's line
+  EXPECT_THAT(s.tags, ElementsAre("B-NP", "I-NP"));
+  EXPECT_THAT(s.item_begin, ElementsAre(0, 1, 1));
+  EXPECT_EQ(s.item_names, "w=a");
+  EXPECT_EQ(items[1].sentence.first_line, 8);
+  EXPECT_THAT(items[1].sentence.tags, ElementsAre("O"));
+}
+
+TEST(ConllReaderCrfsuiteTest, ReusedItemStartsClean) {
+  std::istringstream input("A\tx:2\ty\n\nB\tz\n");
+  ConllReader reader(&input, "in.txt", CrfsuiteFormat());
+  ConllReader::Item item;
+  ASSERT_TRUE(*reader.Next(&item));
+  ASSERT_TRUE(*reader.Next(&item));
+  EXPECT_THAT(item.sentence.tags, ElementsAre("B"));
+  EXPECT_EQ(item.sentence.item_names, "z");
+  EXPECT_THAT(item.sentence.item_values, IsEmpty());
+  EXPECT_THAT(item.sentence.item_begin, ElementsAre(0, 1));
+  EXPECT_FALSE(*reader.Next(&item));
+}
+
+TEST(ConllReaderCrfsuiteTest, ErrorsNameFileAndLine) {
+  const ConllFormat format = CrfsuiteFormat();
+  struct Case {
+    std::string text;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"A\tx\n\nB\tx:abc\n", "train.txt:3: attribute 'x': value 'abc' is not"},
+      {"A\tx:1e999\n", "train.txt:1: attribute 'x': value '1e999' is not"},
+      {"A\tx:nan\n", "train.txt:1: attribute 'x': value 'nan' is not"},
+      {"A\tx:1:2\n", "train.txt:1: attribute 'x': value '1:2' is not"},
+      {"A\tx\nB\t:3\n", "train.txt:2: empty attribute name in field ':3'"},
+      {"A\t:\n", "train.txt:1: empty attribute name"},
+      {"@weight:2\nA\tx\n",
+       "train.txt:1: @weight:2: sequence weights other than 1 are not "
+       "supported"},
+      {"A\tx\n@weight:0.5\n", "train.txt:2: @weight:0.5: sequence weights"},
+      {"@weight:heavy\n", "train.txt:1: @weight 'heavy' is not a number"},
+      {"@label:x\n", "train.txt:1: unknown declaration '@label'"},
+      {"@weight:1\tA\n", "train.txt:1: unexpected field after the @weight"},
+  };
+  for (const Case& c : cases) {
+    const absl::Status status = ReadError(c.text, format);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << c.text;
+    EXPECT_THAT(std::string(status.message()), ::testing::StartsWith(c.message))
+        << c.text;
+  }
+}
+
+TEST(ConllReaderCrfsuiteTest, ReadConllFileDropsNothingAndResolvesFormat) {
+  const std::string path =
+      std::string(std::getenv("TEST_TMPDIR")) + "/crfsuite.txt";
+  {
+    std::ofstream out(path);
+    out << "B-NP\tw=He\n\nO\tw=.\n\n";
+  }
+  ConllFormat resolved;
+  absl::StatusOr<std::vector<Sentence>> sentences =
+      ReadConllFile(path, CrfsuiteFormat(), &resolved);
+  ASSERT_TRUE(sentences.ok()) << sentences.status();
+  ASSERT_EQ(sentences->size(), 2u);
+  EXPECT_EQ((*sentences)[1].item_names, "w=.");
+  EXPECT_EQ(resolved.layout(), ConllFormat::CRFSUITE);
+}
+
 }  // namespace
 }  // namespace chaintag

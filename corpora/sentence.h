@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
+
 namespace chaintag {
 
 struct Sentence {
@@ -17,6 +19,18 @@ struct Sentence {
   // is attribute a (in the order the ConllFormat lists them) of token t.
   int num_attributes = 0;
   std::vector<std::string> attributes;
+
+  // Attribute lists per token, for inputs that carry them instead of
+  // columns (ConllFormat::CRFSUITE; num_attributes is then 0). Compact, with
+  // no string per attribute: attribute k is named
+  // item_names[item_name_ends[k-1], item_name_ends[k]) (from 0 for k = 0),
+  // unescaped, with value item_values[k] (item_values empty when every
+  // value is 1); token t has the attributes [item_begin[t],
+  // item_begin[t+1]). item_begin is empty when there are no lists.
+  std::string item_names;
+  std::vector<int32_t> item_name_ends;
+  std::vector<float> item_values;
+  std::vector<int32_t> item_begin;
 
   // Gold tags, one per token; empty when the input has no label column.
   std::vector<std::string> tags;
@@ -35,9 +49,20 @@ struct Sentence {
   int64_t document = 0;
 
   int size() const {
-    return num_attributes == 0
-               ? 0
-               : static_cast<int>(attributes.size()) / num_attributes;
+    if (num_attributes == 0) {
+      return item_begin.empty() ? 0 : static_cast<int>(item_begin.size()) - 1;
+    }
+    return static_cast<int>(attributes.size()) / num_attributes;
+  }
+  bool has_items() const { return !item_begin.empty(); }
+  int num_items() const { return static_cast<int>(item_name_ends.size()); }
+  absl::string_view item_name(int k) const {
+    const int32_t begin = k == 0 ? 0 : item_name_ends[k - 1];
+    return absl::string_view(item_names.data() + begin,
+                             item_name_ends[k] - begin);
+  }
+  float item_value(int k) const {
+    return item_values.empty() ? 1.0f : item_values[k];
   }
   bool has_tags() const { return !tags.empty(); }
   const std::string& attribute(int t, int a) const {

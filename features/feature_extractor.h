@@ -7,8 +7,13 @@
 //   template index j (4 bytes, little-endian), then for each part its
 //   string followed by 0x1F,
 // reduced to bucket = hash % num_buckets. The bias feature hashes the
-// reserved index kBiasTemplateId with no parts. The result is the same on
-// every run and machine. A part outside the sentence reads the boundary
+// reserved index kBiasTemplateId with no parts. A sentence's attribute lists
+// (Sentence::item_*, CRFsuite's format) are features as given: each hashes
+// the reserved index kItemAttributeTemplateId (4 bytes, little-endian)
+// followed by the unescaped name's bytes (no separator), with the
+// attribute's value as the feature's value; they come before the
+// templates' features of their position. The result is the same on every
+// run and machine. A part outside the sentence reads the boundary
 // marker of boundary_markers (bos / eos, or numbered by the distance, as
 // CRF++ and Wapiti spell them); a template's literals name its features
 // and are not hashed.
@@ -39,6 +44,8 @@ namespace chaintag {
 
 // Template index under which the bias feature is hashed.
 constexpr uint32_t kBiasTemplateId = 0xFFFFFFFFu;
+// Template index under which a sentence's listed attributes are hashed.
+constexpr uint32_t kItemAttributeTemplateId = 0xFFFFFFFEu;
 
 // One feature of a position, readable: its bucket, value and name.
 struct NamedFeature {
@@ -62,7 +69,8 @@ class FeatureExtractor {
 
   // Fills `out` (cleared first, capacity reused) with one row per token:
   // buckets ascending, equal buckets merged by summing their values. Fails
-  // when a template reads an attribute the sentence does not have.
+  // when a template reads an attribute the sentence does not have (every
+  // column, for a sentence with attribute lists).
   absl::Status Extract(const Sentence& sentence, FeatureSequence* out) const;
 
   // For scoring, where neither order nor merging changes a score (beyond
@@ -175,6 +183,11 @@ class FeatureExtractor {
       Column column, const std::string& pattern, const std::string& part_where,
       std::vector<std::string>* column_patterns);
 
+  // Calls emit(hash, value) for token t's listed attributes.
+  template <typename Emit>
+  static void EmitItems(const Sentence& sentence, int t, uint64_t seed,
+                        Emit& emit);
+
   // The one code path that computes part strings and hashes: calls
   // emit(hash, value) -- or emit(hash, value, key) when emit takes the
   // hashed key too -- for every feature of position t, then end_position(),
@@ -209,6 +222,9 @@ class FeatureExtractor {
   uint64_t bucket_mask_ = 0;  // num_buckets - 1 when a power of two > 1
   int max_attribute_ = -1;
   int max_parts_ = 0;  // most parts in one template
+  // Whether a sentence's attribute lists are features (not for the pair
+  // templates' extractor).
+  bool item_attributes_ = true;
   std::vector<Column> columns_;
   std::vector<Part> parts_;
   std::vector<Template> templates_;  // config order, then the bias

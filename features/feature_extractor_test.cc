@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "corpora/sentence.h"
+#include "features/bucket_rows.h"
 #include "features/feature_config.pb.h"
 #include "features/feature_sequence.h"
 #include "gmock/gmock.h"
@@ -846,6 +847,117 @@ TEST(FeatureExtractorTest, ClusterPrefixesOfTheWordsBitString) {
   *config.mutable_clusters() = clusters;
   config.mutable_clusters()->set_bit_string(2, "10");  // "1" lost its leaf
   EXPECT_FALSE(FeatureExtractor::Create(config).ok());
+}
+
+// A sentence with attribute lists, as the CRFsuite reader builds it.
+Sentence MakeItemSentence(
+    const std::vector<std::vector<std::pair<std::string, float>>>& tokens) {
+  Sentence s;
+  s.item_begin.push_back(0);
+  bool unit = true;
+  for (const auto& token : tokens) {
+    for (const auto& [name, value] : token) {
+      s.item_names += name;
+      s.item_name_ends.push_back(static_cast<int32_t>(s.item_names.size()));
+      s.item_values.push_back(value);
+      unit = unit && value == 1.0f;
+    }
+    s.item_begin.push_back(static_cast<int32_t>(s.item_name_ends.size()));
+  }
+  if (unit) s.item_values.clear();
+  return s;
+}
+
+// The documented bytes of a listed attribute: 0xFFFFFFFE little-endian,
+// then the name, with no separator.
+uint64_t ItemHash(const std::string& name, uint64_t seed) {
+  const std::string bytes = std::string("\xFE\xFF\xFF\xFF", 4) + name;
+  return XXH3_64bits_withSeed(bytes.data(), bytes.size(), seed);
+}
+
+TEST(FeatureExtractorTest, ListedAttributesAreHashedAsDocumented) {
+  const FeatureExtractor fx =
+      MakeExtractor("num_buckets: 1000 hash_seed: 7 bias: true");
+  const std::string long_name(300, 'x');
+  const Sentence s = MakeItemSentence(
+      {{{"w[0]=He", 1.0f}, {"pos[0]=PRP", 2.5f}},
+       {{long_name, -0.5f}, {"w[0]=He", 1.0f}, {"w[0]=He", 0.25f}},
+       {}});
+  ASSERT_EQ(s.size(), 3);
+
+  std::vector<int32_t> offsets;
+  std::vector<uint64_t> hashes;
+  std::vector<float> values;
+  ASSERT_TRUE(fx.ExtractHashes(s, &offsets, &hashes, &values).ok());
+  const uint64_t bias = RefHash(kBiasTemplateId, {}, 7);
+  EXPECT_THAT(offsets, ElementsAre(0, 3, 7, 8));
+  EXPECT_THAT(hashes,
+              ElementsAre(ItemHash("w[0]=He", 7), ItemHash("pos[0]=PRP", 7),
+                          bias, ItemHash(long_name, 7), ItemHash("w[0]=He", 7),
+                          ItemHash("w[0]=He", 7), bias, bias));
+  EXPECT_THAT(values,
+              ElementsAre(1.0f, 2.5f, 1.0f, -0.5f, 1.0f, 0.25f, 1.0f, 1.0f));
+
+  // Extract: per position, buckets ascending, the repeated name summed.
+  FeatureSequence seq;
+  ASSERT_TRUE(fx.Extract(s, &seq).ok());
+  auto bucket = [](uint64_t hash) {
+    return static_cast<uint32_t>(hash % 1000);
+  };
+  std::vector<std::map<uint32_t, float>> expected(3);
+  expected[0][bucket(ItemHash("w[0]=He", 7))] += 1.0f;
+  expected[0][bucket(ItemHash("pos[0]=PRP", 7))] += 2.5f;
+  expected[1][bucket(ItemHash(long_name, 7))] += -0.5f;
+  expected[1][bucket(ItemHash("w[0]=He", 7))] += 1.25f;
+  for (auto& row : expected) row[bucket(bias)] += 1.0f;
+  ASSERT_EQ(seq.size(), 3);
+  for (int t = 0; t < 3; ++t) {
+    std::map<uint32_t, float> got;
+    for (int32_t k = seq.offsets[t]; k < seq.offsets[t + 1]; ++k) {
+      if (k > seq.offsets[t]) {
+        EXPECT_LT(seq.buckets[k - 1], seq.buckets[k]);
+      }
+      got[seq.buckets[k]] = seq.values[k];
+    }
+    EXPECT_EQ(got, expected[t]) << "position " << t;
+  }
+
+  // ExtractRows with every bucket a row: the same features, unsorted.
+  const BucketRows rows = BucketRows::Identity(1000);
+  ASSERT_TRUE(fx.ExtractRows(s, rows, &seq).ok());
+  ASSERT_EQ(seq.size(), 3);
+  EXPECT_EQ(seq.offsets[1] - seq.offsets[0], 3);
+  EXPECT_EQ(seq.buckets[1], bucket(ItemHash("pos[0]=PRP", 7)));
+  EXPECT_EQ(seq.values[1], 2.5f);
+  EXPECT_EQ(seq.buckets[3], bucket(ItemHash(long_name, 7)));
+  EXPECT_EQ(seq.values[3], -0.5f);
+}
+
+TEST(FeatureExtractorTest, ListedAttributesAreNamedAsListed) {
+  const FeatureExtractor fx = MakeExtractor("num_buckets: 1000 bias: true");
+  const Sentence s = MakeItemSentence({{{"w[0]=a:b", 2.0f}}});
+  std::vector<std::vector<NamedFeature>> names;
+  ASSERT_TRUE(fx.ExtractNames(s, &names).ok());
+  ASSERT_EQ(names.size(), 1u);
+  ASSERT_EQ(names[0].size(), 2u);
+  EXPECT_EQ(names[0][0].name, "w[0]=a:b");
+  EXPECT_EQ(names[0][0].value, 2.0f);
+  EXPECT_EQ(names[0][0].bucket, ItemHash("w[0]=a:b", 0) % 1000);
+  EXPECT_EQ(names[0][1].name, "bias");
+}
+
+TEST(FeatureExtractorTest, ColumnTemplatesOnListedAttributesFail) {
+  const FeatureExtractor fx = MakeExtractor(
+      "num_buckets: 10 templates { name: \"w\" parts { attribute: 0 } }");
+  Sentence s = MakeItemSentence({{{"a", 1.0f}}});
+  s.source = "train.crfsuite";
+  s.first_line = 4;
+  FeatureSequence seq;
+  const absl::Status status = fx.Extract(s, &seq);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()),
+              HasSubstr("train.crfsuite:4: template 'w' (#0) reads attribute "
+                        "columns, but the sentence has attribute lists"));
 }
 
 }  // namespace

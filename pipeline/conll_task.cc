@@ -169,6 +169,13 @@ absl::Status WritePredictions(
         absl::StrCat(path, ": cannot write predictions"));
   }
   for (size_t i = 0; i < sentences.size(); ++i) {
+    // CRFsuite attribute files keep no lines: `tag --reference`'s
+    // "reference TAB prediction" instead.
+    if (sentences[i].has_items()) {
+      for (size_t t = 0; t < sentences[i].tags.size(); ++t) {
+        out << sentences[i].tags[t] << '\t' << predictions[i][t] << '\n';
+      }
+    }
     for (size_t t = 0; t < sentences[i].lines.size(); ++t) {
       out << sentences[i].lines[t] << ' ' << predictions[i][t] << '\n';
     }

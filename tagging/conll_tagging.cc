@@ -81,6 +81,10 @@ class ConllStreamTagger {
   const int threads_;
   const int capacity_;
   const bool stacked_;
+  // CRFsuite's layout: labels only (see ConllTaggingOptions).
+  const bool crfsuite_;
+  const bool reference_;
+  const ConllTaggingOptions& options_;
   Batch batches_[2];
   std::vector<TagScratch> scratch_;
   std::vector<std::string> pending_docstarts_;
@@ -107,6 +111,9 @@ ConllStreamTagger::ConllStreamTagger(const ChainModel& model,
       threads_(std::max(1, options.threads)),
       capacity_(options.batch_per_thread * threads_),
       stacked_(model.first_stage() != nullptr),
+      crfsuite_(format.layout() == ConllFormat::CRFSUITE),
+      reference_(options.reference),
+      options_(options),
       scratch_(threads_),
       tagger_(threads_, [this](int worker, int i) {
         if (stacked_) {
@@ -160,6 +167,15 @@ void ConllStreamTagger::FormatItem(int i) {
   const Sentence& sentence = batch.items[i].sentence;
   std::string& lines = batch.tagged[i];
   lines.clear();
+  if (crfsuite_) {
+    const std::vector<std::string>& tags = batch.tags[i];
+    for (size_t t = 0; t < tags.size(); ++t) {
+      if (reference_) lines.append(sentence.tags[t]).append("\t");
+      lines.append(tags[t]).append("\n");
+    }
+    lines.append("\n");
+    return;
+  }
   for (size_t t = 0; t < sentence.lines.size(); ++t) {
     lines.append(sentence.lines[t]).append(" ").append(batch.tags[i][t]);
     lines.append("\n");
@@ -221,7 +237,15 @@ absl::Status ConllStreamTagger::FinishTagging() {
                           absl::StrCat(source_, ":", item.line_number, ": ",
                                        batch.statuses[i].message()));
     }
-    if (output_fields_ == 0) {
+    if (options_.on_tagged) {
+      absl::Status observed = options_.on_tagged(item.sentence, batch.tags[i]);
+      if (!observed.ok()) {
+        absl::Status written = write_(out_);
+        if (!written.ok()) return written;
+        return observed;
+      }
+    }
+    if (output_fields_ == 0 && !item.sentence.lines.empty()) {
       output_fields_ = CountFields(item.sentence.lines[0]) + 1;
     }
     AppendPendingDocStarts();

@@ -25,9 +25,11 @@
 #include <functional>
 #include <istream>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "corpora/sentence.h"
 #include "models/chain_model.h"
 #include "tagging/tag_output.h"
 
@@ -42,6 +44,17 @@ bool InputWouldBlock(std::istream* input);
 struct ConllTaggingOptions {
   int threads = 1;
   int batch_per_thread = 256;
+  // A model trained on CRFsuite's layout (ConllFormat::CRFSUITE) prints
+  // what `crfsuite tag` prints: the predicted label of each token on its own
+  // line, a blank line after each sequence; with `reference`, each line is
+  // the reference label (the input's first field), a TAB, then the
+  // predicted one (`crfsuite tag -r`). Ignored for other layouts.
+  bool reference = false;
+  // When set, called with every tagged sentence and its predicted tags, in
+  // input order, before its output is written (e.g. to evaluate); an error
+  // ends the run with it.
+  std::function<absl::Status(const Sentence&, const std::vector<std::string>&)>
+      on_tagged;
 };
 
 // Tags `input` (named `source` in messages) and hands the output to

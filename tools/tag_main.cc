@@ -11,6 +11,19 @@
 // column, the outside tag is appended to them too, so that the output has
 // one field count throughout, as conlleval requires.
 //
+// A model trained on CRFsuite attribute files (corpus.format.layout
+// CRFSUITE, as pipeline/configs/crfsuite_attributes.textproto) reads the
+// same format and prints what `crfsuite tag` prints: one label a line, a
+// blank line after each sequence; --reference (crfsuite's -r) prints the
+// input's label, a TAB and the prediction. --evaluate (-t) appends
+// crfsuite's evaluation (per-label precision, recall and F1, macro
+// averages, item and instance accuracy) and --quiet (-q) drops the labels,
+// so `tag --model=M --quiet --evaluate < test.crfsuite` is
+// `crfsuite tag -qt -m M test.crfsuite`. Chunk tags are scored by conlleval
+// through the evaluate tool:
+//
+//   tag --model=M --reference < test.crfsuite | evaluate
+//
 // --pipeline: reads raw UTF-8 text, one sentence per line (or, with
 // --paragraphs, paragraphs separated by blank lines, split into sentences),
 // tokenizes it Penn-Treebank style (corpora/tokenizer.h) and runs a bundle
@@ -38,17 +51,22 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "base/paths.h"
 #include "corpora/tokenizer.h"
 #include "models/chain_model.h"
 #include "tagging/bundle.h"
 #include "tagging/conll_tagging.h"
+#include "tagging/label_evaluation.h"
 #include "tagging/tag_output.h"
 #include "tagging/text_tagging.h"
 
@@ -58,6 +76,15 @@ ABSL_FLAG(int, threads, 1,
           "Tagging threads (1 to 256), for --model and --pipeline. The "
           "output is the same for any count: batches are written in input "
           "order.");
+ABSL_FLAG(bool, reference, false,
+          "--model on CRFsuite's format: print the input's label, a TAB, "
+          "then the predicted one (crfsuite tag -r).");
+ABSL_FLAG(bool, evaluate, false,
+          "--model: after the output, print CRFsuite's evaluation of the "
+          "predictions against the input's labels (crfsuite tag -t).");
+ABSL_FLAG(bool, quiet, false,
+          "--model: print no tagged output (crfsuite tag -q; with "
+          "--evaluate, only the evaluation).");
 ABSL_FLAG(std::string, pipeline, "",
           "Bundle directory (or its bundle.textproto): tag raw text instead "
           "of CoNLL columns.");
@@ -96,9 +123,21 @@ absl::Status Write(const std::string& out) {
 }
 
 // --input, when given, replaces stdin; false (after saying why) when it
-// cannot be opened. Binary mode: the text is tagged byte for byte.
-bool OpenInput(std::ifstream* file, std::istream** input, std::string* source) {
-  if (absl::GetFlag(FLAGS_input).empty()) return true;
+// cannot be opened. Binary mode: the text is tagged byte for byte. Read
+// through `buffer` (1 MiB): the streams' default of 8 KiB costs a read
+// call per 8 KiB, which on a large input is a tenth of the run. Standard
+// input is reopened the same way (/dev/stdin), or used as it is when that
+// fails.
+bool OpenInput(std::ifstream* file, std::vector<char>* buffer,
+               std::istream** input, std::string* source) {
+  buffer->resize(1 << 20);
+  file->rdbuf()->pubsetbuf(buffer->data(),
+                           static_cast<std::streamsize>(buffer->size()));
+  if (absl::GetFlag(FLAGS_input).empty()) {
+    file->open("/dev/stdin", std::ios::binary);
+    if (*file) *input = file;
+    return true;
+  }
   *source = ResolveUserPath(absl::GetFlag(FLAGS_input));
   file->open(*source, std::ios::binary);
   if (!*file) {
@@ -147,10 +186,11 @@ int RunBundle(int threads) {
     std::fprintf(stderr, "tag: %s\n", tokenizer.status().ToString().c_str());
     return 1;
   }
+  std::vector<char> buffer;  // outlives `file`, which reads through it
   std::ifstream file;
   std::istream* input = &std::cin;
   std::string source = "stdin";
-  if (!OpenInput(&file, &input, &source)) return 1;
+  if (!OpenInput(&file, &buffer, &input, &source)) return 1;
   std::ios::sync_with_stdio(false);
   TextTaggingOptions text_options;
   text_options.format = *format;
@@ -184,18 +224,51 @@ int RunModel(int threads) {
                  absl::GetFlag(FLAGS_model).c_str());
     return 1;
   }
+  std::vector<char> buffer;  // outlives `file`, which reads through it
   std::ifstream file;
   std::istream* input = &std::cin;
   std::string source = "stdin";
-  if (!OpenInput(&file, &input, &source)) return 1;
+  if (!OpenInput(&file, &buffer, &input, &source)) return 1;
   std::ios::sync_with_stdio(false);
   ConllTaggingOptions options;
   options.threads = threads;
-  absl::Status status = TagConllStream(*model, input, source, options, Write);
+  options.reference = absl::GetFlag(FLAGS_reference);
+  const bool quiet = absl::GetFlag(FLAGS_quiet);
+  const bool evaluate = absl::GetFlag(FLAGS_evaluate);
+  LabelEvaluation evaluation(model->labels());
+  int64_t sequences = 0;
+  if (evaluate) {
+    options.on_tagged = [&](const Sentence& sentence,
+                            const std::vector<std::string>& tags) {
+      ++sequences;
+      if (!sentence.has_tags()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(sentence.source, ":", sentence.first_line,
+                         ": --evaluate needs the input's labels"));
+      }
+      return evaluation.Add(sentence.tags, tags);
+    };
+  }
+  const absl::Time start = absl::Now();
+  absl::Status status = TagConllStream(
+      *model, input, source, options, [quiet](const std::string& out) {
+        return quiet ? absl::OkStatus() : Write(out);
+      });
   if (!status.ok()) {
     // The message names the file and line.
     std::fprintf(stderr, "tag: %s\n", std::string(status.message()).c_str());
     return 1;
+  }
+  if (evaluate) {
+    const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
+    status = Write(absl::StrCat(
+        evaluation.Report(),
+        absl::StrFormat("Elapsed time: %f [sec] (%.1f [instance/sec])\n",
+                        seconds, seconds > 0 ? sequences / seconds : 0.0)));
+    if (!status.ok()) {
+      std::fprintf(stderr, "tag: %s\n", std::string(status.message()).c_str());
+      return 1;
+    }
   }
   return 0;
 }
