@@ -7,6 +7,16 @@
 
 namespace chaintag {
 
+namespace {
+
+void AddOther(uint64_t hash, std::vector<uint64_t>* others) {
+  if (std::find(others->begin(), others->end(), hash) == others->end()) {
+    others->push_back(hash);
+  }
+}
+
+}  // namespace
+
 void FeatureNames::Add(uint32_t bucket, absl::string_view name) {
   auto [it, inserted] = names_.try_emplace(bucket);
   Entry& entry = it->second;
@@ -14,21 +24,22 @@ void FeatureNames::Add(uint32_t bucket, absl::string_view name) {
     entry.name = std::string(name);
     return;
   }
-  if (name == entry.name) return;
-  // Names arrive in text order, so a colliding attribute often comes back
-  // to back: count such a run once.
-  const uint64_t hash = absl::HashOf(name);
-  if (hash == entry.last_other_hash) return;
-  entry.last_other_hash = hash;
-  ++entry.others;
+  if (name != entry.name) AddOther(absl::HashOf(name), &entry.others);
 }
 
 void FeatureNames::Merge(const FeatureNames& others) {
   for (const auto& [bucket, entry] : others.names_) {
     auto [it, inserted] = names_.try_emplace(bucket, entry);
     if (inserted) continue;
-    if (entry.name != it->second.name) ++it->second.others;
-    it->second.others += entry.others;
+    Entry& kept = it->second;
+    if (entry.name != kept.name) {
+      AddOther(absl::HashOf(absl::string_view(entry.name)), &kept.others);
+    }
+    for (uint64_t hash : entry.others) {
+      if (hash != absl::HashOf(absl::string_view(kept.name))) {
+        AddOther(hash, &kept.others);
+      }
+    }
   }
 }
 
@@ -39,7 +50,7 @@ const std::string* FeatureNames::Find(uint32_t bucket) const {
 
 int FeatureNames::Others(uint32_t bucket) const {
   auto it = names_.find(bucket);
-  return it == names_.end() ? 0 : it->second.others;
+  return it == names_.end() ? 0 : static_cast<int>(it->second.others.size());
 }
 
 CompactFeatureNames FeatureNames::Compact() const {

@@ -22,16 +22,15 @@ class CompactFeatureNames;
 class FeatureNames {
  public:
   // Records `name` for `bucket`: the first name of a bucket is kept, later
-  // different ones are only counted (a run of the same one once).
+  // different ones are only counted, each distinct one once.
   void Add(uint32_t bucket, absl::string_view name);
   // Adds `others`'s names after this one's, as if added in that order.
   void Merge(const FeatureNames& others);
 
   // The bucket's name, or null.
   const std::string* Find(uint32_t bucket) const;
-  // How many other names were seen in the bucket (a lower bound: the same
-  // colliding name seen apart is counted each time it returns after
-  // another).
+  // How many distinct other names were seen in the bucket (told apart by
+  // a 64-bit hash).
   int Others(uint32_t bucket) const;
   int64_t size() const { return static_cast<int64_t>(names_.size()); }
   bool empty() const { return names_.empty(); }
@@ -43,8 +42,8 @@ class FeatureNames {
  private:
   struct Entry {
     std::string name;
-    int others = 0;
-    uint64_t last_other_hash = 0;
+    // Hashes of the other names; few, since collisions are.
+    std::vector<uint64_t> others;
   };
   absl::flat_hash_map<uint32_t, Entry> names_;
 };

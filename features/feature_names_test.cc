@@ -10,8 +10,9 @@ TEST(FeatureNamesTest, KeepsTheFirstNameAndCountsOthers) {
   names.Add(7, "w[0]=the");
   names.Add(7, "w[0]=the");  // the same name again: not another
   names.Add(7, "w[0]=cat");
-  names.Add(7, "w[0]=cat");  // a run of one other counts once
+  names.Add(7, "w[0]=cat");  // one other, however often it comes
   names.Add(7, "w[0]=dog");
+  names.Add(7, "w[0]=cat");
   names.Add(3, "pos[0]=DT");
   ASSERT_NE(names.Find(7), nullptr);
   EXPECT_EQ(*names.Find(7), "w[0]=the");
@@ -26,12 +27,14 @@ TEST(FeatureNamesTest, KeepsTheFirstNameAndCountsOthers) {
 TEST(FeatureNamesTest, MergeKeepsTheEarlierCollectionsNames) {
   FeatureNames first, second;
   first.Add(1, "a");
+  first.Add(1, "c");
   second.Add(1, "b");
   second.Add(1, "c");
+  second.Add(1, "a");
   second.Add(2, "d");
   first.Merge(second);
   EXPECT_EQ(*first.Find(1), "a");
-  EXPECT_EQ(first.Others(1), 2);  // b, and c counted in second
+  EXPECT_EQ(first.Others(1), 2);  // b and c, each once
   EXPECT_EQ(*first.Find(2), "d");
   EXPECT_EQ(first.Others(2), 0);
 }
