@@ -86,6 +86,23 @@ uint64_t WeightsChecksum(const ModelFile& file) {
     const int32_t word = file.document_word_attribute();
     add(&word, sizeof(word));
   }
+  if (file.name_buckets_size() + file.pair_name_buckets_size() > 0) {
+    // Last, so that a file without names keeps its checksum. Each name's
+    // length goes before it, so that bytes cannot move between names.
+    constexpr char kNames[] = "attribute names";
+    add(kNames, sizeof(kNames));
+    for (const auto* names : {&file.names(), &file.pair_names()}) {
+      for (const std::string& name : *names) {
+        const uint64_t length = name.size();
+        add(&length, sizeof(length));
+        add(name.data(), name.size());
+      }
+    }
+    add(file.name_buckets().data(),
+        file.name_buckets_size() * sizeof(uint32_t));
+    add(file.pair_name_buckets().data(),
+        file.pair_name_buckets_size() * sizeof(uint32_t));
+  }
   const uint64_t hash = XXH3_64bits_digest(state);
   XXH3_freeState(state);
   return hash;

@@ -53,7 +53,8 @@ constexpr char kModelMagic[] = "chaintag-model";
 bool HasFirstOrderPairRows(const ModelFile& file);
 
 // The checksum a model file records (ModelFile.weights_checksum): XXH3-64
-// of its weights, and of the flags and first stage that change decoding.
+// of its weights, of the flags and first stage that change decoding, and
+// of the attribute names.
 uint64_t WeightsChecksum(const ModelFile& file);
 
 // Fills `file`'s weight fields (clearing what they held), magic, format

@@ -95,6 +95,44 @@ TEST(ModelFileTest, EncodesTheFormatOfTheOrder) {
   EXPECT_EQ(*structure, nullptr);
 }
 
+TEST(ModelFileTest, KeepsTheNamesOfStoredRowsUnderTheChecksum) {
+  ModelFile file = WordModelHeader(Labels(), false);
+  const int L = static_cast<int>(Labels().size());
+  // Every third row is all zero and not stored (EncodedFile): bucket 0 is
+  // such a row, 1 and 2 are stored.
+  for (uint32_t bucket : {0u, 1u, 2u}) {
+    file.add_name_buckets(bucket);
+    file.add_names("name " + std::to_string(bucket));
+  }
+  ASSERT_TRUE(EncodeModelWeights(ChainLayout{L, kBuckets},
+                                 BucketRows::Identity(kBuckets), nullptr,
+                                 nullptr, RandomWeights(L), &file)
+                  .ok());
+  ASSERT_EQ(file.emission_buckets(0), 1u);
+  ASSERT_EQ(file.name_buckets_size(), 2);
+  EXPECT_EQ(file.name_buckets(0), 1u);
+  EXPECT_EQ(file.names(0), "name 1");
+  EXPECT_EQ(file.names(1), "name 2");
+  EXPECT_TRUE(CheckModelFile(file).ok());
+  // Names change the checksum; a file without them keeps its old one.
+  EXPECT_NE(file.weights_checksum(), EncodedFile().weights_checksum());
+  ModelFile damaged = file;
+  damaged.set_names(1, "name 3");
+  EXPECT_FALSE(CheckModelFile(damaged).ok());
+  damaged = file;
+  damaged.set_names(0, "name 12");  // bytes moved between names
+  damaged.set_names(1, "");
+  EXPECT_FALSE(CheckModelFile(damaged).ok());
+  damaged = file;
+  damaged.add_names("one too many");
+  damaged.set_weights_checksum(WeightsChecksum(damaged));
+  EXPECT_FALSE(CheckModelFile(damaged).ok());
+  damaged = file;
+  damaged.set_name_buckets(1, 1);  // not ascending
+  damaged.set_weights_checksum(WeightsChecksum(damaged));
+  EXPECT_FALSE(CheckModelFile(damaged).ok());
+}
+
 TEST(ModelFileTest, EncodeChecksSizes) {
   ModelFile header;
   header.add_labels("O");

@@ -605,8 +605,14 @@ absl::Status ConllTask::PrepareProblem(PreparedCorpus* prepared) const {
     made = MakeExamples(prepared->dev_features(), prepared, &dev_examples);
     if (!made.ok()) return made;
   }
-  // A rank of a distributed run sees its shard only: its model keeps none.
-  if (prepared->config.model().keep_feature_names() && !sharded) {
+  if (prepared->config.model().keep_feature_names() && sharded) {
+    // Each rank sees its shard only, and the model must not depend on the
+    // number of ranks.
+    return absl::InvalidArgumentError(
+        "config: model.keep_feature_names is not supported with distributed "
+        "training; dump --names_from=<training file> recovers the names");
+  }
+  if (prepared->config.model().keep_feature_names()) {
     FeatureNames emission_names, pair_names;
     made = AddFeatureNames(prepared->train, *prepared, &emission_names,
                            &pair_names);
