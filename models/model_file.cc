@@ -1,6 +1,8 @@
 #include "models/model_file.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -480,13 +482,20 @@ absl::StatusOr<ModelFile> ReadModelFile(const std::string& path) {
     return absl::NotFoundError(
         absl::StrCat(path, ": cannot open the model file"));
   }
+  // The file mapped and parsed in place: with every packed array's bytes
+  // at hand, the parser sizes each array once and copies it in one go
+  // (parsing a stream grew them by doubling), and no buffer of the whole
+  // file is allocated and faulted in.
+  struct stat status;
+  bool parsed = fstat(fd, &status) == 0 && status.st_size > 0;
   ModelFile file;
-  bool parsed;
-  {
-    // Straight from the file into the message's arrays: no copy of the
-    // whole file in between.
-    google::protobuf::io::FileInputStream stream(fd, 1 << 20);
-    parsed = file.ParseFromZeroCopyStream(&stream) && stream.GetErrno() == 0;
+  if (parsed) {
+    const size_t size = static_cast<size_t>(status.st_size);
+    void* mapped =
+        mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    parsed = mapped != MAP_FAILED && size <= INT32_MAX &&
+             file.ParseFromArray(mapped, static_cast<int>(size));
+    if (mapped != MAP_FAILED) munmap(mapped, size);
   }
   close(fd);
   if (!parsed) {
