@@ -110,13 +110,16 @@ printf 'caf\xe9 \xff\xfe costs $5.\n' | "$TAG" --pipeline=bundle > utf8.txt \
 
 # Streaming: the first sentence's output arrives before the input ends.
 coproc TAGGER { "$TAG" --pipeline=bundle --format=bracketed; }
+# Bash unsets TAGGER_PID once the coprocess has exited, which may be
+# before the wait below; it keeps the status of the pid.
+tagger_pid=$TAGGER_PID
 echo "$SENTENCE" >&"${TAGGER[1]}"
 read -r -t 30 -u "${TAGGER[0]}" first || fail "no output before end of input"
 [[ "$first" == \[NP* ]] || fail "streamed: $first"
 echo "He left." >&"${TAGGER[1]}"
 read -r -t 30 -u "${TAGGER[0]}" second || fail "no second line"
 exec {TAGGER[1]}>&-
-wait "$TAGGER_PID"
+wait "$tagger_pid" || fail "tag --pipeline exited with status $?"
 
 # Errors: a missing bundle, a stage reading a column nobody writes, a bad
 # format name.
