@@ -17,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "features/part_values.h"
 
 namespace chaintag {
 namespace {
@@ -24,158 +25,6 @@ namespace {
 constexpr char kPartSeparator = '\x1f';
 // NUMBERED markers are tabulated up to this distance from the sentence.
 constexpr int64_t kMaxNumberedDistance = 1024;
-
-bool IsContinuationByte(char c) {
-  return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
-}
-bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
-bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-char ShapeOf(char c) {
-  if (IsUpper(c)) return 'A';
-  if (IsLower(c)) return 'a';
-  if (IsDigit(c)) return '0';
-  return c;
-}
-
-// Byte length of the first k code points of s (all of s if shorter).
-size_t PrefixBytes(absl::string_view s, int k) {
-  size_t i = 0;
-  int n = 0;
-  for (; i < s.size(); ++i) {
-    if (!IsContinuationByte(s[i])) {
-      if (n == k) break;
-      ++n;
-    }
-  }
-  return i;
-}
-
-// Start of the last k code points of s (0 if shorter).
-size_t SuffixStart(absl::string_view s, int k) {
-  size_t i = s.size();
-  int n = 0;
-  while (i > 0 && n < k) {
-    --i;
-    if (!IsContinuationByte(s[i])) ++n;
-  }
-  return i;
-}
-
-// Runs are collapsed per code point, never per byte, so that a multi-byte
-// character with two equal continuation bytes stays intact.
-void AppendShortShape(absl::string_view s, std::string* out) {
-  size_t last_len = 0;  // bytes of the last code point appended
-  for (size_t i = 0; i < s.size();) {
-    size_t j = i + 1;
-    while (j < s.size() && IsContinuationByte(s[j])) ++j;
-    const size_t len = j - i;
-    if (len == 1) {
-      const char c = ShapeOf(s[i]);
-      if (last_len != 1 || out->back() != c) out->push_back(c);
-    } else if (last_len != len ||
-               out->compare(out->size() - len, len, s.data() + i, len) != 0) {
-      out->append(s.data() + i, len);
-    }
-    last_len = len;
-    i = j;
-  }
-}
-
-// Spans (start, length) of the k-code-point substrings of
-// text[begin, end), appended to `out`; the whole range when it is shorter.
-void AppendNgramSpans(const std::string& text, size_t begin, size_t end, int k,
-                      std::vector<std::pair<uint32_t, int32_t>>* out) {
-  // Start of the code point that begins each n-gram, then of the one after
-  // the n-gram: a sliding window over code point starts.
-  size_t first = begin;  // start of the n-gram
-  size_t last = begin;   // end of the n-gram
-  int n = 0;
-  while (last < end && n < k) {
-    ++last;
-    while (last < end && IsContinuationByte(text[last])) ++last;
-    ++n;
-  }
-  out->emplace_back(static_cast<uint32_t>(first),
-                    static_cast<int32_t>(last - first));
-  while (last < end) {
-    ++first;
-    while (IsContinuationByte(text[first])) ++first;
-    ++last;
-    while (last < end && IsContinuationByte(text[last])) ++last;
-    out->emplace_back(static_cast<uint32_t>(first),
-                      static_cast<int32_t>(last - first));
-  }
-}
-
-// Appends the transformed value to out; false when a boolean transform is
-// false (the feature is dropped). Not for NGRAMS (multi-valued).
-bool AppendTransformed(absl::string_view s, TemplatePart::Transform transform,
-                       int k, const RE2* pattern, std::string* out) {
-  switch (transform) {
-    case TemplatePart::IDENTITY:
-      out->append(s.data(), s.size());
-      return true;
-    case TemplatePart::LOWERCASE:
-      for (char c : s) out->push_back(IsUpper(c) ? c - 'A' + 'a' : c);
-      return true;
-    case TemplatePart::PREFIX:
-      out->append(s.data(), PrefixBytes(s, k));
-      return true;
-    case TemplatePart::SUFFIX: {
-      const size_t start = SuffixStart(s, k);
-      out->append(s.data() + start, s.size() - start);
-      return true;
-    }
-    case TemplatePart::SHAPE:
-      for (char c : s) out->push_back(ShapeOf(c));
-      return true;
-    case TemplatePart::SHORT_SHAPE:
-      AppendShortShape(s, out);
-      return true;
-    case TemplatePart::REGEX_TEST:
-      out->append(
-          RE2::PartialMatch(re2::StringPiece(s.data(), s.size()), *pattern)
-              ? "true"
-              : "false");
-      return true;
-    case TemplatePart::REGEX_MATCH: {
-      re2::StringPiece match;
-      if (pattern->Match(re2::StringPiece(s.data(), s.size()), 0, s.size(),
-                         RE2::UNANCHORED, &match, 1)) {
-        out->append(match.data(), match.size());
-      }
-      return true;
-    }
-    default:
-      break;
-  }
-  bool result = false;
-  switch (transform) {
-    case TemplatePart::IS_CAPITALIZED:
-      result = !s.empty() && IsUpper(s[0]);
-      break;
-    case TemplatePart::HAS_DIGIT:
-      result = std::any_of(s.begin(), s.end(), IsDigit);
-      break;
-    case TemplatePart::ALL_CAPS:
-      result = std::any_of(s.begin(), s.end(), IsUpper) &&
-               std::none_of(s.begin(), s.end(), IsLower);
-      break;
-    case TemplatePart::HAS_HYPHEN:
-      result = s.find('-') != absl::string_view::npos;
-      break;
-    case TemplatePart::MATCHES:
-      result =
-          RE2::PartialMatch(re2::StringPiece(s.data(), s.size()), *pattern);
-      break;
-    default:
-      break;
-  }
-  if (result) out->push_back('1');
-  return result;
-}
 
 // The key's first 4 bytes: the template index, little-endian on any host.
 void WriteTemplateId(uint32_t id, char* key) {
@@ -200,31 +49,6 @@ inline void CopyShort(const char* from, size_t n, char* to) {
     std::memcpy(to + n - 4, from + n - 4, 4);
   } else {
     for (size_t i = 0; i < n; ++i) to[i] = from[i];
-  }
-}
-
-bool IsTransform(int value) { return TemplatePart::Transform_IsValid(value); }
-
-bool HasPattern(TemplatePart::Transform transform) {
-  return transform == TemplatePart::MATCHES ||
-         transform == TemplatePart::REGEX_TEST ||
-         transform == TemplatePart::REGEX_MATCH;
-}
-
-// The value of a part `distance` positions outside the sentence (< 0
-// before it, > 0 after it).
-std::string BoundaryMarker(const FeatureConfig& config, int distance) {
-  switch (config.boundary_markers()) {
-    case FeatureConfig::NUMBERED:
-      return distance < 0 ? absl::StrCat("_B", distance)
-                          : absl::StrCat("_B+", distance);
-    case FeatureConfig::WAPITI:
-      if (distance < -4) return "_x-#";
-      if (distance > 4) return "_x+#";
-      return distance < 0 ? absl::StrCat("_x", distance)
-                          : absl::StrCat("_x+", distance);
-    default:
-      return distance < 0 ? config.bos() : config.eos();
   }
 }
 
@@ -412,7 +236,7 @@ absl::StatusOr<FeatureExtractor::Column> FeatureExtractor::PartColumn(
     return absl::InvalidArgumentError(absl::StrCat(
         part_where, ": attribute must be >= 0, got ", part.attribute()));
   }
-  if (!IsTransform(part.transform())) {
+  if (!TemplatePart::Transform_IsValid(part.transform())) {
     return absl::InvalidArgumentError(
         absl::StrCat(part_where, ": unknown transform ", part.transform()));
   }
@@ -491,16 +315,8 @@ void FeatureExtractor::MakeMarkers() {
     const Column& column = columns_[c];
     for (int i = 0; i < per_column; ++i) {
       const int distance = i < before ? i - before : i - before + 1;
-      std::string marker = BoundaryMarker(*config_, distance);
-      // Wapiti tests and matches its regular expressions on the markers
-      // too; every other transform leaves them as they are.
-      if (column.transform == TemplatePart::REGEX_TEST ||
-          column.transform == TemplatePart::REGEX_MATCH) {
-        std::string transformed;
-        AppendTransformed(marker, column.transform, 0, column.pattern,
-                          &transformed);
-        marker = std::move(transformed);
-      }
+      std::string marker =
+          PartMarker(*config_, distance, column.transform, column.pattern);
       max_marker_ = std::max(max_marker_, marker.size());
       markers_[c * per_column + i] = std::move(marker);
     }

@@ -3,7 +3,6 @@
 #include <malloc.h>
 
 #include <algorithm>
-#include <cmath>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -21,6 +20,7 @@
 #include "features/bigram_counts.h"
 #include "features/brown_clustering.h"
 #include "models/transition_constraints.h"
+#include "pipeline/conll_splits.h"
 
 namespace chaintag {
 namespace {
@@ -136,30 +136,6 @@ absl::Status BuildClusters(const PipelineOptions& options, BigramCounts counts,
   return absl::OkStatus();
 }
 
-absl::Status CheckTagged(const Sentence& sentence) {
-  if (sentence.has_tags()) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat(sentence.source, ":", sentence.first_line,
-                   ": training data needs a label column"));
-}
-
-absl::StatusOr<std::vector<Sentence>> ReadTrainingFile(
-    const std::string& path, const ConllFormat& format, ConllFormat* resolved,
-    int* num_columns) {
-  absl::StatusOr<std::vector<Sentence>> sentences =
-      ReadConllFile(path, format, resolved, num_columns);
-  if (!sentences.ok()) return sentences.status();
-  if (sentences->empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": no sentences to train on"));
-  }
-  for (const Sentence& sentence : *sentences) {
-    absl::Status tagged = CheckTagged(sentence);
-    if (!tagged.ok()) return tagged;
-  }
-  return sentences;
-}
-
 absl::Status WritePredictions(
     const std::string& path, const std::vector<Sentence>& sentences,
     const std::vector<std::vector<std::string>>& predictions) {
@@ -188,209 +164,6 @@ absl::Status WritePredictions(
   return absl::OkStatus();
 }
 
-// How many of `count` training sentences corpus.dev_fraction holds out.
-absl::StatusOr<size_t> DevFractionCount(const CorpusConfig& corpus,
-                                        size_t count) {
-  if (!(corpus.dev_fraction() > 0 && corpus.dev_fraction() < 1)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("config: corpus.dev_fraction must be in (0, 1), got ",
-                     corpus.dev_fraction()));
-  }
-  if (!corpus.dev().empty()) {
-    return absl::InvalidArgumentError(
-        "config: corpus.dev and corpus.dev_fraction are exclusive");
-  }
-  const size_t held_out =
-      static_cast<size_t>(std::ceil(corpus.dev_fraction() * count));
-  if (held_out == 0 || held_out >= count) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "config: corpus.dev_fraction ", corpus.dev_fraction(), " of ", count,
-        " training sentences leaves no dev or no training sentences"));
-  }
-  return held_out;
-}
-
-// corpus.dev_fraction: the last sentences of `train` become `dev`, as the
-// issue's protocol asks: no shuffling, so the split is the same on every
-// machine.
-absl::Status HoldOutDevFraction(const CorpusConfig& corpus,
-                                std::vector<Sentence>* train,
-                                std::vector<Sentence>* dev) {
-  absl::StatusOr<size_t> held_out = DevFractionCount(corpus, train->size());
-  if (!held_out.ok()) return held_out.status();
-  const size_t keep = train->size() - *held_out;
-  dev->assign(std::make_move_iterator(train->begin() + keep),
-              std::make_move_iterator(train->end()));
-  train->resize(keep);
-  return absl::OkStatus();
-}
-
-// The attribute whose words features.cluster_source clusters.
-int ClusterAttribute(const PreparedCorpus& prepared) {
-  return prepared.config.features().cluster_source().attribute();
-}
-
-// The training sentences of one process: all of them (corpus.max_train_
-// sentences and corpus.dev_fraction applied), and their words' bigrams
-// into `cluster_counts` when it is not null.
-absl::Status ReadAllTraining(const std::string& path,
-                             BigramCounts* cluster_counts,
-                             PreparedCorpus* prepared) {
-  const CorpusConfig& corpus = prepared->config.corpus();
-  absl::StatusOr<std::vector<Sentence>> train = ReadTrainingFile(
-      path, corpus.format(), &prepared->format, &prepared->num_columns);
-  if (!train.ok()) return train.status();
-  prepared->train = std::move(*train);
-  if (corpus.max_train_sentences() > 0 &&
-      static_cast<int>(prepared->train.size()) > corpus.max_train_sentences()) {
-    prepared->train.resize(corpus.max_train_sentences());
-  }
-  if (corpus.dev_fraction() != 0) {
-    absl::Status held_out =
-        HoldOutDevFraction(corpus, &prepared->train, &prepared->dev);
-    if (!held_out.ok()) return held_out;
-  }
-  if (cluster_counts == nullptr) return absl::OkStatus();
-  return AddConllWords(prepared->train, ClusterAttribute(*prepared),
-                       cluster_counts);
-}
-
-// The training-scheme tags of a training sentence, or the error naming it
-// when it has none.
-absl::StatusOr<std::vector<std::string>> TrainingTags(const Sentence& sentence,
-                                                      TagScheme input_scheme,
-                                                      TagScheme train_scheme) {
-  absl::Status tagged = CheckTagged(sentence);
-  if (!tagged.ok()) return tagged;
-  return input_scheme == train_scheme
-             ? sentence.tags
-             : ConvertTags(sentence.tags, input_scheme, train_scheme);
-}
-
-// A first pass over a training file that keeps nothing but the sentence
-// count and, in order of first appearance, the training-scheme labels with
-// the sentence each first appears in; the layout goes to `prepared`.
-struct TrainingFileScan {
-  int64_t count = 0;
-  LabelSet labels;
-  std::vector<int64_t> first_seen_in;
-};
-
-absl::StatusOr<TrainingFileScan> ScanTrainingFile(const std::string& path,
-                                                  PreparedCorpus* prepared) {
-  const ConllFormat& format = prepared->config.corpus().format();
-  const TagScheme train_scheme = prepared->config.model().train_scheme();
-  TrainingFileScan scan;
-  absl::Status scanned = ForEachConllSentence(
-      path, format,
-      [&](int64_t index, Sentence* sentence) -> absl::StatusOr<bool> {
-        absl::StatusOr<std::vector<std::string>> tags =
-            TrainingTags(*sentence, format.tag_scheme(), train_scheme);
-        if (!tags.ok()) return tags.status();
-        for (const std::string& tag : *tags) {
-          if (scan.labels.Find(tag) >= 0) continue;
-          scan.labels.Add(tag);
-          scan.first_seen_in.push_back(index);
-        }
-        scan.count = index + 1;
-        return true;
-      },
-      &prepared->format, &prepared->num_columns);
-  if (!scanned.ok()) return scanned;
-  if (scan.count == 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": no sentences to train on"));
-  }
-  return scan;
-}
-
-// The training sentences of a rank of a distributed run, which reads and
-// keeps only its shard: after the scan, which lets every rank number the
-// labels as one process does, a second pass keeps the shard and the dev
-// sentences corpus.dev_fraction holds out, and counts the words for
-// clusters (`cluster_counts`, when not null).
-absl::Status ReadTrainingShard(const std::string& path,
-                               Communicator* communicator,
-                               BigramCounts* cluster_counts,
-                               PreparedCorpus* prepared) {
-  const CorpusConfig& corpus = prepared->config.corpus();
-  absl::StatusOr<TrainingFileScan> scan = ScanTrainingFile(path, prepared);
-  if (!scan.ok()) return scan.status();
-  const int64_t count = scan->count;
-  const int64_t read =
-      corpus.max_train_sentences() > 0
-          ? std::min<int64_t>(count, corpus.max_train_sentences())
-          : count;
-  int64_t kept = read;
-  if (corpus.dev_fraction() != 0) {
-    absl::StatusOr<size_t> held_out = DevFractionCount(corpus, read);
-    if (!held_out.ok()) return held_out.status();
-    kept = read - static_cast<int64_t>(*held_out);
-  }
-  for (int label = 0; label < scan->labels.size(); ++label) {
-    if (scan->first_seen_in[label] < kept) {
-      prepared->labels.Add(scan->labels.Name(label));
-    }
-  }
-  prepared->num_train_examples = static_cast<int>(kept);
-  const BlockShard shard = ShardOf(prepared->num_train_examples,
-                                   communicator->rank(), communicator->size());
-  prepared->train_shard = shard;
-  const int64_t last = std::max<int64_t>(
-      {shard.end, kept < read ? read : 0, cluster_counts ? kept : 0});
-  if (last == 0) return absl::OkStatus();
-  return ForEachConllSentence(
-      path, corpus.format(),
-      [&](int64_t index, Sentence* sentence) -> absl::StatusOr<bool> {
-        if (cluster_counts != nullptr && index < kept) {
-          absl::Status added =
-              AddConllWords(absl::MakeConstSpan(sentence, 1),
-                            ClusterAttribute(*prepared), cluster_counts);
-          if (!added.ok()) return added;
-        }
-        if (index >= shard.begin && index < shard.end) {
-          prepared->train.push_back(std::move(*sentence));
-        } else if (index >= kept && index < read) {
-          prepared->dev.push_back(std::move(*sentence));
-        }
-        return index + 1 < last;
-      });
-}
-
-// The train, dev and test sentences of the config's corpus (a rank of a
-// distributed run: its shard of train) and, when cluster_counts is not
-// null, the training words' bigrams; the held-out files must have the
-// training file's layout and gold tags.
-absl::Status ReadSplits(const PipelineOptions& options,
-                        BigramCounts* cluster_counts,
-                        PreparedCorpus* prepared) {
-  const CorpusConfig& corpus = prepared->config.corpus();
-  const std::string train_path =
-      ResolvePath(options.corpora_root, corpus.train());
-  absl::Status read =
-      options.communicator != nullptr
-          ? ReadTrainingShard(train_path, options.communicator, cluster_counts,
-                              prepared)
-          : ReadAllTraining(train_path, cluster_counts, prepared);
-  if (!read.ok()) return read;
-  ConllFormat held_out_format = prepared->format;
-  held_out_format.set_allow_missing_label(false);
-  for (const auto& [path, split] :
-       {std::pair<const std::string*, std::vector<Sentence>*>{&corpus.dev(),
-                                                              &prepared->dev},
-        {&corpus.test(), &prepared->test}}) {
-    if (path->empty()) continue;
-    absl::StatusOr<std::vector<Sentence>> sentences = ReadConllFile(
-        ResolvePath(options.corpora_root, *path), held_out_format);
-    if (!sentences.ok()) return sentences.status();
-    *split = std::move(*sentences);
-  }
-  return absl::OkStatus();
-}
-
-// The examples of `sentences`: labels in the training scheme (new ones are
-// added to prepared->labels in order of first appearance; a rank of a
-// distributed run has them all from reading) and features as bucket ids.
 // Adds the names of the features of `sentences` to the names, in sentence
 // order whatever the thread count: each thread names a contiguous part, and
 // the parts are merged in order.
@@ -441,6 +214,9 @@ absl::Status AddFeatureNames(const std::vector<Sentence>& sentences,
   return absl::OkStatus();
 }
 
+// The examples of `sentences`: labels in the training scheme (new ones are
+// added to prepared->labels in order of first appearance; a rank of a
+// distributed run has them all from reading) and features as bucket ids.
 absl::Status MakeExamples(const std::vector<Sentence>& sentences,
                           PreparedCorpus* prepared,
                           std::vector<ChainExample>* examples) {

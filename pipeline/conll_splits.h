@@ -1,0 +1,57 @@
+// Reading a CoNLL corpus's train / dev / test splits: whole, or a
+// distributed rank's shard. Training sentences must have labels (errors
+// name the file and line); corpus.max_train_sentences keeps the first ones,
+// and corpus.dev_fraction holds out the last of those as dev.
+//
+// Thread-safety: free functions; calls on different PreparedCorpus objects
+// may run concurrently.
+
+#ifndef CHAINTAG_PIPELINE_CONLL_SPLITS_H_
+#define CHAINTAG_PIPELINE_CONLL_SPLITS_H_
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "corpora/corpus.pb.h"
+#include "corpora/sentence.h"
+#include "features/bigram_counts.h"
+#include "pipeline/pipeline_config.pb.h"
+#include "pipeline/task.h"
+
+namespace chaintag {
+
+// The train, dev and test sentences of the config's corpus into
+// prepared->train, dev and test (a rank of a distributed run, when
+// options.communicator is set: its shard of train, with prepared->labels,
+// num_train_examples and train_shard as one process would have them), with
+// prepared->format and num_columns as the training file resolves them.
+// When cluster_counts is not null, the training words' bigrams are added to
+// it. The held-out files must have the training file's layout and gold
+// tags.
+absl::Status ReadSplits(const PipelineOptions& options,
+                        BigramCounts* cluster_counts, PreparedCorpus* prepared);
+
+// How many of `count` training sentences corpus.dev_fraction holds out:
+// ceil(dev_fraction * count), an error unless that leaves both splits
+// non-empty, or when corpus.dev is set too.
+absl::StatusOr<size_t> DevFractionCount(const CorpusConfig& corpus,
+                                        size_t count);
+
+// corpus.dev_fraction: the last sentences of `train` become `dev`. No
+// shuffling, so the split is the same on every machine.
+absl::Status HoldOutDevFraction(const CorpusConfig& corpus,
+                                std::vector<Sentence>* train,
+                                std::vector<Sentence>* dev);
+
+// The training-scheme tags of a training sentence, or the error naming it
+// when it has none.
+absl::StatusOr<std::vector<std::string>> TrainingTags(const Sentence& sentence,
+                                                      TagScheme input_scheme,
+                                                      TagScheme train_scheme);
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_PIPELINE_CONLL_SPLITS_H_
