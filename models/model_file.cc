@@ -33,6 +33,14 @@ uint64_t WeightsChecksum(const ModelFile& file) {
   auto add = [state](const void* data, size_t bytes) {
     if (bytes > 0) XXH3_64bits_update(state, data, bytes);
   };
+  auto add_pair_rows = [&] {
+    add(file.pair_buckets().data(),
+        file.pair_buckets_size() * sizeof(uint32_t));
+    add(file.pair_weights_f32().data(),
+        file.pair_weights_f32_size() * sizeof(float));
+    add(file.pair_weights_f64().data(),
+        file.pair_weights_f64_size() * sizeof(double));
+  };
   add(file.emission_buckets().data(),
       file.emission_buckets_size() * sizeof(uint32_t));
   add(file.emission_weights_f32().data(),
@@ -60,23 +68,13 @@ uint64_t WeightsChecksum(const ModelFile& file) {
     add(file.trigram_weights().data(),
         file.trigram_weights_size() * sizeof(double));
     add(file.pair_labels().data(), file.pair_labels_size() * sizeof(int32_t));
-    add(file.pair_buckets().data(),
-        file.pair_buckets_size() * sizeof(uint32_t));
-    add(file.pair_weights_f32().data(),
-        file.pair_weights_f32_size() * sizeof(float));
-    add(file.pair_weights_f64().data(),
-        file.pair_weights_f64_size() * sizeof(double));
+    add_pair_rows();
   }
   if (HasFirstOrderPairRows(file)) {
     // Likewise after the first-order part.
     constexpr char kPairs[] = "first-order pair rows";
     add(kPairs, sizeof(kPairs));
-    add(file.pair_buckets().data(),
-        file.pair_buckets_size() * sizeof(uint32_t));
-    add(file.pair_weights_f32().data(),
-        file.pair_weights_f32_size() * sizeof(float));
-    add(file.pair_weights_f64().data(),
-        file.pair_weights_f64_size() * sizeof(double));
+    add_pair_rows();
   }
   if (file.has_first_stage()) {
     // The first stage's own checksum covers its weights; this ties it, and

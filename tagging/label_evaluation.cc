@@ -37,6 +37,30 @@ absl::Status LabelEvaluation::Add(const std::vector<std::string>& reference,
   return absl::OkStatus();
 }
 
+namespace {
+
+struct Scores {
+  double precision = 0;
+  double recall = 0;
+  double f1 = 0;
+};
+
+// A label's scores, as CRFsuite computes them (0 where undefined); the
+// label occurs in the reference.
+template <typename Counts>
+Scores ScoresOf(const Counts& c) {
+  Scores scores;
+  scores.precision = c.model > 0 ? static_cast<double>(c.correct) / c.model : 0;
+  scores.recall = static_cast<double>(c.correct) / c.observation;
+  if (scores.precision + scores.recall > 0) {
+    scores.f1 = scores.precision * scores.recall * 2 /
+                (scores.precision + scores.recall);
+  }
+  return scores;
+}
+
+}  // namespace
+
 std::string LabelEvaluation::Report() const {
   std::string out =
       "Performance by label (#match, #model, #ref) (precision, recall, "
@@ -49,16 +73,11 @@ std::string LabelEvaluation::Report() const {
     // Labels absent from the reference are skipped, as CRFsuite does.
     if (c.observation == 0) continue;
     correct_items += c.correct;
-    const double precision =
-        c.model > 0 ? static_cast<double>(c.correct) / c.model : 0;
-    const double recall = static_cast<double>(c.correct) / c.observation;
-    const double f1 = precision + recall > 0
-                          ? precision * recall * 2 / (precision + recall)
-                          : 0;
     if (i < num_labels) {
-      macro_precision += precision;
-      macro_recall += recall;
-      macro_f1 += f1;
+      const Scores scores = ScoresOf(c);
+      macro_precision += scores.precision;
+      macro_recall += scores.recall;
+      macro_f1 += scores.f1;
     }
   }
   for (int i = 0; i < num_labels; ++i) {
@@ -69,15 +88,10 @@ std::string LabelEvaluation::Report() const {
                             labels_.Name(i), c.correct, c.model, c.observation);
       continue;
     }
-    const double precision =
-        c.model > 0 ? static_cast<double>(c.correct) / c.model : 0;
-    const double recall = static_cast<double>(c.correct) / c.observation;
-    const double f1 = precision + recall > 0
-                          ? precision * recall * 2 / (precision + recall)
-                          : 0;
+    const Scores scores = ScoresOf(c);
     absl::StrAppendFormat(&out, "    %s: (%d, %d, %d) (%1.4f, %1.4f, %1.4f)\n",
                           labels_.Name(i), c.correct, c.model, c.observation,
-                          precision, recall, f1);
+                          scores.precision, scores.recall, scores.f1);
   }
   if (num_labels > 0) {
     macro_precision /= num_labels;
