@@ -202,6 +202,21 @@ Sentence RandomSentence(int length, std::mt19937* rng) {
   return MakeSentence(words);
 }
 
+// `a` and `b` predict the same labels on random sentences (drawn from
+// `seed`).
+void ExpectSamePredictions(const ChainModel& a, const ChainModel& b,
+                           uint32_t seed) {
+  std::mt19937 rng(seed);
+  TagScratch scratch;
+  for (int trial = 0; trial < 10; ++trial) {
+    const Sentence sentence = RandomSentence(1 + trial % 7, &rng);
+    std::vector<int32_t> from_a, from_b;
+    ASSERT_TRUE(a.Predict(sentence, &scratch, &from_a).ok());
+    ASSERT_TRUE(b.Predict(sentence, &scratch, &from_b).ok());
+    EXPECT_EQ(from_a, from_b);
+  }
+}
+
 using Scored = ScoredLabeling;
 
 // Every labeling of the sentence under the model's weights, or only those
@@ -513,15 +528,7 @@ TEST(ChainModelTest, SecondOrderRoundTripsAndNeedsItsPairTemplates) {
     EXPECT_EQ(loaded->structure()->pairs(), model.structure()->pairs());
     EXPECT_EQ(loaded->DenseWeights(loaded->space()),
               model.DenseWeights(model.space()));
-    std::mt19937 rng(2);
-    TagScratch scratch;
-    for (int trial = 0; trial < 10; ++trial) {
-      const Sentence sentence = RandomSentence(1 + trial % 7, &rng);
-      std::vector<int32_t> a, b;
-      ASSERT_TRUE(model.Predict(sentence, &scratch, &a).ok());
-      ASSERT_TRUE(loaded->Predict(sentence, &scratch, &b).ok());
-      EXPECT_EQ(a, b);
-    }
+    ExpectSamePredictions(model, *loaded, 2);
   }
   const ChainModel model = MakeSecondOrderModel();
   const std::string path = TempPath("second_order_damaged.model");
@@ -641,15 +648,7 @@ TEST(ChainModelTest, FirstOrderPairModelRoundTripsAndIsValidated) {
     EXPECT_EQ(loaded->pair_rows().buckets(), model.pair_rows().buckets());
     EXPECT_EQ(loaded->DenseWeights(loaded->space()),
               model.DenseWeights(model.space()));
-    std::mt19937 rng(4);
-    TagScratch scratch;
-    for (int trial = 0; trial < 10; ++trial) {
-      const Sentence sentence = RandomSentence(1 + trial % 7, &rng);
-      std::vector<int32_t> a, b;
-      ASSERT_TRUE(model.Predict(sentence, &scratch, &a).ok());
-      ASSERT_TRUE(loaded->Predict(sentence, &scratch, &b).ok());
-      EXPECT_EQ(a, b);
-    }
+    ExpectSamePredictions(model, *loaded, 4);
   }
   const ChainModel model = MakeFirstOrderPairModel();
   const std::string path = TempPath("first_order_pairs_damaged.model");
