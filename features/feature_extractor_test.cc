@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "corpora/sentence.h"
+#include "corpora/sentence_testing.h"
 #include "features/bucket_rows.h"
 #include "features/feature_config.pb.h"
 #include "features/feature_sequence.h"
@@ -22,19 +23,11 @@
 namespace chaintag {
 namespace {
 
+using sentence_testing::RowSentence;
+
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-
-// One row of attributes per token.
-Sentence MakeSentence(const std::vector<std::vector<std::string>>& tokens) {
-  Sentence s;
-  s.num_attributes = tokens.empty() ? 0 : static_cast<int>(tokens[0].size());
-  for (const auto& row : tokens) {
-    for (const auto& a : row) s.attributes.push_back(a);
-  }
-  return s;
-}
 
 FeatureConfig ParseConfig(const std::string& text) {
   FeatureConfig config;
@@ -97,7 +90,7 @@ TEST(FeatureExtractorTest, GoldenHashesPinTheLayout) {
       parts { offset: 0 attribute: 0 }
     }
   )pb";
-  const Sentence s = MakeSentence({{"Confidence"}, {"in"}});
+  const Sentence s = RowSentence({{"Confidence"}, {"in"}});
 
   const Hashes h0 = GetHashes(MakeExtractor(templates), s);
   // Pinned once from this implementation: changing them breaks every saved
@@ -124,7 +117,7 @@ TEST(FeatureExtractorTest, BucketIsHashModuloNumBuckets) {
     templates { parts { attribute: 0 } }
     num_buckets: 1000
   )pb");
-  const Sentence s = MakeSentence({{"Confidence"}});
+  const Sentence s = RowSentence({{"Confidence"}});
   FeatureSequence seq;
   ASSERT_TRUE(fx.Extract(s, &seq).ok());
   std::vector<uint32_t> expected = {
@@ -221,7 +214,7 @@ TEST(FeatureExtractorTest, EveryTransform) {
     part->set_pattern(c.pattern);
     absl::StatusOr<FeatureExtractor> fx = FeatureExtractor::Create(config);
     ASSERT_TRUE(fx.ok()) << fx.status();
-    const Sentence s = MakeSentence({{"other", c.input}});
+    const Sentence s = RowSentence({{"other", c.input}});
     const Hashes h = GetHashes(*fx, s);
     if (c.kept) {
       EXPECT_THAT(At(h, 0), ElementsAre(RefHash(0, {c.expected})));
@@ -240,7 +233,7 @@ TEST(FeatureExtractorTest, BosEosPaddingOnOneTokenSentence) {
     templates { parts { offset: 2 attribute: 0 } }
     bias: false
   )pb");
-  const Hashes h = GetHashes(fx, MakeSentence({{"x"}}));
+  const Hashes h = GetHashes(fx, RowSentence({{"x"}}));
   EXPECT_THAT(h.offsets, ElementsAre(0, 5));
   EXPECT_THAT(At(h, 0),
               ElementsAre(RefHash(0, {"__BOS__"}), RefHash(1, {"__BOS__"}),
@@ -258,7 +251,7 @@ TEST(FeatureExtractorTest, PaddingOnLongerSentenceAndCustomMarkers) {
     bos: "<S>"
     eos: "</S>"
   )pb");
-  const Hashes h = GetHashes(fx, MakeSentence({{"A"}, {"b"}, {"C"}}));
+  const Hashes h = GetHashes(fx, RowSentence({{"A"}, {"b"}, {"C"}}));
   EXPECT_THAT(h.offsets, ElementsAre(0, 2, 4, 6));
   EXPECT_THAT(At(h, 0), ElementsAre(RefHash(0, {"<S>"}), RefHash(1, {"1"})));
   // t=1: t+2 = 3 is past the end; t-2 = -1 before the start.
@@ -274,7 +267,7 @@ TEST(FeatureExtractorTest, RegexTestAndMatchAreValuesNeverDropped) {
     }
     bias: false
   )pb");
-  const Hashes h = GetHashes(fx, MakeSentence({{"a12b3"}, {"xyz"}}));
+  const Hashes h = GetHashes(fx, RowSentence({{"a12b3"}, {"xyz"}}));
   EXPECT_THAT(At(h, 0), ElementsAre(RefHash(0, {"true"}), RefHash(1, {"12"})));
   EXPECT_THAT(At(h, 1), ElementsAre(RefHash(0, {"false"}), RefHash(1, {""})));
   EXPECT_THAT(FeatureExtractor::Create(ParseConfig(R"pb(
@@ -298,7 +291,7 @@ TEST(FeatureExtractorTest, NumberedMarkersCountTheDistance) {
     bias: false
     boundary_markers: NUMBERED
   )pb");
-  Hashes h = GetHashes(numbered, MakeSentence({{"a"}, {"b"}}));
+  Hashes h = GetHashes(numbered, RowSentence({{"a"}, {"b"}}));
   EXPECT_THAT(At(h, 0), ElementsAre(RefHash(0, {"_B-3"}), RefHash(1, {"_B+1"}),
                                     RefHash(2, {"_B-2"}), RefHash(2, {"_B-1"}),
                                     RefHash(2, {"a"})));
@@ -310,7 +303,7 @@ TEST(FeatureExtractorTest, NumberedMarkersCountTheDistance) {
     bias: false
     boundary_markers: WAPITI
   )pb");
-  h = GetHashes(wapiti, MakeSentence({{"a"}}));
+  h = GetHashes(wapiti, RowSentence({{"a"}}));
   EXPECT_THAT(At(h, 0),
               ElementsAre(RefHash(0, {"_x-#"}), RefHash(0, {"_x-4"})));
   EXPECT_THAT(FeatureExtractor::Create(ParseConfig(R"pb(
@@ -339,7 +332,7 @@ TEST(FeatureExtractorTest, NamesSpellTheLiteralsOrTheTemplateName) {
   )pb");
   std::vector<std::vector<NamedFeature>> names;
   ASSERT_TRUE(
-      fx.ExtractNames(MakeSentence({{"He", "PRP"}, {"reckons", "VBZ"}}), &names)
+      fx.ExtractNames(RowSentence({{"He", "PRP"}, {"reckons", "VBZ"}}), &names)
           .ok());
   ASSERT_EQ(names.size(), 2u);
   std::vector<std::string> second;
@@ -375,7 +368,7 @@ TEST(FeatureExtractorTest, ConjunctionTemplates) {
     bias: false
   )pb");
   const Hashes h = GetHashes(
-      fx, MakeSentence({{"The", "DT"}, {"dog", "NN"}, {"barks", "VBZ"}}));
+      fx, RowSentence({{"The", "DT"}, {"dog", "NN"}, {"barks", "VBZ"}}));
   EXPECT_THAT(At(h, 0), ElementsAre(RefHash(0, {"__BOS__", "The", "DT"}),
                                     RefHash(1, {"og", "NN"})));
   EXPECT_THAT(At(h, 1), ElementsAre(RefHash(0, {"The", "dog", "NN"}),
@@ -397,7 +390,7 @@ TEST(FeatureExtractorTest, FalseBooleanDropsTheWholeConjunction) {
     bias: false
   )pb");
   const Hashes h =
-      GetHashes(fx, MakeSentence({{"Hello"}, {"world"}, {"B52"}, {"x"}}));
+      GetHashes(fx, RowSentence({{"Hello"}, {"world"}, {"B52"}, {"x"}}));
   EXPECT_THAT(h.offsets, ElementsAre(0, 1, 1, 3, 3));
   EXPECT_THAT(At(h, 0), ElementsAre(RefHash(0, {"1", "__BOS__"})));
   EXPECT_THAT(At(h, 2),
@@ -411,7 +404,7 @@ TEST(FeatureExtractorTest, CsrOffsetsAndSortedRows) {
     templates { parts { offset: -1 attribute: 0 } }
     num_buckets: 4096
   )pb");
-  const Sentence s = MakeSentence({{"a-b"}, {"c"}, {"d-e"}});
+  const Sentence s = RowSentence({{"a-b"}, {"c"}, {"d-e"}});
   FeatureSequence seq;
   seq.buckets = {7, 7, 7};  // stale content must go
   ASSERT_TRUE(fx.Extract(s, &seq).ok());
@@ -455,7 +448,7 @@ TEST(FeatureExtractorTest, CollidingBucketsAreMergedBySummingValues) {
     num_buckets: 1
   )pb");
   FeatureSequence seq;
-  ASSERT_TRUE(one.Extract(MakeSentence({{"Ab"}, {"cd"}}), &seq).ok());
+  ASSERT_TRUE(one.Extract(RowSentence({{"Ab"}, {"cd"}}), &seq).ok());
   EXPECT_THAT(seq.offsets, ElementsAre(0, 1, 2));
   EXPECT_THAT(seq.buckets, ElementsAre(0, 0));
   EXPECT_THAT(seq.values, ElementsAre(3.75f, 3.75f));  // 1 + 2.5 - 0.75 + 1
@@ -465,7 +458,7 @@ TEST(FeatureExtractorTest, CollidingBucketsAreMergedBySummingValues) {
   config.set_num_buckets(2);
   absl::StatusOr<FeatureExtractor> two = FeatureExtractor::Create(config);
   ASSERT_TRUE(two.ok());
-  ASSERT_TRUE(two->Extract(MakeSentence({{"Ab"}, {"cd"}}), &seq).ok());
+  ASSERT_TRUE(two->Extract(RowSentence({{"Ab"}, {"cd"}}), &seq).ok());
   const std::vector<std::pair<uint64_t, float>> t0 = {
       {RefHash(0, {"Ab"}), 1.0f},
       {RefHash(1, {"Aa"}), 2.5f},
@@ -501,7 +494,7 @@ TEST(FeatureExtractorTest, AttributeOutOfRangeNamesTheTemplate) {
     }
   )pb");
   EXPECT_EQ(fx.max_attribute(), 1);
-  Sentence s = MakeSentence({{"a"}, {"b"}});
+  Sentence s = RowSentence({{"a"}, {"b"}});
   s.source = "train.txt";
   s.first_line = 7;
   FeatureSequence seq;
@@ -563,7 +556,7 @@ TEST(FeatureExtractorTest, AccessorsAndMove) {
   EXPECT_EQ(fx.TemplateName(0), "#0");
 
   FeatureExtractor moved = std::move(fx);
-  const Hashes h = GetHashes(moved, MakeSentence({{"x", "y", "ab"}}));
+  const Hashes h = GetHashes(moved, RowSentence({{"x", "y", "ab"}}));
   EXPECT_THAT(At(h, 0),
               ElementsAre(RefHash(0, {"1"}), RefHash(kBiasTemplateId, {})));
 
@@ -591,7 +584,7 @@ TEST(FeatureExtractorTest, ConcurrentExtractMatchesSerial) {
     for (int t = 0; t <= i % 7; ++t) {
       tokens.push_back({absl::StrCat("Tok", i * 31 + t * 7)});
     }
-    sentences.push_back(MakeSentence(tokens));
+    sentences.push_back(RowSentence(tokens));
   }
   std::vector<FeatureSequence> serial(sentences.size());
   for (size_t i = 0; i < sentences.size(); ++i) {
@@ -625,7 +618,7 @@ TEST(FeatureExtractorTest, NgramsGiveEverySubstringOfThePaddedValue) {
     templates { parts { attribute: 0 transform: NGRAMS k: 5 } }
     bias: false
   )pb");
-  const Hashes h = GetHashes(fx, MakeSentence({{"Japan"}, {"a"}}));
+  const Hashes h = GetHashes(fx, RowSentence({{"Japan"}, {"a"}}));
   EXPECT_THAT(At(h, 0),
               ElementsAre(RefHash(0, {"<Ja"}), RefHash(0, {"Jap"}),
                           RefHash(0, {"apa"}), RefHash(0, {"pan"}),
@@ -641,7 +634,7 @@ TEST(FeatureExtractorTest, NgramsCountCharactersNotBytes) {
     bias: false
   )pb");
   // é is two bytes: never split.
-  const Hashes h = GetHashes(fx, MakeSentence({{"\xC3\xA9t\xC3\xA9"}}));
+  const Hashes h = GetHashes(fx, RowSentence({{"\xC3\xA9t\xC3\xA9"}}));
   EXPECT_THAT(
       At(h, 0),
       ElementsAre(RefHash(0, {"<\xC3\xA9"}), RefHash(0, {"\xC3\xA9t"}),
@@ -655,7 +648,7 @@ TEST(FeatureExtractorTest, RepeatedNgramsAddUp) {
     num_buckets: 4294967296
   )pb");
   FeatureSequence seq;
-  ASSERT_TRUE(fx.Extract(MakeSentence({{"banana"}}), &seq).ok());
+  ASSERT_TRUE(fx.Extract(RowSentence({{"banana"}}), &seq).ok());
   // <ba ban ana nan ana na>: "ana" twice.
   ASSERT_EQ(seq.buckets.size(), 5u);
   const uint32_t ana = fx.Bucket(RefHash(0, {"ana"}));
@@ -677,7 +670,7 @@ TEST(FeatureExtractorTest, SpanIsABagOfNeighbours) {
     bias: false
   )pb");
   const Hashes h =
-      GetHashes(fx, MakeSentence({{"A"}, {"B"}, {"C"}, {"D"}, {"E"}}));
+      GetHashes(fx, RowSentence({{"A"}, {"B"}, {"C"}, {"D"}, {"E"}}));
   // The positions do not enter the hash; outside positions give the
   // marker once however many there are.
   EXPECT_THAT(At(h, 0),
@@ -696,7 +689,7 @@ TEST(FeatureExtractorTest, SpanIsABagOfNeighbours) {
                   templates { parts { offset: 1 attribute: 0 span: 1 } }
                   bias: false
                 )pb"),
-                MakeSentence({{"x"}}));
+                RowSentence({{"x"}}));
   EXPECT_THAT(At(one, 0), ElementsAre(RefHash(0, {"__EOS__"})));
 }
 
@@ -714,7 +707,7 @@ TEST(FeatureExtractorTest, MultiValuedPartsCombineWithTheOthers) {
     }
     bias: false
   )pb");
-  const Hashes h = GetHashes(fx, MakeSentence({{"Ab", "X"}, {"c", "Y"}}));
+  const Hashes h = GetHashes(fx, RowSentence({{"Ab", "X"}, {"c", "Y"}}));
   // Every combination, the last part fastest.
   EXPECT_THAT(
       At(h, 0),
@@ -741,7 +734,7 @@ TEST(FeatureExtractorTest, LowercaseBeforeTheTransform) {
     templates { parts { attribute: 0 transform: ALL_CAPS lowercase: true } }
     bias: false
   )pb");
-  const Hashes h = GetHashes(fx, MakeSentence({{"GERMANY"}, {"Germany"}}));
+  const Hashes h = GetHashes(fx, RowSentence({{"GERMANY"}, {"Germany"}}));
   EXPECT_THAT(At(h, 0),
               ElementsAre(RefHash(0, {"any"}), RefHash(1, {"ANY"}),
                           RefHash(2, {"germany"}), RefHash(3, {"<ger"}),
@@ -785,7 +778,7 @@ TEST(FeatureExtractorTest, PairTemplatesHaveTheirOwnExtractor) {
   ASSERT_NE(both.pair_extractor(), nullptr);
   EXPECT_EQ(both.max_attribute(), 1);
   const Sentence s =
-      MakeSentence({{"He", "PRP"}, {"reckons", "VBZ"}, {"the", "DT"}});
+      RowSentence({{"He", "PRP"}, {"reckons", "VBZ"}, {"the", "DT"}});
   FeatureSequence label_features, expected_labels, pair_features,
       expected_pairs;
   ASSERT_TRUE(both.Extract(s, &label_features).ok());
@@ -836,7 +829,7 @@ TEST(FeatureExtractorTest, ClusterPrefixesOfTheWordsBitString) {
   absl::StatusOr<FeatureExtractor> fx = FeatureExtractor::Create(config);
   ASSERT_TRUE(fx.ok()) << fx.status();
   const Hashes h =
-      GetHashes(*fx, MakeSentence({{"Paris"}, {"said"}, {"Oslo"}, {"the"}}));
+      GetHashes(*fx, RowSentence({{"Paris"}, {"said"}, {"Oslo"}, {"the"}}));
   EXPECT_THAT(At(h, 0), ElementsAre(RefHash(0, {"0"}), RefHash(1, {"00"})));
   EXPECT_THAT(At(h, 1), ElementsAre(RefHash(0, {"0"}), RefHash(1, {"01"})));
   EXPECT_THAT(At(h, 2), IsEmpty());  // no cluster: no feature

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "corpora/sentence.h"
+#include "corpora/sentence_testing.h"
 #include "features/feature_config.pb.h"
 #include "features/feature_extractor.h"
 #include "features/temp_files_testing.h"
@@ -17,22 +18,15 @@
 namespace chaintag {
 namespace {
 
+using sentence_testing::RowSentence;
+
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-Sentence MakeSentence(const std::vector<std::vector<std::string>>& tokens) {
-  Sentence s;
-  s.num_attributes = static_cast<int>(tokens[0].size());
-  for (const auto& row : tokens) {
-    for (const auto& a : row) s.attributes.push_back(a);
-  }
-  return s;
-}
-
 // "He reckons the", words and POS tags.
 Sentence HeReckons() {
-  return MakeSentence({{"He", "PRP"}, {"reckons", "VBZ"}, {"the", "DT"}});
+  return RowSentence({{"He", "PRP"}, {"reckons", "VBZ"}, {"the", "DT"}});
 }
 
 TemplateFile Parse(const std::string& text) {
@@ -190,10 +184,10 @@ TEST(TemplateFileTest, BareBigramsAndMacroFreeLines) {
   EXPECT_EQ(file.pair_templates[0].parts(0).attribute(), 1);
   EXPECT_THAT(file.pair_templates[0].literals(), ElementsAre("B01:", ""));
   EXPECT_THAT(Names(file, FeatureConfig::NUMBERED,
-                    MakeSentence({{"a", "X"}, {"b", "Y"}}))[1],
+                    RowSentence({{"a", "X"}, {"b", "Y"}}))[1],
               ElementsAre("*", "U99:const"));
   EXPECT_THAT(Names(file, FeatureConfig::NUMBERED,
-                    MakeSentence({{"a", "X"}, {"b", "Y"}}), /*pairs=*/true),
+                    RowSentence({{"a", "X"}, {"b", "Y"}}), /*pairs=*/true),
               ElementsAre(ElementsAre("B01:X"), ElementsAre("B01:Y")));
 }
 
@@ -209,7 +203,7 @@ TEST(TemplateFileTest, CommentsBlankLinesAndLiteralText) {
   EXPECT_THAT(file.templates[1].literals(), ElementsAre("U02:a#b", "=", "!"));
   EXPECT_EQ(file.templates[2].parts(0).pattern(), "#\\\"");
   EXPECT_THAT(
-      Names(file, FeatureConfig::NUMBERED, MakeSentence({{"x#\""}, {"y"}})),
+      Names(file, FeatureConfig::NUMBERED, RowSentence({{"x#\""}, {"y"}})),
       ElementsAre(ElementsAre("U01:x#\"", "U02:a#bx#\"=y!", "U03:true"),
                   ElementsAre("U01:y", "U02:a#by=_B+1!", "U03:false")));
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "corpora/sentence_testing.h"
 #include "corpora/tag_scheme.h"
 #include "features/document_features.h"
 #include "gtest/gtest.h"
@@ -19,6 +20,8 @@
 namespace chaintag {
 namespace {
 
+using sentence_testing::WordSentence;
+
 using chain_testing::kBuckets;
 using chain_testing::NormalWeights;
 using chain_testing::RandomWeights;
@@ -28,13 +31,6 @@ using chain_testing::SecondOrderTestStructure;
 using chain_testing::TempPath;
 using chain_testing::WordModelHeader;
 using chain_testing::WriteAll;
-
-Sentence MakeSentence(const std::vector<std::string>& words) {
-  Sentence sentence;
-  sentence.num_attributes = 1;
-  sentence.attributes = words;
-  return sentence;
-}
 
 // Every bucket as its own row: the dense layout of the tests' references.
 const BucketRows& AllBuckets() {
@@ -131,7 +127,7 @@ TEST(ChainModelTest, ABucketWithoutARowScoresZero) {
   TagScratch scratch;
   Decoded decoded;
   for (const char* word : words) {
-    const Sentence sentence = MakeSentence({word});
+    const Sentence sentence = WordSentence({word});
     FeatureSequence features;
     ASSERT_TRUE(model.extractor().Extract(sentence, &features).ok());
     for (uint32_t bucket : features.buckets) absent += bucket % 3 == 0;
@@ -199,7 +195,7 @@ Sentence RandomSentence(int length, std::mt19937* rng) {
                                     "cat", "sat", "on",  "mat",   "."};
   std::shuffle(words.begin(), words.end(), *rng);
   words.resize(length);
-  return MakeSentence(words);
+  return WordSentence(words);
 }
 
 // `a` and `b` predict the same labels on random sentences (drawn from
@@ -370,12 +366,12 @@ TEST(ChainModelTest, TagDecodesConstrainedWhenTheModelSaysSo) {
   }
   EXPECT_GT(differed, 0);
   std::vector<std::string> none;
-  ASSERT_TRUE(constrained->Tag(MakeSentence({}), &scratch, &none).ok());
+  ASSERT_TRUE(constrained->Tag(WordSentence({}), &scratch, &none).ok());
   EXPECT_TRUE(none.empty());
   // No valid labeling (IOBES over {B-NP, E-NP}, one token): an error, as
   // PredictNBest gives, not an invalid labeling.
   const absl::Status status = MakeModel({"B-NP", "E-NP"}, true)
-                                  .Tag(MakeSentence({"dog"}), &scratch, &none);
+                                  .Tag(WordSentence({"dog"}), &scratch, &none);
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
 }
 
@@ -386,7 +382,7 @@ TEST(ChainModelTest, PredictNBestEdgeCasesAndErrors) {
   DecodeOptions options;
   options.nbest = 0;
   EXPECT_EQ(
-      model.PredictNBest(MakeSentence({"dog"}), options, &scratch, &decoded)
+      model.PredictNBest(WordSentence({"dog"}), options, &scratch, &decoded)
           .code(),
       absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(decoded.labelings.empty());
@@ -394,7 +390,7 @@ TEST(ChainModelTest, PredictNBestEdgeCasesAndErrors) {
   // An empty sentence has one (empty) labeling: the margin is +inf.
   options.nbest = 2;
   ASSERT_TRUE(
-      model.PredictNBest(MakeSentence({}), options, &scratch, &decoded).ok());
+      model.PredictNBest(WordSentence({}), options, &scratch, &decoded).ok());
   ASSERT_EQ(decoded.labelings.size(), 1u);
   EXPECT_TRUE(decoded.labelings[0].empty());
   EXPECT_EQ(decoded.scores, std::vector<double>{0.0});
@@ -404,17 +400,17 @@ TEST(ChainModelTest, PredictNBestEdgeCasesAndErrors) {
   ChainModel pairs = MakeModel({"B-NP", "E-NP"});
   options.constrained = true;
   absl::Status status =
-      pairs.PredictNBest(MakeSentence({"the"}), options, &scratch, &decoded);
+      pairs.PredictNBest(WordSentence({"the"}), options, &scratch, &decoded);
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
   EXPECT_TRUE(decoded.labelings.empty());
   EXPECT_TRUE(decoded.scores.empty());
   options.nbest = 1;
   EXPECT_FALSE(
-      pairs.PredictNBest(MakeSentence({"the"}), options, &scratch, &decoded)
+      pairs.PredictNBest(WordSentence({"the"}), options, &scratch, &decoded)
           .ok());
   options.nbest = 4;
   ASSERT_TRUE(pairs
-                  .PredictNBest(MakeSentence({"the", "dog"}), options, &scratch,
+                  .PredictNBest(WordSentence({"the", "dog"}), options, &scratch,
                                 &decoded)
                   .ok());
   ASSERT_EQ(decoded.labelings.size(), 1u);
@@ -423,7 +419,7 @@ TEST(ChainModelTest, PredictNBestEdgeCasesAndErrors) {
   // Unconstrained, every labeling is there.
   options.constrained = false;
   ASSERT_TRUE(
-      pairs.PredictNBest(MakeSentence({"the"}), options, &scratch, &decoded)
+      pairs.PredictNBest(WordSentence({"the"}), options, &scratch, &decoded)
           .ok());
   EXPECT_EQ(decoded.labelings.size(), 2u);
 }
@@ -721,9 +717,9 @@ ChainModel MakeStackedModel() {
 }
 
 std::vector<Sentence> MakeDocument() {
-  return {MakeSentence({"the", "cat", "sat", "on", "the", "mat"}),
-          MakeSentence({"a", "cat", "and", "a", "dog"}),
-          MakeSentence({"the", "dog", "sat"})};
+  return {WordSentence({"the", "cat", "sat", "on", "the", "mat"}),
+          WordSentence({"a", "cat", "and", "a", "dog"}),
+          WordSentence({"the", "dog", "sat"})};
 }
 
 TEST(StackedModelTest, TagsAsTheFirstStageThenTheDocumentAttributes) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "corpora/sentence_testing.h"
 #include "gtest/gtest.h"
 #include "models/chain_model.h"
 #include "models/model_file_testing.h"
@@ -13,16 +14,11 @@
 namespace chaintag {
 namespace {
 
+using sentence_testing::WordSentence;
+
 using chain_testing::kBuckets;
 using chain_testing::NormalWeights;
 using chain_testing::SecondOrderHeader;
-
-Sentence MakeSentence(const std::vector<std::string>& words) {
-  Sentence sentence;
-  sentence.num_attributes = 1;
-  sentence.attributes = words;
-  return sentence;
-}
 
 // An IOB2 model over word identity, first order, with or without pair
 // templates (an L×L block of transitions per word bucket).
@@ -51,7 +47,7 @@ TEST(MaxMarginalsTest, MatchAllLabelingsWithAndWithoutPairTemplates) {
       for (bool constrained : {false, true}) {
         SCOPED_TRACE(testing::Message() << "pairs " << pairs << " T " << T
                                         << " constrained " << constrained);
-        const Sentence sentence = MakeSentence(
+        const Sentence sentence = WordSentence(
             std::vector<std::string>(words.begin(), words.begin() + T));
         const int L = 4;
         DecodeOptions options;
