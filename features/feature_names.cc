@@ -83,4 +83,31 @@ const char* CompactFeatureNames::Find(uint32_t bucket, size_t* length) const {
   return text_.data() + begin;
 }
 
+namespace {
+
+absl::Status AddNames(const FeatureExtractor& extractor,
+                      const Sentence& sentence, size_t first_position,
+                      std::vector<std::vector<NamedFeature>>* named,
+                      FeatureNames* to) {
+  absl::Status status = extractor.ExtractNames(sentence, named);
+  if (!status.ok()) return status;
+  for (size_t t = first_position; t < named->size(); ++t) {
+    for (const NamedFeature& feature : (*named)[t]) {
+      to->Add(feature.bucket, feature.name);
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status AddSentenceNames(const FeatureExtractor& extractor,
+                              const Sentence& sentence,
+                              std::vector<std::vector<NamedFeature>>* named,
+                              FeatureNames* emission, FeatureNames* pair) {
+  absl::Status status = AddNames(extractor, sentence, 0, named, emission);
+  if (!status.ok() || extractor.pair_extractor() == nullptr) return status;
+  return AddNames(*extractor.pair_extractor(), sentence, 1, named, pair);
+}
+
 }  // namespace chaintag

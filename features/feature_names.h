@@ -13,7 +13,10 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "corpora/sentence.h"
+#include "features/feature_extractor.h"
 
 namespace chaintag {
 
@@ -62,6 +65,15 @@ class CompactFeatureNames {
   std::vector<uint32_t> ends_;     // name k is text_[ends_[k-1], ends_[k])
   std::string text_;
 };
+
+// Adds the names of `sentence`'s features under `extractor` to `emission`,
+// and those of its pair features (extractor.pair_extractor(), when there
+// is one) to `pair`; pair features have no label pair at the first
+// position, so its names are left out. `named` is scratch, reused.
+absl::Status AddSentenceNames(const FeatureExtractor& extractor,
+                              const Sentence& sentence,
+                              std::vector<std::vector<NamedFeature>>* named,
+                              FeatureNames* emission, FeatureNames* pair);
 
 }  // namespace chaintag
 

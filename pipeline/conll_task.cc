@@ -172,32 +172,17 @@ absl::Status AddFeatureNames(const std::vector<Sentence>& sentences,
                              FeatureNames* emission_names,
                              FeatureNames* pair_names) {
   const FeatureExtractor& extractor = *prepared.extractor;
-  const FeatureExtractor* pair_extractor = extractor.pair_extractor();
   const int parts = std::max(1, WorkerThreads(prepared.config));
   const int64_t n = static_cast<int64_t>(sentences.size());
   std::vector<FeatureNames> emission(parts), pair(parts);
   std::vector<absl::Status> errors(parts);
   ParallelFor(parts, parts, [&](int begin, int end) {
     std::vector<std::vector<NamedFeature>> named;
-    auto add = [&](const FeatureExtractor& from, const Sentence& sentence,
-                   int first_position, FeatureNames* to) -> absl::Status {
-      absl::Status status = from.ExtractNames(sentence, &named);
-      if (!status.ok()) return status;
-      for (size_t t = first_position; t < named.size(); ++t) {
-        for (const NamedFeature& feature : named[t]) {
-          to->Add(feature.bucket, feature.name);
-        }
-      }
-      return absl::OkStatus();
-    };
     for (int part = begin; part < end; ++part) {
       for (int64_t i = SplitPoint(n, part, parts);
            i < SplitPoint(n, part + 1, parts) && errors[part].ok(); ++i) {
-        errors[part] = add(extractor, sentences[i], 0, &emission[part]);
-        if (errors[part].ok() && pair_extractor != nullptr) {
-          // Pair features have no label pair at the first position.
-          errors[part] = add(*pair_extractor, sentences[i], 1, &pair[part]);
-        }
+        errors[part] = AddSentenceNames(extractor, sentences[i], &named,
+                                        &emission[part], &pair[part]);
       }
     }
   });

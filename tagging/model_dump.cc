@@ -41,27 +41,12 @@ absl::StatusOr<ModelFeatureNames> RecoverFeatureNames(const ChainModel& model,
   }
   ConllFormat format = model.header().input_format();
   format.set_allow_missing_label(true);
-  const FeatureExtractor& extractor = model.extractor();
-  const FeatureExtractor* pair_extractor = extractor.pair_extractor();
   ModelFeatureNames names;
   std::vector<std::vector<NamedFeature>> named;
-  auto add = [&](const FeatureExtractor& from, const Sentence& sentence,
-                 FeatureNames* to) -> absl::Status {
-    absl::Status status = from.ExtractNames(sentence, &named);
-    if (!status.ok()) return status;
-    for (const std::vector<NamedFeature>& position : named) {
-      for (const NamedFeature& feature : position) {
-        to->Add(feature.bucket, feature.name);
-      }
-    }
-    return absl::OkStatus();
-  };
   absl::Status read = ForEachConllSentence(
       path, format, [&](int64_t, Sentence* sentence) -> absl::StatusOr<bool> {
-        absl::Status status = add(extractor, *sentence, &names.emission);
-        if (status.ok() && pair_extractor != nullptr) {
-          status = add(*pair_extractor, *sentence, &names.pair);
-        }
+        absl::Status status = AddSentenceNames(
+            model.extractor(), *sentence, &named, &names.emission, &names.pair);
         if (!status.ok()) {
           return absl::InvalidArgumentError(
               absl::StrCat(sentence->source, ":", sentence->first_line, ": ",
