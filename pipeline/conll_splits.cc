@@ -118,6 +118,41 @@ absl::Status ReadAllTraining(const std::string& path,
                        cluster_counts);
 }
 
+// The caller's sentences as the training (and dev) split, checked and cut
+// as a file's would be.
+absl::Status TakeGivenSentences(GivenSentences* given,
+                                PreparedCorpus* prepared) {
+  const CorpusConfig& corpus = prepared->config.corpus();
+  if (!corpus.train().empty() || !corpus.dev().empty()) {
+    return absl::InvalidArgumentError(
+        "config: corpus.train and corpus.dev name files; leave them unset "
+        "when the sentences are given in memory");
+  }
+  if (given->train.empty()) {
+    return absl::InvalidArgumentError("no sentences to train on");
+  }
+  for (const std::vector<Sentence>* split : {&given->train, &given->dev}) {
+    for (const Sentence& sentence : *split) {
+      absl::Status tagged = CheckTagged(sentence);
+      if (!tagged.ok()) return tagged;
+    }
+  }
+  prepared->format = corpus.format();
+  prepared->num_columns = 0;
+  prepared->train = std::move(given->train);
+  prepared->dev = std::move(given->dev);
+  if (corpus.max_train_sentences() > 0 &&
+      static_cast<int>(prepared->train.size()) > corpus.max_train_sentences()) {
+    prepared->train.resize(corpus.max_train_sentences());
+  }
+  if (corpus.dev_fraction() == 0) return absl::OkStatus();
+  if (!prepared->dev.empty()) {
+    return absl::InvalidArgumentError(
+        "config: corpus.dev_fraction and dev sentences are exclusive");
+  }
+  return HoldOutDevFraction(corpus, &prepared->train, &prepared->dev);
+}
+
 // A first pass over a training file that keeps nothing but the sentence
 // count and, in order of first appearance, the training-scheme labels with
 // the sentence each first appears in; the layout goes to `prepared`.
@@ -214,6 +249,21 @@ absl::Status ReadSplits(const PipelineOptions& options,
                         BigramCounts* cluster_counts,
                         PreparedCorpus* prepared) {
   const CorpusConfig& corpus = prepared->config.corpus();
+  if (options.given != nullptr) {
+    if (options.communicator != nullptr || cluster_counts != nullptr) {
+      return absl::InvalidArgumentError(
+          "sentences given in memory cannot be trained with distributed "
+          "training or word clusters");
+    }
+    absl::Status taken = TakeGivenSentences(options.given, prepared);
+    if (!taken.ok()) return taken;
+    if (corpus.test().empty()) return absl::OkStatus();
+    absl::StatusOr<std::vector<Sentence>> test = ReadConllFile(
+        ResolvePath(options.corpora_root, corpus.test()), prepared->format);
+    if (!test.ok()) return test.status();
+    prepared->test = std::move(*test);
+    return absl::OkStatus();
+  }
   const std::string train_path =
       ResolvePath(options.corpora_root, corpus.train());
   absl::Status read =

@@ -30,7 +30,8 @@ namespace chaintag {
 // prepared->format and num_columns as the training file resolves them.
 // When cluster_counts is not null, the training words' bigrams are added to
 // it. The held-out files must have the training file's layout and gold
-// tags.
+// tags. With options.given, its sentences are train and dev instead of
+// corpus.train and corpus.dev (which must be unset).
 absl::Status ReadSplits(const PipelineOptions& options,
                         BigramCounts* cluster_counts, PreparedCorpus* prepared);
 

@@ -250,5 +250,50 @@ TEST_F(ConllSplitsTest, AnEmptyTrainingFileIsRefused) {
   EXPECT_EQ(std::string(Read(&rank, 0, 2).message()), expected);
 }
 
+// Sentences given in memory: one token each, word "w<i>", tagged `tag`.
+GivenSentences GivenWords(int count, const std::string& tag) {
+  GivenSentences given;
+  for (int i = 0; i < count; ++i) {
+    Sentence sentence;
+    sentence.num_attributes = 1;
+    sentence.attributes = {absl::StrCat("w", i)};
+    sentence.tags = {tag};
+    given.train.push_back(std::move(sentence));
+  }
+  return given;
+}
+
+TEST_F(ConllSplitsTest, GivenSentencesReplaceTheTrainingFile) {
+  config_.mutable_corpus()->clear_train();
+  config_.mutable_corpus()->set_dev_fraction(0.25);
+  GivenSentences given = GivenWords(8, "V");
+  options_.given = &given;
+  PreparedCorpus prepared;
+  ASSERT_TRUE(Read(&prepared).ok());
+  EXPECT_THAT(Words(prepared.train), ElementsAreArray(WordRange(0, 5)));
+  EXPECT_THAT(Words(prepared.dev), ElementsAre("w6", "w7"));
+  EXPECT_THAT(Words(prepared.test), ElementsAre("w0", "w1"));  // the file
+  EXPECT_TRUE(given.train.empty());                            // taken
+}
+
+TEST_F(ConllSplitsTest, GivenSentencesErrors) {
+  GivenSentences given = GivenWords(2, "V");
+  options_.given = &given;
+  PreparedCorpus with_file;
+  EXPECT_THAT(Read(&with_file).message(),
+              HasSubstr("leave them unset when the sentences are given"));
+  config_.mutable_corpus()->clear_train();
+  given.train[1].tags.clear();
+  given.train[1].source = "X";
+  given.train[1].first_line = 2;
+  PreparedCorpus untagged;
+  EXPECT_EQ(std::string(Read(&untagged).message()),
+            "X:2: training data needs a label column");
+  GivenSentences none;
+  options_.given = &none;
+  PreparedCorpus empty;
+  EXPECT_EQ(std::string(Read(&empty).message()), "no sentences to train on");
+}
+
 }  // namespace
 }  // namespace chaintag

@@ -322,7 +322,7 @@ absl::Status ConllTask::Prepare(const PipelineOptions& options,
 absl::Status ConllTask::ReadCorpus(const PipelineOptions& options,
                                    PreparedCorpus* prepared) const {
   const CorpusConfig& corpus = prepared->config.corpus();
-  if (corpus.train().empty()) {
+  if (corpus.train().empty() && options.given == nullptr) {
     return absl::InvalidArgumentError("config: corpus.train is not set");
   }
   const bool clusters = BuildsClusters(prepared->config);

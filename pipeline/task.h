@@ -41,6 +41,14 @@
 
 namespace chaintag {
 
+// Training sentences given by the caller instead of corpus files (the
+// Python estimator's data): each must have its gold tags, in the layout
+// corpus.format names (e.g. CRFSUITE attribute lists).
+struct GivenSentences {
+  std::vector<Sentence> train;
+  std::vector<Sentence> dev;  // empty: none, or corpus.dev_fraction's
+};
+
 struct PipelineOptions {
   // Where relative corpus paths are looked up.
   std::string corpora_root;
@@ -55,6 +63,9 @@ struct PipelineOptions {
   // rank; it featurises and trains its shard of the training sentences,
   // and only rank 0 writes the model, the log and the outputs.
   Communicator* communicator = nullptr;
+  // Not null: the run trains on these sentences (it takes them) instead of
+  // reading corpus.train and corpus.dev; corpus.test is still read when set.
+  GivenSentences* given = nullptr;
 };
 
 struct PipelineResult {

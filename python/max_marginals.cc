@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "models/chain_layout.h"
 #include "models/transition_constraints.h"
+#include "models/viterbi.h"
 
 namespace chaintag {
 namespace {
@@ -60,31 +61,31 @@ void Backward(const ChainScores& s, std::vector<double>* backward) {
 
 }  // namespace
 
-absl::Status ComputeMaxMarginals(const ChainModel& model,
-                                 const Sentence& sentence, bool constrained,
-                                 MaxMarginalScratch* scratch,
-                                 std::vector<double>* out) {
-  out->clear();
+absl::StatusOr<ChainScores> ScoreSentence(const ChainModel& model,
+                                          const Sentence& sentence,
+                                          bool constrained,
+                                          TagScratch* scratch) {
   if (model.order() != 1) {
     return absl::UnimplementedError(
-        "max-marginals are computed for first-order models only; this model "
-        "is second-order (use nbest)");
+        "marginals are computed for first-order models only; this model is "
+        "second-order (use nbest)");
   }
   const WeightsView weights = model.weights();
-  TagScratch& tag = scratch->tag;
-  absl::Status status =
-      model.extractor().ExtractRows(sentence, *weights.rows, &tag.features);
+  absl::Status status = model.extractor().ExtractRows(sentence, *weights.rows,
+                                                      &scratch->features);
   if (!status.ok()) return status;
-  const int T = tag.features.size();
+  const int T = scratch->features.size();
   const int L = weights.num_labels;
-  tag.unary.resize(static_cast<size_t>(T) * L);
+  scratch->unary.resize(static_cast<size_t>(T) * L);
   if (weights.emission_f32 != nullptr) {
-    ComputeUnaryScores(L, weights.emission_f32, tag.features, tag.unary.data());
+    ComputeUnaryScores(L, weights.emission_f32, scratch->features,
+                       scratch->unary.data());
   } else {
-    ComputeUnaryScores(L, weights.emission_f64, tag.features, tag.unary.data());
+    ComputeUnaryScores(L, weights.emission_f64, scratch->features,
+                       scratch->unary.data());
   }
   ChainScores scores =
-      ChainScoresFromTail(L, weights.tail, T, tag.unary.data());
+      ChainScoresFromTail(L, weights.tail, T, scratch->unary.data());
   if (weights.pair_rows != nullptr) {
     // Observation-conditioned transitions: their L² scores per position.
     const FeatureExtractor* pairs = model.extractor().pair_extractor();
@@ -92,33 +93,78 @@ absl::Status ComputeMaxMarginals(const ChainModel& model,
       return absl::FailedPreconditionError(
           "the model has pair rows but its features no pair templates");
     }
-    status =
-        pairs->ExtractRows(sentence, *weights.pair_rows, &tag.pair_features);
+    status = pairs->ExtractRows(sentence, *weights.pair_rows,
+                                &scratch->pair_features);
     if (!status.ok()) return status;
-    tag.pair_unary.resize(static_cast<size_t>(T) * L * L);
+    scratch->pair_unary.resize(static_cast<size_t>(T) * L * L);
     if (weights.pair_f32 != nullptr) {
-      ComputeUnaryScores(L * L, weights.pair_f32, tag.pair_features,
-                         tag.pair_unary.data());
+      ComputeUnaryScores(L * L, weights.pair_f32, scratch->pair_features,
+                         scratch->pair_unary.data());
     } else {
-      ComputeUnaryScores(L * L, weights.pair_f64, tag.pair_features,
-                         tag.pair_unary.data());
+      ComputeUnaryScores(L * L, weights.pair_f64, scratch->pair_features,
+                         scratch->pair_unary.data());
     }
-    scores.pair = tag.pair_unary.data();
+    scores.pair = scratch->pair_unary.data();
   }
-  if (constrained) {
-    absl::StatusOr<ChainScores> applied =
-        model.constraints().Apply(scores, &tag.constrained);
-    if (!applied.ok()) return applied.status();
-    scores = *applied;
-  }
-  if (T == 0) return absl::OkStatus();
-  Forward(scores, &scratch->forward);
-  Backward(scores, &scratch->backward);
-  out->resize(static_cast<size_t>(T) * L);
+  if (!constrained) return scores;
+  return model.constraints().Apply(scores, &scratch->constrained);
+}
+
+absl::Status ComputeMaxMarginals(const ChainModel& model,
+                                 const Sentence& sentence, bool constrained,
+                                 MaxMarginalScratch* scratch,
+                                 std::vector<double>* out) {
+  out->clear();
+  absl::StatusOr<ChainScores> scores =
+      ScoreSentence(model, sentence, constrained, &scratch->tag);
+  if (!scores.ok()) return scores.status();
+  if (scores->length == 0) return absl::OkStatus();
+  Forward(*scores, &scratch->forward);
+  Backward(*scores, &scratch->backward);
+  out->resize(scratch->forward.size());
   for (size_t k = 0; k < out->size(); ++k) {
     (*out)[k] = scratch->forward[k] + scratch->backward[k];
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<double> ComputeLabelMarginals(const ChainModel& model,
+                                             const Sentence& sentence,
+                                             bool constrained,
+                                             MaxMarginalScratch* scratch,
+                                             std::vector<double>* out) {
+  out->clear();
+  absl::StatusOr<ChainScores> scores =
+      ScoreSentence(model, sentence, constrained, &scratch->tag);
+  if (!scores.ok()) return scores.status();
+  if (scores->length == 0) return 0.0;
+  // Forward–backward writes the transition and boundary marginals after
+  // the T×L label marginals (and per-position pair marginals with pair
+  // scores); only the first are kept.
+  const size_t T = scores->length;
+  const size_t L = scores->num_labels;
+  scratch->forward.resize(T * L + L * L + 2 * L +
+                          (scores->pair != nullptr ? T * L * L : 0));
+  const double log_partition =
+      scratch->forward_backward.Compute(*scores, 1.0, scratch->forward.data());
+  out->assign(scratch->forward.begin(), scratch->forward.begin() + T * L);
+  return log_partition;
+}
+
+absl::StatusOr<double> ScoreOfLabeling(const ChainModel& model,
+                                       const Sentence& sentence,
+                                       const std::vector<int32_t>& labels,
+                                       bool constrained,
+                                       MaxMarginalScratch* scratch) {
+  absl::StatusOr<ChainScores> scores =
+      ScoreSentence(model, sentence, constrained, &scratch->tag);
+  if (!scores.ok()) return scores.status();
+  if (static_cast<size_t>(scores->length) != labels.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(labels.size(), " labels for ", scores->length, " items"));
+  }
+  if (labels.empty()) return 0.0;
+  return ScoreLabeling(*scores, labels.data());
 }
 
 }  // namespace chaintag

@@ -1,6 +1,8 @@
 #include "python/max_marginals.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <limits>
 #include <random>
 #include <string>
@@ -75,6 +77,58 @@ TEST(MaxMarginalsTest, MatchAllLabelingsWithAndWithoutPairTemplates) {
           } else {
             EXPECT_NEAR(got[k], expected[k], 1e-9) << "entry " << k;
           }
+        }
+      }
+    }
+  }
+}
+
+// Label marginals, log Z and labeling scores against the enumeration of
+// every labeling (the n-best list with n = L^T): P(y_t = l) is the sum of
+// exp(score − log Z) over the labelings with l at t.
+TEST(LabelMarginalsTest, MatchAllLabelingsWithAndWithoutPairTemplates) {
+  const std::vector<std::string> words = {"the", "big", "dog", "barks"};
+  for (bool pairs : {false, true}) {
+    const ChainModel model = MakeModel(pairs);
+    MaxMarginalScratch scratch;
+    TagScratch tag;
+    for (int T = 1; T <= 4; ++T) {
+      for (bool constrained : {false, true}) {
+        SCOPED_TRACE(testing::Message() << "pairs " << pairs << " T " << T
+                                        << " constrained " << constrained);
+        const Sentence sentence = WordSentence(
+            std::vector<std::string>(words.begin(), words.begin() + T));
+        const int L = 4;
+        DecodeOptions options;
+        options.nbest = 1;
+        for (int t = 0; t < T; ++t) options.nbest *= L;
+        options.constrained = constrained;
+        Decoded all;
+        ASSERT_TRUE(model.PredictNBest(sentence, options, &tag, &all).ok());
+        double max_score = all.scores[0];
+        double sum = 0;
+        for (double score : all.scores) sum += std::exp(score - max_score);
+        const double log_z = max_score + std::log(sum);
+        std::vector<double> expected(T * L, 0.0);
+        for (size_t j = 0; j < all.labelings.size(); ++j) {
+          const double p = std::exp(all.scores[j] - log_z);
+          for (int t = 0; t < T; ++t)
+            expected[t * L + all.labelings[j][t]] += p;
+          const std::vector<int32_t> labels(all.labelings[j].begin(),
+                                            all.labelings[j].end());
+          absl::StatusOr<double> score =
+              ScoreOfLabeling(model, sentence, labels, constrained, &scratch);
+          ASSERT_TRUE(score.ok()) << score.status();
+          EXPECT_NEAR(*score, all.scores[j], 1e-9);
+        }
+        std::vector<double> got;
+        absl::StatusOr<double> got_log_z =
+            ComputeLabelMarginals(model, sentence, constrained, &scratch, &got);
+        ASSERT_TRUE(got_log_z.ok()) << got_log_z.status();
+        EXPECT_NEAR(*got_log_z, log_z, 1e-9);
+        ASSERT_EQ(got.size(), expected.size());
+        for (size_t k = 0; k < got.size(); ++k) {
+          EXPECT_NEAR(got[k], expected[k], 1e-12) << "entry " << k;
         }
       }
     }

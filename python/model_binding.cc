@@ -19,7 +19,9 @@
 #include "pybind11/stl.h"
 #include "python/bindings.h"
 #include "python/py_model.h"
+#include "python/python_items.h"
 #include "python/status_exceptions.h"
+#include "tagging/model_dump.h"
 
 namespace chaintag {
 namespace {
@@ -37,8 +39,12 @@ int NumColumns(const ChainModel& model) {
              : 0;
 }
 
+bool ReadsItems(const ChainModel& model) {
+  return model.header().input_format().layout() == ConllFormat::CRFSUITE;
+}
+
 void CheckCanTagText(const ChainModel& model) {
-  if (NumColumns(model) == 0) {
+  if (NumColumns(model) == 0 && !ReadsItems(model)) {
     throw StatusException(absl::FailedPreconditionError(
         "the model has no CoNLL input format (an OCR pixel model?); it "
         "cannot tag tokens"));
@@ -70,17 +76,6 @@ py::object FastSequence(py::handle sequence, const char* what) {
   return fast;
 }
 
-std::vector<Sentence> ReadSentences(py::handle sentences, int num_columns) {
-  py::object fast = FastSequence(sentences, "sentences");
-  const Py_ssize_t n = PySequence_Fast_GET_SIZE(fast.ptr());
-  PyObject** items = PySequence_Fast_ITEMS(fast.ptr());
-  std::vector<Sentence> batch(n);
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    ReadSentence(items[i], num_columns, static_cast<int>(i), &batch[i]);
-  }
-  return batch;
-}
-
 // The first failure, in input order, naming the sentence.
 void ThrowFirstError(const std::vector<absl::Status>& statuses) {
   for (size_t i = 0; i < statuses.size(); ++i) {
@@ -98,7 +93,28 @@ std::string SchemeName(TagScheme scheme) { return TagScheme_Name(scheme); }
 
 PyModel::PyModel(ChainModel model)
     : model_(std::make_shared<const ChainModel>(std::move(model))),
-      num_columns_(NumColumns(*model_)) {}
+      num_columns_(NumColumns(*model_)),
+      items_(ReadsItems(*model_)) {}
+
+void PyModel::ReadTokens(py::handle tokens, int index,
+                         Sentence* sentence) const {
+  if (items_) {
+    ReadItemSequence(tokens, py::none(), index, sentence);
+  } else {
+    ReadSentence(tokens, num_columns_, index, sentence);
+  }
+}
+
+std::vector<Sentence> PyModel::ReadSentences(py::handle sentences) const {
+  py::object fast = FastSequence(sentences, "sentences");
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(fast.ptr());
+  PyObject** items = PySequence_Fast_ITEMS(fast.ptr());
+  std::vector<Sentence> batch(n);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    ReadTokens(items[i], static_cast<int>(i), &batch[i]);
+  }
+  return batch;
+}
 
 std::unique_ptr<PyModel> PyModel::Load(const std::string& path) {
   absl::StatusOr<ChainModel> model;
@@ -120,7 +136,7 @@ void PyModel::Save(const std::string& path) const {
 
 const Sentence& PyModel::ReadOne(py::handle tokens) {
   CheckCanTagText(*model_);
-  ReadSentence(tokens, num_columns_, -1, &sentence_);
+  ReadTokens(tokens, -1, &sentence_);
   if (!stacked()) return sentence_;
   stacked_.resize(1);
   stacked_[0] = sentence_;
@@ -131,7 +147,7 @@ const Sentence& PyModel::ReadOne(py::handle tokens) {
 
 py::list PyModel::Tag(py::handle tokens) {
   CheckCanTagText(*model_);
-  ReadSentence(tokens, num_columns_, -1, &sentence_);
+  ReadTokens(tokens, -1, &sentence_);
   ThrowIfError(TagOne(*model_, sentence_, &scratch_, &tags_, &document_tags_));
   return strings_.ToList(tags_);
 }
@@ -142,7 +158,7 @@ py::list PyModel::TagBatch(py::handle sentences, int threads) {
         "threads must be between 1 and ", kMaxThreads, ", got ", threads)));
   }
   CheckCanTagText(*model_);
-  const std::vector<Sentence> batch = ReadSentences(sentences, num_columns_);
+  const std::vector<Sentence> batch = ReadSentences(sentences);
   const int n = static_cast<int>(batch.size());
   std::vector<std::vector<std::string>> tags(n);
   std::vector<absl::Status> statuses(n);
@@ -170,7 +186,7 @@ py::list PyModel::TagBatch(py::handle sentences, int threads) {
 
 py::list PyModel::TagDocument(py::handle sentences) {
   CheckCanTagText(*model_);
-  const std::vector<Sentence> document = ReadSentences(sentences, num_columns_);
+  const std::vector<Sentence> document = ReadSentences(sentences);
   std::vector<std::vector<std::string>> tags;
   absl::Status status;
   {
@@ -219,6 +235,73 @@ py::array_t<double> PyModel::Margins(py::handle tokens,
   if (!scores_.empty()) {
     std::memcpy(out.mutable_data(), scores_.data(),
                 scores_.size() * sizeof(double));
+  }
+  return out;
+}
+
+py::array_t<double> PyModel::Marginals(py::handle tokens,
+                                       std::optional<bool> constrained) {
+  const Sentence& sentence = ReadOne(tokens);
+  ThrowIfError(ComputeLabelMarginals(*model_, sentence,
+                                     Constrained(constrained), &marginals_,
+                                     &scores_)
+                   .status());
+  const py::ssize_t L = model_->labels().size();
+  const py::ssize_t T = sentence.size();
+  py::array_t<double> out({T, L});
+  if (!scores_.empty()) {
+    std::memcpy(out.mutable_data(), scores_.data(),
+                scores_.size() * sizeof(double));
+  }
+  return out;
+}
+
+double PyModel::LogProbability(py::handle tokens, py::handle labels,
+                               std::optional<bool> constrained) {
+  const Sentence& sentence = ReadOne(tokens);
+  py::object fast = FastSequence(labels, "labels");
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(fast.ptr());
+  if (n != sentence.size()) {
+    throw StatusException(absl::InvalidArgumentError(absl::StrCat(
+        n, " labels for a sequence of ", sentence.size(), " items")));
+  }
+  std::vector<int32_t> ids(n);
+  for (Py_ssize_t t = 0; t < n; ++t) {
+    const std::string label =
+        py::cast<std::string>(PySequence_Fast_GET_ITEM(fast.ptr(), t));
+    ids[t] = model_->labels().Find(label);
+    if (ids[t] < 0) {
+      throw StatusException(absl::InvalidArgumentError(absl::StrCat(
+          "labels[", t, "]: '", label, "' is not a label of the model")));
+    }
+  }
+  const bool constrain = Constrained(constrained);
+  const double score = ValueOrThrow(
+      ScoreOfLabeling(*model_, sentence, ids, constrain, &marginals_));
+  const double log_partition = ValueOrThrow(ComputeLabelMarginals(
+      *model_, sentence, constrain, &marginals_, &scores_));
+  return score - log_partition;
+}
+
+py::dict PyModel::StateFeatures() const {
+  const ModelFeatureNames names = FeatureNamesFromModel(model_->header());
+  py::dict out;
+  for (const StateWeight& w : NonZeroStateWeights(*model_, names)) {
+    out[py::make_tuple(w.attribute, model_->labels().Name(w.label))] = w.weight;
+  }
+  return out;
+}
+
+py::dict PyModel::TransitionFeatures() const {
+  const LabelSet& labels = model_->labels();
+  const int L = labels.size();
+  const double* transition = model_->weights().tail;
+  py::dict out;
+  for (int a = 0; a < L; ++a) {
+    for (int b = 0; b < L; ++b) {
+      out[py::make_tuple(labels.Name(a), labels.Name(b))] =
+          transition[a * L + b];
+    }
   }
   return out;
 }
@@ -273,6 +356,33 @@ void RegisterModel(py::module_& module) {
            py::arg("constrained") = py::none(),
            "Max-marginal scores, a T x L numpy array: entry [t, y] is the "
            "score of the best labeling with label `labels[y]` at t.")
+      .def("marginals", &PyModel::Marginals, py::arg("tokens"), py::kw_only(),
+           py::arg("constrained") = py::none(),
+           "Label marginals P(y_t = labels[y]) by forward-backward on the "
+           "model's scores, a T x L numpy array whose rows sum to 1 "
+           "(first-order models). A max-margin model's scores are not "
+           "calibrated: use them to rank, not as probabilities of being "
+           "right.")
+      .def("log_probability", &PyModel::LogProbability, py::arg("tokens"),
+           py::arg("labels"), py::kw_only(),
+           py::arg("constrained") = py::none(),
+           "log P(labels | tokens) under p(y) proportional to exp(score(y)) "
+           "(label names as in `labels`).")
+      .def("state_features", &PyModel::StateFeatures,
+           "{(attribute, label): weight} for every non-zero attribute "
+           "weight; attributes are named when the model keeps names "
+           "(model.keep_feature_names), else 'bucket N'.")
+      .def("transition_features", &PyModel::TransitionFeatures,
+           "{(previous label, next label): weight}.")
+      .def_property_readonly("reads_items", &PyModel::reads_items,
+                             "Whether tokens are items (attribute lists or "
+                             "feature dicts) rather than columns.")
+      .def_property_readonly(
+          "keeps_feature_names",
+          [](const PyModel& self) {
+            return self.model().header().names_size() > 0;
+          },
+          "Whether the model file keeps its attributes' names.")
       .def_property_readonly(
           "labels",
           [](const PyModel& self) { return self.model().labels().names(); },

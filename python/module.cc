@@ -5,6 +5,7 @@
 
 #include "pybind11/pybind11.h"
 #include "python/bindings.h"
+#include "python/python_items.h"
 #include "python/status_exceptions.h"
 
 PYBIND11_MODULE(chaintag, module) {
@@ -12,6 +13,7 @@ PYBIND11_MODULE(chaintag, module) {
       "Linear-chain structured SVM sequence tagging: Model, Bundle, train, "
       "evaluate.";
   chaintag::RegisterExceptions(module);
+  chaintag::RegisterItemSequences(module);
   chaintag::RegisterModel(module);
   chaintag::RegisterBundle(module);
   chaintag::RegisterTrain(module);

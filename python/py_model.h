@@ -43,13 +43,31 @@ class PyModel {
                         std::optional<bool> constrained);
   pybind11::array_t<double> Margins(pybind11::handle tokens,
                                     std::optional<bool> constrained);
+  // Forward–backward label marginals, T×L.
+  pybind11::array_t<double> Marginals(pybind11::handle tokens,
+                                      std::optional<bool> constrained);
+  // log P(labels | tokens) under p(y) ∝ exp(score(y)); labels are names of
+  // the model's labels.
+  double LogProbability(pybind11::handle tokens, pybind11::handle labels,
+                        std::optional<bool> constrained);
+  // {(attribute, label): weight} for every non-zero attribute weight, and
+  // {(previous, next): weight} for the transitions.
+  pybind11::dict StateFeatures() const;
+  pybind11::dict TransitionFeatures() const;
 
   const ChainModel& model() const { return *model_; }
   int num_columns() const { return num_columns_; }
+  // Whether tokens are items (attribute lists or feature dicts, the
+  // CRFsuite layout) rather than columns.
+  bool reads_items() const { return items_; }
   bool stacked() const { return model_->first_stage() != nullptr; }
   std::string Repr() const;
 
  private:
+  // Reads one sentence's tokens (columns or items) into `sentence`;
+  // `index` ≥ 0 names it within a batch.
+  void ReadTokens(pybind11::handle tokens, int index, Sentence* sentence) const;
+  std::vector<Sentence> ReadSentences(pybind11::handle sentences) const;
   // Reads `tokens` into sentence_, and for a stacked model adds the
   // document attributes of it as a one-sentence document.
   const Sentence& ReadOne(pybind11::handle tokens);
@@ -59,6 +77,7 @@ class PyModel {
 
   std::shared_ptr<const ChainModel> model_;
   int num_columns_;
+  bool items_;
   // Buffers of the one-sentence calls (GIL held).
   Sentence sentence_;
   std::vector<Sentence> stacked_;

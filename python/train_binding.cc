@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +29,7 @@
 #include "pybind11/stl.h"
 #include "python/bindings.h"
 #include "python/py_model.h"
+#include "python/python_items.h"
 #include "python/status_exceptions.h"
 
 namespace chaintag {
@@ -213,18 +215,31 @@ py::dict Summary(const PipelineResult& result, bool kept_files) {
   return out;
 }
 
-py::tuple Train(py::object config, std::optional<py::dict> overrides,
-                std::optional<std::string> corpora,
-                std::optional<std::string> output_dir, py::object progress) {
-  const std::string spec =
-      py::str(py::module_::import("os").attr("fspath")(config))
-          .cast<std::string>();
+// The log's lines (JSON, one object per pass or event), or none when the
+// run wrote no log.
+py::list LogLines(const std::string& path) {
+  py::list lines;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) lines.append(py::str(line));
+  }
+  return lines;
+}
+
+// One `train` run on the config's corpus, or on `given` sentences when not
+// null (they are taken); the model, and the summary with the log's lines.
+py::tuple RunTraining(const std::string& spec,
+                      std::optional<py::dict> overrides,
+                      std::optional<std::string> corpora,
+                      std::optional<std::string> output_dir,
+                      py::object progress, GivenSentences* given) {
   PipelineConfig pipeline_config = ReadConfig(spec);
   if (overrides.has_value()) ApplyOverrides(*overrides, &pipeline_config);
   OutputDirectory directory(output_dir);
   PipelineOptions options;
   options.corpora_root = corpora.has_value() ? *corpora : DefaultCorporaRoot();
   options.output_dir = directory.path();
+  options.given = given;
   std::unique_ptr<CallbackStream> stream;
   if (PyCallable_Check(progress.ptr())) {
     stream = std::make_unique<CallbackStream>(progress);
@@ -244,7 +259,40 @@ py::tuple Train(py::object config, std::optional<py::dict> overrides,
   ThrowIfError(result.status());
   auto trained = std::make_unique<PyModel>(ValueOrThrow(std::move(model)));
   py::dict summary = Summary(*result, !directory.temporary());
+  summary["log"] = LogLines(result->log_path);
   return py::make_tuple(py::cast(std::move(trained)), std::move(summary));
+}
+
+std::string ConfigSpec(py::object config) {
+  return py::str(py::module_::import("os").attr("fspath")(config))
+      .cast<std::string>();
+}
+
+py::tuple Train(py::object config, std::optional<py::dict> overrides,
+                std::optional<std::string> corpora,
+                std::optional<std::string> output_dir, py::object progress) {
+  return RunTraining(ConfigSpec(config), overrides, corpora, output_dir,
+                     progress, nullptr);
+}
+
+// Training on item sequences: `keep` copies them (a python-crfsuite
+// Trainer may train again), else they are taken, which saves their memory
+// during the run.
+py::tuple TrainSequences(ItemSequences& train, py::object config,
+                         std::optional<py::dict> overrides, ItemSequences* dev,
+                         bool keep, std::optional<std::string> corpora,
+                         std::optional<std::string> output_dir,
+                         py::object progress) {
+  GivenSentences given;
+  if (keep) {
+    given.train = train.sentences();
+    if (dev != nullptr) given.dev = dev->sentences();
+  } else {
+    given.train = train.Take();
+    if (dev != nullptr) given.dev = dev->Take();
+  }
+  return RunTraining(ConfigSpec(config), overrides, corpora, output_dir,
+                     progress, &given);
 }
 
 }  // namespace
@@ -260,7 +308,19 @@ void RegisterTrain(py::module_& module) {
       "$CHAINTAG_CORPORA, else ../shared/corpora); `output_dir`: where the "
       "model and log are kept (default: a temporary directory, removed); "
       "`progress`: True (stderr), False, or a callable given each line. "
-      "Returns (model, summary).");
+      "Returns (model, summary); summary['log'] holds the log's JSON "
+      "lines.");
+  module.def(
+      "train_sequences", &TrainSequences, py::arg("train"), py::arg("config"),
+      py::arg("overrides") = py::none(), py::kw_only(),
+      py::arg("dev") = nullptr, py::arg("keep") = false,
+      py::arg("corpora") = py::none(), py::arg("output_dir") = py::none(),
+      py::arg("progress") = false,
+      "Trains on ItemSequences (and `dev` ItemSequences scored after each "
+      "pass) instead of corpus.train and corpus.dev, which must be unset; "
+      "the config's corpus.format.layout must be CRFSUITE. The sequences "
+      "are taken (emptied) unless `keep`. Returns (model, summary) as "
+      "train does.");
 }
 
 }  // namespace chaintag

@@ -135,6 +135,25 @@ void WriteAllRows(const RowWeights& weights, const BucketRows& rows,
 
 }  // namespace
 
+std::vector<StateWeight> NonZeroStateWeights(const ChainModel& model,
+                                             const ModelFeatureNames& names) {
+  const WeightsView view = model.weights();
+  const int L = model.labels().size();
+  const RowWeights emission(view.emission_f32, view.emission_f64, L);
+  std::vector<StateWeight> out;
+  for (int64_t r = 0; r < view.rows->size(); ++r) {
+    const uint32_t bucket = view.rows->buckets()[r];
+    const std::string* name = names.emission.Find(bucket);
+    for (int y = 0; y < L; ++y) {
+      const double w = emission(r, y);
+      if (w == 0) continue;
+      out.push_back(
+          {name != nullptr ? *name : absl::StrCat("bucket ", bucket), y, w});
+    }
+  }
+  return out;
+}
+
 absl::Status WriteModelDump(const ChainModel& model,
                             const ModelFeatureNames& names,
                             const DumpOptions& options, std::ostream* out) {

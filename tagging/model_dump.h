@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -43,6 +44,19 @@ ModelFeatureNames FeatureNamesFromModel(const ModelFile& file);
 // optional) with their names. Errors name the file and line.
 absl::StatusOr<ModelFeatureNames> RecoverFeatureNames(const ChainModel& model,
                                                       const std::string& path);
+
+// One non-zero weight of an attribute row for a label.
+struct StateWeight {
+  std::string attribute;  // its name, or "bucket N" when not known
+  int label = 0;
+  double weight = 0;
+};
+
+// Every non-zero emission weight, in row then label order: what
+// sklearn-crfsuite's state_features_ lists. A bucket shared by several
+// attributes is named by the first seen in it.
+std::vector<StateWeight> NonZeroStateWeights(const ChainModel& model,
+                                             const ModelFeatureNames& names);
 
 struct DumpOptions {
   // Attributes listed per label (and per label pair for pair rows), by

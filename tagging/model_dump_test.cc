@@ -125,6 +125,22 @@ TEST(ModelDumpTest, SaysWhenABucketHoldsSeveralNames) {
               HasSubstr("+5.000000  first  (bucket shared with 1 other)\n"));
 }
 
+TEST(ModelDumpTest, NonZeroStateWeightsListsThePlantedWeightsByName) {
+  const ChainModel model = PlantedModel();
+  ModelFeatureNames names;
+  names.emission.Add(BucketOf("planted"), "planted");
+  names.emission.Add(BucketOf("against"), "against");
+  std::vector<std::string> listed;
+  for (const StateWeight& w : NonZeroStateWeights(model, names)) {
+    listed.push_back(absl::StrCat(w.attribute, " ",
+                                  model.labels().Name(w.label), " ", w.weight));
+  }
+  EXPECT_THAT(listed,
+              ::testing::UnorderedElementsAre(
+                  "planted B-NP 5", "against O -2",
+                  absl::StrCat("bucket ", BucketOf("other"), " B-NP 1")));
+}
+
 TEST(ModelDumpTest, RecoveringNamesNamesTheFileAndLineAtFault) {
   const ChainModel model = PlantedModel();
   EXPECT_FALSE(RecoverFeatureNames(model, "/nonexistent/train.txt").ok());

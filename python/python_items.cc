@@ -1,0 +1,341 @@
+#include "python/python_items.h"
+
+#include <Python.h>
+
+#include <cmath>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "pybind11/stl.h"
+#include "python/status_exceptions.h"
+
+namespace chaintag {
+namespace {
+
+namespace py = pybind11;
+
+// Converts one sequence's items into a Sentence's attribute lists. Names
+// are written straight into the sentence's name buffer: a nested dict's
+// prefixes ("a:") are kept in prefix_ and copied in front of each name.
+class ItemWriter {
+ public:
+  ItemWriter(int sequence, Sentence* sentence)
+      : sequence_(sequence), sentence_(sentence) {}
+
+  void AddItem(PyObject* item, int position) {
+    position_ = position;
+    prefix_.clear();
+    if (PyDict_Check(item)) {
+      AddDict(item);
+    } else if (PyUnicode_Check(item) || PyBytes_Check(item)) {
+      throw py::type_error(
+          absl::StrCat(Where(),
+                       ": an item is a list of attribute names or a dict of "
+                       "features, not a string"));
+    } else {
+      AddNames(item);
+    }
+  }
+
+ private:
+  std::string Where() const {
+    return sequence_ >= 0 ? absl::StrCat("X[", sequence_, "][", position_, "]")
+                          : absl::StrCat("xseq[", position_, "]");
+  }
+
+  // A name's UTF-8 bytes (a str's are cached by Python, no copy).
+  absl::string_view Text(PyObject* name) const {
+    if (PyUnicode_Check(name)) {
+      Py_ssize_t size = 0;
+      const char* data = PyUnicode_AsUTF8AndSize(name, &size);
+      if (data == nullptr) throw py::error_already_set();
+      return absl::string_view(data, static_cast<size_t>(size));
+    }
+    if (PyBytes_Check(name)) {
+      return absl::string_view(PyBytes_AS_STRING(name),
+                               static_cast<size_t>(PyBytes_GET_SIZE(name)));
+    }
+    throw py::type_error(absl::StrCat(Where(),
+                                      ": attribute names must be str or "
+                                      "bytes, got ",
+                                      Py_TYPE(name)->tp_name));
+  }
+
+  // The attribute prefix_ + name [+ ":" + suffix] with `value`.
+  void Add(absl::string_view name, absl::string_view suffix, double value) {
+    const float stored = static_cast<float>(value);
+    if (!std::isfinite(stored)) {
+      throw StatusException(absl::InvalidArgumentError(
+          absl::StrCat(Where(), ": the value of '", prefix_, name, "' is ",
+                       value, "; values must be finite floats")));
+    }
+    std::string& names = sentence_->item_names;
+    names.append(prefix_);
+    names.append(name.data(), name.size());
+    if (!suffix.empty() || suffix.data() != nullptr) {
+      names.push_back(':');
+      names.append(suffix.data(), suffix.size());
+    }
+    std::vector<float>& values = sentence_->item_values;
+    if (stored != 1.0f && values.empty()) {
+      values.assign(sentence_->item_name_ends.size(), 1.0f);
+    }
+    sentence_->item_name_ends.push_back(static_cast<int32_t>(names.size()));
+    if (!values.empty()) values.push_back(stored);
+  }
+
+  // A list, tuple, set or other iterable of names, each with value 1.
+  void AddNames(PyObject* names) {
+    if (PyList_Check(names) || PyTuple_Check(names)) {
+      PyObject** items = PySequence_Fast_ITEMS(names);
+      const Py_ssize_t n = PySequence_Fast_GET_SIZE(names);
+      for (Py_ssize_t i = 0; i < n; ++i) Add(Text(items[i]), {}, 1.0);
+      return;
+    }
+    py::object iterator =
+        py::reinterpret_steal<py::object>(PyObject_GetIter(names));
+    if (!iterator) {
+      PyErr_Clear();
+      throw py::type_error(
+          absl::StrCat(Where(),
+                       ": an item is a list of attribute names or a dict of "
+                       "features, got ",
+                       Py_TYPE(names)->tp_name));
+    }
+    while (PyObject* name = PyIter_Next(iterator.ptr())) {
+      py::object owned = py::reinterpret_steal<py::object>(name);
+      Add(Text(name), {}, 1.0);
+    }
+    if (PyErr_Occurred()) throw py::error_already_set();
+  }
+
+  void AddDict(PyObject* dict) {
+    Py_ssize_t position = 0;
+    PyObject* key;
+    PyObject* value;
+    while (PyDict_Next(dict, &position, &key, &value)) {
+      const absl::string_view name = Text(key);
+      if (PyUnicode_Check(value)) {
+        Add(name, Text(value), 1.0);
+      } else if (PyFloat_CheckExact(value)) {
+        Add(name, {}, PyFloat_AS_DOUBLE(value));
+      } else if (PyBool_Check(value)) {
+        Add(name, {}, value == Py_True ? 1.0 : 0.0);
+      } else if (PyDict_Check(value) || PyList_Check(value) ||
+                 PyTuple_Check(value) || PyAnySet_Check(value)) {
+        AddNested(name, value);
+      } else {
+        Add(name, {}, Number(name, value));
+      }
+    }
+  }
+
+  // {"a": {...}} and {"a": [...]}: the inner attributes prefixed "a:".
+  void AddNested(absl::string_view name, PyObject* value) {
+    const size_t outer = prefix_.size();
+    prefix_.append(name.data(), name.size());
+    prefix_.push_back(':');
+    if (PyDict_Check(value)) {
+      AddDict(value);
+    } else {
+      AddNames(value);
+    }
+    prefix_.resize(outer);
+  }
+
+  // An int, a numpy scalar, anything with __float__.
+  double Number(absl::string_view name, PyObject* value) const {
+    const double number = PyFloat_AsDouble(value);
+    if (number == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      throw py::type_error(
+          absl::StrCat(Where(), ": the value of '", prefix_, name,
+                       "' must be a number, bool, str, dict or list, got ",
+                       Py_TYPE(value)->tp_name));
+    }
+    return number;
+  }
+
+  const int sequence_;
+  Sentence* const sentence_;
+  int position_ = 0;
+  std::string prefix_;
+};
+
+// A new reference to the items of a list or tuple (any sequence is copied
+// into a list once).
+py::object FastItems(py::handle sequence, const std::string& what) {
+  if (PyUnicode_Check(sequence.ptr()) || PyBytes_Check(sequence.ptr())) {
+    throw py::type_error(
+        absl::StrCat(what, " must be a sequence, not a string"));
+  }
+  py::object fast = py::reinterpret_steal<py::object>(
+      PySequence_Fast(sequence.ptr(), what.c_str()));
+  if (!fast) throw py::error_already_set();
+  return fast;
+}
+
+std::string Named(const char* name, int index) {
+  return index >= 0 ? absl::StrCat(name, "[", index, "]") : name;
+}
+
+void ReadLabels(py::handle yseq, int index, int length, Sentence* sentence) {
+  const std::string where = Named(index >= 0 ? "y" : "yseq", index);
+  py::object fast = FastItems(yseq, where);
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(fast.ptr());
+  if (n != length) {
+    throw StatusException(absl::InvalidArgumentError(
+        absl::StrCat(where, " has ", n, " labels for ", length, " items of ",
+                     Named(index >= 0 ? "X" : "xseq", index))));
+  }
+  PyObject** labels = PySequence_Fast_ITEMS(fast.ptr());
+  sentence->tags.resize(n);
+  for (Py_ssize_t t = 0; t < n; ++t) {
+    Py_ssize_t size = 0;
+    const char* data = PyUnicode_Check(labels[t])
+                           ? PyUnicode_AsUTF8AndSize(labels[t], &size)
+                           : nullptr;
+    if (data == nullptr) {
+      if (PyErr_Occurred()) throw py::error_already_set();
+      throw py::type_error(absl::StrCat(where, "[", t,
+                                        "]: labels must be str, got ",
+                                        Py_TYPE(labels[t])->tp_name));
+    }
+    if (size == 0) {
+      throw StatusException(absl::InvalidArgumentError(
+          absl::StrCat(where, "[", t, "]: a label must not be empty")));
+    }
+    sentence->tags[t].assign(data, static_cast<size_t>(size));
+  }
+}
+
+}  // namespace
+
+void ReadItemSequence(py::handle xseq, py::handle yseq, int index,
+                      Sentence* sentence) {
+  py::object items = FastItems(xseq, Named(index >= 0 ? "X" : "xseq", index));
+  const Py_ssize_t T = PySequence_Fast_GET_SIZE(items.ptr());
+  PyObject** item = PySequence_Fast_ITEMS(items.ptr());
+  sentence->num_attributes = 0;
+  sentence->attributes.clear();
+  sentence->item_names.clear();
+  sentence->item_name_ends.clear();
+  sentence->item_values.clear();
+  sentence->item_begin.assign(1, 0);
+  sentence->lines.clear();
+  sentence->source = Named("X", index);
+  sentence->first_line = 0;
+  ItemWriter writer(index, sentence);
+  for (Py_ssize_t t = 0; t < T; ++t) {
+    writer.AddItem(item[t], static_cast<int>(t));
+    sentence->item_begin.push_back(
+        static_cast<int32_t>(sentence->item_name_ends.size()));
+  }
+  if (yseq.is_none()) {
+    sentence->tags.clear();
+  } else {
+    ReadLabels(yseq, index, static_cast<int>(T), sentence);
+  }
+}
+
+void ItemSequences::Append(py::handle xseq, py::handle yseq) {
+  // Converted into reused buffers, then copied at its exact size: a
+  // growing buffer's spare capacity would stay for the whole run.
+  thread_local Sentence scratch;
+  ReadItemSequence(xseq, yseq, size(), &scratch);
+  num_items_ += scratch.size();
+  num_attributes_ += scratch.num_items();
+  sentences_.push_back(scratch);
+}
+
+void ItemSequences::Extend(py::handle xs, py::handle ys) {
+  py::object x = FastItems(xs, "X");
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(x.ptr());
+  py::object y;
+  if (!ys.is_none()) {
+    y = FastItems(ys, "y");
+    if (PySequence_Fast_GET_SIZE(y.ptr()) != n) {
+      throw StatusException(absl::InvalidArgumentError(
+          absl::StrCat("X has ", n, " sequences but y has ",
+                       PySequence_Fast_GET_SIZE(y.ptr()))));
+    }
+  }
+  sentences_.reserve(sentences_.size() + n);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    Append(PySequence_Fast_GET_ITEM(x.ptr(), i),
+           y ? py::handle(PySequence_Fast_GET_ITEM(y.ptr(), i))
+             : py::handle(Py_None));
+  }
+}
+
+std::vector<Sentence> ItemSequences::Take() {
+  num_items_ = 0;
+  num_attributes_ = 0;
+  return std::exchange(sentences_, {});
+}
+
+namespace {
+
+const Sentence& SequenceAt(ItemSequences& self, int i) {
+  if (i < 0) i += self.size();
+  if (i < 0 || i >= self.size()) throw py::index_error("sequence index");
+  return self.sentences()[i];
+}
+
+}  // namespace
+
+void RegisterItemSequences(py::module_& module) {
+  py::class_<ItemSequences>(
+      module, "ItemSequences",
+      "Item sequences (and labels) converted for training or tagging: "
+      "python-crfsuite's item forms, held compactly in C++.")
+      .def(py::init<>())
+      .def(py::init([](py::handle xs, py::handle ys) {
+             auto sequences = std::make_unique<ItemSequences>();
+             sequences->Extend(xs, ys);
+             return sequences;
+           }),
+           py::arg("X"), py::arg("y") = py::none())
+      .def("append", &ItemSequences::Append, py::arg("xseq"),
+           py::arg("yseq") = py::none(),
+           "Adds one sequence: a list of items (a list of names or a dict "
+           "of features each) and its labels (or None).")
+      .def("extend", &ItemSequences::Extend, py::arg("X"),
+           py::arg("y") = py::none(), "Adds every sequence of X (and y).")
+      .def("__len__", &ItemSequences::size)
+      .def_property_readonly("num_items", &ItemSequences::num_items,
+                             "Items (tokens) in all the sequences.")
+      .def_property_readonly("num_attributes", &ItemSequences::num_attributes,
+                             "Attributes in all the items.")
+      .def(
+          "attributes",
+          [](ItemSequences& self, int i) {
+            const Sentence& sentence = SequenceAt(self, i);
+            py::list out(sentence.size());
+            for (int t = 0; t < sentence.size(); ++t) {
+              py::list item;
+              for (int k = sentence.item_begin[t];
+                   k < sentence.item_begin[t + 1]; ++k) {
+                const absl::string_view name = sentence.item_name(k);
+                item.append(py::make_tuple(
+                    py::str(name.data(), name.size()),
+                    static_cast<double>(sentence.item_value(k))));
+              }
+              PyList_SET_ITEM(out.ptr(), t, item.release().ptr());
+            }
+            return out;
+          },
+          py::arg("i"),
+          "Sequence i's items as lists of (name, value), as converted.")
+      .def(
+          "labels",
+          [](ItemSequences& self, int i) { return SequenceAt(self, i).tags; },
+          py::arg("i"));
+}
+
+}  // namespace chaintag
