@@ -7,12 +7,24 @@
 #define CHAINTAG_CORPORA_SENTENCE_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/string_view.h"
 
 namespace chaintag {
+
+// Attribute names interned once for many sentences (the Python item
+// sequences: a corpus has far fewer distinct names than attributes).
+struct ItemNameTable {
+  std::string text;
+  std::vector<int32_t> ends;  // name i is text[ends[i-1], ends[i])
+  absl::string_view name(int32_t id) const {
+    const int32_t begin = id == 0 ? 0 : ends[id - 1];
+    return absl::string_view(text.data() + begin, ends[id] - begin);
+  }
+};
 
 struct Sentence {
   // Attribute columns per token, row-major: attributes[t * num_attributes + a]
@@ -31,6 +43,11 @@ struct Sentence {
   std::vector<int32_t> item_name_ends;
   std::vector<float> item_values;
   std::vector<int32_t> item_begin;
+  // Interned instead: attribute k is named shared_item_names->name(
+  // item_ids[k]), and item_names and item_name_ends are empty. The table
+  // may grow while sentences are added to it, never change a name.
+  std::shared_ptr<const ItemNameTable> shared_item_names;
+  std::vector<int32_t> item_ids;
 
   // Gold tags, one per token; empty when the input has no label column.
   std::vector<std::string> tags;
@@ -55,8 +72,14 @@ struct Sentence {
     return static_cast<int>(attributes.size()) / num_attributes;
   }
   bool has_items() const { return !item_begin.empty(); }
-  int num_items() const { return static_cast<int>(item_name_ends.size()); }
+  int num_items() const {
+    return static_cast<int>(
+        shared_item_names != nullptr ? item_ids.size() : item_name_ends.size());
+  }
   absl::string_view item_name(int k) const {
+    if (shared_item_names != nullptr) {
+      return shared_item_names->name(item_ids[k]);
+    }
     const int32_t begin = k == 0 ? 0 : item_name_ends[k - 1];
     return absl::string_view(item_names.data() + begin,
                              item_name_ends[k] - begin);

@@ -3,11 +3,11 @@
 # with numpy (the python3 first on PATH may lack it), the module's directory
 # on PYTHONPATH, and the CLIs and preset configs it compares with in the
 # environment.
-# Usage: chaintag_test.sh <chaintag.so> <chaintag_test.py> <tag> <evaluate>
+# Usage: chaintag_test.sh <chaintag/__init__.py> <chaintag_test.py> <tag> <evaluate>
 #          <train> <chunking config> <pos config> [test class...]
 set -euo pipefail
 absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
-MODULE="$(absolute "$1")"
+PACKAGE="$(dirname "$(absolute "$1")")"
 TEST="$(absolute "$2")"
 export CHAINTAG_TAG="$(absolute "$3")"
 export CHAINTAG_EVALUATE="$(absolute "$4")"
@@ -21,4 +21,4 @@ if ! "$PYTHON" -c 'import numpy' 2> /dev/null; then
 fi
 source "$(dirname "$0")/preload_sanitizers.sh"
 cd "${TEST_TMPDIR:-$(mktemp -d)}"
-PYTHONPATH="$(dirname "$MODULE")" exec "$PYTHON" "$TEST" -v "${@:8}"
+PYTHONPATH="$(dirname "$PACKAGE")" exec "$PYTHON" "$TEST" -v "${@:8}"

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs the chaintag Python module (and its type stubs) into a
-# virtualenv's site-packages.
+# Installs the chaintag Python package (the extension, its type stubs and
+# the Python files) into a virtualenv's site-packages.
 #
 #   python/install.sh [VENV]      # default: the active $VIRTUAL_ENV
 #
-# Builds //python:chaintag.so with ./bazelw first, unless CHAINTAG_MODULE
-# names an already built module. The module is built for Python 3.11 (the
+# Builds //python:chaintag with ./bazelw first, unless CHAINTAG_PACKAGE
+# names an already built package directory. chaintag.sklearn needs
+# scikit-learn in the virtualenv (or one made with --system-site-packages
+# and Debian's python3-sklearn). The module is built for Python 3.11 (the
 # headers of Debian's python3-dev); the virtualenv's Python must be 3.11.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -15,11 +17,11 @@ if [[ -z "$VENV" || ! -x "$VENV/bin/python" ]]; then
     "or activate one" >&2
   exit 2
 fi
-MODULE="${CHAINTAG_MODULE:-}"
-if [[ -z "$MODULE" ]]; then
+PACKAGE="${CHAINTAG_PACKAGE:-}"
+if [[ -z "$PACKAGE" ]]; then
   ROOT="$(dirname "$HERE")"
-  (cd "$ROOT" && ./bazelw build //python:chaintag.so)
-  MODULE="$(cd "$ROOT" && ./bazelw info bazel-bin 2> /dev/null)/python/chaintag.so"
+  (cd "$ROOT" && ./bazelw build //python:chaintag)
+  PACKAGE="$(cd "$ROOT" && ./bazelw info bazel-bin 2> /dev/null)/python/chaintag"
 fi
 VERSION="$("$VENV/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
 if [[ "$VERSION" != 3.11 ]]; then
@@ -28,8 +30,11 @@ if [[ "$VERSION" != 3.11 ]]; then
 fi
 SITE="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')"
 mkdir -p "$SITE"
-install -m 0755 "$MODULE" "$SITE/chaintag.so"
-install -m 0644 "$HERE/chaintag.pyi" "$SITE/chaintag.pyi"
+rm -rf "$SITE/chaintag" "$SITE/chaintag.so" "$SITE/chaintag.pyi"
+# cp -L: Bazel's outputs may be symlinks into its cache.
+cp -rL "$PACKAGE" "$SITE/chaintag"
+rm -f "$SITE/chaintag/"*.params  # the linker's, not the package's
+chmod -R u+w "$SITE/chaintag"
 "$VENV/bin/python" -c 'import chaintag' \
   || { echo "install.sh: the installed module does not import" >&2; exit 1; }
 echo "installed chaintag into $SITE"

@@ -8,7 +8,7 @@
 #include "python/python_items.h"
 #include "python/status_exceptions.h"
 
-PYBIND11_MODULE(chaintag, module) {
+PYBIND11_MODULE(_chaintag, module) {
   module.doc() =
       "Linear-chain structured SVM sequence tagging: Model, Bundle, train, "
       "evaluate.";

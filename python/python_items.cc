@@ -24,8 +24,8 @@ namespace py = pybind11;
 // prefixes ("a:") are kept in prefix_ and copied in front of each name.
 class ItemWriter {
  public:
-  ItemWriter(int sequence, Sentence* sentence)
-      : sequence_(sequence), sentence_(sentence) {}
+  ItemWriter(int sequence, Sentence* sentence, ItemNameInterner* interner)
+      : sequence_(sequence), sentence_(sentence), interner_(interner) {}
 
   void AddItem(PyObject* item, int position) {
     position_ = position;
@@ -50,6 +50,11 @@ class ItemWriter {
 
   // A name's UTF-8 bytes (a str's are cached by Python, no copy).
   absl::string_view Text(PyObject* name) const {
+    if (PyUnicode_Check(name) && PyUnicode_IS_COMPACT_ASCII(name)) {
+      // Most names: ASCII, whose characters are the UTF-8 bytes.
+      return absl::string_view(static_cast<const char*>(PyUnicode_DATA(name)),
+                               static_cast<size_t>(PyUnicode_GET_LENGTH(name)));
+    }
     if (PyUnicode_Check(name)) {
       Py_ssize_t size = 0;
       const char* data = PyUnicode_AsUTF8AndSize(name, &size);
@@ -74,18 +79,24 @@ class ItemWriter {
           absl::StrCat(Where(), ": the value of '", prefix_, name, "' is ",
                        value, "; values must be finite floats")));
     }
-    std::string& names = sentence_->item_names;
+    std::vector<float>& values = sentence_->item_values;
+    if (stored != 1.0f && values.empty()) {
+      values.assign(sentence_->num_items(), 1.0f);
+    }
+    std::string& names =
+        interner_ != nullptr ? interned_name_ : sentence_->item_names;
+    if (interner_ != nullptr) names.clear();
     names.append(prefix_);
     names.append(name.data(), name.size());
     if (!suffix.empty() || suffix.data() != nullptr) {
       names.push_back(':');
       names.append(suffix.data(), suffix.size());
     }
-    std::vector<float>& values = sentence_->item_values;
-    if (stored != 1.0f && values.empty()) {
-      values.assign(sentence_->item_name_ends.size(), 1.0f);
+    if (interner_ != nullptr) {
+      sentence_->item_ids.push_back(interner_->Intern(names));
+    } else {
+      sentence_->item_name_ends.push_back(static_cast<int32_t>(names.size()));
     }
-    sentence_->item_name_ends.push_back(static_cast<int32_t>(names.size()));
     if (!values.empty()) values.push_back(stored);
   }
 
@@ -163,8 +174,10 @@ class ItemWriter {
 
   const int sequence_;
   Sentence* const sentence_;
+  ItemNameInterner* const interner_;
   int position_ = 0;
   std::string prefix_;
+  std::string interned_name_;
 };
 
 // A new reference to the items of a list or tuple (any sequence is copied
@@ -216,8 +229,18 @@ void ReadLabels(py::handle yseq, int index, int length, Sentence* sentence) {
 
 }  // namespace
 
+int32_t ItemNameInterner::Intern(absl::string_view name) {
+  auto found = ids_.find(name);
+  if (found != ids_.end()) return found->second;
+  const int32_t id = static_cast<int32_t>(table_->ends.size());
+  table_->text.append(name.data(), name.size());
+  table_->ends.push_back(static_cast<int32_t>(table_->text.size()));
+  ids_.emplace(std::string(name), id);
+  return id;
+}
+
 void ReadItemSequence(py::handle xseq, py::handle yseq, int index,
-                      Sentence* sentence) {
+                      Sentence* sentence, ItemNameInterner* interner) {
   py::object items = FastItems(xseq, Named(index >= 0 ? "X" : "xseq", index));
   const Py_ssize_t T = PySequence_Fast_GET_SIZE(items.ptr());
   PyObject** item = PySequence_Fast_ITEMS(items.ptr());
@@ -225,16 +248,18 @@ void ReadItemSequence(py::handle xseq, py::handle yseq, int index,
   sentence->attributes.clear();
   sentence->item_names.clear();
   sentence->item_name_ends.clear();
+  sentence->item_ids.clear();
+  sentence->shared_item_names =
+      interner != nullptr ? interner->table() : nullptr;
   sentence->item_values.clear();
   sentence->item_begin.assign(1, 0);
   sentence->lines.clear();
   sentence->source = Named("X", index);
   sentence->first_line = 0;
-  ItemWriter writer(index, sentence);
+  ItemWriter writer(index, sentence, interner);
   for (Py_ssize_t t = 0; t < T; ++t) {
     writer.AddItem(item[t], static_cast<int>(t));
-    sentence->item_begin.push_back(
-        static_cast<int32_t>(sentence->item_name_ends.size()));
+    sentence->item_begin.push_back(static_cast<int32_t>(sentence->num_items()));
   }
   if (yseq.is_none()) {
     sentence->tags.clear();
@@ -247,7 +272,7 @@ void ItemSequences::Append(py::handle xseq, py::handle yseq) {
   // Converted into reused buffers, then copied at its exact size: a
   // growing buffer's spare capacity would stay for the whole run.
   thread_local Sentence scratch;
-  ReadItemSequence(xseq, yseq, size(), &scratch);
+  ReadItemSequence(xseq, yseq, size(), &scratch, &interner_);
   num_items_ += scratch.size();
   num_attributes_ += scratch.num_items();
   sentences_.push_back(scratch);
@@ -271,6 +296,13 @@ void ItemSequences::Extend(py::handle xs, py::handle ys) {
            y ? py::handle(PySequence_Fast_GET_ITEM(y.ptr(), i))
              : py::handle(Py_None));
   }
+}
+
+void ItemSequences::Add(const ItemSequences& other) {
+  sentences_.insert(sentences_.end(), other.sentences_.begin(),
+                    other.sentences_.end());
+  num_items_ += other.num_items_;
+  num_attributes_ += other.num_attributes_;
 }
 
 std::vector<Sentence> ItemSequences::Take() {
@@ -307,11 +339,23 @@ void RegisterItemSequences(py::module_& module) {
            "of features each) and its labels (or None).")
       .def("extend", &ItemSequences::Extend, py::arg("X"),
            py::arg("y") = py::none(), "Adds every sequence of X (and y).")
+      .def(
+          "add",
+          [](ItemSequences& self, ItemSequences& other) {
+            if (&self == &other) {
+              throw py::value_error("cannot add ItemSequences to itself");
+            }
+            self.Add(other);
+          },
+          py::arg("other"), "Appends copies of another's sequences.")
       .def("__len__", &ItemSequences::size)
       .def_property_readonly("num_items", &ItemSequences::num_items,
                              "Items (tokens) in all the sequences.")
       .def_property_readonly("num_attributes", &ItemSequences::num_attributes,
                              "Attributes in all the items.")
+      .def_property_readonly("num_distinct_names",
+                             &ItemSequences::num_distinct_names,
+                             "Distinct attribute names (each kept once).")
       .def(
           "attributes",
           [](ItemSequences& self, int i) {

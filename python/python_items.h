@@ -20,20 +20,39 @@
 #define CHAINTAG_PYTHON_PYTHON_ITEMS_H_
 
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
 #include "corpora/sentence.h"
 #include "pybind11/pybind11.h"
 
 namespace chaintag {
 
+// Interns attribute names into a table that the sentences of one
+// ItemSequences share, so that an attribute costs 4 bytes, not its name.
+class ItemNameInterner {
+ public:
+  ItemNameInterner() : table_(std::make_shared<ItemNameTable>()) {}
+  int32_t Intern(absl::string_view name);
+  std::shared_ptr<const ItemNameTable> table() const { return table_; }
+  int size() const { return static_cast<int>(table_->ends.size()); }
+
+ private:
+  std::shared_ptr<ItemNameTable> table_;
+  absl::flat_hash_map<std::string, int32_t> ids_;
+};
+
 // Fills `sentence`'s attribute lists (num_attributes 0; buffers reused)
 // from the item sequence `xseq`, and its tags from `yseq` unless it is
 // None (then tags are cleared); `index` (≥ 0) names the sequence in
 // messages ("X[index]"), -1 names none. A yseq whose length is not xseq's
-// raises chaintag.InvalidArgumentError.
+// raises chaintag.InvalidArgumentError. With `interner`, names are interned
+// there (Sentence::item_ids), else kept in the sentence.
 void ReadItemSequence(pybind11::handle xseq, pybind11::handle yseq, int index,
-                      Sentence* sentence);
+                      Sentence* sentence, ItemNameInterner* interner = nullptr);
 
 // A list of item sequences and their labels, converted on arrival and held
 // compactly (the Python objects can go): chaintag.ItemSequences.
@@ -44,14 +63,19 @@ class ItemSequences {
   // Every sequence of X (and y, a sequence of label sequences, or None).
   void Extend(pybind11::handle xs, pybind11::handle ys);
 
+  // Copies of `other`'s sequences, after these.
+  void Add(const ItemSequences& other);
+
   int size() const { return static_cast<int>(sentences_.size()); }
   int64_t num_items() const { return num_items_; }
   int64_t num_attributes() const { return num_attributes_; }
+  int num_distinct_names() const { return interner_.size(); }
   std::vector<Sentence>& sentences() { return sentences_; }
   // Hands the sentences over (training takes them); this becomes empty.
   std::vector<Sentence> Take();
 
  private:
+  ItemNameInterner interner_;
   std::vector<Sentence> sentences_;
   int64_t num_items_ = 0;
   int64_t num_attributes_ = 0;

@@ -40,8 +40,9 @@ namespace py = pybind11;
 // A config given as text rather than a path: anything with a field
 // separator or a line break (a path has neither, in practice).
 bool LooksLikeConfigText(const std::string& config) {
+  std::error_code not_a_path;  // e.g. a text longer than a file name
   return config.find_first_of("{:\n") != std::string::npos &&
-         !std::filesystem::exists(config);
+         !std::filesystem::exists(config, not_a_path);
 }
 
 PipelineConfig ReadConfig(const std::string& config) {

@@ -40,7 +40,7 @@ expect_fault "pipeline may not use tools" "//pipeline:conll2000_chunking //tools
 expect_fault "models may use only" "//models:m //solvers:bcfw deps cc_library"
 expect_fault "not in the layering table" "//newpkg:x //base:file_io deps cc_library"
 expect_fault "python may not use tests" "//python:m //tests:bundle_test data sh_test"
-expect_fault "python may not use tools" "//python:chaintag.so //tools:train deps cc_binary"
+expect_fault "python may not use tools" "//python:chaintag/_chaintag.so //tools:train deps cc_binary"
 
 # Targets named in a BUILD file must be reached.
 mkdir -p pkg

@@ -1,0 +1,320 @@
+"""chaintag.ItemSequences, chaintag.sklearn.CRF and the python-crfsuite
+Trainer/Tagger on a generated corpus, against hand-computed attributes,
+brute force over labelings and the train/tag CLIs."""
+
+import itertools
+import math
+import os
+import pickle
+import random
+import subprocess
+import tempfile
+import unittest
+import warnings
+
+import chaintag
+import chaintag.sklearn as sklearn_crfsuite
+from chaintag import _settings
+from chaintag.sklearn import metrics, scorers
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import Pipeline
+
+WORDS = ["the", "a", "dog", "cat", "runs", "sleeps", "Paris", "Rome", "in",
+         "big", "small", "Anna", "Bob"]
+TAGS = {"the": "D", "a": "D", "dog": "N", "cat": "N", "runs": "V",
+        "sleeps": "V", "Paris": "L", "Rome": "L", "in": "P", "big": "A",
+        "small": "A", "Anna": "N", "Bob": "N"}
+
+
+def corpus(count, seed):
+    rng = random.Random(seed)
+    sentences = []
+    for _ in range(count):
+        words = [rng.choice(WORDS) for _ in range(rng.randint(1, 7))]
+        sentences.append(words)
+    return sentences
+
+
+def item(words, i):
+    word = words[i]
+    features = {"bias": 1.0, "w": word.lower(), "suffix": word[-2:],
+                "title": word.istitle(), "len": float(len(word)) / 4}
+    if i > 0:
+        features["-1"] = {"w": words[i - 1].lower()}
+    else:
+        features["BOS"] = True
+    return features
+
+
+def featurise(sentences):
+    X = [[item(s, i) for i in range(len(s))] for s in sentences]
+    y = [[TAGS[w] for w in s] for s in sentences]
+    return X, y
+
+
+def escape(name):
+    return name.replace("\\", "\\\\").replace(":", "\\:")
+
+
+def write_crfsuite(path, X, y):
+    """The CRFsuite attribute file of X, y (the CLI's input)."""
+    sequences = chaintag.ItemSequences(X, y)
+    with open(path, "w") as f:
+        for i in range(len(sequences)):
+            for label, attributes in zip(y[i], sequences.attributes(i)):
+                fields = [label] + [
+                    escape(n) if v == 1.0 else "%s:%r" % (escape(n), v)
+                    for n, v in attributes]
+                f.write("\t".join(fields) + "\n")
+            f.write("\n")
+
+
+class ItemFormsTest(unittest.TestCase):
+
+    def attributes(self, xseq):
+        return chaintag.ItemSequences([xseq]).attributes(0)
+
+    def test_every_form_as_python_crfsuite_reads_it(self):
+        got = self.attributes([
+            ["a", "b"],
+            ("c",),
+            {"f": 2.5, "i": 3, "s": "x", "t": True, "u": False},
+            {"n": {"p": 1.5, "q": "r", "deep": {"z": 0.5}}},
+            {"l": ["u", "v"], b"raw": 1.0},
+            {"e": ""},
+            set(["only"]),
+        ])
+        self.assertEqual(got, [
+            [("a", 1.0), ("b", 1.0)],
+            [("c", 1.0)],
+            [("f", 2.5), ("i", 3.0), ("s:x", 1.0), ("t", 1.0), ("u", 0.0)],
+            [("n:p", 1.5), ("n:q:r", 1.0), ("n:deep:z", 0.5)],
+            [("l:u", 1.0), ("l:v", 1.0), ("raw", 1.0)],
+            [("e:", 1.0)],
+            [("only", 1.0)],
+        ])
+
+    def test_non_ascii_names_are_utf8(self):
+        self.assertEqual(self.attributes([{"w": "Zürich", "é": 1.0}]),
+                         [[("w:Zürich", 1.0), ("é", 1.0)]])
+
+    def test_names_are_interned_but_read_back_per_sequence(self):
+        sequences = chaintag.ItemSequences([[["a", "b"]], [["b", "c"]]],
+                                           [["X"], ["Y"]])
+        self.assertEqual(sequences.num_distinct_names, 3)
+        self.assertEqual(sequences.num_attributes, 4)
+        self.assertEqual(sequences.num_items, 2)
+        self.assertEqual(sequences.attributes(1), [[("b", 1.0), ("c", 1.0)]])
+        self.assertEqual(sequences.labels(1), ["Y"])
+
+    def test_errors_name_the_sequence_and_item(self):
+        with self.assertRaisesRegex(TypeError, r"X\[0\]\[1\]: attribute names"):
+            chaintag.ItemSequences([[{"a": 1.0}, {3: 1.0}]])
+        with self.assertRaisesRegex(TypeError, r"X\[0\]\[0\]: an item is"):
+            chaintag.ItemSequences([["word"]])
+        with self.assertRaisesRegex(TypeError, r"value of 'a' must be"):
+            chaintag.ItemSequences([[{"a": object()}]])
+        with self.assertRaisesRegex(ValueError, r"X\[0\]\[0\]: the value of 'a'"):
+            chaintag.ItemSequences([[{"a": float("nan")}]])
+        with self.assertRaisesRegex(ValueError, r"y\[1\] has 1 labels for 2 items"):
+            chaintag.ItemSequences([[["a"]], [["a"], ["b"]]], [["X"], ["Y"]])
+        with self.assertRaisesRegex(ValueError, "X has 2 sequences but y has 1"):
+            chaintag.ItemSequences([[["a"]], [["b"]]], [["X"]])
+        with self.assertRaisesRegex(TypeError, r"y\[0\]\[0\]: labels must be str"):
+            chaintag.ItemSequences([[["a"]]], [[1]])
+
+
+class EstimatorTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.X, cls.y = featurise(corpus(120, 1))
+        cls.X_test, cls.y_test = featurise(corpus(40, 2))
+
+    def crf(self, **kwargs):
+        kwargs.setdefault("regularization", 0.01)
+        kwargs.setdefault("max_iterations", 15)
+        return sklearn_crfsuite.CRF(**kwargs)
+
+    def test_fit_predict_matches_the_cli_on_the_crfsuite_file(self):
+        crf = self.crf(keep_feature_names=False).fit(self.X, self.y)
+        directory = tempfile.mkdtemp()
+        train = os.path.join(directory, "train.crfsuite")
+        test = os.path.join(directory, "test.crfsuite")
+        write_crfsuite(train, self.X, self.y)
+        write_crfsuite(test, self.X_test, self.y_test)
+        config = os.path.join(directory, "config.textproto")
+        with open(config, "w") as f:
+            f.write(_settings.config_text(0.01, max_passes=15,
+                                          keep_feature_names=False))
+        model = os.path.join(directory, "cli.model")
+        subprocess.run([os.environ["CHAINTAG_TRAIN"], "--config=" + config,
+                        "--set=corpus.train=" + train, "--model=" + model],
+                       check=True, capture_output=True)
+        with open(test) as f:
+            tagged = subprocess.run(
+                [os.environ["CHAINTAG_TAG"], "--model=" + model], stdin=f,
+                check=True, capture_output=True, text=True).stdout
+        cli = [block.split("\n") for block in tagged.strip("\n").split("\n\n")]
+        self.assertEqual(crf.predict(self.X_test), cli)
+        self.assertEqual(chaintag.Model.load(model).tag(self.X_test[0]),
+                         crf.predict_single(self.X_test[0]))
+
+    def test_learns_the_corpus_and_reports_what_it_learnt(self):
+        crf = self.crf().fit(self.X, self.y, X_dev=self.X_test, y_dev=self.y_test)
+        self.assertEqual(sorted(crf.classes_), ["A", "D", "L", "N", "P", "V"])
+        self.assertEqual(crf.score(self.X_test, self.y_test), 1.0)
+        self.assertGreater(crf.state_features_[("w:dog", "N")], 0)
+        self.assertEqual(len(crf.transition_features_), 36)
+        self.assertGreater(crf.num_attributes_, 10)
+        self.assertGreater(crf.size_, 1000)
+        log = crf.training_log_
+        self.assertEqual(len(log.iterations), log.last_iteration["num"])
+        self.assertIn("eval_score", log.last_iteration)  # the dev scores
+
+    def test_marginals_are_distributions_that_agree_with_predict(self):
+        crf = self.crf().fit(self.X, self.y)
+        marginals = crf.predict_marginals(self.X_test[:5])
+        for xseq, rows, tags in zip(self.X_test, marginals,
+                                    crf.predict(self.X_test[:5])):
+            self.assertEqual(len(rows), len(xseq))
+            for row, tag in zip(rows, tags):
+                self.assertEqual(set(row), set(crf.classes_))
+                self.assertAlmostEqual(sum(row.values()), 1.0, places=12)
+                self.assertEqual(max(row, key=row.get), tag)
+
+    def test_score_refuses_labels_the_model_does_not_know(self):
+        crf = self.crf().fit(self.X, self.y)
+        y = [list(s) for s in self.y_test]
+        y[3][0] = "UNSEEN"
+        with self.assertRaisesRegex(ValueError, r"y\[3\]\[0\]: 'UNSEEN'"):
+            crf.score(self.X_test, y)
+
+    def test_ragged_x_and_y_are_refused(self):
+        with self.assertRaisesRegex(ValueError, "has 1 labels for"):
+            self.crf().fit([[{"a": 1.0}, {"b": 1.0}]], [["X"]])
+
+    def test_pickle_carries_the_model(self):
+        crf = self.crf().fit(self.X, self.y)
+        copy = pickle.loads(pickle.dumps(crf))
+        self.assertEqual(copy.get_params(), crf.get_params())
+        self.assertEqual(copy.predict(self.X_test), crf.predict(self.X_test))
+        self.assertEqual(copy.state_features_, crf.state_features_)
+        unfitted = pickle.loads(pickle.dumps(self.crf()))
+        with self.assertRaises(AttributeError):
+            unfitted.classes_
+
+    def test_clone_grid_search_and_pipeline(self):
+        grid = [1.0, 0.01]
+        search = GridSearchCV(self.crf(max_iterations=2),
+                              {"regularization": grid}, cv=2,
+                              scoring=scorers.flat_accuracy)
+        search.fit(self.X, self.y)
+        # Each candidate's score is the mean over the two folds of a CRF
+        # fitted on one half and scored on the other.
+        half = len(self.X) // 2
+        folds = [(slice(half, None), slice(0, half)),
+                 (slice(0, half), slice(half, None))]
+        for lam, score in zip(grid, search.cv_results_["mean_test_score"]):
+            expected = []
+            for fit, held in folds:
+                crf = self.crf(max_iterations=2, regularization=lam)
+                crf.fit(self.X[fit], self.y[fit])
+                expected.append(metrics.flat_accuracy_score(
+                    self.y[held], crf.predict(self.X[held])))
+            self.assertAlmostEqual(score, sum(expected) / 2)
+        self.assertIn(search.best_params_["regularization"], grid)
+        self.assertEqual(clone(search.best_estimator_).get_params(),
+                         search.best_estimator_.get_params())
+        pipeline = Pipeline([("crf", self.crf())]).fit(self.X, self.y)
+        self.assertEqual(pipeline.predict(self.X_test), self.y_test)
+
+    def test_crfsuite_options(self):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            crf = sklearn_crfsuite.CRF(algorithm="lbfgs", c1=0.1, c2=0.5,
+                                       max_iterations=5,
+                                       all_possible_transitions=True)
+            crf.fit(self.X, self.y)
+        self.assertEqual(len(caught), 1)
+        self.assertIn("no L1 term", str(caught[0].message))
+        self.assertIn("structured SVM", str(caught[0].message))
+        self.assertAlmostEqual(crf.summary_["lambda"], 2 * 0.5 / len(self.X))
+        self.assertEqual(len(crf.training_log_.iterations), 5)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            self.crf().fit(self.X, self.y)  # no warning without them
+        with self.assertRaisesRegex(ValueError, "gap_tolerance"):
+            self.crf(epsilon=1e-5).fit(self.X, self.y)
+        with self.assertRaisesRegex(ValueError, "not both"):
+            self.crf(c2=0.1).fit(self.X, self.y)
+
+    def test_min_freq_drops_rare_attributes(self):
+        rare = [[{"w": "x", "once": 1.0}], [{"w": "x"}], [{"w": "y"}]]
+        labels = [["A"], ["A"], ["B"]]
+        crf = self.crf(min_freq=2).fit(rare, labels)
+        names = {attribute for attribute, _ in crf.state_features_}
+        self.assertIn("w:x", names)
+        self.assertNotIn("once", names)
+        self.assertNotIn("w:y", names)
+
+    def test_model_filename_is_written_and_read(self):
+        path = os.path.join(tempfile.mkdtemp(), "crf.model")
+        crf = self.crf(model_filename=path).fit(self.X, self.y)
+        loaded = sklearn_crfsuite.CRF(model_filename=path)
+        self.assertEqual(loaded.predict(self.X_test), crf.predict(self.X_test))
+
+    def test_metrics(self):
+        y_true = [["A", "B"], ["B"]]
+        y_pred = [["A", "A"], ["B"]]
+        self.assertAlmostEqual(metrics.flat_accuracy_score(y_true, y_pred), 2 / 3)
+        self.assertAlmostEqual(metrics.sequence_accuracy_score(y_true, y_pred), 0.5)
+
+
+class CrfsuiteApiTest(unittest.TestCase):
+
+    def test_trainer_and_tagger(self):
+        X, y = featurise(corpus(60, 3))
+        trainer = chaintag.Trainer(verbose=False)
+        for xseq, yseq in zip(X, y):
+            trainer.append(xseq, yseq)
+        trainer.set_params({"regularization": 0.05, "max_iterations": 10,
+                            "feature.minfreq": 0})
+        self.assertEqual(trainer.get("max_iterations"), 10)
+        path = os.path.join(tempfile.mkdtemp(), "model")
+        trainer.train(path)
+        self.assertEqual(len(trainer.logparser.iterations), 10)
+        tagger = chaintag.Tagger().open(path)
+        xseq = X[0][:3]
+        tags = tagger.tag(xseq)
+        labels = tagger.labels()
+        # Brute force over every labeling: the probabilities sum to 1, the
+        # tagged labeling is the most probable, and each marginal is the
+        # sum over the labelings through it.
+        total = 0.0
+        best = None
+        marginal = {}
+        for labeling in itertools.product(labels, repeat=len(xseq)):
+            p = tagger.probability(list(labeling))
+            total += p
+            if best is None or p > best[0]:
+                best = (p, list(labeling))
+            for t, label in enumerate(labeling):
+                marginal[(t, label)] = marginal.get((t, label), 0.0) + p
+        self.assertAlmostEqual(total, 1.0, places=10)
+        self.assertEqual(best[1], tags)
+        for (t, label), p in marginal.items():
+            self.assertAlmostEqual(tagger.marginal(label, t), p, places=10)
+        info = tagger.info()
+        self.assertEqual(set(info.labels), set(labels))
+        self.assertEqual(len(info.transitions), len(labels) ** 2)
+        self.assertIn(("w:dog", "N"), info.state_features)
+        with self.assertRaisesRegex(ValueError, "unknown parameter"):
+            trainer.set("feature.nonsense", 1)
+        with self.assertRaisesRegex(ValueError, "no chaintag counterpart"):
+            trainer.set("num_memories", 6)
+
+
+if __name__ == "__main__":
+    unittest.main()
