@@ -487,18 +487,23 @@ void FeatureExtractor::EmitItems(const Sentence& sentence, int t, uint64_t seed,
   WriteTemplateId(kItemAttributeTemplateId, key);
   const int end = sentence.item_begin[t + 1];
   for (int k = sentence.item_begin[t]; k < end; ++k) {
+    // An attribute of value 0 adds nothing to a score or an update, and
+    // nothing to CRFsuite's feature frequency: it is no feature. (Feature
+    // dicts hold many: python-crfsuite reads False as 0.)
+    const float value = sentence.item_value(k);
+    if (value == 0) continue;
     const absl::string_view name = sentence.item_name(k);
     if (name.size() <= sizeof(key) - 4) {
       CopyShort(name.data(), name.size(), key + 4);
-      EmitFeature(emit, XXH3_64bits_withSeed(key, 4 + name.size(), seed),
-                  sentence.item_value(k), key, 4 + name.size());
+      EmitFeature(emit, XXH3_64bits_withSeed(key, 4 + name.size(), seed), value,
+                  key, 4 + name.size());
     } else {
       thread_local std::string long_key;
       long_key.assign(key, 4);
       long_key.append(name.data(), name.size());
       EmitFeature(emit,
                   XXH3_64bits_withSeed(long_key.data(), long_key.size(), seed),
-                  sentence.item_value(k), long_key.data(), long_key.size());
+                  value, long_key.data(), long_key.size());
     }
   }
 }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <thread>
 #include <utility>
@@ -924,6 +925,29 @@ TEST(FeatureExtractorTest, ListedAttributesAreHashedAsDocumented) {
   EXPECT_EQ(seq.values[1], 2.5f);
   EXPECT_EQ(seq.buckets[3], bucket(ItemHash(long_name, 7)));
   EXPECT_EQ(seq.values[3], -0.5f);
+}
+
+TEST(FeatureExtractorTest, ListedAttributesOfValueZeroAreNoFeatures) {
+  const FeatureExtractor fx = MakeExtractor("num_buckets: 1000 bias: false");
+  Sentence s = MakeItemSentence({{{"a", 0.0f}, {"b", 2.0f}}, {{"a", 0.0f}}});
+  // Interned names read the same.
+  auto table = std::make_shared<ItemNameTable>();
+  table->text = "ab";
+  table->ends = {1, 2};
+  Sentence interned = s;
+  interned.item_names.clear();
+  interned.item_name_ends.clear();
+  interned.shared_item_names = table;
+  interned.item_ids = {0, 1, 0};
+  for (const Sentence* sentence : {&s, &interned}) {
+    std::vector<int32_t> offsets;
+    std::vector<uint64_t> hashes;
+    std::vector<float> values;
+    ASSERT_TRUE(fx.ExtractHashes(*sentence, &offsets, &hashes, &values).ok());
+    EXPECT_THAT(offsets, ElementsAre(0, 1, 1));
+    EXPECT_THAT(hashes, ElementsAre(ItemHash("b", 0)));
+    EXPECT_THAT(values, ElementsAre(2.0f));
+  }
 }
 
 TEST(FeatureExtractorTest, ListedAttributesAreNamedAsListed) {

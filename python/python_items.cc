@@ -79,6 +79,9 @@ class ItemWriter {
           absl::StrCat(Where(), ": the value of '", prefix_, name, "' is ",
                        value, "; values must be finite floats")));
     }
+    // Read, as python-crfsuite reads False, but not kept: an attribute of
+    // value 0 is no feature (features/feature_extractor.h).
+    if (stored == 0.0f) return;
     std::vector<float>& values = sentence_->item_values;
     if (stored != 1.0f && values.empty()) {
       values.assign(sentence_->num_items(), 1.0f);

@@ -7,7 +7,8 @@
 //   ["a", "b"]            attributes a and b, value 1 (a tuple or set too);
 //   {"a": 2.5}            attribute a, value 2.5 (an int or any number);
 //   {"a": "x"}            attribute "a:x", value 1;
-//   {"a": True / False}   attribute a, value 1 / 0 (kept, as CRFsuite does);
+//   {"a": True / False}   attribute a, value 1 / 0 (an attribute of value 0
+//                         is no feature, so it is not kept);
 //   {"a": {"b": 1.5}}     attribute "a:b", value 1.5 (nested dicts and
 //                         lists prefix their attributes with "a:").
 // Names are str (UTF-8) or bytes. Anything else (a non-string name, a value

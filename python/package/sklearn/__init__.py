@@ -44,7 +44,8 @@ class CRF(BaseEstimator):
     chaintag's own:
       regularization: λ itself (instead of c2; default 1e-3).
       solver: "bcfw" (default) or any chaintag solver (docs/solvers.md).
-      order: 1 or 2. num_threads: training and predict threads. seed.
+      order: 1 or 2. num_threads: training and predict threads (default
+        2; results are the same for any count). seed.
       num_buckets: hashed attribute buckets (default 2^20).
       gap_tolerance: stop when the relative duality gap is below it.
       keep_feature_names: keep attribute names in the model (for
@@ -62,7 +63,7 @@ class CRF(BaseEstimator):
                  error_sensitive=None, averaging=None, variance=None,
                  gamma=None, verbose=False, model_filename=None,
                  keep_tempfiles=None, trainer_cls=None, regularization=None,
-                 solver="bcfw", order=1, num_threads=1, seed=1,
+                 solver="bcfw", order=1, num_threads=2, seed=1,
                  num_buckets=None, gap_tolerance=None, keep_feature_names=True,
                  overrides=None):
         self.algorithm = algorithm
