@@ -232,16 +232,6 @@ void ReadLabels(py::handle yseq, int index, int length, Sentence* sentence) {
 
 }  // namespace
 
-int32_t ItemNameInterner::Intern(absl::string_view name) {
-  auto found = ids_.find(name);
-  if (found != ids_.end()) return found->second;
-  const int32_t id = static_cast<int32_t>(table_->ends.size());
-  table_->text.append(name.data(), name.size());
-  table_->ends.push_back(static_cast<int32_t>(table_->text.size()));
-  ids_.emplace(std::string(name), id);
-  return id;
-}
-
 void ReadItemSequence(py::handle xseq, py::handle yseq, int index,
                       Sentence* sentence, ItemNameInterner* interner) {
   py::object items = FastItems(xseq, Named(index >= 0 ? "X" : "xseq", index));

@@ -25,26 +25,11 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/strings/string_view.h"
+#include "corpora/item_name_interner.h"
 #include "corpora/sentence.h"
 #include "pybind11/pybind11.h"
 
 namespace chaintag {
-
-// Interns attribute names into a table that the sentences of one
-// ItemSequences share, so that an attribute costs 4 bytes, not its name.
-class ItemNameInterner {
- public:
-  ItemNameInterner() : table_(std::make_shared<ItemNameTable>()) {}
-  int32_t Intern(absl::string_view name);
-  std::shared_ptr<const ItemNameTable> table() const { return table_; }
-  int size() const { return static_cast<int>(table_->ends.size()); }
-
- private:
-  std::shared_ptr<ItemNameTable> table_;
-  absl::flat_hash_map<std::string, int32_t> ids_;
-};
 
 // Fills `sentence`'s attribute lists (num_attributes 0; buffers reused)
 // from the item sequence `xseq`, and its tags from `yseq` unless it is
