@@ -23,9 +23,9 @@ import math
 import warnings
 
 # The estimator's defaults: what a user of sklearn-crfsuite gets without
-# options, chosen on CoNLL-2003 (docs/experiments.md).
+# options (docs/experiments.md has the grid on CoNLL-2003).
 DEFAULT_BUCKETS = 1 << 20
-DEFAULT_LAMBDA = 1e-3
+DEFAULT_C2 = 1.0  # CRFsuite's
 DEFAULT_PASSES = 30
 DEFAULT_GAP_TOLERANCE = 0.01
 
@@ -93,17 +93,16 @@ def compatibility_warning(algorithm=None, c1=None, all_possible_states=None,
 
 
 def resolve_lambda(c2, regularization, num_sequences):
-    """λ from c2 (λ = 2·c2/n) or regularization; both set is an error."""
+    """λ from c2 (λ = 2·c2/n) or regularization; both set is an error; neither
+    is CRFsuite's default c2 = 1."""
     if c2 is not None and regularization is not None:
         raise ValueError(
             "give c2 (CRFsuite's L2 coefficient, converted to λ = 2·c2/n) or "
             "regularization (λ itself), not both")
     if regularization is not None:
         value = float(regularization)
-    elif c2 is not None:
-        value = 2.0 * float(c2) / num_sequences
     else:
-        value = DEFAULT_LAMBDA
+        value = 2.0 * float(DEFAULT_C2 if c2 is None else c2) / num_sequences
     if not value > 0 or math.isinf(value):
         raise ValueError("the L2 regularisation must be positive and finite; "
                          "got λ = %r" % (value,))

@@ -29,8 +29,8 @@ class CRF(BaseEstimator):
     CRFsuite's parameters (all optional, as in sklearn-crfsuite):
       algorithm, c1: accepted, one warning (no SSVM counterpart).
       c2: λ = 2·c2 / n_sequences.
-      max_iterations: passes over the data (at most; the run stops earlier
-        when the duality gap is below gap_tolerance).
+      max_iterations: passes over the data (default 30; at most: the run
+        stops earlier when the duality gap is below gap_tolerance).
       min_freq: attributes seen at fewer positions get no weight.
       all_possible_states, all_possible_transitions: chaintag always weighs
         every pair (as True); False gives the one warning.
@@ -42,7 +42,8 @@ class CRF(BaseEstimator):
       (epsilon, num_memories, calibration_*, pa_type, ...) are refused with
       what chaintag offers instead.
     chaintag's own:
-      regularization: λ itself (instead of c2; default 1e-3).
+      regularization: λ itself (instead of c2; without either, CRFsuite's
+        default c2 = 1, λ = 2/n).
       solver: "bcfw" (default) or any chaintag solver (docs/solvers.md).
       order: 1 or 2. num_threads: training and predict threads (default
         2; results are the same for any count). seed.
