@@ -95,6 +95,36 @@ class Model:
         constraints forbid every labeling through (t, y). First-order
         models only (UnimplementedError otherwise)."""
 
+    def marginals(self, tokens: Sentence, *,
+                  constrained: Optional[bool] = None
+                  ) -> npt.NDArray[np.float64]:
+        """Label marginals, a (T, L) float64 array whose rows sum to 1:
+        P(y_t = labels[y]) under p(y) proportional to exp(<w, phi(x, y)>),
+        by forward-backward. A max-margin model's scores are not calibrated
+        log-probabilities: rank with them, do not read them as the chance of
+        being right. First-order models only."""
+
+    def log_probability(self, tokens: Sentence, labels: Sequence[str], *,
+                        constrained: Optional[bool] = None) -> float:
+        """log P(labels | tokens) under the same distribution (label names
+        as in ``labels``; InvalidArgumentError for others)."""
+
+    def state_features(self) -> Dict[Tuple[str, str], float]:
+        """{(attribute, label): weight} for every non-zero attribute weight;
+        attributes named when the model keeps names, else "bucket N"."""
+
+    def transition_features(self) -> Dict[Tuple[str, str], float]:
+        """{(previous label, next label): weight}."""
+
+    @property
+    def reads_items(self) -> bool:
+        """Whether a token is an item (a list of attribute names or a dict
+        of features; models trained on ItemSequences or CRFsuite files)."""
+
+    @property
+    def keeps_feature_names(self) -> bool:
+        """Whether the model file keeps its attributes' names."""
+
     @property
     def labels(self) -> List[str]:
         """Label names in id order (training scheme): margins' columns."""
@@ -198,6 +228,49 @@ def train(config: Union[str, "os.PathLike[str]"],
     (retrain_on_train_and_dev), interrupted, and with output_dir model_path
     and log_path. The GIL is released during the run.
     """
+
+
+Item = Union[Sequence[Union[str, bytes]], Mapping[Union[str, bytes], Any]]
+
+
+class ItemSequences:
+    """Item sequences (python-crfsuite's forms) and labels, converted in C++
+    on arrival: a list (tuple, set) of names is attributes of value 1;
+    {name: number} gives the value; {name: str} is the attribute
+    "name:str"; True is 1, False 0 (not kept: no feature); a nested dict
+    or list prefixes its attributes with "name:". Names are interned."""
+
+    def __init__(self, X: Optional[Sequence[Sequence[Item]]] = None,
+                 y: Optional[Sequence[Sequence[str]]] = None) -> None: ...
+    def append(self, xseq: Sequence[Item],
+               yseq: Optional[Sequence[str]] = None) -> None: ...
+    def extend(self, X: Sequence[Sequence[Item]],
+               y: Optional[Sequence[Sequence[str]]] = None) -> None: ...
+    def add(self, other: "ItemSequences") -> None:
+        """Appends copies of another's sequences."""
+    def __len__(self) -> int: ...
+    @property
+    def num_items(self) -> int: ...
+    @property
+    def num_attributes(self) -> int: ...
+    @property
+    def num_distinct_names(self) -> int: ...
+    def attributes(self, i: int) -> List[List[Tuple[str, float]]]:
+        """Sequence i's items as (name, value) lists, as converted."""
+    def labels(self, i: int) -> List[str]: ...
+
+
+def train_sequences(train: ItemSequences, config: Union[str, "os.PathLike[str]"],
+                    overrides: Optional[Mapping[str, OverrideValue]] = None, *,
+                    dev: Optional[ItemSequences] = None, keep: bool = False,
+                    corpora: Optional[str] = None,
+                    output_dir: Optional[str] = None,
+                    progress: Union[bool, Callable[[str], Any]] = False
+                    ) -> Tuple[Model, Dict[str, Any]]:
+    """``train`` on item sequences instead of corpus.train and corpus.dev
+    (which must be unset; corpus.format.layout must be CRFSUITE). The
+    sequences are taken (emptied) unless ``keep``. summary["log"] holds the
+    run's JSON log lines."""
 
 
 def evaluate(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]],
