@@ -15,6 +15,9 @@ namespace chaintag {
 PipelineConfig RecordedConfig(const PipelineConfig& config) {
   PipelineConfig recorded = config;
   recorded.mutable_solver()->clear_num_threads();
+  if (recorded.has_stacking()) {
+    recorded.mutable_stacking()->clear_parallel_stages();
+  }
   recorded.clear_model_path();
   recorded.clear_log_path();
   recorded.clear_predictions_path();

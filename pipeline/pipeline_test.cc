@@ -748,6 +748,25 @@ TEST_F(PipelineTest, StackedModelTagsDocumentsAsThePipelineScoredThem) {
   EXPECT_GT(result->test_f1, 50);
 }
 
+TEST_F(PipelineTest, FirstStagesOneAtATimeMakeTheSameModel) {
+  std::string models[2];
+  for (int parallel : {0, 1}) {
+    PipelineConfig config = StackedConfig();
+    config.mutable_solver()->set_num_threads(2);
+    config.mutable_stacking()->set_parallel_stages(parallel);
+    config.set_model_path(absl::StrCat("parallel", parallel, ".model"));
+    absl::StatusOr<PipelineResult> result = RunPipeline(config, options_);
+    ASSERT_TRUE(result.ok()) << result.status();
+    models[parallel] = ReadFile(result->model_path);
+  }
+  EXPECT_FALSE(models[0].empty());
+  EXPECT_EQ(models[0], models[1]);
+  PipelineConfig negative = StackedConfig();
+  negative.mutable_stacking()->set_parallel_stages(-1);
+  EXPECT_THAT(std::string(RunPipeline(negative, options_).status().message()),
+              HasSubstr("stacking.parallel_stages must be >= 0"));
+}
+
 TEST_F(PipelineTest, JackknifeLabelsComeFromStagesThatNeverSawTheDocument) {
   // Each document has a word of its own between "x" words (O), I-LOC in
   // even documents and I-PER in odd ones, and twice as many sentences

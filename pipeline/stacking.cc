@@ -55,8 +55,20 @@ void KeepCorpusTemplates(
   *templates = std::move(kept);
 }
 
+// How many first stages train at once.
+int StageThreads(const PipelineConfig& config) {
+  const int parallel = config.stacking().parallel_stages();
+  const int threads = WorkerThreads(config);
+  return parallel > 0 ? std::min(parallel, threads) : threads;
+}
+
 absl::Status CheckStacking(const PreparedCorpus& prepared, int num_attributes) {
   const StackingConfig& stacking = prepared.config.stacking();
+  if (stacking.parallel_stages() < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("config: stacking.parallel_stages must be >= 0, got ",
+                     stacking.parallel_stages()));
+  }
   if (stacking.folds() < 2) {
     return absl::InvalidArgumentError(absl::StrCat(
         "config: stacking.folds must be at least 2, got ", stacking.folds()));
@@ -153,7 +165,7 @@ absl::Status TrainSavedFirstStages(const PipelineConfig& stage_config,
   const bool retrain = prepared->config.corpus().retrain_on_train_and_dev();
   absl::StatusOr<ChainModel> stages[2] = {absl::UnknownError("not trained"),
                                           absl::UnknownError("not trained")};
-  ParallelFor(retrain ? 2 : 1, WorkerThreads(prepared->config),
+  ParallelFor(retrain ? 2 : 1, StageThreads(prepared->config),
               [&](int begin, int end) {
                 for (int k = begin; k < end; ++k) {
                   std::vector<Sentence> train = prepared->train;
@@ -205,7 +217,7 @@ absl::Status JackknifeLabels(const PipelineConfig& stage_config,
   std::vector<std::string> lines(folds);
   // The folds' stages train side by side: each writes only its own
   // sentences' labels, so the result does not depend on the threads.
-  ParallelFor(folds, WorkerThreads(prepared.config), [&](int begin, int end) {
+  ParallelFor(folds, StageThreads(prepared.config), [&](int begin, int end) {
     for (int f = begin; f < end; ++f) {
       statuses[f] = LabelFold(stage_config, prepared, f, labels, &lines[f]);
     }
