@@ -35,16 +35,30 @@ ChainModel MakeModel(bool pairs) {
   return *std::move(model);
 }
 
-// Max-marginals against every labeling's score: the n-best list with n =
-// L^T lists them all, scored (models/chain_model_test.cc checks it against
+// Every labeling of `sentence` with its score: the n-best list with n =
+// L^T lists them all (models/chain_model_test.cc checks its scores against
 // scores computed by hand).
+Decoded AllLabelings(const ChainModel& model, const Sentence& sentence,
+                     bool constrained) {
+  DecodeOptions options;
+  options.nbest = 1;
+  for (int t = 0; t < sentence.size(); ++t) {
+    options.nbest *= model.labels().size();
+  }
+  options.constrained = constrained;
+  TagScratch tag;
+  Decoded all;
+  EXPECT_TRUE(model.PredictNBest(sentence, options, &tag, &all).ok());
+  return all;
+}
+
+// Max-marginals against every labeling's score.
 TEST(MaxMarginalsTest, MatchAllLabelingsWithAndWithoutPairTemplates) {
   const std::vector<std::string> words = {"the", "big", "dog", "barks", "a"};
   for (bool pairs : {false, true}) {
     const ChainModel model = MakeModel(pairs);
     ASSERT_EQ(model.layout().num_pair_rows, pairs ? kBuckets : 0);
     MaxMarginalScratch scratch;
-    TagScratch tag;
     for (int T = 1; T <= 4; ++T) {
       for (bool constrained : {false, true}) {
         SCOPED_TRACE(testing::Message() << "pairs " << pairs << " T " << T
@@ -52,12 +66,7 @@ TEST(MaxMarginalsTest, MatchAllLabelingsWithAndWithoutPairTemplates) {
         const Sentence sentence = WordSentence(
             std::vector<std::string>(words.begin(), words.begin() + T));
         const int L = 4;
-        DecodeOptions options;
-        options.nbest = 1;
-        for (int t = 0; t < T; ++t) options.nbest *= L;
-        options.constrained = constrained;
-        Decoded all;
-        ASSERT_TRUE(model.PredictNBest(sentence, options, &tag, &all).ok());
+        const Decoded all = AllLabelings(model, sentence, constrained);
         std::vector<double> expected(T * L,
                                      -std::numeric_limits<double>::infinity());
         for (size_t j = 0; j < all.labelings.size(); ++j) {
@@ -84,14 +93,13 @@ TEST(MaxMarginalsTest, MatchAllLabelingsWithAndWithoutPairTemplates) {
 }
 
 // Label marginals, log Z and labeling scores against the enumeration of
-// every labeling (the n-best list with n = L^T): P(y_t = l) is the sum of
+// every labeling: P(y_t = l) is the sum of
 // exp(score − log Z) over the labelings with l at t.
 TEST(LabelMarginalsTest, MatchAllLabelingsWithAndWithoutPairTemplates) {
   const std::vector<std::string> words = {"the", "big", "dog", "barks"};
   for (bool pairs : {false, true}) {
     const ChainModel model = MakeModel(pairs);
     MaxMarginalScratch scratch;
-    TagScratch tag;
     for (int T = 1; T <= 4; ++T) {
       for (bool constrained : {false, true}) {
         SCOPED_TRACE(testing::Message() << "pairs " << pairs << " T " << T
@@ -99,12 +107,7 @@ TEST(LabelMarginalsTest, MatchAllLabelingsWithAndWithoutPairTemplates) {
         const Sentence sentence = WordSentence(
             std::vector<std::string>(words.begin(), words.begin() + T));
         const int L = 4;
-        DecodeOptions options;
-        options.nbest = 1;
-        for (int t = 0; t < T; ++t) options.nbest *= L;
-        options.constrained = constrained;
-        Decoded all;
-        ASSERT_TRUE(model.PredictNBest(sentence, options, &tag, &all).ok());
+        const Decoded all = AllLabelings(model, sentence, constrained);
         double max_score = all.scores[0];
         double sum = 0;
         for (double score : all.scores) sum += std::exp(score - max_score);
