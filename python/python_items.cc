@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -19,9 +20,10 @@ namespace {
 
 namespace py = pybind11;
 
-// Converts one sequence's items into a Sentence's attribute lists. Names
-// are written straight into the sentence's name buffer: a nested dict's
-// prefixes ("a:") are kept in prefix_ and copied in front of each name.
+// Converts one sequence's items into a Sentence's attribute lists. A name
+// is assembled in one buffer (the sentence's own, or a scratch one that is
+// then interned): a nested dict's prefixes ("a:") are kept in prefix_ and
+// copied in front of each name.
 class ItemWriter {
  public:
   ItemWriter(int sequence, Sentence* sentence, ItemNameInterner* interner)
@@ -71,8 +73,9 @@ class ItemWriter {
                                       Py_TYPE(name)->tp_name));
   }
 
-  // The attribute prefix_ + name [+ ":" + suffix] with `value`.
-  void Add(absl::string_view name, absl::string_view suffix, double value) {
+  // The attribute prefix_ + name [+ ":" + *suffix] with `value`.
+  void Add(absl::string_view name, std::optional<absl::string_view> suffix,
+           double value) {
     const float stored = static_cast<float>(value);
     if (!std::isfinite(stored)) {
       throw StatusException(absl::InvalidArgumentError(
@@ -91,9 +94,9 @@ class ItemWriter {
     if (interner_ != nullptr) names.clear();
     names.append(prefix_);
     names.append(name.data(), name.size());
-    if (!suffix.empty() || suffix.data() != nullptr) {
+    if (suffix.has_value()) {
       names.push_back(':');
-      names.append(suffix.data(), suffix.size());
+      names.append(suffix->data(), suffix->size());
     }
     if (interner_ != nullptr) {
       sentence_->item_ids.push_back(interner_->Intern(names));
@@ -108,7 +111,7 @@ class ItemWriter {
     if (PyList_Check(names) || PyTuple_Check(names)) {
       PyObject** items = PySequence_Fast_ITEMS(names);
       const Py_ssize_t n = PySequence_Fast_GET_SIZE(names);
-      for (Py_ssize_t i = 0; i < n; ++i) Add(Text(items[i]), {}, 1.0);
+      for (Py_ssize_t i = 0; i < n; ++i) Add(Text(items[i]), std::nullopt, 1.0);
       return;
     }
     py::object iterator =
@@ -123,7 +126,7 @@ class ItemWriter {
     }
     while (PyObject* name = PyIter_Next(iterator.ptr())) {
       py::object owned = py::reinterpret_steal<py::object>(name);
-      Add(Text(name), {}, 1.0);
+      Add(Text(name), std::nullopt, 1.0);
     }
     if (PyErr_Occurred()) throw py::error_already_set();
   }
@@ -137,14 +140,14 @@ class ItemWriter {
       if (PyUnicode_Check(value)) {
         Add(name, Text(value), 1.0);
       } else if (PyFloat_CheckExact(value)) {
-        Add(name, {}, PyFloat_AS_DOUBLE(value));
+        Add(name, std::nullopt, PyFloat_AS_DOUBLE(value));
       } else if (PyBool_Check(value)) {
-        Add(name, {}, value == Py_True ? 1.0 : 0.0);
+        Add(name, std::nullopt, value == Py_True ? 1.0 : 0.0);
       } else if (PyDict_Check(value) || PyList_Check(value) ||
                  PyTuple_Check(value) || PyAnySet_Check(value)) {
         AddNested(name, value);
       } else {
-        Add(name, {}, Number(name, value));
+        Add(name, std::nullopt, Number(name, value));
       }
     }
   }
