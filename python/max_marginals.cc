@@ -151,11 +151,10 @@ absl::StatusOr<double> ComputeLabelMarginals(const ChainModel& model,
   return log_partition;
 }
 
-absl::StatusOr<double> ScoreOfLabeling(const ChainModel& model,
-                                       const Sentence& sentence,
-                                       const std::vector<int32_t>& labels,
-                                       bool constrained,
-                                       MaxMarginalScratch* scratch) {
+absl::StatusOr<double> LogProbabilityOfLabeling(
+    const ChainModel& model, const Sentence& sentence,
+    const std::vector<int32_t>& labels, bool constrained,
+    MaxMarginalScratch* scratch) {
   absl::StatusOr<ChainScores> scores =
       ScoreSentence(model, sentence, constrained, &scratch->tag);
   if (!scores.ok()) return scores.status();
@@ -163,8 +162,11 @@ absl::StatusOr<double> ScoreOfLabeling(const ChainModel& model,
     return absl::InvalidArgumentError(
         absl::StrCat(labels.size(), " labels for ", scores->length, " items"));
   }
-  if (labels.empty()) return 0.0;
-  return ScoreLabeling(*scores, labels.data());
+  if (labels.empty()) return 0.0;  // the one labeling of nothing
+  // log Z alone: forward–backward writes no marginals when given none.
+  const double log_partition =
+      scratch->forward_backward.Compute(*scores, 1.0, nullptr);
+  return ScoreLabeling(*scores, labels.data()) - log_partition;
 }
 
 }  // namespace chaintag

@@ -55,14 +55,12 @@ absl::StatusOr<double> ComputeLabelMarginals(const ChainModel& model,
                                              MaxMarginalScratch* scratch,
                                              std::vector<double>* out);
 
-// ⟨w, φ(x, y)⟩ of the labeling `labels` (ids): log P(y | x) is this minus
-// ComputeLabelMarginals' log Z (−∞ for a forbidden labeling when
-// constrained).
-absl::StatusOr<double> ScoreOfLabeling(const ChainModel& model,
-                                       const Sentence& sentence,
-                                       const std::vector<int32_t>& labels,
-                                       bool constrained,
-                                       MaxMarginalScratch* scratch);
+// log P(labels | sentence) under p(y) ∝ exp(⟨w, φ(x, y)⟩), labels as ids
+// (−∞ for a labeling the constraints forbid, when constrained).
+absl::StatusOr<double> LogProbabilityOfLabeling(
+    const ChainModel& model, const Sentence& sentence,
+    const std::vector<int32_t>& labels, bool constrained,
+    MaxMarginalScratch* scratch);
 
 }  // namespace chaintag
 

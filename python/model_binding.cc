@@ -275,12 +275,8 @@ double PyModel::LogProbability(py::handle tokens, py::handle labels,
           "labels[", t, "]: '", label, "' is not a label of the model")));
     }
   }
-  const bool constrain = Constrained(constrained);
-  const double score = ValueOrThrow(
-      ScoreOfLabeling(*model_, sentence, ids, constrain, &marginals_));
-  const double log_partition = ValueOrThrow(ComputeLabelMarginals(
-      *model_, sentence, constrain, &marginals_, &scores_));
-  return score - log_partition;
+  return ValueOrThrow(LogProbabilityOfLabeling(
+      *model_, sentence, ids, Constrained(constrained), &marginals_));
 }
 
 py::dict PyModel::StateFeatures() const {
