@@ -195,19 +195,23 @@ class Tagger:
     def __init__(self):
         self._model = None
         self._xseq = None
+        self._marginals = None  # of _xseq, computed when first asked
 
     def open(self, name):
+        self.close()
         self._model = _chaintag.Model.load(name)
         return self
 
     def open_inmemory(self, value):
         from chaintag import model_from_bytes
+        self.close()
         self._model = model_from_bytes(value)
         return self
 
     def close(self):
         self._model = None
         self._xseq = None
+        self._marginals = None
 
     def __enter__(self):
         return self
@@ -226,6 +230,7 @@ class Tagger:
     def set(self, xseq):
         self._opened()
         self._xseq = xseq
+        self._marginals = None
 
     def _sequence(self):
         if self._xseq is None:
@@ -248,7 +253,9 @@ class Tagger:
         labels = model.labels
         if y not in labels:
             raise ValueError("%r is not a label of the model" % (y,))
-        marginals = model.marginals(self._sequence())
+        if self._marginals is None:
+            self._marginals = model.marginals(self._sequence())
+        marginals = self._marginals
         if not 0 <= pos < marginals.shape[0]:
             raise IndexError("position %d outside a sequence of %d items"
                              % (pos, marginals.shape[0]))
