@@ -128,6 +128,13 @@ absl::Status TakeGivenSentences(GivenSentences* given,
         "config: corpus.train and corpus.dev name files; leave them unset "
         "when the sentences are given in memory");
   }
+  // An empty sequence has no loss and no features (a file has none).
+  for (std::vector<Sentence>* split : {&given->train, &given->dev}) {
+    split->erase(
+        std::remove_if(split->begin(), split->end(),
+                       [](const Sentence& s) { return s.size() == 0; }),
+        split->end());
+  }
   if (given->train.empty()) {
     return absl::InvalidArgumentError("no sentences to train on");
   }

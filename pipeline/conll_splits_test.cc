@@ -276,6 +276,21 @@ TEST_F(ConllSplitsTest, GivenSentencesReplaceTheTrainingFile) {
   EXPECT_TRUE(given.train.empty());                            // taken
 }
 
+TEST_F(ConllSplitsTest, EmptyGivenSentencesAreLeftOut) {
+  config_.mutable_corpus()->clear_train();
+  GivenSentences given = GivenWords(2, "V");
+  given.train.insert(given.train.begin() + 1, Sentence());  // no tokens
+  options_.given = &given;
+  PreparedCorpus prepared;
+  ASSERT_TRUE(Read(&prepared).ok());
+  EXPECT_THAT(Words(prepared.train), ElementsAre("w0", "w1"));
+  GivenSentences only_empty;
+  only_empty.train.resize(3);
+  options_.given = &only_empty;
+  PreparedCorpus none;
+  EXPECT_EQ(std::string(Read(&none).message()), "no sentences to train on");
+}
+
 TEST_F(ConllSplitsTest, GivenSentencesErrors) {
   GivenSentences given = GivenWords(2, "V");
   options_.given = &given;

@@ -191,6 +191,15 @@ class EstimatorTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, r"y\[3\]\[0\]: 'UNSEEN'"):
             crf.score(self.X_test, y)
 
+    def test_empty_sequences(self):
+        X = [[{"w": "a"}, {"w": "b"}], [], [{"w": "a"}]]
+        y = [["A", "B"], [], ["A"]]
+        crf = self.crf().fit(X, y)  # the empty one is left out
+        self.assertEqual(crf.predict([[], [{"w": "a"}]]), [[], ["A"]])
+        self.assertEqual(crf.predict_marginals_single([]), [])
+        with self.assertRaisesRegex(ValueError, "no sentences to train on"):
+            self.crf().fit([[]], [[]])
+
     def test_ragged_x_and_y_are_refused(self):
         with self.assertRaisesRegex(ValueError, "has 1 labels for"):
             self.crf().fit([[{"a": 1.0}, {"b": 1.0}]], [["X"]])
