@@ -210,6 +210,8 @@ class EstimatorTest(unittest.TestCase):
         self.assertEqual(copy.get_params(), crf.get_params())
         self.assertEqual(copy.predict(self.X_test), crf.predict(self.X_test))
         self.assertEqual(copy.state_features_, crf.state_features_)
+        model = pickle.loads(pickle.dumps(crf.model_))  # a Model alone
+        self.assertEqual(model.tag_batch(self.X_test), crf.predict(self.X_test))
         unfitted = pickle.loads(pickle.dumps(self.crf()))
         with self.assertRaises(AttributeError):
             unfitted.classes_
