@@ -165,18 +165,18 @@ absl::Status TrainSavedFirstStages(const PipelineConfig& stage_config,
   const bool retrain = prepared->config.corpus().retrain_on_train_and_dev();
   absl::StatusOr<ChainModel> stages[2] = {absl::UnknownError("not trained"),
                                           absl::UnknownError("not trained")};
-  ParallelFor(retrain ? 2 : 1, StageThreads(prepared->config),
-              [&](int begin, int end) {
-                for (int k = begin; k < end; ++k) {
-                  std::vector<Sentence> train = prepared->train;
-                  if (k == 1) {
-                    train.insert(train.end(), prepared->dev.begin(),
-                                 prepared->dev.end());
-                  }
-                  stages[k] = TrainFirstStage(stage_config, *prepared,
-                                              std::move(train));
-                }
-              });
+  ParallelFor(
+      retrain ? 2 : 1, StageThreads(prepared->config), [&](int begin, int end) {
+        for (int k = begin; k < end; ++k) {
+          std::vector<Sentence> train = prepared->train;
+          if (k == 1) {
+            train.insert(train.end(), prepared->dev.begin(),
+                         prepared->dev.end());
+          }
+          stages[k] =
+              TrainFirstStage(stage_config, *prepared, std::move(train));
+        }
+      });
   for (int k = 0; k < (retrain ? 2 : 1); ++k) {
     if (!stages[k].ok()) return stages[k].status();
   }
