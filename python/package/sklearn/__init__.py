@@ -48,7 +48,8 @@ class CRF(BaseEstimator):
       order: 1 or 2. num_threads: training and predict threads (default
         2; results are the same for any count). seed.
       num_buckets: hashed attribute buckets (default 2^20).
-      gap_tolerance: stop when the relative duality gap is below it.
+      gap_tolerance: stop when the duality gap (absolute, in the
+        objective's units) is below it.
       keep_feature_names: keep attribute names in the model (for
         state_features_; default True).
       overrides: {dotted.config.path: value}, as `train --set`.
