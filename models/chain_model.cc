@@ -414,6 +414,20 @@ const TransitionConstraints* EffectiveConstraints(
 
 }  // namespace
 
+absl::StatusOr<ChainScores> ChainModel::FirstOrderScores(
+    const Sentence& sentence, bool constrained, TagScratch* scratch) const {
+  const WeightsView view = weights();
+  if (view.structure != nullptr) {
+    return absl::FailedPreconditionError(
+        "first-order scores of a second-order model");
+  }
+  absl::Status status =
+      ComputeSentenceUnary(extractor(), view, sentence, scratch);
+  if (!status.ok()) return status;
+  return FirstOrderView(view, scratch->features.size(),
+                        constrained ? &constraints() : nullptr, scratch);
+}
+
 absl::Status PredictWithWeights(const FeatureExtractor& extractor,
                                 const WeightsView& weights,
                                 const Sentence& sentence, TagScratch* scratch,

@@ -224,6 +224,14 @@ class ChainModel {
   // have beyond the input columns': a stacked model's document attributes.
   int added_attributes() const;
 
+  // The first-order scores of a sentence, as the decoders read them: its
+  // unary scores (and with pair templates its per-position pair scores),
+  // held in `scratch`, constrained to the training scheme's transitions
+  // when `constrained`. FailedPrecondition for a second-order model.
+  absl::StatusOr<ChainScores> FirstOrderScores(const Sentence& sentence,
+                                               bool constrained,
+                                               TagScratch* scratch) const;
+
   // Label ids (training scheme) to tags in the output scheme.
   std::vector<std::string> ToOutputTags(
       const std::vector<int32_t>& labels) const;

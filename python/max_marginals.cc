@@ -6,8 +6,6 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "models/chain_layout.h"
-#include "models/transition_constraints.h"
 #include "models/viterbi.h"
 
 namespace chaintag {
@@ -59,8 +57,8 @@ void Backward(const ChainScores& s, std::vector<double>* backward) {
   }
 }
 
-}  // namespace
-
+// The model's first-order scores of `sentence`; second-order models have
+// no marginals here.
 absl::StatusOr<ChainScores> ScoreSentence(const ChainModel& model,
                                           const Sentence& sentence,
                                           bool constrained,
@@ -70,45 +68,10 @@ absl::StatusOr<ChainScores> ScoreSentence(const ChainModel& model,
         "marginals are computed for first-order models only; this model is "
         "second-order (use nbest)");
   }
-  const WeightsView weights = model.weights();
-  absl::Status status = model.extractor().ExtractRows(sentence, *weights.rows,
-                                                      &scratch->features);
-  if (!status.ok()) return status;
-  const int T = scratch->features.size();
-  const int L = weights.num_labels;
-  scratch->unary.resize(static_cast<size_t>(T) * L);
-  if (weights.emission_f32 != nullptr) {
-    ComputeUnaryScores(L, weights.emission_f32, scratch->features,
-                       scratch->unary.data());
-  } else {
-    ComputeUnaryScores(L, weights.emission_f64, scratch->features,
-                       scratch->unary.data());
-  }
-  ChainScores scores =
-      ChainScoresFromTail(L, weights.tail, T, scratch->unary.data());
-  if (weights.pair_rows != nullptr) {
-    // Observation-conditioned transitions: their L² scores per position.
-    const FeatureExtractor* pairs = model.extractor().pair_extractor();
-    if (pairs == nullptr) {
-      return absl::FailedPreconditionError(
-          "the model has pair rows but its features no pair templates");
-    }
-    status = pairs->ExtractRows(sentence, *weights.pair_rows,
-                                &scratch->pair_features);
-    if (!status.ok()) return status;
-    scratch->pair_unary.resize(static_cast<size_t>(T) * L * L);
-    if (weights.pair_f32 != nullptr) {
-      ComputeUnaryScores(L * L, weights.pair_f32, scratch->pair_features,
-                         scratch->pair_unary.data());
-    } else {
-      ComputeUnaryScores(L * L, weights.pair_f64, scratch->pair_features,
-                         scratch->pair_unary.data());
-    }
-    scores.pair = scratch->pair_unary.data();
-  }
-  if (!constrained) return scores;
-  return model.constraints().Apply(scores, &scratch->constrained);
+  return model.FirstOrderScores(sentence, constrained, scratch);
 }
+
+}  // namespace
 
 absl::Status ComputeMaxMarginals(const ChainModel& model,
                                  const Sentence& sentence, bool constrained,
