@@ -65,17 +65,6 @@ absl::Status TagOne(const ChainModel& model, const Sentence& sentence,
   return status;
 }
 
-// A Python sequence's items (new reference to the fast sequence).
-py::object FastSequence(py::handle sequence, const char* what) {
-  if (PyUnicode_Check(sequence.ptr())) {
-    throw py::type_error(absl::StrCat(what, " is a list, not a string"));
-  }
-  py::object fast =
-      py::reinterpret_steal<py::object>(PySequence_Fast(sequence.ptr(), what));
-  if (!fast) throw py::error_already_set();
-  return fast;
-}
-
 // The first failure, in input order, naming the sentence.
 void ThrowFirstError(const std::vector<absl::Status>& statuses) {
   for (size_t i = 0; i < statuses.size(); ++i) {
@@ -106,7 +95,7 @@ void PyModel::ReadTokens(py::handle tokens, int index,
 }
 
 std::vector<Sentence> PyModel::ReadSentences(py::handle sentences) const {
-  py::object fast = FastSequence(sentences, "sentences");
+  py::object fast = SequenceItems(sentences, "sentences");
   const Py_ssize_t n = PySequence_Fast_GET_SIZE(fast.ptr());
   PyObject** items = PySequence_Fast_ITEMS(fast.ptr());
   std::vector<Sentence> batch(n);
@@ -259,7 +248,7 @@ py::array_t<double> PyModel::Marginals(py::handle tokens,
 double PyModel::LogProbability(py::handle tokens, py::handle labels,
                                std::optional<bool> constrained) {
   const Sentence& sentence = ReadOne(tokens);
-  py::object fast = FastSequence(labels, "labels");
+  py::object fast = SequenceItems(labels, "labels");
   const Py_ssize_t n = PySequence_Fast_GET_SIZE(fast.ptr());
   if (n != sentence.size()) {
     throw StatusException(absl::InvalidArgumentError(absl::StrCat(

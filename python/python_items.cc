@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "pybind11/stl.h"
+#include "python/python_sentences.h"
 #include "python/status_exceptions.h"
 
 namespace chaintag {
@@ -186,26 +187,13 @@ class ItemWriter {
   std::string interned_name_;
 };
 
-// A new reference to the items of a list or tuple (any sequence is copied
-// into a list once).
-py::object FastItems(py::handle sequence, const std::string& what) {
-  if (PyUnicode_Check(sequence.ptr()) || PyBytes_Check(sequence.ptr())) {
-    throw py::type_error(
-        absl::StrCat(what, " must be a sequence, not a string"));
-  }
-  py::object fast = py::reinterpret_steal<py::object>(
-      PySequence_Fast(sequence.ptr(), what.c_str()));
-  if (!fast) throw py::error_already_set();
-  return fast;
-}
-
 std::string Named(const char* name, int index) {
   return index >= 0 ? absl::StrCat(name, "[", index, "]") : name;
 }
 
 void ReadLabels(py::handle yseq, int index, int length, Sentence* sentence) {
   const std::string where = Named(index >= 0 ? "y" : "yseq", index);
-  py::object fast = FastItems(yseq, where);
+  py::object fast = SequenceItems(yseq, index >= 0 ? "y" : "yseq", index);
   const Py_ssize_t n = PySequence_Fast_GET_SIZE(fast.ptr());
   if (n != length) {
     throw StatusException(absl::InvalidArgumentError(
@@ -237,7 +225,7 @@ void ReadLabels(py::handle yseq, int index, int length, Sentence* sentence) {
 
 void ReadItemSequence(py::handle xseq, py::handle yseq, int index,
                       Sentence* sentence, ItemNameInterner* interner) {
-  py::object items = FastItems(xseq, Named(index >= 0 ? "X" : "xseq", index));
+  py::object items = SequenceItems(xseq, index >= 0 ? "X" : "xseq", index);
   const Py_ssize_t T = PySequence_Fast_GET_SIZE(items.ptr());
   PyObject** item = PySequence_Fast_ITEMS(items.ptr());
   sentence->num_attributes = 0;
@@ -275,11 +263,11 @@ void ItemSequences::Append(py::handle xseq, py::handle yseq) {
 }
 
 void ItemSequences::Extend(py::handle xs, py::handle ys) {
-  py::object x = FastItems(xs, "X");
+  py::object x = SequenceItems(xs, "X");
   const Py_ssize_t n = PySequence_Fast_GET_SIZE(x.ptr());
   py::object y;
   if (!ys.is_none()) {
-    y = FastItems(ys, "y");
+    y = SequenceItems(ys, "y");
     if (PySequence_Fast_GET_SIZE(y.ptr()) != n) {
       throw StatusException(absl::InvalidArgumentError(
           absl::StrCat("X has ", n, " sequences but y has ",

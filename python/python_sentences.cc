@@ -62,6 +62,24 @@ void ReadColumns(PyObject* item, int num_columns, int index, Py_ssize_t token,
 
 }  // namespace
 
+py::object SequenceItems(py::handle sequence, const char* name, int index) {
+  auto named = [&] {
+    return index >= 0 ? absl::StrCat(name, "[", index, "]") : std::string(name);
+  };
+  if (PyUnicode_Check(sequence.ptr()) || PyBytes_Check(sequence.ptr())) {
+    throw py::type_error(
+        absl::StrCat(named(), " must be a sequence, not a string"));
+  }
+  py::object fast = py::reinterpret_steal<py::object>(
+      PySequence_Fast(sequence.ptr(), "not a sequence"));
+  if (!fast) {
+    PyErr_Clear();
+    throw py::type_error(absl::StrCat(named(), " must be a sequence, got ",
+                                      Py_TYPE(sequence.ptr())->tp_name));
+  }
+  return fast;
+}
+
 void ReadSentence(py::handle tokens, int num_columns, int index,
                   Sentence* sentence) {
   if (PyUnicode_Check(tokens.ptr()) || PyBytes_Check(tokens.ptr())) {

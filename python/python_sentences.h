@@ -23,6 +23,13 @@
 
 namespace chaintag {
 
+// A new reference to a list or tuple of `sequence`'s items (any other
+// sequence or iterable is copied into a list once). A str or bytes, or
+// something not iterable, raises TypeError naming it as `name`, or
+// `name[index]` when index >= 0.
+pybind11::object SequenceItems(pybind11::handle sequence, const char* name,
+                               int index = -1);
+
 // Fills sentence->attributes and num_attributes (capacity reused) from
 // `tokens`. Raises TypeError for anything but str tokens or tuples of str,
 // and chaintag.InvalidArgumentError when a token's column count is not
