@@ -93,6 +93,17 @@ absl::StatusOr<std::vector<std::string>> TrainingTags(const Sentence& sentence,
 
 namespace {
 
+// corpus.max_train_sentences keeps the first training sentences, then
+// corpus.dev_fraction holds out the last of those as dev.
+absl::Status CutTraining(const CorpusConfig& corpus, PreparedCorpus* prepared) {
+  if (corpus.max_train_sentences() > 0 &&
+      static_cast<int>(prepared->train.size()) > corpus.max_train_sentences()) {
+    prepared->train.resize(corpus.max_train_sentences());
+  }
+  if (corpus.dev_fraction() == 0) return absl::OkStatus();
+  return HoldOutDevFraction(corpus, &prepared->train, &prepared->dev);
+}
+
 // The training sentences of one process: all of them (corpus.max_train_
 // sentences and corpus.dev_fraction applied), and their words' bigrams
 // into `cluster_counts` when it is not null.
@@ -104,15 +115,8 @@ absl::Status ReadAllTraining(const std::string& path,
       path, corpus.format(), &prepared->format, &prepared->num_columns);
   if (!train.ok()) return train.status();
   prepared->train = std::move(*train);
-  if (corpus.max_train_sentences() > 0 &&
-      static_cast<int>(prepared->train.size()) > corpus.max_train_sentences()) {
-    prepared->train.resize(corpus.max_train_sentences());
-  }
-  if (corpus.dev_fraction() != 0) {
-    absl::Status held_out =
-        HoldOutDevFraction(corpus, &prepared->train, &prepared->dev);
-    if (!held_out.ok()) return held_out;
-  }
+  absl::Status cut = CutTraining(corpus, prepared);
+  if (!cut.ok()) return cut;
   if (cluster_counts == nullptr) return absl::OkStatus();
   return AddConllWords(prepared->train, ClusterAttribute(*prepared),
                        cluster_counts);
@@ -148,16 +152,11 @@ absl::Status TakeGivenSentences(GivenSentences* given,
   prepared->num_columns = 0;
   prepared->train = std::move(given->train);
   prepared->dev = std::move(given->dev);
-  if (corpus.max_train_sentences() > 0 &&
-      static_cast<int>(prepared->train.size()) > corpus.max_train_sentences()) {
-    prepared->train.resize(corpus.max_train_sentences());
-  }
-  if (corpus.dev_fraction() == 0) return absl::OkStatus();
-  if (!prepared->dev.empty()) {
+  if (corpus.dev_fraction() != 0 && !prepared->dev.empty()) {
     return absl::InvalidArgumentError(
         "config: corpus.dev_fraction and dev sentences are exclusive");
   }
-  return HoldOutDevFraction(corpus, &prepared->train, &prepared->dev);
+  return CutTraining(corpus, prepared);
 }
 
 // A first pass over a training file that keeps nothing but the sentence
