@@ -218,14 +218,7 @@ py::array_t<double> PyModel::Margins(py::handle tokens,
   const Sentence& sentence = ReadOne(tokens);
   ThrowIfError(ComputeMaxMarginals(*model_, sentence, Constrained(constrained),
                                    &marginals_, &scores_));
-  const py::ssize_t L = model_->labels().size();
-  const py::ssize_t T = L == 0 ? 0 : scores_.size() / L;
-  py::array_t<double> out({T, L});
-  if (!scores_.empty()) {
-    std::memcpy(out.mutable_data(), scores_.data(),
-                scores_.size() * sizeof(double));
-  }
-  return out;
+  return LabelTable(sentence.size(), scores_);
 }
 
 py::array_t<double> PyModel::Marginals(py::handle tokens,
@@ -235,12 +228,16 @@ py::array_t<double> PyModel::Marginals(py::handle tokens,
                                      Constrained(constrained), &marginals_,
                                      &scores_)
                    .status());
+  return LabelTable(sentence.size(), scores_);
+}
+
+py::array_t<double> PyModel::LabelTable(
+    int length, const std::vector<double>& values) const {
   const py::ssize_t L = model_->labels().size();
-  const py::ssize_t T = sentence.size();
-  py::array_t<double> out({T, L});
-  if (!scores_.empty()) {
-    std::memcpy(out.mutable_data(), scores_.data(),
-                scores_.size() * sizeof(double));
+  py::array_t<double> out({static_cast<py::ssize_t>(length), L});
+  if (!values.empty()) {
+    std::memcpy(out.mutable_data(), values.data(),
+                values.size() * sizeof(double));
   }
   return out;
 }

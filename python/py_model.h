@@ -71,6 +71,9 @@ class PyModel {
   // Reads `tokens` into sentence_, and for a stacked model adds the
   // document attributes of it as a one-sentence document.
   const Sentence& ReadOne(pybind11::handle tokens);
+  // A length × L numpy array of `values` (row-major, labels in id order).
+  pybind11::array_t<double> LabelTable(int length,
+                                       const std::vector<double>& values) const;
   bool Constrained(std::optional<bool> constrained) const {
     return constrained.value_or(model_->header().constrained_decoding());
   }
