@@ -198,6 +198,18 @@ Sentence RandomSentence(int length, std::mt19937* rng) {
   return WordSentence(words);
 }
 
+// Writes `file` to `path`, its weights checksum made right so that only
+// what the test broke is wrong, and expects Load to refuse it saying `why`.
+void ExpectLoadRejected(const std::string& path, ModelFile file,
+                        const std::string& why) {
+  file.set_weights_checksum(WeightsChecksum(file));
+  WriteAll(path, file.SerializeAsString());
+  absl::StatusOr<ChainModel> loaded = ChainModel::Load(path);
+  ASSERT_FALSE(loaded.ok()) << why;
+  EXPECT_NE(loaded.status().message().find(why), std::string::npos)
+      << loaded.status();
+}
+
 // `a` and `b` predict the same labels on random sentences (drawn from
 // `seed`).
 void ExpectSamePredictions(const ChainModel& a, const ChainModel& b,
@@ -528,18 +540,11 @@ TEST(ChainModelTest, SecondOrderRoundTripsAndNeedsItsPairTemplates) {
   }
   const ChainModel model = MakeSecondOrderModel();
   const std::string path = TempPath("second_order_damaged.model");
-  auto expect_rejected = [&](const ModelFile& file, const std::string& why) {
-    WriteAll(path, file.SerializeAsString());
-    absl::StatusOr<ChainModel> loaded = ChainModel::Load(path);
-    ASSERT_FALSE(loaded.ok()) << why;
-    EXPECT_NE(loaded.status().message().find(why), std::string::npos)
-        << loaded.status();
-  };
   // The file format is sound (models/model_file_test.cc checks it); the
   // model cannot read pair weights without their templates.
   ModelFile file = model.ToProto();
   file.mutable_features()->clear_pair_templates();
-  expect_rejected(file, "without pair templates");
+  ExpectLoadRejected(path, file, "without pair templates");
 }
 
 // A first-order IOB2 model over word identity with pair templates on the
@@ -648,34 +653,27 @@ TEST(ChainModelTest, FirstOrderPairModelRoundTripsAndIsValidated) {
   }
   const ChainModel model = MakeFirstOrderPairModel();
   const std::string path = TempPath("first_order_pairs_damaged.model");
-  auto expect_rejected = [&](ModelFile file, const std::string& why) {
-    file.set_weights_checksum(WeightsChecksum(file));
-    WriteAll(path, file.SerializeAsString());
-    absl::StatusOr<ChainModel> loaded = ChainModel::Load(path);
-    ASSERT_FALSE(loaded.ok()) << why;
-    EXPECT_NE(loaded.status().message().find(why), std::string::npos)
-        << loaded.status();
-  };
   ModelFile file = model.ToProto();
   file.mutable_features()->clear_pair_templates();
-  expect_rejected(file, "without pair templates");
+  ExpectLoadRejected(path, file, "without pair templates");
   // The pair rows' shape: L² weights per row.
   file = model.ToProto();
   file.mutable_pair_weights_f32()->RemoveLast();
-  expect_rejected(file, "first-order pair rows must hold 16 weights each");
+  ExpectLoadRejected(path, file,
+                     "first-order pair rows must hold 16 weights each");
   file = model.ToProto();
   file.add_pair_labels(0);
   file.add_pair_labels(1);
-  expect_rejected(file, "no pair labels");
+  ExpectLoadRejected(path, file, "no pair labels");
   // Pair rows under the plain first-order version (what a build that does
   // not know them would write or read) are refused, as is version 5 at
   // second order.
   file = model.ToProto();
   file.set_format_version(kModelFormatVersion);
-  expect_rejected(file, "pair rows in a first-order file of format 2");
+  ExpectLoadRejected(path, file, "pair rows in a first-order file of format 2");
   file = model.ToProto();
   file.set_order(2);
-  expect_rejected(file, "format version 5 does not match order 2");
+  ExpectLoadRejected(path, file, "format version 5 does not match order 2");
   // No format holds a stacked model with first-order pair rows.
   ModelFile stacked = SecondOrderHeader();
   *stacked.mutable_first_stage() = MakeModel().ToProto();
