@@ -42,8 +42,9 @@
 namespace chaintag {
 
 // Training sentences given by the caller instead of corpus files (the
-// Python estimator's data): each must have its gold tags, in the layout
-// corpus.format names (e.g. CRFSUITE attribute lists).
+// Python estimator's data), in the layout corpus.format names (e.g.
+// CRFSUITE attribute lists): each non-empty one must have its gold tags;
+// empty ones are left out.
 struct GivenSentences {
   std::vector<Sentence> train;
   std::vector<Sentence> dev;  // empty: none, or corpus.dev_fraction's

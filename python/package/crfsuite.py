@@ -1,7 +1,7 @@
 """python-crfsuite's Trainer and Tagger on chaintag.
 
-Code written for pycrfsuite runs with `import chaintag as pycrfsuite`:
-Trainer.append / set_params / train(path) write a chaintag model file, and
+Code that uses pycrfsuite's Trainer and Tagger runs with `import chaintag
+as pycrfsuite`: Trainer.append / set_params / train(path) write a chaintag model file, and
 Tagger.open / tag / probability / marginal / labels / info read it. Items
 are python-crfsuite's (lists of attribute names, or dicts of features;
 chaintag.ItemSequences says how each form is read), converted in C++ as they

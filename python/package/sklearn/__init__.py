@@ -12,8 +12,6 @@ model is a linear-chain structured SVM (hinge loss), trained by BCFW unless
 `solver` says otherwise.
 """
 
-import math
-
 from sklearn.base import BaseEstimator
 
 from chaintag import _chaintag, model_from_bytes, model_to_bytes
