@@ -18,6 +18,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "features/part_values.h"
+#include "features/value_hash_cache.h"
 
 namespace chaintag {
 namespace {
@@ -50,6 +51,28 @@ inline void CopyShort(const char* from, size_t n, char* to) {
   } else {
     for (size_t i = 0; i < n; ++i) to[i] = from[i];
   }
+}
+
+// MurmurHash3's 64-bit finalizer: every input bit reaches every output bit,
+// and it is a bijection.
+inline uint64_t Fmix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+// h_i from h_{i-1} and p(v_i) (the header's definition). For a fixed chain
+// it is injective in the part's hash and, the multiplier being odd, in the
+// chain for a fixed part; the order of the parts matters.
+inline uint64_t ChainPart(uint64_t chain, uint64_t part_hash) {
+  return Fmix64(chain * 0x9E3779B97F4A7C15ULL + part_hash);
+}
+
+inline uint64_t ValueHash(absl::string_view value, uint64_t seed) {
+  return XXH3_64bits_withSeed(value.data(), value.size(), seed);
 }
 
 // Calls emit(hash, value), or emit(hash, value, key) for a caller that
@@ -106,13 +129,45 @@ struct FeatureExtractor::Scratch {
   std::vector<std::pair<uint32_t, int32_t>> ngram_spans;
   std::vector<uint32_t> ngram_first;
   std::vector<absl::string_view> ngram_views;
-  std::string key;      // hash input
+  std::string key;      // a named feature's key
   std::string lowered;  // a value lowercased before its transform
-  // For EmitCombinations: the values of each part in turn, where each
-  // part's start, and the combination being hashed.
+  // Per (column, t): p(value), and whether there is one (a boolean
+  // transform may drop it); for NGRAMS columns, [first, end) of its
+  // n-grams' hashes in ngram_hashes.
+  std::vector<uint64_t> value_hashes;
+  std::vector<uint8_t> present;
+  std::vector<std::pair<uint32_t, uint32_t>> ngram_ranges;
+  std::vector<uint64_t> ngram_hashes;
+  // DeriveHashes' output and its buffers.
+  std::vector<uint64_t> derived;
+  std::string derived_text;
+  std::vector<std::pair<uint32_t, int32_t>> derived_spans;
+  // For EmitCombinations: the values (when named) and hashes of each part
+  // in turn, where each part's start, and the combination being hashed.
   std::vector<absl::string_view> part_values;
+  std::vector<uint64_t> part_hashes;
   std::vector<int> part_begin;
   std::vector<int> choice;
+  // The caches of derived values, per extractor fingerprint; a few, for
+  // callers that alternate between extractors (stacked models).
+  std::vector<std::pair<uint64_t, std::unique_ptr<ValueHashCache>>> caches;
+  size_t next_cache = 0;
+
+  ValueHashCache* CacheFor(uint64_t fingerprint) {
+    for (auto& [owner, cache] : caches) {
+      if (owner == fingerprint) return cache.get();
+    }
+    constexpr size_t kMaxCaches = 4;
+    if (caches.size() < kMaxCaches) {
+      caches.emplace_back(fingerprint, std::make_unique<ValueHashCache>());
+      return caches.back().second.get();
+    }
+    auto& [owner, cache] = caches[next_cache];
+    next_cache = (next_cache + 1) % kMaxCaches;
+    owner = fingerprint;
+    cache->Clear();
+    return cache.get();
+  }
 };
 
 std::string FeatureExtractor::TemplateName(int j) const {
@@ -154,6 +209,7 @@ absl::StatusOr<FeatureExtractor> FeatureExtractor::Create(
     if (!status.ok()) return status;
   }
   fx.MakeMarkers();
+  fx.GroupColumns();
   absl::Status clusters = fx.LoadClusters();
   if (!clusters.ok()) return clusters;
   if (config.pair_templates_size() > 0) {
@@ -174,6 +230,11 @@ absl::StatusOr<FeatureExtractor> FeatureExtractor::Create(
     bias.id = kBiasTemplateId;
     bias.parts_begin = bias.parts_end = static_cast<int>(fx.parts_.size());
     fx.templates_.push_back(bias);
+  }
+  for (Template& tmpl : fx.templates_) {
+    char id[4];
+    WriteTemplateId(tmpl.id, id);
+    tmpl.start = XXH3_64bits_withSeed(id, sizeof(id), config.hash_seed());
   }
   return fx;
 }
@@ -321,17 +382,42 @@ void FeatureExtractor::MakeMarkers() {
       markers_[c * per_column + i] = std::move(marker);
     }
   }
+  marker_hashes_.clear();
+  for (const std::string& marker : markers_) {
+    marker_hashes_.push_back(ValueHash(marker, config_->hash_seed()));
+  }
 }
 
-absl::string_view FeatureExtractor::Marker(int column, int64_t pos,
-                                           int T) const {
+size_t FeatureExtractor::MarkerIndex(int column, int64_t pos, int T) const {
   const int per_column =
       columns_.empty() ? 0
                        : static_cast<int>(markers_.size() / columns_.size());
   const int64_t i =
       pos < 0 ? std::max<int64_t>(marker_before_ + pos, 0)
               : std::min<int64_t>(marker_before_ + pos - T, per_column - 1);
-  return markers_[static_cast<size_t>(column) * per_column + i];
+  return static_cast<size_t>(column) * per_column + i;
+}
+
+void FeatureExtractor::GroupColumns() {
+  for (int c = 0; c < static_cast<int>(columns_.size()); ++c) {
+    const Column& column = columns_[c];
+    auto group =
+        std::find_if(attribute_columns_.begin(), attribute_columns_.end(),
+                     [&](const AttributeColumns& g) {
+                       return g.attribute == column.attribute;
+                     });
+    if (group == attribute_columns_.end()) {
+      attribute_columns_.push_back(AttributeColumns{column.attribute});
+      group = attribute_columns_.end() - 1;
+    }
+    if (column.transform == TemplatePart::IDENTITY && !column.lowercase) {
+      group->identity_column = c;
+    } else {
+      group->derived_columns.push_back(c);
+    }
+  }
+  const std::string bytes = config_->SerializeAsString();
+  fingerprint_ = XXH3_64bits(bytes.data(), bytes.size());
 }
 
 absl::Status FeatureExtractor::LoadClusters() {
@@ -404,31 +490,19 @@ void FeatureExtractor::TransformColumns(const Sentence& sentence,
     const bool ngrams = column.transform == TemplatePart::NGRAMS;
     for (int t = 0; t < T; ++t) {
       const size_t ct = static_cast<size_t>(c) * T + t;
-      absl::string_view value = sentence.attribute(t, column.attribute);
-      if (column.lowercase) {
-        scratch->lowered.clear();
-        AppendTransformed(value, TemplatePart::LOWERCASE, 0, nullptr,
-                          &scratch->lowered);
-        value = scratch->lowered;
-      }
       const size_t begin = scratch->text.size();
       if (ngrams) {
         scratch->ngram_first[ct] =
             static_cast<uint32_t>(scratch->ngram_spans.size());
-        scratch->text.push_back('<');
-        scratch->text.append(value.data(), value.size());
-        scratch->text.push_back('>');
-        AppendNgramSpans(scratch->text, begin, scratch->text.size(), column.k,
-                         &scratch->ngram_spans);
+      }
+      const bool kept = AppendColumnValue(
+          column, sentence.attribute(t, column.attribute), &scratch->lowered,
+          &scratch->text, &scratch->ngram_spans);
+      if (ngrams) {
         scratch->ngram_first[ct + 1] =
             static_cast<uint32_t>(scratch->ngram_spans.size());
         continue;
       }
-      const bool kept =
-          column.transform == TemplatePart::CLUSTER
-              ? AppendCluster(value, column.k, &scratch->text)
-              : AppendTransformed(value, column.transform, column.k,
-                                  column.pattern, &scratch->text);
       scratch->spans[ct] = {
           static_cast<uint32_t>(begin),
           kept ? static_cast<int32_t>(scratch->text.size() - begin) : -1};
@@ -462,6 +536,137 @@ void FeatureExtractor::ViewColumns(const Sentence& sentence,
     scratch->ngram_views[i] =
         absl::string_view(scratch->text.data() + scratch->ngram_spans[i].first,
                           scratch->ngram_spans[i].second);
+  }
+}
+
+bool FeatureExtractor::AppendColumnValue(
+    const Column& column, absl::string_view value, std::string* lowered,
+    std::string* text,
+    std::vector<std::pair<uint32_t, int32_t>>* ngram_spans) const {
+  if (column.lowercase) {
+    lowered->clear();
+    AppendTransformed(value, TemplatePart::LOWERCASE, 0, nullptr, lowered);
+    value = *lowered;
+  }
+  if (column.transform == TemplatePart::NGRAMS) {
+    const size_t begin = text->size();
+    text->push_back('<');
+    text->append(value.data(), value.size());
+    text->push_back('>');
+    AppendNgramSpans(*text, begin, text->size(), column.k, ngram_spans);
+    return true;
+  }
+  return column.transform == TemplatePart::CLUSTER
+             ? AppendCluster(value, column.k, text)
+             : AppendTransformed(value, column.transform, column.k,
+                                 column.pattern, text);
+}
+
+void FeatureExtractor::HashViews(int T, Scratch* scratch) const {
+  const uint64_t seed = config_->hash_seed();
+  const size_t num_values = columns_.size() * static_cast<size_t>(T);
+  scratch->value_hashes.resize(num_values);
+  scratch->present.resize(num_values);
+  scratch->ngram_ranges.resize(num_values);
+  scratch->ngram_hashes.clear();
+  for (size_t c = 0; c < columns_.size(); ++c) {
+    const bool ngrams = columns_[c].transform == TemplatePart::NGRAMS;
+    for (size_t ct = c * T; ct < (c + 1) * T; ++ct) {
+      if (ngrams) {
+        const uint32_t first =
+            static_cast<uint32_t>(scratch->ngram_hashes.size());
+        for (uint32_t i = scratch->ngram_first[ct];
+             i < scratch->ngram_first[ct + 1]; ++i) {
+          scratch->ngram_hashes.push_back(
+              ValueHash(scratch->ngram_views[i], seed));
+        }
+        scratch->ngram_ranges[ct] = {
+            first, static_cast<uint32_t>(scratch->ngram_hashes.size())};
+        continue;
+      }
+      const absl::string_view view = scratch->views[ct];
+      scratch->present[ct] = view.data() != nullptr;
+      scratch->value_hashes[ct] =
+          view.data() != nullptr ? ValueHash(view, seed) : 0;
+    }
+  }
+}
+
+void FeatureExtractor::DeriveHashes(const AttributeColumns& group,
+                                    absl::string_view value,
+                                    Scratch* scratch) const {
+  const uint64_t seed = config_->hash_seed();
+  std::vector<uint64_t>& derived = scratch->derived;
+  derived.clear();
+  for (int c : group.derived_columns) {
+    const Column& column = columns_[c];
+    scratch->derived_text.clear();
+    scratch->derived_spans.clear();
+    const bool kept =
+        AppendColumnValue(column, value, &scratch->lowered,
+                          &scratch->derived_text, &scratch->derived_spans);
+    const absl::string_view text = scratch->derived_text;
+    if (column.transform == TemplatePart::NGRAMS) {
+      derived.push_back(scratch->derived_spans.size());
+      for (const auto& [begin, size] : scratch->derived_spans) {
+        derived.push_back(ValueHash(text.substr(begin, size), seed));
+      }
+    } else {
+      derived.push_back(kept ? 1 : 0);
+      derived.push_back(kept ? ValueHash(text, seed) : 0);
+    }
+  }
+}
+
+void FeatureExtractor::HashColumns(const Sentence& sentence,
+                                   Scratch* scratch) const {
+  const int T = sentence.size();
+  const uint64_t seed = config_->hash_seed();
+  const size_t num_values = columns_.size() * static_cast<size_t>(T);
+  scratch->value_hashes.resize(num_values);
+  scratch->present.resize(num_values);
+  scratch->ngram_ranges.resize(num_values);
+  scratch->ngram_hashes.clear();
+  ValueHashCache* cache = nullptr;
+  for (const AttributeColumns& group : attribute_columns_) {
+    if (!group.derived_columns.empty() && cache == nullptr) {
+      cache = scratch->CacheFor(fingerprint_);
+    }
+    for (int t = 0; t < T; ++t) {
+      const absl::string_view value = sentence.attribute(t, group.attribute);
+      const uint64_t hash = ValueHash(value, seed);
+      if (group.identity_column >= 0) {
+        const size_t ct = static_cast<size_t>(group.identity_column) * T + t;
+        scratch->value_hashes[ct] = hash;
+        scratch->present[ct] = 1;
+      }
+      if (group.derived_columns.empty()) continue;
+      absl::Span<const uint64_t> derived =
+          cache->Find(group.attribute, hash, value);
+      if (derived.data() == nullptr) {
+        DeriveHashes(group, value, scratch);
+        cache->Insert(group.attribute, hash, value, scratch->derived);
+        derived = scratch->derived;
+      }
+      const uint64_t* next = derived.data();
+      for (int c : group.derived_columns) {
+        const size_t ct = static_cast<size_t>(c) * T + t;
+        if (columns_[c].transform == TemplatePart::NGRAMS) {
+          const uint64_t count = *next++;
+          const uint32_t first =
+              static_cast<uint32_t>(scratch->ngram_hashes.size());
+          scratch->ngram_hashes.insert(scratch->ngram_hashes.end(), next,
+                                       next + count);
+          next += count;
+          scratch->ngram_ranges[ct] = {
+              first, static_cast<uint32_t>(scratch->ngram_hashes.size())};
+        } else {
+          scratch->present[ct] = static_cast<uint8_t>(next[0]);
+          scratch->value_hashes[ct] = next[1];
+          next += 2;
+        }
+      }
+    }
   }
 }
 
@@ -512,64 +717,86 @@ template <typename Emit, typename EndPosition>
 absl::Status FeatureExtractor::ForEachHash(const Sentence& sentence,
                                            Emit&& emit,
                                            EndPosition&& end_position) const {
+  // Naming callers get each feature's key, spelled from the values' strings;
+  // the others only the hashes, from the per-type cache. Both hash the same
+  // strings the same way.
+  constexpr bool kNamed =
+      std::is_invocable_v<Emit&, uint64_t, float, absl::string_view>;
   const int T = sentence.size();
   if (T == 0) return absl::OkStatus();
   absl::Status attributes = CheckAttributes(sentence);
   if (!attributes.ok()) return attributes;
 
-  thread_local Scratch scratch;
-  TransformColumns(sentence, &scratch);
-  // A second pass because `text` may reallocate while it is being filled.
-  ViewColumns(sentence, &scratch);
-  char* const key = KeyBuffer(&scratch);
+  // The thread's buffers, reached once: in a shared library each access to
+  // a thread_local is a call (__tls_get_addr).
+  thread_local Scratch thread_scratch;
+  Scratch& scratch = thread_scratch;
+  char* key = nullptr;
+  if constexpr (kNamed) {
+    TransformColumns(sentence, &scratch);
+    // A second pass because `text` may reallocate while it is being filled.
+    ViewColumns(sentence, &scratch);
+    HashViews(T, &scratch);
+    key = KeyBuffer(&scratch);
+  } else {
+    HashColumns(sentence, &scratch);
+  }
   const uint64_t seed = config_->hash_seed();
   const bool items = item_attributes_ && sentence.has_items();
   for (int t = 0; t < T; ++t) {
     if (items) EmitItems(sentence, t, seed, emit);
     for (const Template& tmpl : templates_) {
       if (tmpl.multi) {
-        EmitCombinations(tmpl, t, T, &scratch, emit);
+        EmitCombinations<kNamed>(tmpl, t, T, &scratch, emit);
         continue;
       }
-      WriteTemplateId(tmpl.id, key);
+      uint64_t hash = tmpl.start;
       size_t size = 4;
+      if constexpr (kNamed) WriteTemplateId(tmpl.id, key);
       bool dropped = false;
       for (int p = tmpl.parts_begin; p < tmpl.parts_end; ++p) {
         const Part& part = parts_[p];
         const int64_t pos = int64_t{t} + part.offset;
         absl::string_view value;
         if (pos < 0 || pos >= T) {
-          value = Marker(part.column, pos, T);
+          const size_t m = MarkerIndex(part.column, pos, T);
+          hash = ChainPart(hash, marker_hashes_[m]);
+          if constexpr (kNamed) value = markers_[m];
         } else {
-          value = scratch.views[static_cast<size_t>(part.column) * T + pos];
-          if (value.data() == nullptr) {
+          const size_t ct = static_cast<size_t>(part.column) * T + pos;
+          if (!scratch.present[ct]) {
             dropped = true;
             break;
           }
+          hash = ChainPart(hash, scratch.value_hashes[ct]);
+          if constexpr (kNamed) value = scratch.views[ct];
         }
-        std::memcpy(key + size, value.data(), value.size());
-        size += value.size();
-        key[size++] = kPartSeparator;
+        if constexpr (kNamed) {
+          std::memcpy(key + size, value.data(), value.size());
+          size += value.size();
+          key[size++] = kPartSeparator;
+        }
       }
       if (dropped) continue;
-      EmitFeature(emit, XXH3_64bits_withSeed(key, size, seed), tmpl.value, key,
-                  size);
+      EmitFeature(emit, hash, tmpl.value, key, size);
     }
     end_position();
   }
   return absl::OkStatus();
 }
 
-template <typename Emit>
+template <bool kNamed, typename Emit>
 void FeatureExtractor::EmitCombinations(const Template& tmpl, int t, int T,
                                         Scratch* scratch, Emit& emit) const {
   std::vector<absl::string_view>& values = scratch->part_values;
+  std::vector<uint64_t>& hashes = scratch->part_hashes;
   std::vector<int>& begin = scratch->part_begin;
   values.clear();
+  hashes.clear();
   begin.clear();
   for (int p = tmpl.parts_begin; p < tmpl.parts_end; ++p) {
     const Part& part = parts_[p];
-    begin.push_back(static_cast<int>(values.size()));
+    begin.push_back(static_cast<int>(hashes.size()));
     // A marker is a value once on each side: positions with equal markers
     // (all of them for FIXED) add nothing new.
     absl::string_view last_marker;
@@ -578,43 +805,53 @@ void FeatureExtractor::EmitCombinations(const Template& tmpl, int t, int T,
          pos < int64_t{t} + part.offset + part.span; ++pos) {
       if (pos < 0 || pos >= T) {
         const int side = pos < 0 ? -1 : 1;
-        const absl::string_view marker = Marker(part.column, pos, T);
+        const size_t m = MarkerIndex(part.column, pos, T);
+        const absl::string_view marker = markers_[m];
         if (side != last_side || marker != last_marker) {
-          values.push_back(marker);
+          hashes.push_back(marker_hashes_[m]);
+          if constexpr (kNamed) values.push_back(marker);
         }
         last_marker = marker;
         last_side = side;
-      } else if (columns_[part.column].transform == TemplatePart::NGRAMS) {
-        const size_t ct = static_cast<size_t>(part.column) * T + pos;
-        for (uint32_t i = scratch->ngram_first[ct];
-             i < scratch->ngram_first[ct + 1]; ++i) {
-          values.push_back(scratch->ngram_views[i]);
+        continue;
+      }
+      const size_t ct = static_cast<size_t>(part.column) * T + pos;
+      if (columns_[part.column].transform == TemplatePart::NGRAMS) {
+        const auto [first, end] = scratch->ngram_ranges[ct];
+        hashes.insert(hashes.end(), scratch->ngram_hashes.begin() + first,
+                      scratch->ngram_hashes.begin() + end);
+        if constexpr (kNamed) {
+          values.insert(
+              values.end(),
+              scratch->ngram_views.begin() + scratch->ngram_first[ct],
+              scratch->ngram_views.begin() + scratch->ngram_first[ct + 1]);
         }
-      } else {
-        const absl::string_view value =
-            scratch->views[static_cast<size_t>(part.column) * T + pos];
-        if (value.data() != nullptr) values.push_back(value);
+      } else if (scratch->present[ct]) {
+        hashes.push_back(scratch->value_hashes[ct]);
+        if constexpr (kNamed) values.push_back(scratch->views[ct]);
       }
     }
-    if (static_cast<int>(values.size()) == begin.back()) return;  // dropped
+    if (static_cast<int>(hashes.size()) == begin.back()) return;  // dropped
   }
   const int num_parts = tmpl.parts_end - tmpl.parts_begin;
-  begin.push_back(static_cast<int>(values.size()));
+  begin.push_back(static_cast<int>(hashes.size()));
   std::vector<int>& choice = scratch->choice;
   choice.assign(begin.begin(), begin.end() - 1);
-  char* const key = &scratch->key[0];
-  const uint64_t seed = config_->hash_seed();
-  WriteTemplateId(tmpl.id, key);
+  char* const key = kNamed ? &scratch->key[0] : nullptr;
+  if constexpr (kNamed) WriteTemplateId(tmpl.id, key);
   while (true) {
+    uint64_t hash = tmpl.start;
     size_t size = 4;
     for (int p = 0; p < num_parts; ++p) {
-      const absl::string_view value = values[choice[p]];
-      std::memcpy(key + size, value.data(), value.size());
-      size += value.size();
-      key[size++] = kPartSeparator;
+      hash = ChainPart(hash, hashes[choice[p]]);
+      if constexpr (kNamed) {
+        const absl::string_view value = values[choice[p]];
+        std::memcpy(key + size, value.data(), value.size());
+        size += value.size();
+        key[size++] = kPartSeparator;
+      }
     }
-    EmitFeature(emit, XXH3_64bits_withSeed(key, size, seed), tmpl.value, key,
-                size);
+    EmitFeature(emit, hash, tmpl.value, key, size);
     // Next combination, the last part fastest.
     int p = num_parts - 1;
     while (p >= 0 && ++choice[p] == begin[p + 1]) {
@@ -654,14 +891,15 @@ absl::Status FeatureExtractor::Extract(const Sentence& sentence,
   // Sorting these plain integers puts equal buckets together and fixes the
   // order in which colliding values are summed (by value), so the sums do
   // not depend on the sort algorithm.
-  thread_local std::vector<uint64_t> row;
+  thread_local std::vector<uint64_t> thread_row;
+  std::vector<uint64_t>& row = thread_row;  // one thread_local access
   row.clear();
   absl::Status status = ForEachHash(
       sentence,
-      [this](uint64_t hash, float value) {
+      [this, &row](uint64_t hash, float value) {
         row.push_back(uint64_t{Bucket(hash)} << 32 | SortableBits(value));
       },
-      [out] {
+      [out, &row] {
         // A position has a few dozen features: insertion sort beats
         // std::sort's set-up there (the order is the same either way).
         if (row.size() <= 64) {
@@ -696,20 +934,23 @@ absl::Status FeatureExtractor::ExtractRows(const Sentence& sentence,
   out->Clear();
   // A position's buckets and values, looked up together at its end so that
   // the index's cache misses overlap.
-  thread_local std::vector<uint32_t> buckets;
-  thread_local std::vector<float> values;
+  // One thread_local access each, not one per feature.
+  thread_local std::vector<uint32_t> thread_buckets;
+  thread_local std::vector<float> thread_values;
+  std::vector<uint32_t>& buckets = thread_buckets;
+  std::vector<float>& values = thread_values;
   buckets.clear();
   values.clear();
   bool unit_values = true;
   absl::Status status = ForEachHash(
       sentence,
-      [this, &rows](uint64_t hash, float value) {
+      [this, &rows, &buckets, &values](uint64_t hash, float value) {
         const uint32_t bucket = Bucket(hash);
         rows.Prefetch(bucket);
         buckets.push_back(bucket);
         values.push_back(value);
       },
-      [&rows, &unit_values, out] {
+      [&rows, &unit_values, &buckets, &values, out] {
         for (size_t k = 0; k < buckets.size(); ++k) {
           const int64_t row = rows.Find(buckets[k]);
           if (row < 0) continue;  // zero weight

@@ -2,12 +2,19 @@
 // templates of a FeatureConfig and hashing every attribute string into
 // num_buckets weight rows.
 //
-// The hash is part of the model file format: XXH3-64 with seed hash_seed
-// over the bytes
-//   template index j (4 bytes, little-endian), then for each part its
-//   string followed by 0x1F,
-// reduced to bucket = hash % num_buckets. The bias feature hashes the
-// reserved index kBiasTemplateId with no parts. A sentence's attribute lists
+// The hash is part of the model file format. Each value a part reads is
+// hashed on its own, XXH3-64 with seed hash_seed over its bytes (p(v));
+// a template's feature then chains its parts' hashes:
+//   h_0 = XXH3-64 of the template index j (4 bytes, little-endian), seed
+//         hash_seed;
+//   h_i = Fmix64(h_{i-1} * 0x9E3779B97F4A7C15 + p(v_i)) (mod 2^64), where
+//         Fmix64 is MurmurHash3's 64-bit finalizer;
+// and the feature's hash is h_k after the template's k parts, reduced to
+// bucket = hash % num_buckets. So a value is hashed once per token however
+// many templates read it, and its derived values (lowercase, affixes,
+// shapes, n-grams, clusters) once per word type while it stays in a
+// per-thread cache (features/value_hash_cache.h). The bias feature is h_0
+// of the reserved index kBiasTemplateId. A sentence's attribute lists
 // (Sentence::item_*, CRFsuite's format) are features as given: each hashes
 // the reserved index kItemAttributeTemplateId (4 bytes, little-endian)
 // followed by the unescaped name's bytes (no separator), with the
@@ -137,7 +144,8 @@ class FeatureExtractor {
     int span = 1;
   };
   struct Template {
-    uint32_t id = 0;  // index in the config, or kBiasTemplateId
+    uint32_t id = 0;     // index in the config, or kBiasTemplateId
+    uint64_t start = 0;  // h_0, the hash of the index
     float value = 1;
     int parts_begin = 0;  // into parts_
     int parts_end = 0;
@@ -145,6 +153,13 @@ class FeatureExtractor {
     // Some part has several values (NGRAMS, span > 1): the features are the
     // combinations of the parts' values.
     bool multi = false;
+  };
+  // The columns that read one attribute: the plain one, whose hash is also
+  // the value's cache key, and the derived ones, cached per value.
+  struct AttributeColumns {
+    int attribute = 0;
+    int identity_column = -1;
+    std::vector<int> derived_columns;
   };
   struct Scratch;
 
@@ -156,10 +171,13 @@ class FeatureExtractor {
   // clusters_ from the config, when some column reads them.
   absl::Status LoadClusters();
 
-  // The boundary markers of every column (MakeMarkers), and the one a part
-  // of `column` reads at `pos` outside a sentence of length T.
+  // The boundary markers of every column and their hashes (MakeMarkers),
+  // and the index in markers_ of the one a part of `column` reads at `pos`
+  // outside a sentence of length T.
   void MakeMarkers();
-  absl::string_view Marker(int column, int64_t pos, int T) const;
+  size_t MarkerIndex(int column, int64_t pos, int T) const;
+  // attribute_columns_ from columns_, and the config's fingerprint.
+  void GroupColumns();
   // The name of the feature whose hash key is `key` (ExtractNames).
   std::string NameOfKey(absl::string_view key) const;
 
@@ -205,6 +223,23 @@ class FeatureExtractor {
   // (scratch->views, scratch->ngram_views).
   void TransformColumns(const Sentence& sentence, Scratch* scratch) const;
   void ViewColumns(const Sentence& sentence, Scratch* scratch) const;
+  // Appends the value of `column` for attribute value `value` to *text
+  // (for NGRAMS the padded value, with its n-grams' spans appended to
+  // *ngram_spans); false when a boolean transform drops it.
+  bool AppendColumnValue(
+      const Column& column, absl::string_view value, std::string* lowered,
+      std::string* text,
+      std::vector<std::pair<uint32_t, int32_t>>* ngram_spans) const;
+  // The per-(column, t) value hashes that the templates chain: HashViews
+  // from the strings of TransformColumns and ViewColumns (when features are
+  // named), HashColumns from the per-thread cache of derived values.
+  void HashViews(int T, Scratch* scratch) const;
+  void HashColumns(const Sentence& sentence, Scratch* scratch) const;
+  // The hashes of `value`'s derived columns, as the cache keeps them: per
+  // column, for NGRAMS the count then the n-grams' hashes, else 1 and the
+  // hash, or 0 and 0 when dropped.
+  void DeriveHashes(const AttributeColumns& group, absl::string_view value,
+                    Scratch* scratch) const;
   // scratch->key, sized once for the sentence's longest possible key so
   // that the hashing loop writes with plain memcpy and never grows it.
   char* KeyBuffer(Scratch* scratch) const;
@@ -212,7 +247,7 @@ class FeatureExtractor {
   // Hashes every combination of the values of `tmpl`'s parts at position t
   // (a template with a multi-valued part); `scratch` holds the column
   // values of the sentence.
-  template <typename Emit>
+  template <bool kNamed, typename Emit>
   void EmitCombinations(const Template& tmpl, int t, int T, Scratch* scratch,
                         Emit& emit) const;
 
@@ -235,7 +270,12 @@ class FeatureExtractor {
   int64_t max_after_ = 0;
   int marker_before_ = 0;
   std::vector<std::string> markers_;
+  std::vector<uint64_t> marker_hashes_;  // p(marker), parallel to markers_
   size_t max_marker_ = 0;
+  std::vector<AttributeColumns> attribute_columns_;
+  // XXH3 of the serialised config: the per-thread caches of derived values
+  // are kept per fingerprint, as equal configs derive equal hashes.
+  uint64_t fingerprint_ = 0;
   std::unique_ptr<FeatureExtractor> pair_extractor_;
   // The config's clusters, when a CLUSTER part reads them.
   std::shared_ptr<const WordClusterTable> clusters_;

@@ -44,20 +44,29 @@ FeatureExtractor MakeExtractor(const std::string& text) {
   return *std::move(fx);
 }
 
-// The documented byte layout, built by hand: j as 4 bytes little-endian,
-// then each part followed by 0x1F.
+// The documented hash, computed by hand: XXH3 of j as 4 bytes
+// little-endian, then per part h = Fmix64(h * 0x9E3779B97F4A7C15 + XXH3 of
+// the part).
 uint64_t RefHash(uint32_t j, const std::vector<std::string>& parts,
                  uint64_t seed = 0) {
-  std::string bytes;
-  bytes.push_back(static_cast<char>(j & 0xFF));
-  bytes.push_back(static_cast<char>((j >> 8) & 0xFF));
-  bytes.push_back(static_cast<char>((j >> 16) & 0xFF));
-  bytes.push_back(static_cast<char>((j >> 24) & 0xFF));
+  std::string id;
+  id.push_back(static_cast<char>(j & 0xFF));
+  id.push_back(static_cast<char>((j >> 8) & 0xFF));
+  id.push_back(static_cast<char>((j >> 16) & 0xFF));
+  id.push_back(static_cast<char>((j >> 24) & 0xFF));
+  uint64_t h = XXH3_64bits_withSeed(id.data(), id.size(), seed);
   for (const std::string& p : parts) {
-    bytes += p;
-    bytes.push_back('\x1f');
+    uint64_t x = h * 0x9E3779B97F4A7C15ULL +
+                 XXH3_64bits_withSeed(p.data(), p.size(), seed);
+    // MurmurHash3's fmix64.
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    h = x;
   }
-  return XXH3_64bits_withSeed(bytes.data(), bytes.size(), seed);
+  return h;
 }
 
 struct Hashes {
@@ -96,8 +105,8 @@ TEST(FeatureExtractorTest, GoldenHashesPinTheLayout) {
   const Hashes h0 = GetHashes(MakeExtractor(templates), s);
   // Pinned once from this implementation: changing them breaks every saved
   // model.
-  const uint64_t kW0 = 0x4b99461c16bff746ULL;
-  const uint64_t kBosW0 = 0xc7cd020db15ff122ULL;
+  const uint64_t kW0 = 0x84489dc1ca1b40a4ULL;
+  const uint64_t kBosW0 = 0x4b1c6b4b9fb9e30cULL;
   const uint64_t kBias = 0xcd6b1c920d3f662cULL;
   EXPECT_THAT(At(h0, 0), ElementsAre(kW0, kBosW0, kBias));
   EXPECT_EQ(kW0, RefHash(0, {"Confidence"}));
@@ -107,7 +116,7 @@ TEST(FeatureExtractorTest, GoldenHashesPinTheLayout) {
                                      RefHash(1, {"Confidence", "in"}), kBias));
 
   const Hashes h42 = GetHashes(MakeExtractor(templates + "hash_seed: 42"), s);
-  const uint64_t kW0Seed42 = 0xf1472a3214825cc4ULL;
+  const uint64_t kW0Seed42 = 0xd72f26fe2a634e03ULL;
   EXPECT_EQ(At(h42, 0)[0], kW0Seed42);
   EXPECT_EQ(kW0Seed42, RefHash(0, {"Confidence"}, 42));
   EXPECT_NE(kW0Seed42, kW0);
@@ -975,6 +984,75 @@ TEST(FeatureExtractorTest, ColumnTemplatesOnListedAttributesFail) {
   EXPECT_THAT(std::string(status.message()),
               HasSubstr("train.crfsuite:4: template 'w' (#0) reads attribute "
                         "columns, but the sentence has attribute lists"));
+}
+
+}  // namespace
+}  // namespace chaintag
+
+namespace chaintag {
+namespace {
+
+// Every derived value of a word: the per-type cache must give what the
+// named path computes from the strings, through its start-overs and with
+// other extractors sharing the thread.
+constexpr char kDerivedTemplates[] = R"pb(
+  templates { parts { attribute: 0 } }
+  templates { parts { attribute: 0 lowercase: true offset: -1 } }
+  templates { parts { attribute: 0 transform: PREFIX k: 3 } }
+  templates { parts { attribute: 0 transform: SUFFIX k: 2 offset: 1 } }
+  templates { parts { attribute: 0 transform: SHAPE } }
+  templates { parts { attribute: 0 transform: SHORT_SHAPE } }
+  templates { parts { attribute: 0 transform: MATCHES pattern: "[0-9]" } }
+  templates { parts { attribute: 0 transform: NGRAMS k: 3 } }
+  templates {
+    parts { attribute: 0 transform: PREFIX k: 2 }
+    parts { attribute: 1 offset: 1 }
+  }
+  templates { parts { attribute: 0 lowercase: true span: 3 offset: -1 } }
+  num_buckets: 4294967296
+)pb";
+
+// Per position, the buckets of ExtractNames (spelled from strings) and of
+// ExtractHashes (the cached path).
+void ExpectNamedEqualsCached(const FeatureExtractor& fx, const Sentence& s) {
+  std::vector<std::vector<NamedFeature>> named;
+  ASSERT_TRUE(fx.ExtractNames(s, &named).ok());
+  const Hashes h = GetHashes(fx, s);
+  ASSERT_EQ(named.size(), h.offsets.size() - 1);
+  for (size_t t = 0; t < named.size(); ++t) {
+    std::vector<uint32_t> named_buckets, cached_buckets;
+    for (const NamedFeature& f : named[t]) named_buckets.push_back(f.bucket);
+    for (uint64_t hash : At(h, static_cast<int>(t))) {
+      cached_buckets.push_back(fx.Bucket(hash));
+    }
+    ASSERT_EQ(named_buckets, cached_buckets) << "position " << t;
+  }
+}
+
+TEST(FeatureExtractorTest, CachedDerivedValuesEqualTheNamedPath) {
+  const FeatureExtractor fx = MakeExtractor(kDerivedTemplates);
+  const FeatureExtractor seeded =
+      MakeExtractor(std::string(kDerivedTemplates) + "hash_seed: 7");
+  // 30,000 types, more than a cache holds, each seen twice (the second time
+  // a hit unless the cache started over), in sentences of 50 that alternate
+  // between the two extractors.
+  std::vector<std::vector<std::string>> rows;
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < 30000; ++i) {
+      const std::string word =
+          absl::StrCat(i % 3 == 0 ? "X" : "x", i, i % 7 == 0 ? "-É" : "");
+      rows.push_back({word, i % 5 == 0 ? "NN" : "VB"});
+      if (rows.size() == 50) {
+        const Sentence s = RowSentence(rows);
+        ExpectNamedEqualsCached((i / 50) % 2 == 0 ? fx : seeded, s);
+        rows.clear();
+      }
+    }
+  }
+  // A word and its hashes after all that, against the documented hash.
+  const Hashes h = GetHashes(fx, RowSentence({{"Ab1", "NN"}}));
+  EXPECT_EQ(At(h, 0)[0], RefHash(0, {"Ab1"}));
+  EXPECT_EQ(At(h, 0)[2], RefHash(2, {"Ab1"}));  // PREFIX 3
 }
 
 }  // namespace

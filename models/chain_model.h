@@ -142,7 +142,7 @@ class ChainModel {
   // The same for weights over `space` (second order when it has a
   // structure: the file then records the order, the weighted trigrams and
   // pairs and the non-zero pair rows, in format 3; first order with pair
-  // rows: the non-zero pair rows, L² weights each, in format 5).
+  // rows: the non-zero pair rows, L² weights each, in format 9).
   static absl::StatusOr<ChainModel> Create(ModelFile header,
                                            const WeightSpace& space,
                                            absl::Span<const double> weights);

@@ -666,14 +666,14 @@ TEST(ChainModelTest, FirstOrderPairModelRoundTripsAndIsValidated) {
   file.add_pair_labels(1);
   ExpectLoadRejected(path, file, "no pair labels");
   // Pair rows under the plain first-order version (what a build that does
-  // not know them would write or read) are refused, as is version 5 at
+  // not know them would write or read) are refused, as is version 9 at
   // second order.
   file = model.ToProto();
   file.set_format_version(kModelFormatVersion);
-  ExpectLoadRejected(path, file, "pair rows in a first-order file of format 2");
+  ExpectLoadRejected(path, file, "pair rows in a first-order file of format 6");
   file = model.ToProto();
   file.set_order(2);
-  ExpectLoadRejected(path, file, "format version 5 does not match order 2");
+  ExpectLoadRejected(path, file, "format version 9 does not match order 2");
   // No format holds a stacked model with first-order pair rows.
   ModelFile stacked = SecondOrderHeader();
   *stacked.mutable_first_stage() = MakeModel().ToProto();

@@ -232,7 +232,7 @@ absl::Status CheckVersion(const ModelFile& file) {
       "format version ", version, ", this build reads ", kModelFormatVersion,
       " to ", kFirstOrderPairFormatVersion,
       version < kModelFormatVersion
-          ? " (an older chaintag's dense layout): retrain the model"
+          ? " (an older chaintag's feature hashing): retrain the model"
           : ""));
 }
 
@@ -268,7 +268,7 @@ absl::Status CheckSecondOrderFields(const ModelFile& file, bool f64) {
 }
 
 // The pair rows of a first-order file: L² weights per row, no pair labels
-// or trigrams (format 5); none in another first-order file.
+// or trigrams (format 9); none in another first-order file.
 absl::Status CheckFirstOrderPairFields(const ModelFile& file, bool f64) {
   const int64_t L = file.labels_size();
   const int64_t rows = file.pair_buckets_size();

@@ -33,23 +33,25 @@
 
 namespace chaintag {
 
-// 2: compact rows (fixed32 buckets, float32 or float64 rows); 3: the same
+// 6: compact rows (fixed32 buckets, float32 or float64 rows); 7: the same
 // with a second-order part (written only for second-order models, so a
-// first-order file stays readable by format-2 builds). Format 1 files
-// (dense double rows) are refused with a request to retrain.
-constexpr uint32_t kModelFormatVersion = 2;
-constexpr uint32_t kSecondOrderFormatVersion = 3;
+// first-order file stays readable by builds without it). Formats 1 to 5
+// are refused with a request to retrain: format 1 stored dense double rows,
+// and 2 to 5 (the kinds of 6 to 9) hashed a template's parts as one joined
+// string (features/feature_extractor.h), so their rows are other features'.
+constexpr uint32_t kModelFormatVersion = 6;
+constexpr uint32_t kSecondOrderFormatVersion = 7;
 // A stacked model (ModelFile.first_stage), of either order.
-constexpr uint32_t kStackedFormatVersion = 4;
+constexpr uint32_t kStackedFormatVersion = 8;
 // A first-order model with observation-conditioned transitions (pair
-// templates): format 2 plus pair rows of L² weights each (pair (a, b) at
+// templates): format 6 plus pair rows of L² weights each (pair (a, b) at
 // a·L + b, no pair_labels), in the pair fields. Its own version, so that a
 // build that reads pair rows only at second order refuses the file rather
 // than decoding without them.
-constexpr uint32_t kFirstOrderPairFormatVersion = 5;
+constexpr uint32_t kFirstOrderPairFormatVersion = 9;
 constexpr char kModelMagic[] = "chaintag-model";
 
-// Whether `file` is a first-order model with pair rows (format 5).
+// Whether `file` is a first-order model with pair rows (format 9).
 bool HasFirstOrderPairRows(const ModelFile& file);
 
 // The checksum a model file records (ModelFile.weights_checksum): XXH3-64

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "features/bucket_rows.h"
 #include "gtest/gtest.h"
 #include "models/chain_layout.h"
@@ -166,16 +167,20 @@ TEST(ModelFileTest, EncodeChecksSizes) {
   EXPECT_FALSE(encode(one, one_label, rows, huge).ok());
 }
 
-TEST(ModelFileTest, RefusesFormatOneAndAsksForRetraining) {
-  ModelFile file = EncodedFile();
-  file.set_format_version(1);
-  const std::string path = TempPath("format1.model");
-  WriteAll(path, file.SerializeAsString());
-  absl::StatusOr<ModelFile> read = ReadModelFile(path);
-  ASSERT_FALSE(read.ok());
-  EXPECT_NE(read.status().message().find(path), std::string::npos);
-  EXPECT_NE(read.status().message().find("retrain"), std::string::npos)
-      << read.status();
+TEST(ModelFileTest, RefusesOlderFormatsAndAsksForRetraining) {
+  // 1: dense rows; 2 to 5: the features' earlier hashing.
+  for (uint32_t version : {1, 2, 3, 4, 5}) {
+    ModelFile file = EncodedFile();
+    file.set_format_version(version);
+    const std::string path =
+        TempPath(absl::StrCat("format", version, ".model"));
+    WriteAll(path, file.SerializeAsString());
+    absl::StatusOr<ModelFile> read = ReadModelFile(path);
+    ASSERT_FALSE(read.ok()) << version;
+    EXPECT_NE(read.status().message().find(path), std::string::npos);
+    EXPECT_NE(read.status().message().find("retrain"), std::string::npos)
+        << read.status();
+  }
 }
 
 TEST(ModelFileTest, RejectsDamagedAndForeignFiles) {
