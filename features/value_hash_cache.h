@@ -27,7 +27,7 @@ class ValueHashCache {
  public:
   // Holds up to max_types / 2 entries at once (max_types is rounded up to a
   // power of two) and about `max_words` 64-bit words of hashes and values.
-  explicit ValueHashCache(int max_types = 8192, size_t max_words = 1 << 20);
+  explicit ValueHashCache(int max_types = 16384, size_t max_words = 1 << 20);
 
   // The hashes stored for (attribute, value), whose 64-bit hash is `key`;
   // empty (data() == nullptr) when not cached.
