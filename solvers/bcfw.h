@@ -13,11 +13,11 @@
 // O(block state) per step, not O(size of the update of w): w is the sum of
 // the blocks' v_i/(λn), each block's state only changes when it is visited,
 // so the solver keeps per block Σ_s s·v_i^(s), adding the weight of the steps
-// a state held only when the block moves (or w̄ is read). w̄ = Σ_i v̄_i/(λn)
-// is formed — about one pass of updates of w — only when it is read (gap
-// checks, evaluations, the end). ℓ̄ is averaged alongside, so the gap at w̄ is
-// exact. (The reference gapBCFW code does not average; set
-// weighted_averaging: false to match it.)
+// a state held only when the block moves (a read of w̄ adds it on the fly,
+// changing nothing of the run). w̄ = Σ_i v̄_i/(λn) is formed — about one pass of
+// updates of w — only when it is read (gap checks, evaluations, the end). ℓ̄ is
+// averaged alongside, so the gap at w̄ is exact. (The reference gapBCFW code
+// does not average; set weighted_averaging: false to match it.)
 //
 // Where the paper and the reference code differ, the code's behaviour is the
 // default: the first gap-sampling pass sweeps the blocks in index order;

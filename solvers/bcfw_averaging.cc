@@ -1,8 +1,8 @@
 // BcfwRun's weighted averaging (bcfw.h's top comment): each block's
-// Σ_s s·v_i^(s), to which a state's weight is added when the block moves
-// (or w̄ is read), and w̄ = Σ_i v̄_i/(λn) formed from these sums only when
-// it is read: block by block in block order in one process, chained along
-// the ranks in a distributed run.
+// Σ_s s·v_i^(s), to which a state's weight is added when the block moves,
+// and w̄ = Σ_i v̄_i/(λn) formed from these sums (and the weight of each
+// state since) only when it is read: block by block in block order in one
+// process, chained along the ranks in a distributed run.
 //
 // Thread-safety: BcfwRun's, one thread at a time; AddAveragedBlocks runs
 // solver.num_threads threads on disjoint slices of w̄.
@@ -76,16 +76,16 @@ const std::vector<double>& BcfwRun::ReturnedPoint() {
   return average_;
 }
 
-// average_ += c·v̄_i for this process's blocks (every block's sum folded
-// through the last step first), from zero or onto what average_ holds. The
-// threads own slices of whole granularity slots and each goes through all
-// the blocks in order, so every coordinate gets its additions in block
+// average_ += c·v̄_i for this process's blocks, from zero or onto what
+// average_ holds. Each block's sum is read with the weight its state has
+// held since its last fold added on the fly, not folded in: a read of w̄
+// writes nothing of the run (so the iterates do not depend on when w̄ is
+// read), and it saves a pass over the sums (writing them) and the states.
+// The threads own slices of whole granularity slots and each goes through
+// all the blocks in order, so every coordinate gets its additions in block
 // order, as on one thread.
 void BcfwRun::AddAveragedBlocks(bool from_zero) {
   const int threads = NumThreads();
-  ParallelFor(n_, threads, [this](int begin, int end) {
-    for (int i = begin; i < end; ++i) FoldIntoAverage(i, steps_);
-  });
   const double scale = AverageScale(steps_);
   const double c = 1.0 / (lambda_ * n_);
   const int64_t slots = dim_ / Granularity();
@@ -106,7 +106,17 @@ void BcfwRun::AddAveragedBlocks(bool from_zero) {
         const int64_t size = state_offset_[i + 1] - state_offset_[i];
         const double* sum = average_state_sums_.data() + state_offset_[i];
         averaged_state.resize(size);
-        for (int64_t k = 0; k < size; ++k) averaged_state[k] = scale * sum[k];
+        // The weight the state has held since its last fold, added here
+        // without folding it (the block's next move does).
+        const double weight = StepWeightSum(averaged_through_[i] + 1, steps_);
+        if (weight == 0) {
+          for (int64_t k = 0; k < size; ++k) averaged_state[k] = scale * sum[k];
+        } else {
+          const double* block_state = states_.data() + state_offset_[i];
+          for (int64_t k = 0; k < size; ++k) {
+            averaged_state[k] = scale * (sum[k] + weight * block_state[k]);
+          }
+        }
         // w += −c·(ψ_i(gold) − v̄_i) = c·v̄_i, since ψ_i(gold) = 0.
         problem_.AddCornerMinusStateInSlice(i, problem_.GoldCorner(i),
                                             averaged_state.data(), -c, begin,

@@ -221,7 +221,8 @@ class BcfwRun : public PassSteps {
   // Weighted averaging: bcfw_averaging.cc.
 
   // Adds block i's state, held since its last fold, to its weighted sum
-  // through step `through` (before the state changes, and before reads).
+  // through step `through` (before the state changes; reads of w̄ add the
+  // held weight without folding it).
   void FoldIntoAverage(int i, int64_t through);
   void AddAveragedBlocks(bool from_zero);
   // Distributed runs: the returned w̄ summed block by block along the

@@ -9,6 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "solvers/duality_gap.h"
+#include "solvers/monitor.h"
 #include "solvers/multiclass_problem_testing.h"
 #include "solvers/registry.h"
 #include "solvers/solver_testing.h"
@@ -190,6 +191,41 @@ TEST(BcfwTest, WeightedAverageMatchesTheIterateRecursion) {
       EXPECT_NEAR(average[j], expected[j] / total, 1e-12)
           << "step " << step << ", coordinate " << j;
     }
+  }
+}
+
+// Forming w̄ (for an evaluation after every pass) reads the blocks' sums and
+// writes nothing of the run: the same w̄ to the bit as a run that forms it
+// only at the end. (Folding the held weights into the sums at each read
+// rounded them differently from folding them at the blocks' next moves.)
+TEST(BcfwTest, ReadingTheAverageChangesNothingOfTheRun) {
+  const MulticlassProblem problem = RandomMulticlassProblem(12, 5, 4, 7);
+  SolverConfig config;
+  config.set_lambda(0.01);
+  config.set_max_passes(12);
+  config.set_gap_check(1 << 30);
+  config.set_final_gap(false);
+  config.set_gap_tolerance(0);
+  config.set_sampling(SolverConfig::UNIFORM);
+  config.set_seed(5);
+  config.set_weighted_averaging(true);
+  std::vector<double> read_at_the_end;
+  Solve(problem, config, &read_at_the_end);
+
+  Monitor monitor;
+  monitor.set_progress_stream(nullptr);
+  int reads = 0;
+  monitor.SetEvaluator("reads", 1, [&](absl::Span<const double> w) {
+    ++reads;
+    return absl::StatusOr<double>(w[0]);
+  });
+  BcfwSolver solver(config);
+  std::vector<double> read_every_pass;
+  ASSERT_TRUE(solver.Solve(problem, &monitor, &read_every_pass).ok());
+  EXPECT_EQ(reads, 12);
+  ASSERT_EQ(read_every_pass.size(), read_at_the_end.size());
+  for (size_t j = 0; j < read_at_the_end.size(); ++j) {
+    EXPECT_EQ(read_every_pass[j], read_at_the_end[j]) << "coordinate " << j;
   }
 }
 
