@@ -118,8 +118,9 @@ absl::Status Monitor::Record(PassRecord record, absl::Span<const double> w,
                             record.gap_exact() ? "" : " (est.)");
     }
     if (record.has_eval_score()) {
-      absl::StrAppendFormat(&line, "  %s %.2f", record.eval_metric(),
-                            record.eval_score());
+      absl::StrAppendFormat(&line, "  %s %.2f (evaluations so far %.2fs)",
+                            record.eval_metric(), record.eval_score(),
+                            record.evaluation_seconds());
     }
     std::fprintf(progress_, "%s\n", line.c_str());
     std::fflush(progress_);

@@ -42,7 +42,7 @@ PassDriver::PassDriver(const SolverConfig& config, std::string solver,
       monitor_(monitor) {}
 
 double PassDriver::Seconds() const {
-  return absl::ToDoubleSeconds(absl::Now() - start_);
+  return absl::ToDoubleSeconds(absl::Now() - start_ - evaluation_time_);
 }
 
 bool PassDriver::Expired(int64_t step) {
@@ -77,13 +77,18 @@ absl::Status PassDriver::Record(PassRecord record, bool final_pass) {
   record.set_oracle_calls(calls);
   record.set_effective_passes(static_cast<double>(calls) / num_examples_);
   record.set_seconds(Seconds());
+  record.set_evaluation_seconds(absl::ToDoubleSeconds(evaluation_time_));
   if (monitor_ == nullptr) return absl::OkStatus();
-  // The point is formed only when the monitor evaluates it.
-  const absl::Span<const double> point =
-      monitor_->WantsEvaluation(record.pass(), final_pass)
-          ? steps_->Point()
-          : absl::Span<const double>();
-  return monitor_->Record(std::move(record), point, final_pass);
+  if (!monitor_->WantsEvaluation(record.pass(), final_pass)) {
+    return monitor_->Record(std::move(record), {}, final_pass);
+  }
+  // The point is formed only when the monitor evaluates it, and both are
+  // left out of the training clock.
+  const absl::Time evaluation_start = absl::Now();
+  absl::Status recorded =
+      monitor_->Record(std::move(record), steps_->Point(), final_pass);
+  evaluation_time_ += absl::Now() - evaluation_start;
+  return recorded;
 }
 
 absl::Status PassDriver::RecordInterim(PassRecord record) {

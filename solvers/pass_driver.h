@@ -119,6 +119,9 @@ class PassDriver {
   bool Expired(int64_t step);
   // Whether an earlier check found the run must end.
   bool expired() const { return expired_; }
+  // Seconds of training since the run started: the held-out evaluations the
+  // monitor makes (forming the point and scoring it) are left out, so the
+  // figure does not depend on how often the run is evaluated.
   double Seconds() const;
   // Logs a record that is not the pass's last (mp_bcfw's approximate
   // passes): counts and seconds are filled in, and the monitor evaluates
@@ -145,6 +148,7 @@ class PassDriver {
   Monitor* const monitor_;
   bool budget_in_oracle_calls_ = false;
   const absl::Time start_ = absl::Now();
+  absl::Duration evaluation_time_;  // spent in held-out evaluations
   bool expired_ = false;
   bool interrupted_ = false;
   PassSteps* steps_ = nullptr;  // during Run

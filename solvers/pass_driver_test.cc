@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "gtest/gtest.h"
 
 namespace chaintag {
@@ -152,6 +154,29 @@ TEST(PassDriverTest, EvaluationCadenceIsPassedToTheSteps) {
   }
   EXPECT_EQ(due, (std::vector<int>{4, 6}));
   EXPECT_EQ(steps.points_formed, 2);
+}
+
+TEST(PassDriverTest, EvaluationsAreLeftOutOfTheTrainingClock) {
+  // Scripted steps take microseconds; each of the three evaluations sleeps
+  // 0.2 s, so a clock that counted them would pass 0.6 s.
+  const SolverConfig config = Config(3, 10, 1e-9);
+  ScriptedSteps steps(std::vector<double>(3, 1));
+  Monitor monitor;
+  monitor.set_progress_stream(nullptr);
+  monitor.SetEvaluator("score", 1, [](absl::Span<const double>) {
+    absl::SleepFor(absl::Milliseconds(200));
+    return absl::StatusOr<double>(1.0);
+  });
+  PassDriver driver(config, "scripted", 1, kExamples, 1, &monitor);
+  absl::StatusOr<TrainingSummary> summary = driver.Run(&steps);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  ASSERT_EQ(monitor.records().size(), 3u);
+  // Each record counts the evaluations made before it.
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_GE(monitor.records()[k].evaluation_seconds(), 0.2 * k - 1e-3);
+    EXPECT_LT(monitor.records()[k].seconds(), 0.2);
+  }
+  EXPECT_LT(summary->seconds(), 0.2);
 }
 
 TEST(PassDriverTest, PrimalOnlySolversAndOracleCallBudget) {
