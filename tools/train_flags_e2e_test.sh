@@ -51,9 +51,9 @@ grep -q 'max_passes must be positive, got 0' err.txt \
 
 # --eval_every=0 (the config says 2): no pass but the last is scored.
 "$TRAIN" --config=toy.textproto --quiet --eval_every=0 --log=d.jsonl > /dev/null 2>&1
-[[ $(grep -c '"eval' d.jsonl) -eq 1 ]] \
-  || fail "--eval_every=0 ignored: $(grep -c '"eval' d.jsonl) scored passes"
-[[ $(grep -c '"eval' a.jsonl) -gt 1 ]] || fail "the config's eval_every=2 scored one pass"
+[[ $(grep -c '"eval_score' d.jsonl) -eq 1 ]] \
+  || fail "--eval_every=0 ignored: $(grep -c '"eval_score' d.jsonl) scored passes"
+[[ $(grep -c '"eval_score' a.jsonl) -gt 1 ]] || fail "the config's eval_every=2 scored one pass"
 
 # A bad value names the flag and exits 2 before training.
 status=0
