@@ -247,6 +247,51 @@ TEST_F(ConllTaskTest, RetrainingProblemHoldsTrainAndDev) {
             absl::StatusCode::kFailedPrecondition);
 }
 
+// More sentences than one featurising chunk, on two threads: every example
+// holds exactly its sentence's features as the extractor gives them
+// (training ones over the rows, dev ones as bucket ids), unit values
+// dropped.
+TEST_F(ConllTaskTest, ExamplesHoldTheirSentencesFeaturesAcrossChunks) {
+  WriteCorpus("many_train.txt", 900);  // 2700 sentences
+  PipelineConfig config = TinyConfig();
+  config.mutable_corpus()->set_train("many_train.txt");
+  config.mutable_corpus()->set_retrain_on_train_and_dev(true);
+  config.mutable_solver()->set_num_threads(2);
+  for (int offset : {-1, 1}) {
+    TemplatePart* part =
+        config.mutable_features()->add_templates()->add_parts();
+    part->set_offset(offset);
+    part->set_attribute(0);
+  }
+  PreparedCorpus prepared;
+  ASSERT_TRUE(Prepare(config, &prepared).ok());
+  ASSERT_EQ(prepared.problem->NumExamples(), 2700);
+  ASSERT_EQ(prepared.dev_examples.size(), 3u);
+  FeatureSequence expected;
+  auto expect_features = [&](const FeatureSequence& features,
+                             const Sentence& sentence, const BucketRows* rows,
+                             int i) {
+    ASSERT_TRUE(prepared.extractor->Extract(sentence, &expected).ok());
+    EXPECT_EQ(features.offsets, expected.offsets) << "sentence " << i;
+    std::vector<uint32_t> ids;
+    for (uint32_t bucket : expected.buckets) {
+      ids.push_back(
+          rows == nullptr ? bucket : static_cast<uint32_t>(rows->Find(bucket)));
+    }
+    EXPECT_EQ(features.buckets, ids) << "sentence " << i;
+    EXPECT_TRUE(features.values.empty()) << "sentence " << i;
+    EXPECT_EQ(features.buckets.capacity(), features.buckets.size());
+  };
+  for (int i = 0; i < 2700; ++i) {
+    expect_features(prepared.problem->example(i).features, prepared.train[i],
+                    prepared.rows.get(), i);
+  }
+  for (int i = 0; i < 3; ++i) {
+    expect_features(prepared.dev_examples[i].features, prepared.dev[i], nullptr,
+                    i);
+  }
+}
+
 TEST_F(ConllTaskTest, ConfigErrorsAreNamed) {
   PipelineConfig config = TinyConfig();
   config.mutable_corpus()->clear_train();
