@@ -199,23 +199,35 @@ absl::Status AddFeatureNames(const std::vector<Sentence>& sentences,
   return absl::OkStatus();
 }
 
-// The examples of `sentences`: labels in the training scheme (new ones are
-// added to prepared->labels in order of first appearance; a rank of a
-// distributed run has them all from reading) and features as bucket ids.
-absl::Status MakeExamples(const std::vector<Sentence>& sentences,
-                          PreparedCorpus* prepared,
-                          std::vector<ChainExample>* examples) {
+// The label ids of `sentences`' tags in the training scheme, into
+// `examples` when not null: new labels are added to prepared->labels in
+// order of first appearance (a rank of a distributed run has them all from
+// reading).
+absl::Status LabelExamples(const std::vector<Sentence>& sentences,
+                           PreparedCorpus* prepared,
+                           std::vector<ChainExample>* examples) {
   const TagScheme input_scheme = prepared->format.tag_scheme();
   const TagScheme train_scheme = prepared->config.model().train_scheme();
-  examples->resize(sentences.size());
+  if (examples != nullptr) examples->resize(sentences.size());
   for (size_t i = 0; i < sentences.size(); ++i) {
     absl::StatusOr<std::vector<std::string>> tags =
         TrainingTags(sentences[i], input_scheme, train_scheme);
     if (!tags.ok()) return tags.status();
     for (const std::string& tag : *tags) {
-      (*examples)[i].labels.push_back(prepared->labels.Add(tag));
+      const int32_t label = prepared->labels.Add(tag);
+      if (examples != nullptr) (*examples)[i].labels.push_back(label);
     }
   }
+  return absl::OkStatus();
+}
+
+// The examples of `sentences`: labels as LabelExamples numbers them, and
+// features as bucket ids.
+absl::Status MakeExamples(const std::vector<Sentence>& sentences,
+                          PreparedCorpus* prepared,
+                          std::vector<ChainExample>* examples) {
+  absl::Status labelled = LabelExamples(sentences, prepared, examples);
+  if (!labelled.ok()) return labelled;
   const FeatureExtractor& extractor = *prepared->extractor;
   // Null without pair templates; either order reads them.
   const FeatureExtractor* pair_extractor = extractor.pair_extractor();
@@ -375,9 +387,11 @@ absl::Status ConllTask::PrepareProblem(PreparedCorpus* prepared) const {
         "distributed training or corpus.retrain_on_train_and_dev");
   }
   DropRareFeatures(min_count, &examples);
-  std::vector<ChainExample> dev_examples;
   if (retrain) {
-    made = MakeExamples(prepared->dev_features(), prepared, &dev_examples);
+    // Dev's labels are numbered after train's, as the train + dev problem
+    // numbers them; its features wait for that problem, so that the
+    // train-only run does not hold them.
+    made = LabelExamples(prepared->dev_features(), prepared, nullptr);
     if (!made.ok()) return made;
   }
   if (prepared->config.model().keep_feature_names() && sharded) {
@@ -414,13 +428,6 @@ absl::Status ConllTask::PrepareProblem(PreparedCorpus* prepared) const {
   prepared->feature_stats = *stats;
   // The train + dev problem is built when the final run needs it, once the
   // train-only run has released its memory (PrepareRetrainingProblem).
-  if (retrain) {
-    for (ChainExample& example : dev_examples) {
-      example.features.Compact();
-      example.pair_features.Compact();
-    }
-    prepared->dev_examples = std::move(dev_examples);
-  }
   // The rows of a distributed run: the union of every rank's buckets.
   std::optional<BucketRows> rows;
   if (sharded) {
@@ -590,7 +597,11 @@ absl::Status ConllTask::PrepareRetrainingProblem(PreparedCorpus* prepared) {
     return absl::FailedPreconditionError(
         "the training problem is gone: the retraining problem was built");
   }
-  // The dev sentences are featurised in dev_examples and scored.
+  // The dev sentences are featurised (their labels numbered already), and
+  // scored.
+  absl::Status made =
+      MakeExamples(prepared->dev_features(), prepared, &prepared->dev_examples);
+  if (!made.ok()) return made;
   prepared->dev = std::vector<Sentence>();
   prepared->stacked_dev = std::vector<Sentence>();
   // The final model carries the first stage trained on what it is.

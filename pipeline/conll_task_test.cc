@@ -234,7 +234,7 @@ TEST_F(ConllTaskTest, RetrainingProblemHoldsTrainAndDev) {
   config.mutable_corpus()->set_retrain_on_train_and_dev(true);
   PreparedCorpus prepared;
   ASSERT_TRUE(Prepare(config, &prepared).ok());
-  EXPECT_EQ(prepared.dev_examples.size(), 3u);
+  EXPECT_TRUE(prepared.dev_examples.empty());
   ASSERT_TRUE(task_.PrepareRetrainingProblem(&prepared).ok());
   EXPECT_EQ(prepared.problem, nullptr);
   EXPECT_EQ(prepared.rows, nullptr);
@@ -248,9 +248,8 @@ TEST_F(ConllTaskTest, RetrainingProblemHoldsTrainAndDev) {
 }
 
 // More sentences than one featurising chunk, on two threads: every example
-// holds exactly its sentence's features as the extractor gives them
-// (training ones over the rows, dev ones as bucket ids), unit values
-// dropped.
+// holds exactly its sentence's features as the extractor gives them, over
+// the problem's rows, unit values dropped.
 TEST_F(ConllTaskTest, ExamplesHoldTheirSentencesFeaturesAcrossChunks) {
   WriteCorpus("many_train.txt", 900);  // 2700 sentences
   PipelineConfig config = TinyConfig();
@@ -266,7 +265,6 @@ TEST_F(ConllTaskTest, ExamplesHoldTheirSentencesFeaturesAcrossChunks) {
   PreparedCorpus prepared;
   ASSERT_TRUE(Prepare(config, &prepared).ok());
   ASSERT_EQ(prepared.problem->NumExamples(), 2700);
-  ASSERT_EQ(prepared.dev_examples.size(), 3u);
   FeatureSequence expected;
   auto expect_features = [&](const FeatureSequence& features,
                              const Sentence& sentence, const BucketRows* rows,
@@ -275,8 +273,7 @@ TEST_F(ConllTaskTest, ExamplesHoldTheirSentencesFeaturesAcrossChunks) {
     EXPECT_EQ(features.offsets, expected.offsets) << "sentence " << i;
     std::vector<uint32_t> ids;
     for (uint32_t bucket : expected.buckets) {
-      ids.push_back(
-          rows == nullptr ? bucket : static_cast<uint32_t>(rows->Find(bucket)));
+      ids.push_back(static_cast<uint32_t>(rows->Find(bucket)));
     }
     EXPECT_EQ(features.buckets, ids) << "sentence " << i;
     EXPECT_TRUE(features.values.empty()) << "sentence " << i;
@@ -286,9 +283,13 @@ TEST_F(ConllTaskTest, ExamplesHoldTheirSentencesFeaturesAcrossChunks) {
     expect_features(prepared.problem->example(i).features, prepared.train[i],
                     prepared.rows.get(), i);
   }
+  // Dev's, made for the train + dev problem, over its rows.
+  const std::vector<Sentence> dev = prepared.dev;
+  ASSERT_TRUE(task_.PrepareRetrainingProblem(&prepared).ok());
+  ASSERT_EQ(prepared.problem_with_dev->NumExamples(), 2703);
   for (int i = 0; i < 3; ++i) {
-    expect_features(prepared.dev_examples[i].features, prepared.dev[i], nullptr,
-                    i);
+    expect_features(prepared.problem_with_dev->example(2700 + i).features,
+                    dev[i], prepared.rows_with_dev.get(), i);
   }
 }
 
