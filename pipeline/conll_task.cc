@@ -635,9 +635,6 @@ absl::Status ConllTask::PrepareRetrainingProblem(PreparedCorpus* prepared) {
       WorkerThreads(prepared->config));
   if (!training.ok()) return training.status();
   prepared->SetRetrainingProblem(*std::move(training));
-  // And what building the problem freed (the examples' row lookups), before
-  // the final run's solver allocates.
-  malloc_trim(0);
   return absl::OkStatus();
 }
 
