@@ -199,39 +199,65 @@ absl::Status AddFeatureNames(const std::vector<Sentence>& sentences,
   return absl::OkStatus();
 }
 
-// The examples of `sentences`: labels in the training scheme (new ones are
-// added to prepared->labels in order of first appearance; a rank of a
-// distributed run has them all from reading) and features as bucket ids.
-absl::Status MakeExamples(const std::vector<Sentence>& sentences,
-                          PreparedCorpus* prepared,
-                          std::vector<ChainExample>* examples) {
+// The label ids of `sentences`' tags in the training scheme, into
+// `examples` when not null: new labels are added to prepared->labels in
+// order of first appearance (a rank of a distributed run has them all from
+// reading).
+absl::Status LabelExamples(const std::vector<Sentence>& sentences,
+                           PreparedCorpus* prepared,
+                           std::vector<ChainExample>* examples) {
   const TagScheme input_scheme = prepared->format.tag_scheme();
   const TagScheme train_scheme = prepared->config.model().train_scheme();
-  examples->resize(sentences.size());
+  if (examples != nullptr) examples->resize(sentences.size());
   for (size_t i = 0; i < sentences.size(); ++i) {
     absl::StatusOr<std::vector<std::string>> tags =
         TrainingTags(sentences[i], input_scheme, train_scheme);
     if (!tags.ok()) return tags.status();
     for (const std::string& tag : *tags) {
-      (*examples)[i].labels.push_back(prepared->labels.Add(tag));
+      const int32_t label = prepared->labels.Add(tag);
+      if (examples != nullptr) (*examples)[i].labels.push_back(label);
     }
   }
+  return absl::OkStatus();
+}
+
+// The examples of `sentences`: labels as LabelExamples numbers them, and
+// features as bucket ids.
+absl::Status MakeExamples(const std::vector<Sentence>& sentences,
+                          PreparedCorpus* prepared,
+                          std::vector<ChainExample>* examples) {
+  absl::Status labelled = LabelExamples(sentences, prepared, examples);
+  if (!labelled.ok()) return labelled;
   const FeatureExtractor& extractor = *prepared->extractor;
   // Null without pair templates; either order reads them.
   const FeatureExtractor* pair_extractor = extractor.pair_extractor();
   std::vector<absl::Status> errors(sentences.size());
-  ParallelFor(static_cast<int>(sentences.size()),
-              WorkerThreads(prepared->config), [&](int begin, int end) {
-                for (int i = begin; i < end; ++i) {
-                  ChainExample& example = (*examples)[i];
-                  errors[i] =
-                      extractor.Extract(sentences[i], &example.features);
-                  if (!errors[i].ok() || pair_extractor == nullptr) continue;
-                  errors[i] = pair_extractor->Extract(sentences[i],
-                                                      &example.pair_features);
-                  ClearFirstPosition(&example.pair_features);
-                }
-              });
+  // A chunk of sentences at a time, compacted here before the next: grown
+  // by doubling, a whole corpus's features took about twice their size
+  // until the problem compacted them, the peak memory of a stage. The
+  // compacted blocks are allocated on this thread, in order, as the
+  // problem's remapping would have allocated them.
+  constexpr int kChunk = 1024;
+  const int n = static_cast<int>(sentences.size());
+  for (int chunk = 0; chunk < n; chunk += kChunk) {
+    const int chunk_end = std::min(n, chunk + kChunk);
+    ParallelFor(chunk_end - chunk, WorkerThreads(prepared->config),
+                [&](int begin, int end) {
+                  for (int i = chunk + begin; i < chunk + end; ++i) {
+                    ChainExample& example = (*examples)[i];
+                    errors[i] =
+                        extractor.Extract(sentences[i], &example.features);
+                    if (!errors[i].ok() || pair_extractor == nullptr) continue;
+                    errors[i] = pair_extractor->Extract(sentences[i],
+                                                        &example.pair_features);
+                    ClearFirstPosition(&example.pair_features);
+                  }
+                });
+    for (int i = chunk; i < chunk_end; ++i) {
+      (*examples)[i].features.Compact();
+      (*examples)[i].pair_features.Compact();
+    }
+  }
   for (size_t i = 0; i < errors.size(); ++i) {
     if (!errors[i].ok()) {
       return absl::InvalidArgumentError(
@@ -361,9 +387,11 @@ absl::Status ConllTask::PrepareProblem(PreparedCorpus* prepared) const {
         "distributed training or corpus.retrain_on_train_and_dev");
   }
   DropRareFeatures(min_count, &examples);
-  std::vector<ChainExample> dev_examples;
   if (retrain) {
-    made = MakeExamples(prepared->dev_features(), prepared, &dev_examples);
+    // Dev's labels are numbered after train's, as the train + dev problem
+    // numbers them; its features wait for that problem, so that the
+    // train-only run does not hold them.
+    made = LabelExamples(prepared->dev_features(), prepared, nullptr);
     if (!made.ok()) return made;
   }
   if (prepared->config.model().keep_feature_names() && sharded) {
@@ -400,13 +428,6 @@ absl::Status ConllTask::PrepareProblem(PreparedCorpus* prepared) const {
   prepared->feature_stats = *stats;
   // The train + dev problem is built when the final run needs it, once the
   // train-only run has released its memory (PrepareRetrainingProblem).
-  if (retrain) {
-    for (ChainExample& example : dev_examples) {
-      example.features.Compact();
-      example.pair_features.Compact();
-    }
-    prepared->dev_examples = std::move(dev_examples);
-  }
   // The rows of a distributed run: the union of every rank's buckets.
   std::optional<BucketRows> rows;
   if (sharded) {
@@ -576,7 +597,11 @@ absl::Status ConllTask::PrepareRetrainingProblem(PreparedCorpus* prepared) {
     return absl::FailedPreconditionError(
         "the training problem is gone: the retraining problem was built");
   }
-  // The dev sentences are featurised in dev_examples and scored.
+  // The dev sentences are featurised (their labels numbered already), and
+  // scored.
+  absl::Status made =
+      MakeExamples(prepared->dev_features(), prepared, &prepared->dev_examples);
+  if (!made.ok()) return made;
   prepared->dev = std::vector<Sentence>();
   prepared->stacked_dev = std::vector<Sentence>();
   // The final model carries the first stage trained on what it is.

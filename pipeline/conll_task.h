@@ -5,8 +5,9 @@
 // converted back to the corpus's own tag scheme (e.g. IOB1 for CoNLL-2003)
 // before they are scored or written, so conlleval on the written
 // predictions prints the reported figures. With
-// corpus.retrain_on_train_and_dev the dev examples wait, as bucket ids,
-// for the train + dev problem of the final run.
+// corpus.retrain_on_train_and_dev the dev sentences' labels are numbered
+// after train's at once, and their features are extracted only for the
+// train + dev problem of the final run.
 //
 // Thread-safety: as Task; ConllTask keeps no state of its own. EvaluateModel
 // may be called concurrently on a const model.

@@ -234,7 +234,7 @@ TEST_F(ConllTaskTest, RetrainingProblemHoldsTrainAndDev) {
   config.mutable_corpus()->set_retrain_on_train_and_dev(true);
   PreparedCorpus prepared;
   ASSERT_TRUE(Prepare(config, &prepared).ok());
-  EXPECT_EQ(prepared.dev_examples.size(), 3u);
+  EXPECT_TRUE(prepared.dev_examples.empty());
   ASSERT_TRUE(task_.PrepareRetrainingProblem(&prepared).ok());
   EXPECT_EQ(prepared.problem, nullptr);
   EXPECT_EQ(prepared.rows, nullptr);
@@ -245,6 +245,52 @@ TEST_F(ConllTaskTest, RetrainingProblemHoldsTrainAndDev) {
   // Once only: the train-only problem is gone.
   EXPECT_EQ(task_.PrepareRetrainingProblem(&prepared).code(),
             absl::StatusCode::kFailedPrecondition);
+}
+
+// More sentences than one featurising chunk, on two threads: every example
+// holds exactly its sentence's features as the extractor gives them, over
+// the problem's rows, unit values dropped.
+TEST_F(ConllTaskTest, ExamplesHoldTheirSentencesFeaturesAcrossChunks) {
+  WriteCorpus("many_train.txt", 900);  // 2700 sentences
+  PipelineConfig config = TinyConfig();
+  config.mutable_corpus()->set_train("many_train.txt");
+  config.mutable_corpus()->set_retrain_on_train_and_dev(true);
+  config.mutable_solver()->set_num_threads(2);
+  for (int offset : {-1, 1}) {
+    TemplatePart* part =
+        config.mutable_features()->add_templates()->add_parts();
+    part->set_offset(offset);
+    part->set_attribute(0);
+  }
+  PreparedCorpus prepared;
+  ASSERT_TRUE(Prepare(config, &prepared).ok());
+  ASSERT_EQ(prepared.problem->NumExamples(), 2700);
+  FeatureSequence expected;
+  auto expect_features = [&](const FeatureSequence& features,
+                             const Sentence& sentence, const BucketRows* rows,
+                             int i) {
+    ASSERT_TRUE(prepared.extractor->Extract(sentence, &expected).ok());
+    EXPECT_EQ(features.offsets, expected.offsets) << "sentence " << i;
+    std::vector<uint32_t> ids;
+    for (uint32_t bucket : expected.buckets) {
+      ids.push_back(static_cast<uint32_t>(rows->Find(bucket)));
+    }
+    EXPECT_EQ(features.buckets, ids) << "sentence " << i;
+    EXPECT_TRUE(features.values.empty()) << "sentence " << i;
+    EXPECT_EQ(features.buckets.capacity(), features.buckets.size());
+  };
+  for (int i = 0; i < 2700; ++i) {
+    expect_features(prepared.problem->example(i).features, prepared.train[i],
+                    prepared.rows.get(), i);
+  }
+  // Dev's, made for the train + dev problem, over its rows.
+  const std::vector<Sentence> dev = prepared.dev;
+  ASSERT_TRUE(task_.PrepareRetrainingProblem(&prepared).ok());
+  ASSERT_EQ(prepared.problem_with_dev->NumExamples(), 2703);
+  for (int i = 0; i < 3; ++i) {
+    expect_features(prepared.problem_with_dev->example(2700 + i).features,
+                    dev[i], prepared.rows_with_dev.get(), i);
+  }
 }
 
 TEST_F(ConllTaskTest, ConfigErrorsAreNamed) {

@@ -1,5 +1,7 @@
 #include "pipeline/stacking.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -20,17 +22,28 @@ namespace chaintag {
 absl::StatusOr<ChainModel> TrainFirstStage(const PipelineConfig& config,
                                            const PreparedCorpus& source,
                                            std::vector<Sentence> train) {
-  PreparedCorpus stage;
-  stage.config = config;
-  stage.task = std::make_unique<ConllTask>();
-  stage.format = source.format;
-  stage.num_columns = source.num_columns;
-  stage.train = std::move(train);
-  absl::Status made =
-      static_cast<const ConllTask&>(*stage.task).PrepareProblem(&stage);
-  if (!made.ok()) return made;
-  stage.train = std::vector<Sentence>();
-  return TrainChainModel(stage);
+  absl::StatusOr<ChainModel> model = absl::UnknownError("not trained");
+  {
+    PreparedCorpus stage;
+    stage.config = config;
+    stage.task = std::make_unique<ConllTask>();
+    stage.format = source.format;
+    stage.num_columns = source.num_columns;
+    stage.train = std::move(train);
+    absl::Status made =
+        static_cast<const ConllTask&>(*stage.task).PrepareProblem(&stage);
+    if (!made.ok()) return made;
+    stage.train = std::vector<Sentence>();
+    // The sentences' copy and the features as extracted (on the worker
+    // threads, remapped into new blocks since) are many small freed blocks
+    // in malloc's arenas, which the solver's large vectors never reuse:
+    // without this each stage left some hundred MB resident.
+    malloc_trim(0);
+    model = TrainChainModel(stage);
+  }
+  // The stage's features and solver state, for the next stage.
+  malloc_trim(0);
+  return model;
 }
 
 namespace {
@@ -165,18 +178,19 @@ absl::Status TrainSavedFirstStages(const PipelineConfig& stage_config,
   const bool retrain = prepared->config.corpus().retrain_on_train_and_dev();
   absl::StatusOr<ChainModel> stages[2] = {absl::UnknownError("not trained"),
                                           absl::UnknownError("not trained")};
-  ParallelFor(
-      retrain ? 2 : 1, StageThreads(prepared->config), [&](int begin, int end) {
-        for (int k = begin; k < end; ++k) {
-          std::vector<Sentence> train = prepared->train;
-          if (k == 1) {
-            train.insert(train.end(), prepared->dev.begin(),
-                         prepared->dev.end());
-          }
-          stages[k] =
-              TrainFirstStage(stage_config, *prepared, std::move(train));
-        }
-      });
+  const int count = retrain ? 2 : 1;
+  ParallelFor(count, StageThreads(prepared->config), [&](int begin, int end) {
+    for (int j = begin; j < end; ++j) {
+      // The larger stage (train + dev) first: one at a time, it then
+      // trains while no other model is held.
+      const int k = count - 1 - j;
+      std::vector<Sentence> train = prepared->train;
+      if (k == 1) {
+        train.insert(train.end(), prepared->dev.begin(), prepared->dev.end());
+      }
+      stages[k] = TrainFirstStage(stage_config, *prepared, std::move(train));
+    }
+  });
   for (int k = 0; k < (retrain ? 2 : 1); ++k) {
     if (!stages[k].ok()) return stages[k].status();
   }
@@ -255,9 +269,11 @@ absl::Status StackedConllTask::Prepare(const PipelineOptions& options,
   const PipelineConfig stage_config =
       FirstStageConfig(prepared->config, num_attributes);
   const ProgressLine say = ProgressPrinter(options.progress);
+  // The saved stages before the folds: the one on train + dev is the
+  // largest of all, and trains before any fold's labels are held.
+  absl::Status done = TrainSavedFirstStages(stage_config, say, prepared);
   std::vector<std::vector<std::string>> labels;
-  absl::Status done = JackknifeLabels(stage_config, *prepared, say, &labels);
-  if (done.ok()) done = TrainSavedFirstStages(stage_config, say, prepared);
+  if (done.ok()) done = JackknifeLabels(stage_config, *prepared, say, &labels);
   if (done.ok()) {
     done = AppendAttributes(prepared->config.stacking().word_attribute(),
                             labels, &prepared->train);

@@ -247,7 +247,8 @@ struct PreparedCorpus {
   std::vector<Sentence> test;
   std::unique_ptr<FeatureExtractor> extractor;
   // corpus.retrain_on_train_and_dev: the dev sentences' examples (features
-  // as bucket ids), waiting for the train + dev problem.
+  // as bucket ids), made by PrepareRetrainingProblem for the train + dev
+  // problem (the train-only run does not hold them).
   std::vector<ChainExample> dev_examples;
   // Two-stage stacking (pipeline/stacking.h): the dev sentences with their
   // document attributes, for what reads dev features during training (the
