@@ -18,7 +18,9 @@ ValueHashCache::ValueHashCache(int max_types, size_t max_words)
   }
   slots_.resize(capacity);
   mask_ = capacity - 1;
-  store_.reserve(std::min<size_t>(max_words, 1 << 16));
+  // Reserved whole, so that growing never holds two copies; pages are
+  // resident only once written.
+  store_.reserve(max_words);
   store_.push_back(0);
 }
 
