@@ -249,15 +249,6 @@ absl::Status ReadTrainingShard(const std::string& path,
       });
 }
 
-// Only the test split's lines are written back (the predictions); kept in
-// the training and dev sentences, the corpus text would be copied into
-// every stacking stage.
-void DropLines(std::vector<Sentence>* sentences) {
-  for (Sentence& sentence : *sentences) {
-    sentence.lines = std::vector<std::string>();
-  }
-}
-
 }  // namespace
 
 absl::Status ReadSplits(const PipelineOptions& options,
@@ -287,8 +278,6 @@ absl::Status ReadSplits(const PipelineOptions& options,
                               prepared)
           : ReadAllTraining(train_path, cluster_counts, prepared);
   if (!read.ok()) return read;
-  DropLines(&prepared->train);
-  DropLines(&prepared->dev);  // corpus.dev_fraction's
   ConllFormat held_out_format = prepared->format;
   held_out_format.set_allow_missing_label(false);
   for (const auto& [path, split] :
@@ -301,7 +290,6 @@ absl::Status ReadSplits(const PipelineOptions& options,
     if (!sentences.ok()) return sentences.status();
     *split = std::move(*sentences);
   }
-  DropLines(&prepared->dev);
   return absl::OkStatus();
 }
 

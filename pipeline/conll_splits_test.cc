@@ -156,21 +156,6 @@ TEST_F(ConllSplitsTest, ReadsTrainDevAndTest) {
   EXPECT_EQ(prepared.train[9].tags[0], "Z");
 }
 
-TEST_F(ConllSplitsTest, OnlyTestSentencesKeepTheirLines) {
-  WriteCorpus("dev.txt", 3);
-  config_.mutable_corpus()->set_dev("dev.txt");
-  PreparedCorpus prepared;
-  ASSERT_TRUE(Read(&prepared).ok());
-  for (const std::vector<Sentence>* split : {&prepared.train, &prepared.dev}) {
-    for (const Sentence& sentence : *split) {
-      EXPECT_TRUE(sentence.lines.empty());
-      EXPECT_EQ(sentence.size(), 1);
-    }
-  }
-  ASSERT_EQ(prepared.test.size(), 2u);
-  EXPECT_THAT(prepared.test[1].lines, ElementsAre("w1 Z"));
-}
-
 TEST_F(ConllSplitsTest, DevFractionHoldsOutTheLastSentences) {
   config_.mutable_corpus()->set_dev_fraction(0.25);  // ceil(2.5) = 3 of 10
   PreparedCorpus prepared;
