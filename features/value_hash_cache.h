@@ -27,8 +27,8 @@ class ValueHashCache {
  public:
   // Holds up to max_types / 2 entries at once (max_types is rounded up to a
   // power of two) and about `max_words` 64-bit words of hashes and values
-  // (2 MiB by default: a thread may hold one per extractor config).
-  explicit ValueHashCache(int max_types = 16384, size_t max_words = 1 << 18);
+  // (1 MiB by default: a thread may hold one per extractor config).
+  explicit ValueHashCache(int max_types = 16384, size_t max_words = 1 << 17);
 
   // The hashes stored for (attribute, value), whose 64-bit hash is `key`;
   // empty (data() == nullptr) when not cached.
