@@ -153,6 +153,14 @@ struct FeatureExtractor::Scratch {
   std::vector<std::pair<uint64_t, std::unique_ptr<ValueHashCache>>> caches;
   size_t next_cache = 0;
 
+  // Sized for a sentence's num_values (column, t) pairs, no n-grams yet.
+  void StartValueHashes(size_t num_values) {
+    value_hashes.resize(num_values);
+    present.resize(num_values);
+    ngram_ranges.resize(num_values);
+    ngram_hashes.clear();
+  }
+
   ValueHashCache* CacheFor(uint64_t fingerprint) {
     for (auto& [owner, cache] : caches) {
       if (owner == fingerprint) return cache.get();
@@ -564,11 +572,7 @@ bool FeatureExtractor::AppendColumnValue(
 
 void FeatureExtractor::HashViews(int T, Scratch* scratch) const {
   const uint64_t seed = config_->hash_seed();
-  const size_t num_values = columns_.size() * static_cast<size_t>(T);
-  scratch->value_hashes.resize(num_values);
-  scratch->present.resize(num_values);
-  scratch->ngram_ranges.resize(num_values);
-  scratch->ngram_hashes.clear();
+  scratch->StartValueHashes(columns_.size() * static_cast<size_t>(T));
   for (size_t c = 0; c < columns_.size(); ++c) {
     const bool ngrams = columns_[c].transform == TemplatePart::NGRAMS;
     for (size_t ct = c * T; ct < (c + 1) * T; ++ct) {
@@ -622,11 +626,7 @@ void FeatureExtractor::HashColumns(const Sentence& sentence,
                                    Scratch* scratch) const {
   const int T = sentence.size();
   const uint64_t seed = config_->hash_seed();
-  const size_t num_values = columns_.size() * static_cast<size_t>(T);
-  scratch->value_hashes.resize(num_values);
-  scratch->present.resize(num_values);
-  scratch->ngram_ranges.resize(num_values);
-  scratch->ngram_hashes.clear();
+  scratch->StartValueHashes(columns_.size() * static_cast<size_t>(T));
   ValueHashCache* cache = nullptr;
   for (const AttributeColumns& group : attribute_columns_) {
     if (!group.derived_columns.empty() && cache == nullptr) {
