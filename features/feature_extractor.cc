@@ -727,10 +727,7 @@ absl::Status FeatureExtractor::ForEachHash(const Sentence& sentence,
   absl::Status attributes = CheckAttributes(sentence);
   if (!attributes.ok()) return attributes;
 
-  // The thread's buffers, reached once: in a shared library each access to
-  // a thread_local is a call (__tls_get_addr).
-  thread_local Scratch thread_scratch;
-  Scratch& scratch = thread_scratch;
+  thread_local Scratch scratch;
   char* key = nullptr;
   if constexpr (kNamed) {
     TransformColumns(sentence, &scratch);
@@ -891,15 +888,14 @@ absl::Status FeatureExtractor::Extract(const Sentence& sentence,
   // Sorting these plain integers puts equal buckets together and fixes the
   // order in which colliding values are summed (by value), so the sums do
   // not depend on the sort algorithm.
-  thread_local std::vector<uint64_t> thread_row;
-  std::vector<uint64_t>& row = thread_row;  // one thread_local access
+  thread_local std::vector<uint64_t> row;
   row.clear();
   absl::Status status = ForEachHash(
       sentence,
-      [this, &row](uint64_t hash, float value) {
+      [this](uint64_t hash, float value) {
         row.push_back(uint64_t{Bucket(hash)} << 32 | SortableBits(value));
       },
-      [out, &row] {
+      [out] {
         // A position has a few dozen features: insertion sort beats
         // std::sort's set-up there (the order is the same either way).
         if (row.size() <= 64) {
@@ -934,23 +930,20 @@ absl::Status FeatureExtractor::ExtractRows(const Sentence& sentence,
   out->Clear();
   // A position's buckets and values, looked up together at its end so that
   // the index's cache misses overlap.
-  // One thread_local access each, not one per feature.
-  thread_local std::vector<uint32_t> thread_buckets;
-  thread_local std::vector<float> thread_values;
-  std::vector<uint32_t>& buckets = thread_buckets;
-  std::vector<float>& values = thread_values;
+  thread_local std::vector<uint32_t> buckets;
+  thread_local std::vector<float> values;
   buckets.clear();
   values.clear();
   bool unit_values = true;
   absl::Status status = ForEachHash(
       sentence,
-      [this, &rows, &buckets, &values](uint64_t hash, float value) {
+      [this, &rows](uint64_t hash, float value) {
         const uint32_t bucket = Bucket(hash);
         rows.Prefetch(bucket);
         buckets.push_back(bucket);
         values.push_back(value);
       },
-      [&rows, &unit_values, &buckets, &values, out] {
+      [&rows, &unit_values, out] {
         for (size_t k = 0; k < buckets.size(); ++k) {
           const int64_t row = rows.Find(buckets[k]);
           if (row < 0) continue;  // zero weight
