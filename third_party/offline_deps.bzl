@@ -282,6 +282,12 @@ def offline_deps():
         name = "pybind11",
         targets = {"pybind11": ["pybind11", "python3"]},
     )
+    # The tagging service (//tools:serve): cpp-httplib, built by Debian as a
+    # shared library with OpenSSL, zlib and Brotli (its .pc defines them).
+    system_cc_repo(
+        name = "cpp_httplib",
+        targets = {"httplib": ["cpp-httplib"]},
+    )
     # Distributed training (//tools:train_mpi): Open MPI's C API.
     system_cc_repo(
         name = "openmpi",
