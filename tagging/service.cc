@@ -373,62 +373,86 @@ ServiceResponse TaggingService::Tag(absl::string_view body,
   return response;
 }
 
+namespace {
+
+std::string TooManyTokens(int64_t max_tokens) {
+  return absl::StrCat("the request has more than ", max_tokens, " tokens");
+}
+
+// Tags the text of `request` as `tag` reads it: one sentence per line, or
+// blank-line separated paragraphs, numbered as `tag` numbers them (a final
+// CR dropped). Stops with kResourceExhausted past `max_tokens` tokens.
+absl::Status TagText(const TagRequest& request, int64_t max_tokens,
+                     TextTagger* tagger, std::string* out) {
+  const int64_t tokens_before = tagger->tokens_tagged();
+  auto within_limit = [&] {
+    return tagger->tokens_tagged() - tokens_before <= max_tokens
+               ? absl::OkStatus()
+               : absl::ResourceExhaustedError(TooManyTokens(max_tokens));
+  };
+  int64_t line_number = 0, paragraph_line = 0;
+  std::string paragraph;
+  auto tag_paragraph = [&] {
+    if (paragraph.empty()) return absl::OkStatus();
+    absl::Status tagged = tagger->Paragraph(paragraph, paragraph_line, out);
+    paragraph.clear();
+    return tagged.ok() ? within_limit() : tagged;
+  };
+  for (absl::string_view line : absl::StrSplit(request.text(), '\n')) {
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    absl::Status status;
+    if (!request.paragraphs()) {
+      status = tagger->Line(line, line_number, out);
+      if (status.ok()) status = within_limit();
+    } else if (line.find_first_not_of(" \t") == absl::string_view::npos) {
+      status = tag_paragraph();
+    } else {
+      if (paragraph.empty()) {
+        paragraph_line = line_number;
+      } else {
+        paragraph.push_back('\n');
+      }
+      absl::StrAppend(&paragraph, line);
+    }
+    if (!status.ok()) return status;
+  }
+  return tag_paragraph();
+}
+
+absl::Status TagSentences(const TagRequest& request, int64_t max_tokens,
+                          TextTagger* tagger, std::string* out) {
+  int64_t tokens = 0;
+  for (const TokensRecord& sentence : request.sentences()) {
+    tokens += sentence.tokens_size();
+  }
+  if (tokens > max_tokens) {
+    return absl::ResourceExhaustedError(TooManyTokens(max_tokens));
+  }
+  std::vector<std::string> words;
+  for (int i = 0; i < request.sentences_size(); ++i) {
+    const auto& given = request.sentences(i).tokens();
+    words.assign(given.begin(), given.end());
+    absl::Status status = tagger->Words(words, i + 1, out);
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
+ServiceResponse FailedRequest(const absl::Status& status) {
+  return ErrorResponse(
+      status.code() == absl::StatusCode::kResourceExhausted ? 413 : 400,
+      status.message());
+}
+
+}  // namespace
+
 ServiceResponse TaggingService::TagOnWorker(
     const TagRequest& request, const std::shared_ptr<const Loaded>& current,
     Worker* worker) {
+  worker->out.clear();
+  if (request.has_conll()) return TagConll(request, *current, &worker->out);
   const Loaded& loaded = *current;
-  std::string& out = worker->out;
-  out.clear();
-  const std::string model_json = ModelJson(loaded.name, loaded.generation);
-  const int64_t max_tokens = config_.max_tokens();
-  const std::string too_many =
-      absl::StrCat("the request has more than ", max_tokens, " tokens");
-
-  if (request.has_conll()) {
-    const ChainModel* model = nullptr;
-    if (loaded.model.has_value()) {
-      model = &*loaded.model;
-    } else if (config_.bundle().empty()) {  // one model, as a bundle
-      model = &loaded.bundle->stage_model(0);
-    }
-    if (model == nullptr) {
-      return ErrorResponse(
-          400,
-          "\"conll\" needs a server started with one model "
-          "(--model); a bundle tags \"text\" or \"sentences\"");
-    }
-    std::istringstream input(request.conll());
-    int64_t tokens = 0, sentences = 0;
-    bool over_limit = false;
-    ConllTaggingOptions options;
-    options.on_tagged = [&](const Sentence&,
-                            const std::vector<std::string>& tags) {
-      tokens += static_cast<int64_t>(tags.size());
-      ++sentences;
-      if (tokens > max_tokens) {
-        over_limit = true;
-        return absl::ResourceExhaustedError(too_many);
-      }
-      return absl::OkStatus();
-    };
-    const absl::Status status = TagConllStream(
-        *model, &input, "conll", options, [&out](const std::string& output) {
-          out.append(output);
-          return absl::OkStatus();
-        });
-    if (over_limit) return ErrorResponse(413, too_many);
-    if (!status.ok()) return ErrorResponse(400, status.message());
-    metrics_->tokens.fetch_add(tokens);
-    metrics_->sentences.fetch_add(sentences);
-    ServiceResponse response;
-    response.body =
-        absl::StrCat("{\"model\":", model_json, ",\"tokens\":", tokens,
-                     ",\"sentences\":", sentences, ",\"conll\":");
-    AppendJsonString(out, &response.body);
-    response.body.push_back('}');
-    return response;
-  }
-
   if (!loaded.bundle.has_value()) {
     return ErrorResponse(
         400, absl::StrCat(
@@ -452,64 +476,62 @@ ServiceResponse TaggingService::TagOnWorker(
   TextTagger& tagger = *worker->tagger;
   const int64_t tokens_before = tagger.tokens_tagged();
   const int64_t sentences_before = tagger.sentences_tagged();
-  absl::Status status;
-  if (request.sentences_size() > 0) {
-    int64_t tokens = 0;
-    for (const TokensRecord& sentence : request.sentences()) {
-      tokens += sentence.tokens_size();
-    }
-    if (tokens > max_tokens) return ErrorResponse(413, too_many);
-    std::vector<std::string> words;
-    for (int i = 0; i < request.sentences_size() && status.ok(); ++i) {
-      const auto& given = request.sentences(i).tokens();
-      words.assign(given.begin(), given.end());
-      status = tagger.Words(words, i + 1, &out);
-    }
-  } else {
-    // One sentence per line, or blank-line separated paragraphs, numbered
-    // as `tag` numbers them (a final CR is dropped).
-    int64_t line_number = 0, paragraph_line = 0;
-    std::string paragraph;
-    auto tag_paragraph = [&] {
-      if (paragraph.empty()) return absl::OkStatus();
-      absl::Status tagged = tagger.Paragraph(paragraph, paragraph_line, &out);
-      paragraph.clear();
-      return tagged;
-    };
-    for (absl::string_view line : absl::StrSplit(request.text(), '\n')) {
-      ++line_number;
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      if (!request.paragraphs()) {
-        status = tagger.Line(line, line_number, &out);
-      } else if (line.find_first_not_of(" \t") == absl::string_view::npos) {
-        status = tag_paragraph();
-      } else {
-        if (paragraph.empty()) {
-          paragraph_line = line_number;
-        } else {
-          paragraph.push_back('\n');
-        }
-        absl::StrAppend(&paragraph, line);
-      }
-      if (!status.ok()) break;
-      if (tagger.tokens_tagged() - tokens_before > max_tokens) {
-        return ErrorResponse(413, too_many);
-      }
-    }
-    if (status.ok()) status = tag_paragraph();
-    if (tagger.tokens_tagged() - tokens_before > max_tokens) {
-      return ErrorResponse(413, too_many);
-    }
-  }
-  if (!status.ok()) return ErrorResponse(400, status.message());
+  const absl::Status status =
+      request.has_text()
+          ? TagText(request, config_.max_tokens(), &tagger, &worker->out)
+          : TagSentences(request, config_.max_tokens(), &tagger, &worker->out);
+  if (!status.ok()) return FailedRequest(status);
   const int64_t tokens = tagger.tokens_tagged() - tokens_before;
   metrics_->tokens.fetch_add(tokens);
   metrics_->sentences.fetch_add(tagger.sentences_tagged() - sentences_before);
   ServiceResponse response;
-  response.body.reserve(out.size() + model_json.size() + 64);
-  absl::StrAppend(&response.body, "{\"model\":", model_json,
+  response.body.reserve(worker->out.size() + 128);
+  absl::StrAppend(&response.body,
+                  "{\"model\":", ModelJson(loaded.name, loaded.generation),
                   ",\"tokens\":", tokens, ",\"sentences\":");
-  AppendJsonLinesAsArray(out, &response.body);
+  AppendJsonLinesAsArray(worker->out, &response.body);
+  response.body.push_back('}');
+  return response;
+}
+
+ServiceResponse TaggingService::TagConll(const TagRequest& request,
+                                         const Loaded& loaded,
+                                         std::string* out) {
+  const ChainModel* model = nullptr;
+  if (loaded.model.has_value()) {
+    model = &*loaded.model;
+  } else if (config_.bundle().empty()) {  // one model, as a bundle
+    model = &loaded.bundle->stage_model(0);
+  } else {
+    return ErrorResponse(400,
+                         "\"conll\" needs a server started with one model "
+                         "(--model); a bundle tags \"text\" or \"sentences\"");
+  }
+  const int64_t max_tokens = config_.max_tokens();
+  std::istringstream input(request.conll());
+  int64_t tokens = 0, sentences = 0;
+  ConllTaggingOptions options;
+  options.on_tagged = [&](const Sentence&,
+                          const std::vector<std::string>& tags) {
+    tokens += static_cast<int64_t>(tags.size());
+    ++sentences;
+    return tokens <= max_tokens
+               ? absl::OkStatus()
+               : absl::ResourceExhaustedError(TooManyTokens(max_tokens));
+  };
+  const absl::Status status = TagConllStream(*model, &input, "conll", options,
+                                             [out](const std::string& output) {
+                                               out->append(output);
+                                               return absl::OkStatus();
+                                             });
+  if (!status.ok()) return FailedRequest(status);
+  metrics_->tokens.fetch_add(tokens);
+  metrics_->sentences.fetch_add(sentences);
+  ServiceResponse response;
+  response.body = absl::StrCat(
+      "{\"model\":", ModelJson(loaded.name, loaded.generation),
+      ",\"tokens\":", tokens, ",\"sentences\":", sentences, ",\"conll\":");
+  AppendJsonString(*out, &response.body);
   response.body.push_back('}');
   return response;
 }

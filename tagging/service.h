@@ -101,6 +101,9 @@ class TaggingService {
   ServiceResponse TagOnWorker(const TagRequest& request,
                               const std::shared_ptr<const Loaded>& loaded,
                               Worker* worker);
+  // CoNLL columns, with the single model loaded.
+  ServiceResponse TagConll(const TagRequest& request, const Loaded& loaded,
+                           std::string* out);
 
   const ServiceConfig config_;
   const std::unique_ptr<Tokenizer> tokenizer_;

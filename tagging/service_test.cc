@@ -169,6 +169,12 @@ TEST(TaggingServiceTest, ConllColumnsGetWhatTagModelPrints) {
   EXPECT_EQ(response.body, expected + "}");
   // A model that reads the tokens alone tags text too.
   EXPECT_EQ(service->Tag(TextRequest("The dog"), kJson).status, 200);
+
+  config.set_max_tokens(2);
+  const ServiceResponse limited = Serve(config)->Tag(body, kJson);
+  EXPECT_EQ(limited.status, 413) << limited.body;
+  EXPECT_TRUE(absl::StrContains(limited.body, "more than 2 tokens"))
+      << limited.body;
 }
 
 TEST(TaggingServiceTest, BadRequestsGetTheirStatusAndSayWhy) {
