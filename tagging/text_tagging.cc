@@ -9,81 +9,75 @@
 #include "tagging/conll_tagging.h"
 
 namespace chaintag {
-namespace {
 
-// Tags raw text with a bundle: see the top of this file. One per thread: it
-// holds that thread's buffers.
-class TextTagger {
- public:
-  TextTagger(const Bundle* bundle, const Tokenizer* tokenizer,
-             OutputFormat format, int bracket_stage, BundleOptions options)
-      : bundle_(bundle),
-        tokenizer_(tokenizer),
-        format_(format),
-        bracket_stage_(bracket_stage),
-        options_(options),
-        stages_(OutputStages(*bundle)) {}
+TextTagger::TextTagger(const Bundle* bundle, const Tokenizer* tokenizer,
+                       OutputFormat format, int bracket_stage,
+                       BundleOptions options)
+    : bundle_(bundle),
+      tokenizer_(tokenizer),
+      format_(format),
+      bracket_stage_(bracket_stage),
+      options_(options),
+      stages_(OutputStages(*bundle)) {}
 
-  // Tags one sentence's tokens and appends its output to `out` (nothing on
-  // failure).
-  absl::Status Emit(const std::vector<Token>& tokens, int64_t line,
-                    std::string* out) {
-    if (tokens.empty()) return absl::OkStatus();
-    sentence_.tokens.clear();
-    sentence_.offsets.clear();
-    for (const Token& token : tokens) {
-      sentence_.tokens.push_back(token.text);
-      sentence_.offsets.emplace_back(token.begin, token.end);
-    }
-    sentence_.line = line;
-    absl::Status status =
-        bundle_->Tag(sentence_.tokens, options_, &scratch_, &sentence_.outputs);
+absl::Status TextTagger::Emit(int64_t line, std::string* out) {
+  if (sentence_.tokens.empty()) return absl::OkStatus();
+  sentence_.line = line;
+  absl::Status status =
+      bundle_->Tag(sentence_.tokens, options_, &scratch_, &sentence_.outputs);
+  if (!status.ok()) return status;
+  tokens_tagged_ += static_cast<int64_t>(sentence_.tokens.size());
+  ++sentences_tagged_;
+  const size_t size = out->size();
+  switch (format_) {
+    case OutputFormat::kConll:
+      AppendConll(sentence_, options_.nbest, out);
+      break;
+    case OutputFormat::kBracketed:
+      AppendBracketed(sentence_, bracket_stage_, out);
+      break;
+    case OutputFormat::kJson:
+      status = AppendJson(stages_, sentence_, out);
+      if (!status.ok()) {
+        out->resize(size);
+        return status;
+      }
+      break;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TextTagger::EmitTokens(const std::vector<Token>& tokens,
+                                    int64_t line, std::string* out) {
+  sentence_.tokens.clear();
+  sentence_.offsets.clear();
+  for (const Token& token : tokens) {
+    sentence_.tokens.push_back(token.text);
+    sentence_.offsets.emplace_back(token.begin, token.end);
+  }
+  return Emit(line, out);
+}
+
+absl::Status TextTagger::Line(absl::string_view text, int64_t line,
+                              std::string* out) {
+  return EmitTokens(tokenizer_->Tokenize(text), line, out);
+}
+
+absl::Status TextTagger::Paragraph(absl::string_view text, int64_t first_line,
+                                   std::string* out) {
+  for (const std::vector<Token>& tokens : tokenizer_->SplitSentences(text)) {
+    absl::Status status = EmitTokens(tokens, first_line, out);
     if (!status.ok()) return status;
-    const size_t size = out->size();
-    switch (format_) {
-      case OutputFormat::kConll:
-        AppendConll(sentence_, options_.nbest, out);
-        break;
-      case OutputFormat::kBracketed:
-        AppendBracketed(sentence_, bracket_stage_, out);
-        break;
-      case OutputFormat::kJson:
-        status = AppendJson(stages_, sentence_, out);
-        if (!status.ok()) {
-          out->resize(size);
-          return status;
-        }
-        break;
-    }
-    return absl::OkStatus();
   }
+  return absl::OkStatus();
+}
 
-  absl::Status Line(absl::string_view text, int64_t line, std::string* out) {
-    return Emit(tokenizer_->Tokenize(text), line, out);
-  }
-
-  // On failure `out` holds the sentences before the failing one.
-  absl::Status Paragraph(absl::string_view text, int64_t first_line,
-                         std::string* out) {
-    for (const std::vector<Token>& tokens : tokenizer_->SplitSentences(text)) {
-      absl::Status status = Emit(tokens, first_line, out);
-      if (!status.ok()) return status;
-    }
-    return absl::OkStatus();
-  }
-
- private:
-  const Bundle* bundle_;
-  const Tokenizer* tokenizer_;
-  const OutputFormat format_;
-  const int bracket_stage_;
-  const BundleOptions options_;
-  const std::vector<OutputStage> stages_;
-  BundleScratch scratch_;
-  TaggedSentence sentence_;
-};
-
-}  // namespace
+absl::Status TextTagger::Words(const std::vector<std::string>& words,
+                               int64_t line, std::string* out) {
+  sentence_.tokens = words;
+  sentence_.offsets.clear();
+  return Emit(line, out);
+}
 
 absl::Status TagTextStream(const Bundle& bundle, const Tokenizer& tokenizer,
                            std::istream* input, absl::string_view source,

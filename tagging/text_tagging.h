@@ -13,9 +13,11 @@
 #ifndef CHAINTAG_TAGGING_TEXT_TAGGING_H_
 #define CHAINTAG_TAGGING_TEXT_TAGGING_H_
 
+#include <cstdint>
 #include <functional>
 #include <istream>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -33,6 +35,47 @@ struct TextTaggingOptions {
   bool paragraphs = false;
   int threads = 1;
   int batch_per_thread = 256;
+};
+
+// Tags raw text (or given tokens) with a bundle, a sentence at a time,
+// appending each sentence's output in the chosen format. One per thread: it
+// holds that thread's buffers; the bundle and tokenizer must outlive it.
+class TextTagger {
+ public:
+  TextTagger(const Bundle* bundle, const Tokenizer* tokenizer,
+             OutputFormat format, int bracket_stage, BundleOptions options);
+
+  // One sentence per call; on failure `out` is left as it was.
+  absl::Status Line(absl::string_view text, int64_t line, std::string* out);
+  // Split into sentences; on failure `out` holds the sentences before the
+  // failing one.
+  absl::Status Paragraph(absl::string_view text, int64_t first_line,
+                         std::string* out);
+  // Already tokenized: the output has no byte offsets.
+  absl::Status Words(const std::vector<std::string>& words, int64_t line,
+                     std::string* out);
+
+  const BundleOptions& options() const { return options_; }
+  // Totals over the calls so far (sentences without tokens not counted).
+  int64_t tokens_tagged() const { return tokens_tagged_; }
+  int64_t sentences_tagged() const { return sentences_tagged_; }
+
+ private:
+  absl::Status EmitTokens(const std::vector<Token>& tokens, int64_t line,
+                          std::string* out);
+  // Tags sentence_ (tokens and offsets set) and appends its output.
+  absl::Status Emit(int64_t line, std::string* out);
+
+  const Bundle* bundle_;
+  const Tokenizer* tokenizer_;
+  const OutputFormat format_;
+  const int bracket_stage_;
+  const BundleOptions options_;
+  const std::vector<OutputStage> stages_;
+  BundleScratch scratch_;
+  TaggedSentence sentence_;
+  int64_t tokens_tagged_ = 0;
+  int64_t sentences_tagged_ = 0;
 };
 
 // Tags `input` (named `source` in messages) and hands the output to
