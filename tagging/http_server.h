@@ -4,7 +4,7 @@
 // bad requests), and the limits on connections:
 //
 //  * each connection is served on one of config.connection_threads threads,
-//    for up to 100 keep-alive requests, idle at most keep_alive_seconds;
+//    for up to 1000 keep-alive requests, idle at most keep_alive_seconds;
 //  * a whole request (head and body) must arrive within
 //    request_timeout_seconds of its first byte, else the connection is cut
 //    (cpp-httplib's own timeout is per read, which a client sending a byte
