@@ -234,9 +234,13 @@ absl::StatusOr<std::unique_ptr<TaggingService>> TaggingService::Create(
         absl::StrCat("threads must be in [1, 256], got ", config.threads()));
   }
   if (config.max_in_flight() < 1 || config.max_tokens() < 1 ||
-      config.max_body_bytes() < 1) {
+      config.max_body_bytes() < 1 || config.connection_threads() < 1 ||
+      !(config.request_timeout_seconds() > 0) ||
+      config.keep_alive_seconds() < 0) {
     return absl::InvalidArgumentError(
-        "max_in_flight, max_tokens and max_body_bytes must be positive");
+        "max_in_flight, max_tokens, max_body_bytes, connection_threads and "
+        "request_timeout_seconds must be positive, keep_alive_seconds not "
+        "negative");
   }
   absl::StatusOr<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::Create();
   if (!tokenizer.ok()) return tokenizer.status();

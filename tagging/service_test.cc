@@ -1,9 +1,11 @@
 #include "tagging/service.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -270,6 +272,48 @@ TEST(TaggingServiceTest, DrainingRefusesNewWorkWithRetryAfter) {
     EXPECT_EQ(response.status, 503);
     EXPECT_EQ(response.retry_after_seconds, 1);
   }
+}
+
+TEST(TaggingServiceTest, RequestsBeyondTheInFlightBoundGet503) {
+  ServiceConfig config;
+  config.set_bundle(WriteBundle("busy", 3));
+  config.set_threads(1);
+  config.set_max_in_flight(1);
+  auto service = Serve(config);
+  std::string long_text;
+  for (int i = 0; i < 20000; ++i) long_text += "The dog barks at a cat .\n";
+  const std::string long_request = TextRequest(long_text);
+  // B is sent while A is in flight; if A was done before B was admitted
+  // (B got 200), the round proves nothing and is repeated.
+  bool refused = false;
+  for (int round = 0; round < 5 && !refused; ++round) {
+    std::atomic<bool> a_done{false};
+    ServiceResponse a;
+    std::thread first([&] {
+      a = service->Tag(long_request, kJson);
+      a_done = true;
+    });
+    while (!absl::StrContains(service->Metrics(),
+                              "chaintag_requests_in_flight 1\n") &&
+           !a_done) {
+      std::this_thread::yield();
+    }
+    const ServiceResponse b = service->Tag(TextRequest("The dog"), kJson);
+    const bool a_was_running = !a_done.load();
+    first.join();
+    EXPECT_EQ(a.status, 200);
+    if (b.status == 503) {
+      EXPECT_EQ(b.retry_after_seconds, 1);
+      EXPECT_TRUE(absl::StrContains(b.body, "too many requests in flight"));
+      refused = true;
+    } else {
+      EXPECT_EQ(b.status, 200);
+      EXPECT_FALSE(a_was_running) << "admitted beyond the bound";
+    }
+  }
+  EXPECT_TRUE(refused);
+  EXPECT_TRUE(
+      absl::StrContains(service->Metrics(), "chaintag_requests_in_flight 0\n"));
 }
 
 TEST(TaggingServiceTest, ModelsDescribesTheStages) {
