@@ -50,7 +50,6 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -491,6 +490,7 @@ struct LoadStats {
   int64_t requests = 0, ok = 0, malformed = 0, malformed_4xx = 0, wrong = 0;
   int64_t refused = 0, closed = 0, timeouts = 0, io_errors = 0, unavailable = 0;
   int64_t retries = 0, tokens = 0;
+  int64_t reported = 0;  // wrong answers printed
   std::vector<double> latencies_ms;
   std::map<int, int64_t> statuses;
   std::map<int64_t, GenerationCounts> generations;
@@ -514,13 +514,16 @@ struct LoadStats {
   }
 };
 
-std::mutex report_mutex;  // serializes the diagnostics on stderr
-
-void ReportWrong(int64_t index, absl::string_view why,
-                 const Response& response) {
-  std::lock_guard<std::mutex> lock(report_mutex);
-  std::cerr << "serve_load: request " << index << ": " << why << ": HTTP "
-            << response.status << " " << response.body.substr(0, 400) << "\n";
+// One line on stderr per wrong answer, the first 10 of each thread (stdio
+// writes each call's line whole, whatever the other threads print).
+void ReportWrong(int64_t index, absl::string_view why, const Response& response,
+                 LoadStats* stats) {
+  if (++stats->reported > 10) return;
+  std::fputs(
+      absl::StrCat("serve_load: request ", index, ": ", why, ": HTTP ",
+                   response.status, " ", response.body.substr(0, 400), "\n")
+          .c_str(),
+      stderr);
 }
 
 // Judges one answer: well-formed requests need a 200 with the expected
@@ -537,13 +540,13 @@ void Judge(const LoadOptions& options, int64_t index, size_t body,
       ++stats->malformed_4xx;
     } else {
       ++stats->wrong;
-      ReportWrong(index, "malformed request not answered 4xx", response);
+      ReportWrong(index, "malformed request not answered 4xx", response, stats);
     }
     return;
   }
   if (response.status != 200) {
     ++stats->wrong;
-    ReportWrong(index, "well-formed request not answered 200", response);
+    ReportWrong(index, "well-formed request not answered 200", response, stats);
     return;
   }
   std::optional<absl::string_view> model = Member(response.body, "model");
@@ -566,7 +569,7 @@ void Judge(const LoadOptions& options, int64_t index, size_t body,
           index,
           absl::StrCat("answer differs from the expected one of body line ",
                        body + 1, " (generation ", generation, ")"),
-          response);
+          response, stats);
       return;
     }
   }
