@@ -25,6 +25,8 @@ constexpr int kKeepAliveRequests = 1000;
 // How often a connection waiting for its next request checks for Stop().
 constexpr int kStopCheckMillis = 100;
 constexpr int kWriteTimeoutSeconds = 10;
+// Room for a request's line and headers beside the largest body.
+constexpr int64_t kMaxHeadBytes = 64 << 10;
 
 // When the request being served on this thread began to arrive, for the
 // latency the logger records.
@@ -34,9 +36,15 @@ thread_local absl::Time request_start;
 // a byte at a time) with a deadline for the request being read.
 class ConnectionStream : public httplib::Stream {
  public:
-  explicit ConnectionStream(int socket) : socket_(socket) {}
+  // `read_limit`: bytes a request may take, head and body.
+  ConnectionStream(int socket, int64_t read_limit)
+      : socket_(socket), read_limit_(read_limit) {}
 
-  void set_deadline(absl::Time deadline) { deadline_ = deadline; }
+  // The next request must arrive by `deadline`.
+  void StartRequest(absl::Time deadline) {
+    deadline_ = deadline;
+    request_bytes_ = 0;
+  }
   bool has_buffered() const { return begin_ < end_; }
 
   // Whether a request starts within `timeout`, checking `stopping` every
@@ -62,7 +70,12 @@ class ConnectionStream : public httplib::Stream {
     return Poll(POLLOUT, kWriteTimeoutSeconds * 1000) > 0;
   }
 
+  // Past the read limit, reads fail: cpp-httplib answers an oversized body
+  // 413 only after reading it to its declared end, to keep the connection.
   ssize_t read(char* ptr, size_t size) override {
+    if (request_bytes_ >= read_limit_) return -1;
+    size = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(size),
+                                                 read_limit_ - request_bytes_));
     if (!has_buffered()) {
       if (Poll(POLLIN, MillisLeft()) <= 0) return -1;  // the deadline passed
       const ssize_t n = Recv(buffer_, sizeof(buffer_));
@@ -73,6 +86,7 @@ class ConnectionStream : public httplib::Stream {
     const size_t n = std::min(size, end_ - begin_);
     std::memcpy(ptr, buffer_ + begin_, n);
     begin_ += n;
+    request_bytes_ += static_cast<int64_t>(n);
     return static_cast<ssize_t>(n);
   }
 
@@ -146,6 +160,8 @@ class ConnectionStream : public httplib::Stream {
   }
 
   const int socket_;
+  const int64_t read_limit_;
+  int64_t request_bytes_ = 0;
   absl::Time deadline_ = absl::InfiniteFuture();
   char buffer_[16384];
   size_t begin_ = 0;
@@ -187,7 +203,7 @@ class HttpServer::Server : public httplib::Server {
 
  private:
   bool process_and_close_socket(socket_t socket) override {
-    ConnectionStream stream(socket);
+    ConnectionStream stream(socket, config_.max_body_bytes() + kMaxHeadBytes);
     const absl::Duration request_timeout =
         absl::Seconds(config_.request_timeout_seconds());
     // A connection accepted just before Stop() gets its request answered
@@ -203,7 +219,7 @@ class HttpServer::Server : public httplib::Server {
         break;
       }
       request_start = absl::Now();
-      stream.set_deadline(request_start + request_timeout);
+      stream.StartRequest(request_start + request_timeout);
       bool closed = false;
       const bool last = left == 1 || stopping();
       ok = process_request(stream, last, closed, nullptr);
@@ -265,11 +281,18 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Create(
       res.set_header("Allow", allowed);
     };
   };
-  for (const char* path : {"/", "/healthz", "/v1/models", "/metrics"}) {
-    server->Post(path, not_allowed("GET"));
-  }
-  for (const char* path : {"/v1/tag", "/v1/reload"}) {
-    server->Get(path, not_allowed("POST"));
+  const std::pair<const char*, const char*> kRoutes[] = {
+      {"/", "GET"},        {"/healthz", "GET"}, {"/v1/models", "GET"},
+      {"/metrics", "GET"}, {"/v1/tag", "POST"}, {"/v1/reload", "POST"}};
+  for (const auto& [path, allowed] : kRoutes) {
+    if (std::strcmp(allowed, "GET") == 0) {
+      server->Post(path, not_allowed(allowed));
+    } else {
+      server->Get(path, not_allowed(allowed));
+    }
+    server->Put(path, not_allowed(allowed));
+    server->Patch(path, not_allowed(allowed));
+    server->Delete(path, not_allowed(allowed));
   }
   // Errors the library answers itself (no route, a body too large, a bad
   // request line) get the service's JSON error body.

@@ -9,7 +9,8 @@
 //    request_timeout_seconds of its first byte, else the connection is cut
 //    (cpp-httplib's own timeout is per read, which a client sending a byte
 //    a second never trips);
-//  * a body over max_body_bytes is refused (413) before it is read.
+//  * a body over max_body_bytes is refused (413) without being stored; the
+//    connection is cut once the client has sent that much more.
 //
 // Stop() closes the listening socket; requests already arriving are
 // answered (with Connection: close), idle connections are closed, and Run()

@@ -101,7 +101,7 @@ void AppendStringArray(const std::vector<std::string>& items,
 // One stage of /v1/models.
 void AppendStageJson(const std::string& name, const std::string& column,
                      const std::string& model_file,
-                     const std::vector<std::string>& inputs,
+                     const std::vector<std::string>& inputs, bool chunking,
                      const ChainModel& model, std::string* out) {
   const ModelFile& header = model.header();
   absl::StrAppend(out, "{\"name\":");
@@ -121,7 +121,8 @@ void AppendStageJson(const std::string& name, const std::string& column,
   absl::StrAppend(out, ",\"scheme\":");
   AppendJsonString(TagSchemeName(header.output_scheme()), out);
   absl::StrAppend(
-      out, ",\"stacked\":", model.first_stage() != nullptr ? "true" : "false");
+      out, ",\"chunking\":", chunking ? "true" : "false",
+      ",\"stacked\":", model.first_stage() != nullptr ? "true" : "false");
   std::string training;
   if (google::protobuf::util::MessageToJsonString(header.training(), &training)
           .ok()) {
@@ -582,7 +583,8 @@ ServiceResponse TaggingService::Models() const {
       }
       if (s > 0) out.push_back(',');
       AppendStageJson(bundle.stage_name(s), bundle.stage_column(s),
-                      stage.model(), inputs, bundle.stage_model(s), &out);
+                      stage.model(), inputs, bundle.is_chunking(s),
+                      bundle.stage_model(s), &out);
     }
   } else {
     const ChainModel& model = *loaded->model;
@@ -590,7 +592,10 @@ ServiceResponse TaggingService::Models() const {
     for (int column : model.header().input_format().attribute_columns()) {
       inputs.push_back(absl::StrCat("column ", column));
     }
-    AppendStageJson(loaded->name, "tag", loaded->path, inputs, model, &out);
+    const TagScheme scheme = model.header().output_scheme();
+    AppendStageJson(loaded->name, "tag", loaded->path, inputs,
+                    scheme == IOB1 || scheme == IOB2 || scheme == IOBES, model,
+                    &out);
   }
   out.append("]}");
   return response;

@@ -325,7 +325,8 @@ TEST(TaggingServiceTest, ModelsDescribesTheStages) {
         "\"stages\":[{\"name\":\"chunk\",\"column\":\"chunk\","
         "\"model\":\"chunk.model\",\"inputs\":[\"word\"],"
         "\"labels\":[\"O\",\"B-NP\",\"I-NP\"],\"order\":1,"
-        "\"trainScheme\":\"iob2\",\"scheme\":\"iob2\",\"stacked\":false"}) {
+        "\"trainScheme\":\"iob2\",\"scheme\":\"iob2\",\"chunking\":true,"
+        "\"stacked\":false"}) {
     EXPECT_TRUE(absl::StrContains(body, part)) << part << "\n" << body;
   }
 }

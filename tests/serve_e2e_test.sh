@@ -173,7 +173,8 @@ check 'r["generation"] == 1 and r["name"] == "small" and r["path"] and r["loaded
 check '[s["name"] for s in r["stages"]] == ["pos", "chunk"]'
 check '[s["column"] for s in r["stages"]] == ["pos", "chunk"]'
 check 'r["stages"][1]["inputs"] == ["word", "pos"] and "B-NP" in r["stages"][1]["labels"]'
-check '"NN" in r["stages"][0]["labels"] and r["stages"][1]["scheme"].upper() == "IOB2"'
+check '"NN" in r["stages"][0]["labels"] and r["stages"][1]["scheme"] == "iob2"'
+check 'r["stages"][0]["chunking"] is False and r["stages"][1]["chunking"] is True'
 scrape
 tokens_before=$(metric chaintag_tokens_tagged_total)
 sentences_before=$(metric chaintag_sentences_tagged_total)
@@ -235,6 +236,7 @@ printf '{"text": "He left.", "nbest": 0}' > nbest0.json
 expect_status 400 POST /v1/tag application/json nbest0.json
 expect_status 404 GET /v1/nowhere
 expect_status 405 GET /v1/tag
+expect_status 405 DELETE /v1/tag
 # 200,001 tokens (400 kB, under the body limit) against --max_tokens=200000.
 python3 -c 'import json; print(json.dumps({"text": "a " * 200001}))' > many.json
 expect_status 413 POST /v1/tag application/json many.json
@@ -242,8 +244,8 @@ still_right
 
 # ---- abuse, each followed by a right answer ----
 "$LOAD" --url="$URL" --mode=big --big_mb=100 > big.json || fail "100 MB body: $(cat big.json)"
-python3 -c 'import json, sys; r = json.load(open("big.json")); sys.exit(0 if r["status"] == 413 else 1)' \
-  || fail "100 MB body not refused with 413: $(cat big.json)"
+python3 -c 'import json, sys; r = json.load(open("big.json")); sys.exit(0 if r["status"] == 413 and r["cut_early"] else 1)' \
+  || fail "100 MB body not refused with 413 and cut early: $(cat big.json)"
 still_right
 "$LOAD" --url="$URL" --mode=connections --count=10000 > connections.json \
   || fail "10,000 connections: $(cat connections.json)"
