@@ -31,7 +31,15 @@ struct Scratch {
   std::vector<int32_t> labelings;
   std::vector<double> labeling_scores;
   std::vector<double> weights;
+  // ComputeCornerUnary's labels per position.
+  std::vector<int32_t> needed_labels;
+  std::vector<int32_t> needed_begin;
+  std::vector<uint8_t> marked_labels;
 };
+
+// ComputeCornerUnary falls back to all labels' scores when more than
+// 1/kSparseUnaryShare of them would be needed.
+constexpr int64_t kSparseUnaryShare = 3;
 
 Scratch& ThreadScratch() {
   thread_local Scratch scratch;
@@ -199,11 +207,77 @@ void ChainProblem::ComputeScores(int i, const double* v, double scale,
   const ChainExample& example = examples_[i];
   const int T = example.features.size();
   const int L = layout_.num_labels;
-  const int P = layout_.num_pairs;
   Scratch& scratch = ThreadScratch();
   scratch.unary.resize(static_cast<size_t>(T) * L);
+  ComputeUnaryScores(L, v, example.features, scratch.unary.data());
+  FinishScores(i, v, scale, scores);
+}
+
+bool ChainProblem::ComputeCornerUnary(int i, const double* w,
+                                      const double* state,
+                                      const Corner* const* corners,
+                                      int count) const {
+  const ChainExample& example = examples_[i];
+  const FeatureSequence& f = example.features;
+  const int T = f.size();
+  const int L = layout_.num_labels;
+  Scratch& scratch = ThreadScratch();
+  // Position t's labels: needed[needed_begin[t], needed_begin[t + 1]).
+  std::vector<int32_t>& needed = scratch.needed_labels;
+  std::vector<int32_t>& needed_begin = scratch.needed_begin;
+  std::vector<uint8_t>& marked = scratch.marked_labels;
+  needed.clear();
+  needed_begin.assign(1, 0);
+  marked.assign(L, 0);
+  const int64_t most = static_cast<int64_t>(T) * L / kSparseUnaryShare;
+  for (int t = 0; t < T; ++t) {
+    auto need = [&](int32_t y) {
+      if (!marked[y]) {
+        marked[y] = 1;
+        needed.push_back(y);
+      }
+    };
+    need(example.labels[t]);
+    for (int k = 0; k < count; ++k) need((*corners[k])[t]);
+    if (state != nullptr) {
+      const double* marginals = state + static_cast<int64_t>(t) * L;
+      for (int y = 0; y < L; ++y) {
+        if (marginals[y] != 0) need(y);
+      }
+    }
+    for (int32_t k = needed_begin.back();
+         k < static_cast<int32_t>(needed.size()); ++k) {
+      marked[needed[k]] = 0;
+    }
+    needed_begin.push_back(static_cast<int32_t>(needed.size()));
+    if (static_cast<int64_t>(needed.size()) > most) return false;
+  }
+  scratch.unary.assign(static_cast<size_t>(T) * L, 0.0);
   double* unary = scratch.unary.data();
-  ComputeUnaryScores(L, v, example.features, unary);
+  const uint32_t* rows = f.buckets.data();
+  for (int t = 0; t < T; ++t) {
+    double* out = unary + static_cast<int64_t>(t) * L;
+    const int32_t* labels = needed.data() + needed_begin[t];
+    const int32_t labels_count = needed_begin[t + 1] - needed_begin[t];
+    for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
+      const double value = f.value(k);
+      const double* weights = w + static_cast<int64_t>(rows[k]) * L;
+      for (int32_t j = 0; j < labels_count; ++j) {
+        out[labels[j]] += value * weights[labels[j]];
+      }
+    }
+  }
+  return true;
+}
+
+void ChainProblem::FinishScores(int i, const double* v, double scale,
+                                Scores* scores) const {
+  const ChainExample& example = examples_[i];
+  const int T = example.features.size();
+  const int L = layout_.num_labels;
+  const int P = layout_.num_pairs;
+  Scratch& scratch = ThreadScratch();
+  double* unary = scratch.unary.data();
   const double* tail = v + layout_.transition_offset();
   double* pair_unary = nullptr;
   if (layout_.num_pair_rows > 0) {
@@ -453,7 +527,14 @@ void ChainProblem::ScoreCorners(int i, const double* w, const double* state,
                                 double* scores, double* state_dot) const {
   const ChainExample& example = examples_[i];
   Scores chain;
-  ComputeScores(i, w, 1.0, &chain);
+  // A cache's corners and a block state mixed from a few labelings need
+  // the scores of a few labels a position, not all L.
+  if (!ComputeCornerUnary(i, w, state, corners, count)) {
+    std::vector<double>& unary = ThreadScratch().unary;
+    unary.resize(static_cast<size_t>(Length(i)) * layout_.num_labels);
+    ComputeUnaryScores(layout_.num_labels, w, example.features, unary.data());
+  }
+  FinishScores(i, w, 1.0, &chain);
   const double gold_score = ScoreOf(chain, example.labels.data());
   for (int k = 0; k < count; ++k) {
     scores[k] = gold_score - ScoreOf(chain, corners[k]->data());

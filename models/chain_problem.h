@@ -145,6 +145,15 @@ class ChainProblem : public Problem {
   // The scores of sentence i under w = scale·v, in the thread's scratch.
   void ComputeScores(int i, const double* v, double scale,
                      Scores* scores) const;
+  // The unary scores ScoreCorners reads, into the thread's scratch: at each
+  // position those of the gold label, the corners' labels and the labels
+  // `state` gives weight (the rest 0, which StateDot multiplies by the
+  // state's zeros). False, with nothing computed, when that would be more
+  // than a third of all labels' scores.
+  bool ComputeCornerUnary(int i, const double* w, const double* state,
+                          const Corner* const* corners, int count) const;
+  // The rest of ComputeScores once the scratch's unary scores are set.
+  void FinishScores(int i, const double* v, double scale, Scores* scores) const;
   double ScoreOf(const Scores& scores, const int32_t* y) const;
   // The best labeling under `scores` (the allowed ones at second order).
   double DecodeBest(const Scores& scores, int32_t* y) const;

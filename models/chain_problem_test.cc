@@ -390,6 +390,55 @@ void CheckBlockStateAlgebra(Model model, Values kind, bool normalize_loss) {
 // The smoothed oracles against their definitions over all labelings:
 // values, gradients (dense, from the returned state), μ → 0 and the touched
 // coordinates.
+// A cache's corners and a state mixed from them touch a few of many labels
+// a position: ScoreCorners then scores only those labels, and must give what
+// the dense vectors give.
+TEST_P(ChainProblemTest, CornerScoresFromAFewLabelsMatchBruteForce) {
+  for (Model model : kModels) {
+    SCOPED_TRACE(testing::Message() << "model " << static_cast<int>(model));
+    std::mt19937 rng(17);
+    const int L = OrderOf(model) == 1 ? 12 : 9;
+    const TestChain chain = MakeTestChain(L, model, 8, &rng, /*max_length=*/7);
+    const std::unique_ptr<ChainProblem> problem = chain.Problem(GetParam());
+    std::normal_distribution<double> normal(0, 1);
+    std::vector<double> w(chain.layout.dim());
+    for (double& x : w) x = normal(rng);
+    for (int i = 0; i < problem->NumExamples(); ++i) {
+      const ChainExample& example = chain.examples[i];
+      OracleResult oracle;
+      problem->MaxOracle(i, w.data(), nullptr, &oracle);
+      Corner decoded;
+      problem->Decode(i, w.data(), &decoded);
+      std::vector<double> state(problem->BlockStateSize(i));
+      problem->InitBlockState(i, state.data());
+      std::vector<double> v(chain.layout.dim(), 0.0);
+      const std::vector<double> psi_oracle =
+          DensePsi(chain, example, oracle.corner);
+      const std::vector<double> psi_decoded = DensePsi(chain, example, decoded);
+      problem->MixCorner(i, oracle.corner, 0.5, state.data());
+      problem->MixCorner(i, decoded, 0.25, state.data());
+      for (size_t j = 0; j < v.size(); ++j) {
+        v[j] = 0.75 * 0.5 * psi_oracle[j] + 0.25 * psi_decoded[j];
+      }
+      const Corner* corners[] = {&oracle.corner, &decoded};
+      double scores[2], state_dot = 0;
+      problem->ScoreCorners(i, w.data(), state.data(), corners, 2, scores,
+                            &state_dot);
+      EXPECT_NEAR(scores[0], Dot(w, psi_oracle), 1e-9);
+      EXPECT_NEAR(scores[1], Dot(w, psi_decoded), 1e-9);
+      EXPECT_NEAR(state_dot, Dot(v, w), 1e-9);
+      // The same as the scores from all labels' unary scores.
+      double dense_scores[2];
+      OracleResult fused;
+      problem->ScoreCornersAndMaxOracle(i, w.data(), state.data(), corners, 2,
+                                        dense_scores, &fused);
+      EXPECT_NEAR(scores[0], dense_scores[0], 1e-12);
+      EXPECT_NEAR(scores[1], dense_scores[1], 1e-12);
+      EXPECT_NEAR(state_dot, fused.state_dot, 1e-12);
+    }
+  }
+}
+
 TEST_P(ChainProblemTest, SmoothedOraclesMatchBruteForce) {
   const bool normalize = GetParam();
   std::mt19937 rng(5);

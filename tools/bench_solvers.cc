@@ -324,6 +324,77 @@ BENCHMARK(BM_SolverPass)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
+// What a cache hit costs against the oracle call it saves, at the weights
+// of three BCFW passes: per block, the stored corners' scores and ⟨v_i, w⟩
+// (Problem::ScoreCorners, what the cache test and MP-BCFW's working sets
+// pay) against MaxOracle with the same state. The state mixes the gold
+// labeling with the oracle's and the decoder's corners, and those two are
+// the stored corners, as after a few passes with the cache. Each side is
+// the best of 3 sweeps over every block; hit_over_oracle is their ratio.
+void BM_CacheHitCost(benchmark::State& state) {
+  if (BenchCorpus() == nullptr) {
+    state.SkipWithError("corpus not found (set CHAINTAG_CORPORA)");
+    return;
+  }
+  const Problem& problem = *BenchCorpus()->problem;
+  const int n = problem.NumExamples();
+  std::unique_ptr<Solver> solver =
+      *CreateSolver(VariantConfig(kVariants[2], 3));
+  std::vector<double> w;
+  if (!solver->Solve(problem, nullptr, &w).ok()) {
+    state.SkipWithError("solver failed");
+    return;
+  }
+  std::vector<std::vector<double>> states(n);
+  std::vector<std::vector<Corner>> stored(n);
+  OracleResult result;
+  for (int i = 0; i < n; ++i) {
+    states[i].resize(problem.BlockStateSize(i));
+    problem.InitBlockState(i, states[i].data());
+    problem.MaxOracle(i, w.data(), nullptr, &result);
+    Corner decoded;
+    problem.Decode(i, w.data(), &decoded);
+    problem.MixCorner(i, result.corner, 0.5, states[i].data());
+    problem.MixCorner(i, decoded, 0.25, states[i].data());
+    stored[i] = {result.corner, decoded};
+  }
+  auto sweep = [&](bool hit) {
+    double best = 1e300;
+    for (int repeat = 0; repeat < 3; ++repeat) {
+      const auto start = std::chrono::steady_clock::now();
+      for (int i = 0; i < n; ++i) {
+        if (hit) {
+          const Corner* corners[2] = {&stored[i][0], &stored[i][1]};
+          double scores[2], state_dot = 0;
+          problem.ScoreCorners(i, w.data(), states[i].data(), corners, 2,
+                               scores, &state_dot);
+          benchmark::DoNotOptimize(state_dot);
+        } else {
+          problem.MaxOracle(i, w.data(), states[i].data(), &result);
+          benchmark::DoNotOptimize(result.score);
+        }
+      }
+      best = std::min(best, std::chrono::duration<double>(
+                                std::chrono::steady_clock::now() - start)
+                                .count());
+    }
+    return best / n;
+  };
+  double hit = 0, oracle = 0;
+  for (auto _ : state) {
+    hit = sweep(true);
+    oracle = sweep(false);
+    state.SetIterationTime(hit * n);
+  }
+  state.counters["hit_us"] = hit * 1e6;
+  state.counters["oracle_us"] = oracle * 1e6;
+  state.counters["hit_over_oracle"] = hit / oracle;
+}
+BENCHMARK(BM_CacheHitCost)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+
 // Seconds of one step of the preset's solver (BCFW with weighted
 // averaging): its third pass from a cold start over n.
 double BcfwStepSeconds() {
