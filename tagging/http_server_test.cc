@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <thread>
 
@@ -28,7 +29,7 @@ namespace {
 std::string WriteBundle() {
   const char* tmp = std::getenv("TEST_TMPDIR");
   const std::string dir = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/b");
-  std::system(absl::StrCat("mkdir -p ", dir).c_str());
+  std::filesystem::create_directories(dir);
   EXPECT_TRUE(
       chain_testing::RandomWordChunker(3).Save(dir + "/chunk.model").ok());
   BundleManifest manifest;

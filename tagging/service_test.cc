@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -32,7 +33,7 @@ std::string TempDir() {
 // A bundle directory with one random IOB2 chunker (seed `seed`).
 std::string WriteBundle(const std::string& name, uint32_t seed) {
   const std::string dir = absl::StrCat(TempDir(), "/", name);
-  std::system(absl::StrCat("mkdir -p ", dir).c_str());
+  std::filesystem::create_directories(dir);
   EXPECT_TRUE(
       chain_testing::RandomWordChunker(seed).Save(dir + "/chunk.model").ok());
   BundleManifest manifest;

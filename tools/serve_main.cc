@@ -2,8 +2,8 @@
 // tagging/http_server.h), and shows the tags on a page at `/`.
 //
 //   bazel run //tools:serve -- --bundle=english_bundle --port=8080
-//   curl -s localhost:8080/v1/tag -H 'Content-Type: application/json' \
-//     -d '{"text": "Rockwell International Corp. said it signed."}'
+//   body='{"text": "Rockwell International Corp. said it signed."}'
+//   curl -s -H content-type:application/json -d "$body" localhost:8080/v1/tag
 //
 // SIGTERM or SIGINT: stop accepting, finish the requests in progress, exit
 // 0. SIGHUP (or POST /v1/reload): load the files again beside the loaded
