@@ -434,6 +434,9 @@ absl::StatusOr<std::vector<std::string>> ReadExpected(const std::string& path,
   return lines;
 }
 
+// Request `index`'s random choices are a hash of (seed, index), not draws
+// from one generator (base/random.h): which requests are malformed then
+// does not depend on how the connection threads interleave.
 uint64_t SplitMix64(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
