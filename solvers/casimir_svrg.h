@@ -8,14 +8,19 @@
 //                 α_k² = (1 − α_k)α_{k−1}² + qα_k (q = λ/(λ+κ), α_0 = √q),
 //                 β_k = α_{k−1}(1 − α_{k−1})/(α_{k−1}² + α_k),
 //                 z_k = w_k + β_k(w_k − w_{k−1}).
+// (The reference code's α update has α_{k−1}λ where eq. (27) has α_kλ;
+// from α_0 = √q at constant κ both keep α_k = √q, so the runs agree.)
 //
 // svrg is casimir_svrg with κ = 0 (then α_k = 1, β_k = 0 and z_k = w_k), and
 // is run as such. Variants and defaults (SolverConfig): CASIMIR_CONST takes
-// κ from Prop. 29 and a constant μ; CASIMIR_ADAPT takes κ = λ and
-// μ_k = μ·c^k, c = √(1 − √q'/2), where the reference code computes
-// q' = κ/(κ+λ) and the paper's Cor. 18 says λ/(λ+κ) (decay_q picks; they
-// agree at κ = λ). η = 1/(L + λ + κ) from `smoothness` L, or
-// `learning_rate`.
+// κ as the reference code reads Prop. 29, κ = L/(n+1) − λ if L/(n+1) > λ,
+// else L/(n+1) (the paper: L/n − λ if that exceeds 4λ, else λ, with L =
+// A/μ; the two agree but for n + 1 whenever L/(n+1) > 4λ), and a constant μ;
+// CASIMIR_ADAPT takes κ = λ and μ_k = μ·c^k, c = √(1 − √q'/2), k = 0 for the
+// first epoch (the reference code's count; Cor. 18 starts at μ·c), where the
+// reference code computes q' = κ/(κ+λ) and the paper's Cor. 18 says λ/(λ+κ)
+// (decay_q picks; they agree at κ = λ). η = 1/(L + λ + κ) from `smoothness` L,
+// or `learning_rate`.
 //
 // Each epoch logs the true (non-smooth) primal of its output, which costs
 // one max-oracle pass that is not counted as training (effective passes
