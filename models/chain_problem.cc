@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/types/span.h"
 #include "models/second_order_forward_backward.h"
 #include "models/second_order_top_k.h"
 #include "models/second_order_viterbi.h"
@@ -35,6 +36,12 @@ struct Scratch {
   std::vector<int32_t> needed_labels;
   std::vector<int32_t> needed_begin;
   std::vector<uint8_t> marked_labels;
+  // TailSupport's labels per position, its tail indices, and its marks
+  // over the tail (all 0 between calls).
+  std::vector<int32_t> support_labels;
+  std::vector<int32_t> support_begin;
+  std::vector<int64_t> tail_indices;
+  std::vector<uint8_t> marked_tail;
 };
 
 // ComputeCornerUnary falls back to all labels' scores when more than
@@ -500,6 +507,65 @@ int64_t ChainProblem::TailStateOffset(int i) const {
               : 0);
 }
 
+bool ChainProblem::TailSupport(int i, const double* state,
+                               std::vector<int64_t>* indices) const {
+  const int T = Length(i);
+  const int L = layout_.num_labels;
+  const int64_t most = layout_.tail_size() / kSparseUnaryShare;
+  Scratch& scratch = ThreadScratch();
+  std::vector<int32_t>& labels = scratch.support_labels;
+  std::vector<int32_t>& begin = scratch.support_begin;
+  labels.clear();
+  begin.assign(1, 0);
+  int64_t candidates = 0;
+  for (int t = 0; t < T; ++t) {
+    const double* marginals = state + static_cast<int64_t>(t) * L;
+    for (int y = 0; y < L; ++y) {
+      if (marginals[y] != 0) labels.push_back(y);
+    }
+    begin.push_back(static_cast<int32_t>(labels.size()));
+    const int64_t here = begin[t + 1] - begin[t];
+    const int64_t before = t >= 1 ? begin[t] - begin[t - 1] : 1;
+    const int64_t before2 = t >= 2 ? begin[t - 1] - begin[t - 2] : 0;
+    candidates += here * before * (1 + before2);
+    if (candidates > most) return false;
+  }
+  std::vector<uint8_t>& marked = scratch.marked_tail;
+  marked.resize(layout_.tail_size(), 0);
+  indices->clear();
+  auto add = [&](int64_t k) {
+    if (!marked[k]) {
+      marked[k] = 1;
+      indices->push_back(k);
+    }
+  };
+  auto at = [&](int t) {
+    return absl::MakeConstSpan(labels.data() + begin[t],
+                               labels.data() + begin[t + 1]);
+  };
+  const int64_t bias = int64_t{L} * L;
+  for (int32_t y : at(0)) add(bias + y);
+  for (int32_t y : at(T - 1)) add(bias + L + y);
+  for (int t = 1; t < T; ++t) {
+    for (int32_t a : at(t - 1)) {
+      for (int32_t b : at(t)) add(int64_t{a} * L + b);
+    }
+  }
+  const int64_t trigrams = bias + 2 * L;
+  for (int t = 2; structure_ != nullptr && t < T; ++t) {
+    for (int32_t a : at(t - 2)) {
+      for (int32_t b : at(t - 1)) {
+        for (int32_t c : at(t)) {
+          const int32_t k = structure_->trigram_index(a, b, c);
+          if (k >= 0) add(trigrams + k);
+        }
+      }
+    }
+  }
+  for (int64_t k : *indices) marked[k] = 0;
+  return true;
+}
+
 double ChainProblem::StateDot(int i, const double* w, const Scores& scores,
                               double gold_score, const double* state) const {
   double expected = 0;
@@ -516,8 +582,13 @@ double ChainProblem::StateDot(int i, const double* w, const Scores& scores,
   }
   const double* tail = w + layout_.transition_offset();
   const double* tail_state = state + tail_offset;
-  for (int64_t k = 0; k < layout_.tail_size(); ++k) {
-    expected += tail[k] * tail_state[k];
+  std::vector<int64_t>& support = ThreadScratch().tail_indices;
+  if (TailSupport(i, state, &support)) {
+    for (int64_t k : support) expected += tail[k] * tail_state[k];
+  } else {
+    for (int64_t k = 0; k < layout_.tail_size(); ++k) {
+      expected += tail[k] * tail_state[k];
+    }
   }
   return gold_score - expected;
 }

@@ -160,6 +160,14 @@ class ChainProblem : public Problem {
   // ‖d‖² for a difference d of two block states (state layout), through the
   // Gram matrices for the emission parts.
   double StateDifferenceNormSquared(int i, const double* d) const;
+  // The tail entries (transitions, biases, trigrams) a block state of
+  // sentence i can hold: those of the labelings whose every label has mass
+  // in the state's label marginals, each index once. A labeling's tail
+  // entries are nonzero exactly where its labels are, up to the rounding
+  // of steps that remove a labeling's mass. False, with `indices`
+  // unspecified, when there could be more than a third of the tail.
+  bool TailSupport(int i, const double* state,
+                   std::vector<int64_t>* indices) const;
   // ⟨v_i, w⟩ = score(y_i) − ⟨E_β φ, w⟩ from the unary scores.
   double StateDot(int i, const double* w, const Scores& scores,
                   double gold_score, const double* state) const;

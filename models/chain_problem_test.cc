@@ -439,6 +439,48 @@ TEST_P(ChainProblemTest, CornerScoresFromAFewLabelsMatchBruteForce) {
   }
 }
 
+// ⟨v_i, w⟩ reads only the tail entries of the labelings a state mixes
+// when they are few, and all of the tail when they are many: both must give
+// the dense product. The labelings are the decoder's under random w, so
+// that they are allowed at second order.
+TEST_P(ChainProblemTest, StateDotMatchesBruteForceForFewAndManyLabelings) {
+  for (Model model : kModels) {
+    const int L = OrderOf(model) == 1 ? 20 : 12;
+    for (int mixed : {1, 3, 40}) {
+      SCOPED_TRACE(testing::Message() << "model " << static_cast<int>(model)
+                                      << ", " << mixed << " labelings");
+      std::mt19937 rng(23);
+      const TestChain chain =
+          MakeTestChain(L, model, 6, &rng, /*max_length=*/7);
+      const std::unique_ptr<ChainProblem> problem = chain.Problem(GetParam());
+      std::normal_distribution<double> normal(0, 1);
+      std::vector<double> w(chain.layout.dim()), u(chain.layout.dim());
+      for (double& x : w) x = normal(rng);
+      for (int i = 0; i < problem->NumExamples(); ++i) {
+        const ChainExample& example = chain.examples[i];
+        std::vector<double> state(problem->BlockStateSize(i));
+        problem->InitBlockState(i, state.data());
+        std::vector<double> v = DensePsi(chain, example, example.labels);
+        for (int k = 1; k <= mixed; ++k) {
+          for (double& x : u) x = normal(rng);
+          Corner y;
+          problem->Decode(i, u.data(), &y);
+          const double gamma = 1.0 / (k + 1);
+          problem->MixCorner(i, y, gamma, state.data());
+          const std::vector<double> psi = DensePsi(chain, example, y);
+          for (size_t j = 0; j < v.size(); ++j) {
+            v[j] = (1 - gamma) * v[j] + gamma * psi[j];
+          }
+        }
+        double state_dot = 0;
+        problem->ScoreCorners(i, w.data(), state.data(), nullptr, 0, nullptr,
+                              &state_dot);
+        EXPECT_NEAR(state_dot, Dot(v, w), 1e-9);
+      }
+    }
+  }
+}
+
 TEST_P(ChainProblemTest, SmoothedOraclesMatchBruteForce) {
   const bool normalize = GetParam();
   std::mt19937 rng(5);

@@ -7,23 +7,24 @@
 //
 // Each variant's pass is the third of four passes from a cold start (the
 // solver's own per-pass clock; exact gap passes off), so allocation and the
-// first touch of the weight vectors are excluded. Its oracle share is the
-// clocked time of the oracle calls it made in that pass (cache hits score
-// their stored corners instead: that counts as bookkeeping). BM_OraclePass
-// is n oracle calls in index order at the weights of three BCFW passes.
-// The step share is the block update of w, of the block state and the line
-// search's ‖v_i − ψ_i(y)‖², which every variant needs; the bookkeeping share
-// (the rest: sampling, cache look-ups, active sets, averaging) is the issue's
-// measure.
+// first touch of the weight vectors are excluded. Its time is split into
+// shares: the oracle calls it made in that pass; cache checks (the stored
+// corners' scores and ⟨v_i, w⟩ of a block whose cache might hit); the line
+// search's distances; the updates of w and of the block states; and the
+// rest, bookkeeping (sampling, the cache's own records, active sets,
+// averaging). BM_OraclePass is n oracle calls in index order at the weights
+// of three BCFW passes.
 //
 // Weighted averaging forms w̄ only when it is read: the preset reads it at
 // its evaluations (every eval_every passes) and gap checks; the variant that
 // reads it after every pass shows what one formation costs.
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "base/random.h"
@@ -71,6 +72,8 @@ constexpr Variant kVariants[] = {
      SolverConfig::PAIRWISE, true, false},
     {"active_set_bcfw", "active_set_bcfw", SolverConfig::UNIFORM,
      SolverConfig::FW, false, false},
+    {"mp_bcfw", "mp_bcfw", SolverConfig::UNIFORM, SolverConfig::FW, false,
+     false},
 };
 
 SolverConfig VariantConfig(const Variant& variant, int passes) {
@@ -89,41 +92,49 @@ SolverConfig VariantConfig(const Variant& variant, int passes) {
   return config;
 }
 
-// Forwards to a Problem and clocks its oracle calls, so that a pass's oracle
-// share is measured on the blocks the solver actually visited (gap sampling
-// favours long sentences), and its block steps (the update of w and the
-// line search's distance, which plain BCFW needs as much as the oracle).
-// oracle_seconds()[k] is the oracle time of the first k oracle calls,
-// step_seconds()[k] the step time before the (k+1)-th began. Not
-// thread-safe: the benchmarked passes run on one thread.
+// The parts of a block step that TimedProblem clocks apart.
+enum StepPart {
+  kOracle,      // max-oracle calls (with the stored corners' scores)
+  kCacheCheck,  // the stored corners' scores and ⟨v_i, w⟩ without an oracle
+  kLineSearch,  // distances between block states and corners
+  kUpdate,      // changes to w and to the block states
+  kStepParts,
+};
+using PartSeconds = std::array<double, kStepParts>;
+
+// Forwards to a Problem and clocks its calls by StepPart, so that a pass's
+// shares are measured on the blocks the solver actually visited (gap
+// sampling favours long sentences). seconds_at_call()[k] holds each part's
+// seconds when the (k+1)-th oracle call begins, so that a pass's shares are
+// differences between two of them. Not thread-safe: the benchmarked
+// passes run on one thread.
 class TimedProblem : public Problem {
  public:
   explicit TimedProblem(const Problem& base) : base_(base) {}
 
-  const std::vector<double>& oracle_seconds() const { return oracle_; }
-  const std::vector<double>& step_seconds() const { return step_at_call_; }
+  const std::vector<PartSeconds>& seconds_at_call() const { return at_call_; }
 
   int NumExamples() const override { return base_.NumExamples(); }
   int64_t Dim() const override { return base_.Dim(); }
   void MaxOracle(int i, const double* w, const double* state,
                  OracleResult* result) const override {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = StartOracle();
     base_.MaxOracle(i, w, state, result);
-    ClockOracle(start);
+    Clock(kOracle, start);
   }
   void MaxOracleScaled(int i, const double* v, double scale,
                        OracleResult* result) const override {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = StartOracle();
     base_.MaxOracleScaled(i, v, scale, result);
-    ClockOracle(start);
+    Clock(kOracle, start);
   }
   void ScoreCornersAndMaxOracle(int i, const double* w, const double* state,
                                 const Corner* const* corners, int count,
                                 double* scores,
                                 OracleResult* result) const override {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = StartOracle();
     base_.ScoreCornersAndMaxOracle(i, w, state, corners, count, scores, result);
-    ClockOracle(start);
+    Clock(kOracle, start);
   }
   void Decode(int i, const double* w, Corner* corner) const override {
     base_.Decode(i, w, corner);
@@ -135,9 +146,9 @@ class TimedProblem : public Problem {
     return base_.Score(i, w, y);
   }
   void AddScaled(int i, const Corner& y, double c, double* w) const override {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = Now();
     base_.AddScaled(i, y, c, w);
-    ClockStep(start);
+    Clock(kUpdate, start);
   }
   int64_t BlockStateSize(int i) const override {
     return base_.BlockStateSize(i);
@@ -147,55 +158,68 @@ class TimedProblem : public Problem {
   }
   void MixCorner(int i, const Corner& y, double gamma,
                  double* state) const override {
+    const auto start = Now();
     base_.MixCorner(i, y, gamma, state);
+    Clock(kUpdate, start);
   }
   double StateDistanceSquared(int i, const double* state,
                               const Corner& y) const override {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = Now();
     const double distance = base_.StateDistanceSquared(i, state, y);
-    ClockStep(start);
+    Clock(kLineSearch, start);
     return distance;
   }
   void AddCornerMinusState(int i, const Corner& y, const double* state,
                            double c, double* w) const override {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = Now();
     base_.AddCornerMinusState(i, y, state, c, w);
-    ClockStep(start);
+    Clock(kUpdate, start);
   }
   void AddCornerMinusStateInSlice(int i, const Corner& y, const double* state,
                                   double c, int64_t begin, int64_t end,
                                   double* w) const override {
+    const auto start = Now();
     base_.AddCornerMinusStateInSlice(i, y, state, c, begin, end, w);
+    Clock(kUpdate, start);
   }
   void EncodeCornerMinusState(int i, const Corner& y, const double* state,
                               double c, BlockUpdate* update) const override {
+    const auto start = Now();
     base_.EncodeCornerMinusState(i, y, state, c, update);
+    Clock(kUpdate, start);
   }
   void EncodeScaled(int i, const Corner& y, double c,
                     BlockUpdate* update) const override {
+    const auto start = Now();
     base_.EncodeScaled(i, y, c, update);
+    Clock(kUpdate, start);
   }
   void AddCornerToState(int i, const Corner& y, double c,
                         double* state) const override {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = Now();
     base_.AddCornerToState(i, y, c, state);
-    ClockStep(start);
+    Clock(kUpdate, start);
   }
   void ScoreCorners(int i, const double* w, const double* state,
                     const Corner* const* corners, int count, double* scores,
                     double* state_dot) const override {
+    const auto start = Now();
     base_.ScoreCorners(i, w, state, corners, count, scores, state_dot);
+    Clock(kCacheCheck, start);
   }
   double CornerDistanceSquared(int i, const Corner& a,
                                const Corner& b) const override {
-    return base_.CornerDistanceSquared(i, a, b);
+    const auto start = Now();
+    const double distance = base_.CornerDistanceSquared(i, a, b);
+    Clock(kLineSearch, start);
+    return distance;
   }
   const Corner& GoldCorner(int i) const override { return base_.GoldCorner(i); }
   double SmoothedOracle(int i, const double* w, const Smoothing& smoothing,
                         double* state) const override {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = StartOracle();
     const double value = base_.SmoothedOracle(i, w, smoothing, state);
-    ClockOracle(start);
+    Clock(kOracle, start);
     return value;
   }
   void TouchedRanges(int i,
@@ -204,24 +228,22 @@ class TimedProblem : public Problem {
   }
 
  private:
-  static double SecondsSince(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                         start)
-        .count();
+  static std::chrono::steady_clock::time_point Now() {
+    return std::chrono::steady_clock::now();
   }
-  void ClockOracle(std::chrono::steady_clock::time_point start) const {
-    const double seconds = SecondsSince(start);
-    step_at_call_.push_back(step_total_);
-    oracle_.push_back(oracle_.back() + seconds);
+  void Clock(StepPart part, std::chrono::steady_clock::time_point start) const {
+    totals_[part] += std::chrono::duration<double>(Now() - start).count();
   }
-  void ClockStep(std::chrono::steady_clock::time_point start) const {
-    step_total_ += SecondsSince(start);
+  // Before each oracle call: a pass's time then runs from its first oracle
+  // call to the next pass's first.
+  std::chrono::steady_clock::time_point StartOracle() const {
+    at_call_.push_back(totals_);
+    return Now();
   }
 
   const Problem& base_;
-  mutable std::vector<double> oracle_{0.0};
-  mutable std::vector<double> step_at_call_;
-  mutable double step_total_ = 0;
+  mutable PartSeconds totals_{};
+  mutable std::vector<PartSeconds> at_call_;
 };
 
 // Seconds per oracle call (loss-augmented Viterbi with the block-state dot
@@ -269,6 +291,21 @@ BENCHMARK(BM_OraclePass)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
+// The records that bound a run's third pass: the end of the second and the
+// end of the third. MP-BCFW logs each of its approximate passes too, so its
+// passes are told apart by their oracle calls: a pass with calls begins an
+// outer iteration, whose time includes the approximate passes after it.
+std::pair<int, int> ThirdPassRecords(const std::vector<PassRecord>& records) {
+  std::vector<int> exact;  // records whose pass called the oracle
+  for (int k = 0; k < static_cast<int>(records.size()); ++k) {
+    const int64_t before = k == 0 ? 0 : records[k - 1].oracle_calls();
+    if (records[k].oracle_calls() > before) exact.push_back(k);
+  }
+  const int last_record = static_cast<int>(records.size()) - 1;
+  if (exact.size() < 3) return {1, 2};
+  return {exact[2] - 1, exact.size() > 3 ? exact[3] - 1 : last_record};
+}
+
 void BM_SolverPass(benchmark::State& state) {
   if (BenchCorpus() == nullptr) {
     state.SkipWithError("corpus not found (set CHAINTAG_CORPORA)");
@@ -277,7 +314,7 @@ void BM_SolverPass(benchmark::State& state) {
   const Variant& variant = kVariants[state.range(0)];
   state.SetLabel(variant.label);
   const int n = BenchCorpus()->problem->NumExamples();
-  double oracle_share = 0, step_share = 0;
+  PartSeconds shares{};
   for (auto _ : state) {
     absl::StatusOr<std::unique_ptr<Solver>> solver =
         CreateSolver(VariantConfig(variant, 4));
@@ -299,24 +336,30 @@ void BM_SolverPass(benchmark::State& state) {
       return;
     }
     const std::vector<PassRecord>& records = monitor.records();
-    const double seconds = records[2].seconds() - records[1].seconds();
-    const int64_t first_call = records[1].oracle_calls();
-    const int64_t last_call = records[2].oracle_calls();
-    const std::vector<double>& oracle = problem.oracle_seconds();
-    const std::vector<double>& step = problem.step_seconds();
-    if (last_call >= static_cast<int64_t>(step.size())) {
+    const auto [first, last] = ThirdPassRecords(records);
+    const double seconds = records[last].seconds() - records[first].seconds();
+    const int64_t first_call = records[first].oracle_calls();
+    const int64_t last_call = records[last].oracle_calls();
+    const std::vector<PartSeconds>& at_call = problem.seconds_at_call();
+    if (last_call >= static_cast<int64_t>(at_call.size())) {
       state.SkipWithError("oracle calls went unclocked");
       return;
     }
     state.SetIterationTime(seconds);
-    oracle_share = (oracle[last_call] - oracle[first_call]) / seconds;
-    step_share = (step[last_call] - step[first_call]) / seconds;
+    for (int part = 0; part < kStepParts; ++part) {
+      shares[part] =
+          (at_call[last_call][part] - at_call[first_call][part]) / seconds;
+    }
     state.counters["oracle_calls_per_n"] =
         static_cast<double>(last_call - first_call) / n;
   }
-  state.counters["oracle_share"] = oracle_share;
-  state.counters["step_share"] = step_share;
-  state.counters["bookkeeping_share"] = 1 - oracle_share - step_share;
+  state.counters["oracle_share"] = shares[kOracle];
+  state.counters["cache_check_share"] = shares[kCacheCheck];
+  state.counters["line_search_share"] = shares[kLineSearch];
+  state.counters["update_share"] = shares[kUpdate];
+  state.counters["bookkeeping_share"] = 1 - shares[kOracle] -
+                                        shares[kCacheCheck] -
+                                        shares[kLineSearch] - shares[kUpdate];
 }
 BENCHMARK(BM_SolverPass)
     ->DenseRange(0, sizeof(kVariants) / sizeof(kVariants[0]) - 1)
