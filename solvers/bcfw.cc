@@ -276,6 +276,19 @@ void BcfwRun::UpdateBlockState(int i, const BcfwMove& move,
   if (std::abs(sum - 1) > kAlphaSumTolerance) {
     for (int k = 0; k < store.size(); ++k) store.entry(k).alpha /= sum;
   }
+  // An away step scales the state up by 1/(1 − α_away), and the rounding
+  // of its earlier steps with it; ⟨v_i, w⟩ is read from α, so the state is
+  // rebuilt from α instead.
+  if (move.state_coefficient > 0) {
+    const int64_t size = state_offset_[i + 1] - state_offset_[i];
+    std::fill(block_state, block_state + size, 0.0);
+    for (int k = 0; k < store.size(); ++k) {
+      const StoredCorner& entry = store.entry(k);
+      if (entry.alpha > 0) {
+        problem_.AddCornerToState(i, entry.corner, entry.alpha, block_state);
+      }
+    }
+  }
 }
 
 // Plain BCFW: one FW step towards the oracle's corner (line search or
@@ -362,8 +375,21 @@ void BcfwRun::ComputeBlockOracle(int i, BlockOracle* out) const {
     out->state_dot = out->oracle.state_dot;
     return;
   }
-  problem_.ScoreCorners(i, w_.data(), block_state, out->corner_pointers.data(),
-                        store.size(), scores.data(), &out->state_dot);
+  if (track_alpha_) {
+    // The store holds every corner with α > 0 and v_i = Σ_k α_k ψ_i(y_k):
+    // ⟨v_i, w⟩ follows from the stored corners' scores, which then need
+    // only the stored labels' unary scores, not those the state holds.
+    problem_.ScoreCorners(i, w_.data(), nullptr, out->corner_pointers.data(),
+                          store.size(), scores.data(), nullptr);
+    out->state_dot = 0;
+    for (int k = 0; k < store.size(); ++k) {
+      out->state_dot += store.entry(k).alpha * scores[k];
+    }
+  } else {
+    problem_.ScoreCorners(i, w_.data(), block_state,
+                          out->corner_pointers.data(), store.size(),
+                          scores.data(), &out->state_dot);
+  }
   int best = 0;
   for (int k = 1; k < store.size(); ++k) {
     if (store.entry(k).loss - scores[k] >
@@ -379,7 +405,9 @@ void BcfwRun::ComputeBlockOracle(int i, BlockOracle* out) const {
     out->cache_gap = gap;
     return;
   }
-  problem_.MaxOracle(i, w_.data(), block_state, &out->oracle);
+  problem_.MaxOracle(i, w_.data(), track_alpha_ ? nullptr : block_state,
+                     &out->oracle);
+  if (track_alpha_) out->oracle.state_dot = out->state_dot;
 }
 
 // The FW corner of a step from `oracle`: the cache hit, or the oracle's

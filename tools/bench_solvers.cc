@@ -5,9 +5,10 @@
 //
 //   bazel run //tools:bench_solvers
 //
-// Each variant's pass is the third of four passes from a cold start (the
-// solver's own per-pass clock; exact gap passes off), so allocation and the
-// first touch of the weight vectors are excluded. Its time is split into
+// Each variant's pass is the third of four passes from a cold start, or the
+// twentieth of 21 (BM_SolverPass/<variant>/<pass>; the solver's own
+// per-pass clock; exact gap passes off), so allocation and the first touch
+// of the weight vectors are excluded. Its time is split into
 // shares: the oracle calls it made in that pass; cache checks (the stored
 // corners' scores and ⟨v_i, w⟩ of a block whose cache might hit); the line
 // search's distances; the updates of w and of the block states; and the
@@ -291,19 +292,23 @@ BENCHMARK(BM_OraclePass)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 
-// The records that bound a run's third pass: the end of the second and the
-// end of the third. MP-BCFW logs each of its approximate passes too, so its
-// passes are told apart by their oracle calls: a pass with calls begins an
-// outer iteration, whose time includes the approximate passes after it.
-std::pair<int, int> ThirdPassRecords(const std::vector<PassRecord>& records) {
+// The records that bound a run's pass `pass` (from 2): the end of the one
+// before and its own end. MP-BCFW logs each of its approximate passes too,
+// so its passes are told apart by their oracle calls: a pass with calls
+// begins an outer iteration, whose time includes the approximate passes
+// after it.
+std::pair<int, int> PassRecords(const std::vector<PassRecord>& records,
+                                int pass) {
   std::vector<int> exact;  // records whose pass called the oracle
   for (int k = 0; k < static_cast<int>(records.size()); ++k) {
     const int64_t before = k == 0 ? 0 : records[k - 1].oracle_calls();
     if (records[k].oracle_calls() > before) exact.push_back(k);
   }
   const int last_record = static_cast<int>(records.size()) - 1;
-  if (exact.size() < 3) return {1, 2};
-  return {exact[2] - 1, exact.size() > 3 ? exact[3] - 1 : last_record};
+  if (static_cast<int>(exact.size()) < pass) return {pass - 2, pass - 1};
+  return {exact[pass - 1] - 1, static_cast<int>(exact.size()) > pass
+                                   ? exact[pass] - 1
+                                   : last_record};
 }
 
 void BM_SolverPass(benchmark::State& state) {
@@ -312,12 +317,13 @@ void BM_SolverPass(benchmark::State& state) {
     return;
   }
   const Variant& variant = kVariants[state.range(0)];
+  const int pass = state.range(1);
   state.SetLabel(variant.label);
   const int n = BenchCorpus()->problem->NumExamples();
   PartSeconds shares{};
   for (auto _ : state) {
     absl::StatusOr<std::unique_ptr<Solver>> solver =
-        CreateSolver(VariantConfig(variant, 4));
+        CreateSolver(VariantConfig(variant, pass + 1));
     if (!solver.ok()) {
       state.SkipWithError("bad solver config");
       return;
@@ -336,7 +342,7 @@ void BM_SolverPass(benchmark::State& state) {
       return;
     }
     const std::vector<PassRecord>& records = monitor.records();
-    const auto [first, last] = ThirdPassRecords(records);
+    const auto [first, last] = PassRecords(records, pass);
     const double seconds = records[last].seconds() - records[first].seconds();
     const int64_t first_call = records[first].oracle_calls();
     const int64_t last_call = records[last].oracle_calls();
@@ -361,8 +367,12 @@ void BM_SolverPass(benchmark::State& state) {
                                         shares[kCacheCheck] -
                                         shares[kLineSearch] - shares[kUpdate];
 }
+// The third pass, as the solvers start, and the twentieth, once FW steps
+// have spread a block's state over many labelings.
 BENCHMARK(BM_SolverPass)
-    ->DenseRange(0, sizeof(kVariants) / sizeof(kVariants[0]) - 1)
+    ->ArgsProduct({benchmark::CreateDenseRange(
+                       0, sizeof(kVariants) / sizeof(kVariants[0]) - 1, 1),
+                   {3, 20}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
