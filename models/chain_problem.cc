@@ -42,6 +42,10 @@ struct Scratch {
   std::vector<int32_t> support_begin;
   std::vector<int64_t> tail_indices;
   std::vector<uint8_t> marked_tail;
+  // TailDistanceSquared's counts (all 0 between calls).
+  std::vector<double> tail_counts;
+  // Two labelings' pair columns.
+  std::vector<int32_t> pair_columns;
 };
 
 // ComputeCornerUnary falls back to all labels' scores when more than
@@ -615,19 +619,48 @@ void ChainProblem::ScoreCorners(int i, const double* w, const double* state,
   }
 }
 
-void ChainProblem::AddTailFeatures(const int32_t* y, int T, double c,
-                                   double* tail) const {
+template <typename Visit>
+void ChainProblem::ForEachTailIndex(const int32_t* y, int T,
+                                    const Visit& visit) const {
   const int L = layout_.num_labels;
-  auto add = [&](int64_t k) { tail[k] += c; };
-  for (int t = 1; t < T; ++t) add(y[t - 1] * L + y[t]);
-  add(L * L + y[0]);
-  add(L * L + L + y[T - 1]);
+  for (int t = 1; t < T; ++t) visit(y[t - 1] * L + y[t]);
+  visit(L * L + y[0]);
+  visit(L * L + L + y[T - 1]);
   if (structure_ == nullptr) return;
   const int64_t trigrams = L * L + 2 * L;
   for (int t = 2; t < T; ++t) {
     const int32_t k = structure_->trigram_index(y[t - 2], y[t - 1], y[t]);
-    if (k >= 0) add(trigrams + k);
+    if (k >= 0) visit(trigrams + k);
   }
+}
+
+void ChainProblem::AddTailFeatures(const int32_t* y, int T, double c,
+                                   double* tail) const {
+  ForEachTailIndex(y, T, [&](int64_t k) { tail[k] += c; });
+}
+
+double ChainProblem::TailDistanceSquared(const int32_t* a, const int32_t* b,
+                                         int T) const {
+  // Counts at the indices a and b hit, in a scratch tail that is all 0
+  // between calls; each index is read once and reset.
+  std::vector<double>& counts = ThreadScratch().tail_counts;
+  counts.resize(layout_.tail_size(), 0.0);
+  ForEachTailIndex(a, T, [&](int64_t k) { counts[k] += 1; });
+  ForEachTailIndex(b, T, [&](int64_t k) { counts[k] -= 1; });
+  double norm = 0;
+  auto take = [&](int64_t k) {
+    norm += counts[k] * counts[k];
+    counts[k] = 0;
+  };
+  ForEachTailIndex(a, T, take);
+  ForEachTailIndex(b, T, take);
+  return norm;
+}
+
+void ChainProblem::PairColumns(const int32_t* y, int T,
+                               int32_t* columns) const {
+  columns[0] = -1;
+  for (int t = 1; t < T; ++t) columns[t] = PairColumn(y[t - 1], y[t]);
 }
 
 void ChainProblem::AddFeatures(int i, const int32_t* y, double c,
@@ -662,6 +695,47 @@ void ChainProblem::AddScaled(int i, const Corner& y, double c,
                              double* w) const {
   AddFeatures(i, examples_[i].labels.data(), c, w);
   AddFeatures(i, y.data(), -c, w);
+}
+
+void ChainProblem::AddCornerDifference(int i, const Corner& a, const Corner& b,
+                                       double c, double* w) const {
+  // c·(ψ_i(a) − ψ_i(b)) = c·(φ(b) − φ(a)): the rows of the positions where
+  // the labels (or the pair columns) differ, and the tails.
+  const ChainExample& example = examples_[i];
+  const FeatureSequence& f = example.features;
+  const int T = f.size();
+  const int L = layout_.num_labels;
+  for (int t = 0; t < T; ++t) {
+    if (a[t] == b[t]) continue;
+    for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
+      double* row = w + static_cast<int64_t>(f.buckets[k]) * L;
+      const double value = c * f.value(k);
+      row[b[t]] += value;
+      row[a[t]] -= value;
+    }
+  }
+  if (layout_.num_pair_rows > 0) {
+    std::vector<int32_t>& columns = ThreadScratch().pair_columns;
+    columns.resize(2 * static_cast<size_t>(T));
+    PairColumns(a.data(), T, columns.data());
+    PairColumns(b.data(), T, columns.data() + T);
+    const FeatureSequence& z = example.pair_features;
+    const int64_t P = layout_.num_pairs;
+    const int64_t offset = layout_.pair_emission_offset();
+    for (int t = 1; t < T; ++t) {
+      const int32_t pa = columns[t], pb = columns[T + t];
+      if (pa == pb) continue;
+      for (int32_t k = z.offsets[t]; k < z.offsets[t + 1]; ++k) {
+        double* row = w + offset + static_cast<int64_t>(z.buckets[k]) * P;
+        const double value = c * z.value(k);
+        if (pb >= 0) row[pb] += value;
+        if (pa >= 0) row[pa] -= value;
+      }
+    }
+  }
+  double* tail = w + layout_.transition_offset();
+  AddTailFeatures(b.data(), T, c, tail);
+  AddTailFeatures(a.data(), T, -c, tail);
 }
 
 int64_t ChainProblem::BlockStateSize(int i) const {
@@ -717,14 +791,19 @@ double ChainProblem::StateDistanceSquared(int i, const double* state,
 
 double ChainProblem::CornerDistanceSquared(int i, const Corner& a,
                                            const Corner& b) const {
-  // ψ_i(a) − ψ_i(b) = φ(b) − φ(a): the difference of two indicator states.
-  const int64_t size = BlockStateSize(i);
-  Scratch& scratch = ThreadScratch();
-  scratch.difference.assign(size, 0.0);
-  double* d = scratch.difference.data();
-  AddCornerToState(i, a, 1.0, d);
-  AddCornerToState(i, b, -1.0, d);
-  return StateDifferenceNormSquared(i, d);
+  // ψ_i(a) − ψ_i(b) = φ(b) − φ(a): at each position where the labels
+  // differ, the difference of two label indicators.
+  const int T = Length(i);
+  double norm = gram_.LabelingDistanceSquared(i, a.data(), b.data());
+  if (layout_.num_pair_rows > 0) {
+    std::vector<int32_t>& columns = ThreadScratch().pair_columns;
+    columns.resize(2 * static_cast<size_t>(T));
+    PairColumns(a.data(), T, columns.data());
+    PairColumns(b.data(), T, columns.data() + T);
+    norm += pair_gram_.LabelingDistanceSquared(i, columns.data(),
+                                               columns.data() + T);
+  }
+  return norm + TailDistanceSquared(a.data(), b.data(), T);
 }
 
 double ChainProblem::StateDifferenceNormSquared(int i, const double* d) const {

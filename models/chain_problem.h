@@ -89,6 +89,8 @@ class ChainProblem : public Problem {
   double Loss(int i, const Corner& y) const override;
   double Score(int i, const double* w, const Corner& y) const override;
   void AddScaled(int i, const Corner& y, double c, double* w) const override;
+  void AddCornerDifference(int i, const Corner& a, const Corner& b, double c,
+                           double* w) const override;
   int64_t BlockStateSize(int i) const override;
   void InitBlockState(int i, double* state) const override;
   void MixCorner(int i, const Corner& y, double gamma,
@@ -174,6 +176,15 @@ class ChainProblem : public Problem {
   // tail += c·(the transition, bias and trigram indicators of y): the same
   // for w's tail and a state's.
   void AddTailFeatures(const int32_t* y, int T, double c, double* tail) const;
+  // visit(k) for each tail index y's transitions, biases and trigrams hit
+  // (once per occurrence).
+  template <typename Visit>
+  void ForEachTailIndex(const int32_t* y, int T, const Visit& visit) const;
+  // ‖tail(a) − tail(b)‖² of two labelings' tail indicators, in O(T).
+  double TailDistanceSquared(const int32_t* a, const int32_t* b, int T) const;
+  // Each position's pair column of y (−1 at 0 and where none), into
+  // `columns` (T entries).
+  void PairColumns(const int32_t* y, int T, int32_t* columns) const;
   // w += c·φ(x_i, y).
   void AddFeatures(int i, const int32_t* y, double c, double* w) const;
   // One label vector per position (`labels` wide: L, or P for the pair

@@ -365,6 +365,14 @@ void CheckBlockStateAlgebra(Model model, Values kind, bool normalize_loss) {
       }
       EXPECT_NEAR(problem.CornerDistanceSquared(i, y, other), corner_distance,
                   1e-9);
+      EXPECT_EQ(problem.CornerDistanceSquared(i, y, y), 0);
+      // A pairwise step's change of w, from the positions that differ.
+      std::vector<double> pairwise = w;
+      problem.AddCornerDifference(i, y, other, c, pairwise.data());
+      for (size_t j = 0; j < w.size(); ++j) {
+        ASSERT_NEAR(pairwise[j], w[j] + c * (psi[j] - other_psi[j]), 1e-9)
+            << "coordinate " << j;
+      }
       EXPECT_EQ(problem.GoldCorner(i), example.labels);
       const double gamma = uniform(rng);
       if (step % 2 == 0) {

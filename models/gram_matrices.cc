@@ -73,6 +73,29 @@ double TriangleNormSquared(const Gram* gram_row, int T, int width,
   return norm;
 }
 
+template <typename Gram>
+double TriangleLabelingDistanceSquared(const Gram* triangle, int T,
+                                       const int32_t* a, const int32_t* b) {
+  // Row r of the triangle starts at r·T − r(r − 1)/2 and holds G[r][r..T).
+  auto gram = [&](int r, int c) {
+    return static_cast<double>(triangle[static_cast<int64_t>(r) * T -
+                                        int64_t{r} * (r - 1) / 2 + (c - r)]);
+  };
+  auto same = [](int32_t x, int32_t y) { return x >= 0 && x == y; };
+  double norm = 0;
+  for (int r = 0; r < T; ++r) {
+    if (a[r] == b[r]) continue;
+    norm += gram(r, r) * ((a[r] >= 0) + (b[r] >= 0));
+    for (int c = r + 1; c < T; ++c) {
+      if (a[c] == b[c]) continue;
+      const int dot = same(a[r], a[c]) - same(a[r], b[c]) - same(b[r], a[c]) +
+                      same(b[r], b[c]);
+      if (dot != 0) norm += 2 * gram(r, c) * dot;
+    }
+  }
+  return norm;
+}
+
 }  // namespace
 
 GramMatrices::GramMatrices(const std::vector<const FeatureSequence*>& sequences,
@@ -119,6 +142,19 @@ double GramMatrices::NormSquared(int i, int width, const double* d) const {
   if (!f32_.empty())
     return TriangleNormSquared(f32_.data() + offset, T, width, d);
   return TriangleNormSquared(f64_.data() + offset, T, width, d);
+}
+
+double GramMatrices::LabelingDistanceSquared(int i, const int32_t* a,
+                                             const int32_t* b) const {
+  const int64_t offset = offsets_[i];
+  const int T = lengths_[i];
+  if (!u16_.empty()) {
+    return TriangleLabelingDistanceSquared(u16_.data() + offset, T, a, b);
+  }
+  if (!f32_.empty()) {
+    return TriangleLabelingDistanceSquared(f32_.data() + offset, T, a, b);
+  }
+  return TriangleLabelingDistanceSquared(f64_.data() + offset, T, a, b);
 }
 
 int64_t GramMatrices::bytes() const {

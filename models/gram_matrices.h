@@ -30,6 +30,11 @@ class GramMatrices {
 
   // Σ_{a,b} G_i[a][b]·⟨d_a, d_b⟩ for the T×width vector d (row a is d_a).
   double NormSquared(int i, int width, const double* d) const;
+  // The same for d_t = e_{a[t]} − e_{b[t]} (e_{−1} = 0): the distance of
+  // two labelings' indicator vectors, in O(D²) for the D positions where
+  // they differ.
+  double LabelingDistanceSquared(int i, const int32_t* a,
+                                 const int32_t* b) const;
 
   // Bytes held, for memory reports.
   int64_t bytes() const;

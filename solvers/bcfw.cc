@@ -195,6 +195,15 @@ void BcfwRun::ApplyToVector(int i, const BcfwMove& move,
                                  c * move.coefficients[0], x);
     return;
   }
+  if (move.entries.size() == 2 &&
+      move.coefficients[0] == -move.coefficients[1]) {
+    // Pairwise: the gold labeling cancels, and so does every position
+    // where the two corners agree.
+    problem_.AddCornerDifference(i, corner_of(move.entries[0]),
+                                 corner_of(move.entries[1]),
+                                 c * move.coefficients[0], x);
+    return;
+  }
   for (size_t k = 0; k < move.entries.size(); ++k) {
     if (move.coefficients[k] == 0) continue;
     problem_.AddScaled(i, corner_of(move.entries[k]), c * move.coefficients[k],

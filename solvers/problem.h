@@ -134,6 +134,13 @@ class Problem {
   virtual double Score(int i, const double* w, const Corner& y) const = 0;
   // w += c·ψ_i(y).
   virtual void AddScaled(int i, const Corner& y, double c, double* w) const = 0;
+  // w += c·(ψ_i(a) − ψ_i(b)), a pairwise step's change: problems that can
+  // touch only where a and b differ override it.
+  virtual void AddCornerDifference(int i, const Corner& a, const Corner& b,
+                                   double c, double* w) const {
+    AddScaled(i, a, c, w);
+    AddScaled(i, b, -c, w);
+  }
 
   // Block dual state (see the top comment).
   virtual int64_t BlockStateSize(int i) const = 0;

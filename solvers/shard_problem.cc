@@ -44,6 +44,11 @@ void ShardProblem::AddScaled(int i, const Corner& y, double c,
   if (IsLocal(i)) local_.AddScaled(Local(i), y, c, w);
 }
 
+void ShardProblem::AddCornerDifference(int i, const Corner& a, const Corner& b,
+                                       double c, double* w) const {
+  if (IsLocal(i)) local_.AddCornerDifference(Local(i), a, b, c, w);
+}
+
 int64_t ShardProblem::BlockStateSize(int i) const {
   return IsLocal(i) ? local_.BlockStateSize(Local(i)) : 0;
 }

@@ -40,6 +40,8 @@ class ShardProblem : public Problem {
   double Loss(int i, const Corner& y) const override;
   double Score(int i, const double* w, const Corner& y) const override;
   void AddScaled(int i, const Corner& y, double c, double* w) const override;
+  void AddCornerDifference(int i, const Corner& a, const Corner& b, double c,
+                           double* w) const override;
   int64_t BlockStateSize(int i) const override;
   void InitBlockState(int i, double* state) const override;
   void MixCorner(int i, const Corner& y, double gamma,

@@ -151,6 +151,12 @@ class TimedProblem : public Problem {
     base_.AddScaled(i, y, c, w);
     Clock(kUpdate, start);
   }
+  void AddCornerDifference(int i, const Corner& a, const Corner& b, double c,
+                           double* w) const override {
+    const auto start = Now();
+    base_.AddCornerDifference(i, a, b, c, w);
+    Clock(kUpdate, start);
+  }
   int64_t BlockStateSize(int i) const override {
     return base_.BlockStateSize(i);
   }
