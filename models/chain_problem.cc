@@ -52,6 +52,50 @@ struct Scratch {
 // 1/kSparseUnaryShare of them would be needed.
 constexpr int64_t kSparseUnaryShare = 3;
 
+// visit(y) for each label y < L with marginals[y] ≠ 0, in increasing order.
+// Up to 64 labels the test is branch-free: a state's few labels made a
+// branch per label mispredict.
+template <typename Visit>
+void ForEachNonzeroLabel(const double* marginals, int L, const Visit& visit) {
+  if (L > 64) {
+    for (int y = 0; y < L; ++y) {
+      if (marginals[y] != 0) visit(y);
+    }
+    return;
+  }
+  uint64_t mask = 0;
+  for (int y = 0; y < L; ++y) {
+    mask |= static_cast<uint64_t>(marginals[y] != 0) << y;
+  }
+  for (; mask != 0; mask &= mask - 1) visit(__builtin_ctzll(mask));
+}
+
+// out[labels[j]] = position t's unary score of labels[j], j < count ≤ 4.
+// Four sums kept in registers over the position's rows: accumulating in
+// `out` chained every row's addition to the last one's store.
+void GatherUnaryScores(const FeatureSequence& f, int t, const double* w, int L,
+                       const int32_t* labels, int count, double* out) {
+  // Missing labels repeat the last one: computed twice, stored twice.
+  const int32_t l0 = labels[0];
+  const int32_t l1 = labels[std::min(1, count - 1)];
+  const int32_t l2 = labels[std::min(2, count - 1)];
+  const int32_t l3 = labels[std::min(3, count - 1)];
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  const uint32_t* rows = f.buckets.data();
+  for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
+    const double value = f.value(k);
+    const double* weights = w + static_cast<int64_t>(rows[k]) * L;
+    s0 += value * weights[l0];
+    s1 += value * weights[l1];
+    s2 += value * weights[l2];
+    s3 += value * weights[l3];
+  }
+  out[l3] = s3;
+  out[l2] = s2;
+  out[l1] = s1;
+  out[l0] = s0;
+}
+
 Scratch& ThreadScratch() {
   thread_local Scratch scratch;
   return scratch;
@@ -251,10 +295,7 @@ bool ChainProblem::ComputeCornerUnary(int i, const double* w,
     need(example.labels[t]);
     for (int k = 0; k < count; ++k) need((*corners[k])[t]);
     if (state != nullptr) {
-      const double* marginals = state + static_cast<int64_t>(t) * L;
-      for (int y = 0; y < L; ++y) {
-        if (marginals[y] != 0) need(y);
-      }
+      ForEachNonzeroLabel(state + static_cast<int64_t>(t) * L, L, need);
     }
     for (int32_t k = needed_begin.back();
          k < static_cast<int32_t>(needed.size()); ++k) {
@@ -265,17 +306,13 @@ bool ChainProblem::ComputeCornerUnary(int i, const double* w,
   }
   scratch.unary.assign(static_cast<size_t>(T) * L, 0.0);
   double* unary = scratch.unary.data();
-  const uint32_t* rows = f.buckets.data();
   for (int t = 0; t < T; ++t) {
-    double* out = unary + static_cast<int64_t>(t) * L;
     const int32_t* labels = needed.data() + needed_begin[t];
     const int32_t labels_count = needed_begin[t + 1] - needed_begin[t];
-    for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
-      const double value = f.value(k);
-      const double* weights = w + static_cast<int64_t>(rows[k]) * L;
-      for (int32_t j = 0; j < labels_count; ++j) {
-        out[labels[j]] += value * weights[labels[j]];
-      }
+    for (int32_t j = 0; j < labels_count; j += 4) {
+      GatherUnaryScores(f, t, w, L, labels + j,
+                        std::min<int32_t>(4, labels_count - j),
+                        unary + static_cast<int64_t>(t) * L);
     }
   }
   return true;
@@ -523,10 +560,8 @@ bool ChainProblem::TailSupport(int i, const double* state,
   begin.assign(1, 0);
   int64_t candidates = 0;
   for (int t = 0; t < T; ++t) {
-    const double* marginals = state + static_cast<int64_t>(t) * L;
-    for (int y = 0; y < L; ++y) {
-      if (marginals[y] != 0) labels.push_back(y);
-    }
+    ForEachNonzeroLabel(state + static_cast<int64_t>(t) * L, L,
+                        [&](int y) { labels.push_back(y); });
     begin.push_back(static_cast<int32_t>(labels.size()));
     const int64_t here = begin[t + 1] - begin[t];
     const int64_t before = t >= 1 ? begin[t] - begin[t - 1] : 1;
@@ -761,6 +796,12 @@ void ChainProblem::AddCornerToState(int i, const Corner& y, double c,
 
 void ChainProblem::AddLabelingToState(int i, const int32_t* y, double c,
                                       double* state) const {
+  AddLabelingToStateHead(i, y, c, state);
+  AddTailFeatures(y, Length(i), c, state + TailStateOffset(i));
+}
+
+void ChainProblem::AddLabelingToStateHead(int i, const int32_t* y, double c,
+                                          double* state) const {
   const int T = Length(i);
   const int L = layout_.num_labels;
   for (int t = 0; t < T; ++t) state[static_cast<int64_t>(t) * L + y[t]] += c;
@@ -774,19 +815,42 @@ void ChainProblem::AddLabelingToState(int i, const int32_t* y, double c,
       if (p >= 0) pairs[t * P + p] += c;
     }
   }
-  AddTailFeatures(y, T, c, state + tail_offset);
 }
 
 double ChainProblem::StateDistanceSquared(int i, const double* state,
                                           const Corner& y) const {
   // ‖φ(y) − E_β φ‖²: φ(y_i) cancels between v_i and ψ_i(y).
-  const int64_t size = BlockStateSize(i);
-  Scratch& scratch = ThreadScratch();
-  scratch.difference.resize(size);
-  double* d = scratch.difference.data();
-  for (int64_t k = 0; k < size; ++k) d[k] = -state[k];
-  AddCornerToState(i, y, 1.0, d);
-  return StateDifferenceNormSquared(i, d);
+  const int64_t tail_offset = TailStateOffset(i);
+  std::vector<int64_t>& support = ThreadScratch().tail_indices;
+  if (!TailSupport(i, state, &support)) {
+    const int64_t size = BlockStateSize(i);
+    std::vector<double>& d = ThreadScratch().difference;
+    d.resize(size);
+    for (int64_t k = 0; k < size; ++k) d[k] = -state[k];
+    AddCornerToState(i, y, 1.0, d.data());
+    return StateDifferenceNormSquared(i, d.data());
+  }
+  // The tail holds only what the state's labels can form: its part of the
+  // norm sums over those entries and y's, not over the whole tail.
+  const int T = Length(i);
+  const double* tail_state = state + tail_offset;
+  std::vector<double>& counts = ThreadScratch().tail_counts;
+  counts.resize(layout_.tail_size(), 0.0);
+  for (int64_t k : support) counts[k] = -tail_state[k];
+  ForEachTailIndex(y.data(), T, [&](int64_t k) { counts[k] += 1; });
+  // Each index read once and reset (a repeat then reads 0).
+  double tail = 0;
+  auto take = [&](int64_t k) {
+    tail += counts[k] * counts[k];
+    counts[k] = 0;
+  };
+  for (int64_t k : support) take(k);
+  ForEachTailIndex(y.data(), T, take);
+  std::vector<double>& d = ThreadScratch().difference;
+  d.resize(tail_offset);
+  for (int64_t k = 0; k < tail_offset; ++k) d[k] = -state[k];
+  AddLabelingToStateHead(i, y.data(), 1.0, d.data());
+  return StateHeadNormSquared(i, d.data()) + tail;
 }
 
 double ChainProblem::CornerDistanceSquared(int i, const Corner& a,
@@ -807,15 +871,20 @@ double ChainProblem::CornerDistanceSquared(int i, const Corner& a,
 }
 
 double ChainProblem::StateDifferenceNormSquared(int i, const double* d) const {
+  double tail = 0;
+  for (int64_t k = TailStateOffset(i); k < BlockStateSize(i); ++k) {
+    tail += d[k] * d[k];
+  }
+  return StateHeadNormSquared(i, d) + tail;
+}
+
+double ChainProblem::StateHeadNormSquared(int i, const double* d) const {
   const int64_t pair_offset = PairStateOffset(i);
-  const int64_t tail_offset = TailStateOffset(i);
   double norm = gram_.NormSquared(i, layout_.num_labels, d);
-  if (tail_offset > pair_offset) {
+  if (TailStateOffset(i) > pair_offset) {
     norm += pair_gram_.NormSquared(i, layout_.num_pairs, d + pair_offset);
   }
-  double tail = 0;
-  for (int64_t k = tail_offset; k < BlockStateSize(i); ++k) tail += d[k] * d[k];
-  return norm + tail;
+  return norm;
 }
 
 template <typename Slice>
@@ -868,11 +937,23 @@ void ChainProblem::AddCornerMinusStateIn(int i, const Corner& y,
   Scratch& scratch = ThreadScratch();
   scratch.difference.resize(L);
   double* d = scratch.difference.data();
+  std::vector<int32_t>& labels = scratch.needed_labels;
   const int32_t total = f.offsets[T];
   for (int t = 0; t < T; ++t) {
     const double* marginal = state + static_cast<int64_t>(t) * L;
     for (int k = 0; k < L; ++k) d[k] = c * marginal[k];
     d[y[t]] -= c;
+    // A state of a few labelings has a few labels a position: the rows
+    // change only there (the other labels would add c·0).
+    labels.clear();
+    bool has_y = false;
+    ForEachNonzeroLabel(marginal, L, [&](int l) {
+      labels.push_back(l);
+      has_y |= l == y[t];
+    });
+    if (!has_y) labels.push_back(y[t]);
+    const bool few = static_cast<int64_t>(labels.size()) * kSparseUnaryShare <=
+                     static_cast<int64_t>(L);
     for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
       const int64_t start = static_cast<int64_t>(f.buckets[k]) * L;
       if (!slice.Holds(start)) continue;
@@ -884,7 +965,11 @@ void ChainProblem::AddCornerMinusStateIn(int i, const Corner& y,
       }
       const double value = f.value(k);
       double* row = w + start;
-      for (int l = 0; l < L; ++l) row[l] += value * d[l];
+      if (few) {
+        for (int32_t l : labels) row[l] += value * d[l];
+      } else {
+        for (int l = 0; l < L; ++l) row[l] += value * d[l];
+      }
     }
   }
   const int64_t tail_offset = TailStateOffset(i);
@@ -894,8 +979,13 @@ void ChainProblem::AddCornerMinusStateIn(int i, const Corner& y,
   if (!slice.Holds(layout_.transition_offset())) return;
   double* tail = w + layout_.transition_offset();
   const double* tail_state = state + tail_offset;
-  for (int64_t k = 0; k < layout_.tail_size(); ++k) {
-    tail[k] += c * tail_state[k];
+  std::vector<int64_t>& support = scratch.tail_indices;
+  if (TailSupport(i, state, &support)) {
+    for (int64_t k : support) tail[k] += c * tail_state[k];
+  } else {
+    for (int64_t k = 0; k < layout_.tail_size(); ++k) {
+      tail[k] += c * tail_state[k];
+    }
   }
   AddTailFeatures(y.data(), T, -c, tail);
 }

@@ -162,6 +162,8 @@ class ChainProblem : public Problem {
   // ‖d‖² for a difference d of two block states (state layout), through the
   // Gram matrices for the emission parts.
   double StateDifferenceNormSquared(int i, const double* d) const;
+  // Its label and pair marginals' part (d needs only those).
+  double StateHeadNormSquared(int i, const double* d) const;
   // The tail entries (transitions, biases, trigrams) a block state of
   // sentence i can hold: those of the labelings whose every label has mass
   // in the state's label marginals, each index once. A labeling's tail
@@ -220,6 +222,9 @@ class ChainProblem : public Problem {
   // AddCornerToState for a labeling stored in a plain array.
   void AddLabelingToState(int i, const int32_t* y, double c,
                           double* state) const;
+  // Its label and pair marginals' part, without the tail.
+  void AddLabelingToStateHead(int i, const int32_t* y, double c,
+                              double* state) const;
   // The loss-augmented oracle at w = scale·v; with `corners`, also their
   // scores from the same unary pass.
   void Oracle(int i, const double* v, double scale, const double* state,

@@ -451,7 +451,9 @@ TEST_P(ChainProblemTest, CornerScoresFromAFewLabelsMatchBruteForce) {
 // when they are few, and all of the tail when they are many: both must give
 // the dense product. The labelings are the decoder's under random w, so
 // that they are allowed at second order.
-TEST_P(ChainProblemTest, StateDotMatchesBruteForceForFewAndManyLabelings) {
+// A state mixed from a few labelings takes the sparse paths (a few labels
+// a position, the tail entries they can form); one from many, the dense.
+TEST_P(ChainProblemTest, StateAlgebraMatchesBruteForceForFewAndManyLabelings) {
   for (Model model : kModels) {
     const int L = OrderOf(model) == 1 ? 20 : 12;
     for (int mixed : {1, 3, 40}) {
@@ -484,6 +486,25 @@ TEST_P(ChainProblemTest, StateDotMatchesBruteForceForFewAndManyLabelings) {
         problem->ScoreCorners(i, w.data(), state.data(), nullptr, 0, nullptr,
                               &state_dot);
         EXPECT_NEAR(state_dot, Dot(v, w), 1e-9);
+        // A labeling the state holds (the last mixed) and, most likely, one
+        // it does not.
+        for (double& x : u) x = normal(rng);
+        Corner other;
+        problem->Decode(i, u.data(), &other);
+        for (const Corner& y : {other, example.labels}) {
+          const std::vector<double> psi = DensePsi(chain, example, y);
+          double distance = 0;
+          for (size_t j = 0; j < v.size(); ++j) {
+            distance += (v[j] - psi[j]) * (v[j] - psi[j]);
+          }
+          EXPECT_NEAR(problem->StateDistanceSquared(i, state.data(), y),
+                      distance, 1e-9);
+          std::vector<double> moved = w;
+          problem->AddCornerMinusState(i, y, state.data(), 0.7, moved.data());
+          for (size_t j = 0; j < w.size(); ++j) {
+            ASSERT_NEAR(moved[j], w[j] + 0.7 * (psi[j] - v[j]), 1e-9) << j;
+          }
+        }
       }
     }
   }

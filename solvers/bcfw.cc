@@ -51,6 +51,7 @@ BcfwRun::BcfwRun(const SolverConfig& config, const Problem& problem)
       track_alpha_(fully_corrective_ || step_ != SolverConfig::FW),
       use_cache_(config.bcfw().cache()),
       keep_corners_(track_alpha_ || use_cache_),
+      keep_dots_(fully_corrective_ || (use_cache_ && !track_alpha_)),
       gap_sampling_(config.sampling() == SolverConfig::GAP),
       refresh_block_gaps_(gap_sampling_ || use_cache_),
       random_(config.seed()),
@@ -83,11 +84,12 @@ void BcfwRun::Initialize() {
     for (int i = 0; i < n_; ++i) {
       const Corner& gold = problem_.GoldCorner(i);
       std::vector<double> dots;
-      if (fully_corrective_) dots = CornerDots(i, gold);
+      if (keep_dots_) dots = CornerDots(i, gold);
       corners_[i].Add(gold, problem_.Loss(i, gold), 1.0,
-                      fully_corrective_ ? &dots : nullptr);
+                      keep_dots_ ? &dots : nullptr);
     }
   }
+  if (keep_corners_ && !track_alpha_) alpha_complete_.assign(n_, 1);
 }
 
 double BcfwRun::GapEstimate() const {
@@ -334,7 +336,7 @@ void BcfwRun::PlainStep(int i, const OracleResult& oracle) {
 // corner goes first; a pure FW solver may evict an active one (its α are
 // then only bookkeeping); with away/pairwise steps active corners stay and
 // the store grows.
-void BcfwRun::MakeRoom(CornerStore* store, std::vector<double>* scores) {
+void BcfwRun::MakeRoom(int i, CornerStore* store, std::vector<double>* scores) {
   if (!use_cache_ || store->size() < config_.bcfw().max_cache_size()) return;
   auto hinge = [&](int k) { return store->entry(k).loss - (*scores)[k]; };
   int evict = -1;
@@ -350,6 +352,7 @@ void BcfwRun::MakeRoom(CornerStore* store, std::vector<double>* scores) {
     }
   }
   if (evict >= 0) {
+    if (store->entry(evict).alpha > 0) alpha_complete_[i] = 0;
     store->Remove(evict);
     scores->erase(scores->begin() + evict);
   }
@@ -375,25 +378,31 @@ void BcfwRun::ComputeBlockOracle(int i, BlockOracle* out) const {
   }
   std::vector<double>& scores = out->scores;
   scores.resize(store.size());
+  // When the store holds every corner with α > 0, v_i = Σ_k α_k ψ_i(y_k):
+  // ⟨v_i, w⟩ follows from the stored corners' scores, which then need only
+  // the stored labels' unary scores, and the block state is not read.
+  const bool from_alpha = AlphaComplete(i);
+  auto alpha_state_dot = [&] {
+    double dot = 0;
+    for (int k = 0; k < store.size(); ++k) {
+      dot += store.entry(k).alpha * scores[k];
+    }
+    return dot;
+  };
   // Without a possible cache hit the oracle runs anyway: one shared pass.
   const bool oracle_certain = !use_cache_ || block_gap_[i] == kInfinity;
   if (oracle_certain) {
-    problem_.ScoreCornersAndMaxOracle(i, w_.data(), block_state,
-                                      out->corner_pointers.data(), store.size(),
-                                      scores.data(), &out->oracle);
+    problem_.ScoreCornersAndMaxOracle(
+        i, w_.data(), from_alpha ? nullptr : block_state,
+        out->corner_pointers.data(), store.size(), scores.data(), &out->oracle);
+    if (from_alpha) out->oracle.state_dot = alpha_state_dot();
     out->state_dot = out->oracle.state_dot;
     return;
   }
-  if (track_alpha_) {
-    // The store holds every corner with α > 0 and v_i = Σ_k α_k ψ_i(y_k):
-    // ⟨v_i, w⟩ follows from the stored corners' scores, which then need
-    // only the stored labels' unary scores, not those the state holds.
+  if (from_alpha) {
     problem_.ScoreCorners(i, w_.data(), nullptr, out->corner_pointers.data(),
                           store.size(), scores.data(), nullptr);
-    out->state_dot = 0;
-    for (int k = 0; k < store.size(); ++k) {
-      out->state_dot += store.entry(k).alpha * scores[k];
-    }
+    out->state_dot = alpha_state_dot();
   } else {
     problem_.ScoreCorners(i, w_.data(), block_state,
                           out->corner_pointers.data(), store.size(),
@@ -414,9 +423,9 @@ void BcfwRun::ComputeBlockOracle(int i, BlockOracle* out) const {
     out->cache_gap = gap;
     return;
   }
-  problem_.MaxOracle(i, w_.data(), track_alpha_ ? nullptr : block_state,
+  problem_.MaxOracle(i, w_.data(), from_alpha ? nullptr : block_state,
                      &out->oracle);
-  if (track_alpha_) out->oracle.state_dot = out->state_dot;
+  if (from_alpha) out->oracle.state_dot = out->state_dot;
 }
 
 // The FW corner of a step from `oracle`: the cache hit, or the oracle's
@@ -433,11 +442,10 @@ int BcfwRun::PrepareFwCorner(int i, BlockOracle* oracle, double* fw_gap) {
   CornerStore& store = corners_[i];
   int fw = store.Find(result.corner);
   if (fw >= 0) return fw;
-  MakeRoom(&store, &oracle->scores);
+  MakeRoom(i, &store, &oracle->scores);
   std::vector<double> dots;
-  if (fully_corrective_) dots = CornerDots(i, result.corner);
-  fw = store.Add(result.corner, result.loss, 0.0,
-                 fully_corrective_ ? &dots : nullptr);
+  if (keep_dots_) dots = CornerDots(i, result.corner);
+  fw = store.Add(result.corner, result.loss, 0.0, keep_dots_ ? &dots : nullptr);
   oracle->scores.push_back(result.score);
   return fw;
 }
@@ -480,6 +488,7 @@ void BcfwRun::ApplyBlockStep(int i, BlockOracle* oracle) {
       // A full FW step: α is exactly one-hot on the FW corner.
       for (int k = 0; k < store.size(); ++k) store.entry(k).alpha = 0;
       store.entry(fw).alpha = 1;
+      if (!alpha_complete_.empty()) alpha_complete_[i] = 1;
     }
   } else {
     ++steps_;

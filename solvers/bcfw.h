@@ -44,6 +44,12 @@ struct BcfwInvariants {
   double max_weight_error = 0;     // ‖w − Σ_i v_i/(λn)‖∞
   double max_state_error = 0;  // max |v_i − Σ_y α_i(y)·ψ_i(y)| (states)
   double max_ell_error = 0;    // max_i |ℓ_i − Σ_y α_i(y)·L_i(y)/n|
+  // max |‖v_i − ψ_i(y)‖² from the stored corners' inner products − from
+  // the state|, relative to max(1, the distance), over stored y (dots kept).
+  double max_distance_error = 0;
+  // The blocks whose α the checks above cover: all with active sets; with
+  // FW steps and the cache, those whose store still holds all of α.
+  int blocks_checked = 0;
 };
 
 class BcfwSolver : public Solver {

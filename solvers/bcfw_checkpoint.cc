@@ -50,8 +50,9 @@ absl::Status BcfwRun::SaveState(CheckpointWriter* writer) const {
   return absl::OkStatus();
 }
 
-// Per block its corner count; per corner its labels, loss, α and (fully
-// corrective) its dots row.
+// Per block its corner count; per corner its labels, loss, α and (dots
+// kept) its dots row; with FW steps and the cache, which blocks' α are
+// complete.
 void BcfwRun::SaveCorners(CheckpointWriter* writer) const {
   std::vector<int64_t> counts, labels;
   std::vector<double> losses, alphas, dots;
@@ -68,6 +69,9 @@ void BcfwRun::SaveCorners(CheckpointWriter* writer) const {
   writer->Integers("corner_labels", labels);
   writer->Reals("corner_losses", losses);
   writer->Reals("corner_alphas", alphas);
+  if (!alpha_complete_.empty()) {
+    writer->Integers("alpha_complete", alpha_complete_);
+  }
   writer->Reals("corner_dots", dots);
 }
 
@@ -141,8 +145,14 @@ absl::Status BcfwRun::LoadCorners(const CheckpointReader& reader) {
                                                 " is no labeling of it"));
       }
       label += length;
+      if (keep_dots_ && dots.empty()) {
+        // A checkpoint written before FW steps with the cache kept dots.
+        const std::vector<double> corner_dots = CornerDots(i, corner);
+        store.Add(corner, losses[entry], alphas[entry], &corner_dots);
+        continue;
+      }
       store.Add(corner, losses[entry], alphas[entry]);
-      if (!fully_corrective_) continue;
+      if (!keep_dots_) continue;
       const size_t row = static_cast<size_t>(counts[i]);
       if (dot + row > dots.size()) {
         return absl::DataLossError("checkpoint's corner dots are truncated");
@@ -151,6 +161,14 @@ absl::Status BcfwRun::LoadCorners(const CheckpointReader& reader) {
           .dots.assign(dots.begin() + dot, dots.begin() + dot + row);
       dot += row;
     }
+  }
+  if (!alpha_complete_.empty()) {
+    // Without the flags (an older checkpoint), every block reads its state.
+    if (!reader.Has("alpha_complete")) {
+      alpha_complete_.assign(n_, 0);
+      return absl::OkStatus();
+    }
+    return reader.Integers("alpha_complete", n_, &alpha_complete_);
   }
   return absl::OkStatus();
 }
@@ -170,11 +188,21 @@ void BcfwRun::CheckInvariants(BcfwInvariants* invariants) const {
     invariants->max_weight_error =
         std::max(invariants->max_weight_error, std::abs(v[j] - sum[j]));
   }
-  if (!track_alpha_) return;
+  if (!keep_corners_) return;
   invariants->min_alpha = 1;
   std::vector<double> state;
   for (int i = 0; i < n_; ++i) {
+    if (!AlphaComplete(i)) continue;
+    ++invariants->blocks_checked;
     const CornerStore& store = corners_[i];
+    for (int k = 0; keep_dots_ && k < store.size(); ++k) {
+      const double from_state = problem_.StateDistanceSquared(
+          i, states_.data() + state_offset_[i], store.entry(k).corner);
+      invariants->max_distance_error =
+          std::max(invariants->max_distance_error,
+                   std::abs(StateToCornerDistanceSquared(i, k) - from_state) /
+                       std::max(1.0, from_state));
+    }
     invariants->max_alpha_sum_error = std::max(invariants->max_alpha_sum_error,
                                                std::abs(store.AlphaSum() - 1));
     const int64_t size = state_offset_[i + 1] - state_offset_[i];

@@ -105,6 +105,31 @@ void BcfwRun::FullyCorrectiveMove(int i, int fw_entry,
   }
 }
 
+double BcfwRun::StateToCornerDistanceSquared(int i, int f) const {
+  const CornerStore& store = corners_[i];
+  if (!keep_dots_ || !AlphaComplete(i)) {
+    return problem_.StateDistanceSquared(i, states_.data() + state_offset_[i],
+                                         store.entry(f).corner);
+  }
+  // ‖Σ_k α_k (ψ_k − ψ_f)‖² = Σ_jk α_j α_k ⟨ψ_j − ψ_f, ψ_k − ψ_f⟩: the terms
+  // of j = f or k = f vanish exactly, so a state near ψ_f loses nothing to
+  // cancellation.
+  const std::vector<double>& f_dots = store.entry(f).dots;
+  double sum = 0;
+  for (int j = 0; j < store.size(); ++j) {
+    const StoredCorner& a = store.entry(j);
+    if (a.alpha == 0 || j == f) continue;
+    double row = 0;
+    for (int k = 0; k < store.size(); ++k) {
+      const double alpha = store.entry(k).alpha;
+      if (alpha == 0 || k == f) continue;
+      row += alpha * (a.dots[k] - a.dots[f] - f_dots[k] + f_dots[f]);
+    }
+    sum += a.alpha * row;
+  }
+  return std::max(sum, 0.0);
+}
+
 // The step of the configured kind (FW, pairwise, away, or the best of the
 // three), each candidate with its exact dual improvement, into move_.
 void BcfwRun::ChooseStep(int i, int fw, double fw_gap, double state_dot,
@@ -113,7 +138,6 @@ void BcfwRun::ChooseStep(int i, int fw, double fw_gap, double state_dot,
   const CornerStore& store = corners_[i];
   const StoredCorner& fw_entry = store.entry(fw);
   const double inverse = 1.0 / (lambda_ * n_ * n_);
-  const double* block_state = states_.data() + state_offset_[i];
   double best_improvement = 0;
   const bool try_fw = step_ != SolverConfig::PAIRWISE;
   const bool try_pairwise =
@@ -121,9 +145,7 @@ void BcfwRun::ChooseStep(int i, int fw, double fw_gap, double state_dot,
   const bool try_away =
       step_ == SolverConfig::AWAY || step_ == SolverConfig::BEST;
   if (try_fw) {
-    const double curvature =
-        problem_.StateDistanceSquared(i, block_state, fw_entry.corner) *
-        inverse;
+    const double curvature = StateToCornerDistanceSquared(i, fw) * inverse;
     const double gamma = LineSearch(fw_gap, curvature, 1.0);
     const double improvement = Improvement(gamma, fw_gap, curvature);
     if (gamma > 0 && (improvement > 0 || step_ == SolverConfig::FW)) {
@@ -163,9 +185,7 @@ void BcfwRun::ChooseStep(int i, int fw, double fw_gap, double state_dot,
   }
   if (try_away && active > 1 && away_entry.alpha < 1) {
     const double gamma_max = away_entry.alpha / (1 - away_entry.alpha);
-    const double curvature =
-        problem_.StateDistanceSquared(i, block_state, away_entry.corner) *
-        inverse;
+    const double curvature = StateToCornerDistanceSquared(i, away) * inverse;
     const double gamma = LineSearch(away_gap, curvature, gamma_max);
     const double improvement = Improvement(gamma, away_gap, curvature);
     if (gamma > 0 && improvement > best_improvement) {

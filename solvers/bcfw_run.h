@@ -179,7 +179,7 @@ class BcfwRun : public PassSteps {
   void ComputeBlockOracle(int i, BlockOracle* out) const;
   void ApplyBlockStep(int i, BlockOracle* oracle);
   void PlainStep(int i, const OracleResult& oracle);
-  void MakeRoom(CornerStore* store, std::vector<double>* scores);
+  void MakeRoom(int i, CornerStore* store, std::vector<double>* scores);
   int FwCorner(int i, BlockOracle* oracle, double* fw_gap);
   // The FW corner's store index (adding the oracle's corner to the store)
   // and its block gap, without the shared bookkeeping.
@@ -203,6 +203,17 @@ class BcfwRun : public PassSteps {
   void UpdateBlockState(int i, const BcfwMove& move,
                         const Corner& oracle_corner);
   std::vector<double> CornerDots(int i, const Corner& corner) const;
+  // Whether block i's store holds all of its α, so that v_i = Σ_k α_k ψ_k
+  // over the stored corners: always with active sets; with FW steps and
+  // the cache until a full store evicts a corner with α > 0 (its mass then
+  // lives only in the state), and again after a full step.
+  bool AlphaComplete(int i) const {
+    return track_alpha_ || (!alpha_complete_.empty() && alpha_complete_[i]);
+  }
+  // ‖v_i − ψ_i(stored corner k)‖²: from the stored corners' inner products
+  // when the block's α is complete and dots are kept (O(active²), without
+  // reading the block state), else from the state.
+  double StateToCornerDistanceSquared(int i, int k) const;
   void SetBlockGap(int i, double gap);
   absl::Status InitializeBoxes();
   // λ·Σ_boxed (v_j − w_j)·w_j: the dual's box term (App. H) at the iterate
@@ -289,6 +300,10 @@ class BcfwRun : public PassSteps {
   const bool track_alpha_;  // α per corner is authoritative (active sets)
   const bool use_cache_;
   const bool keep_corners_;
+  // The stored corners keep their inner products (StoredCorner::dots):
+  // fully-corrective moves need them, and FW steps with the cache read
+  // ‖v_i − ψ_i(y)‖² from them while alpha_complete_.
+  const bool keep_dots_;
   const bool gap_sampling_;
   // Block-gap estimates kept and refreshed by exact passes (gap sampling,
   // caches, and runs that a regularization path warm-starts).
@@ -320,6 +335,8 @@ class BcfwRun : public PassSteps {
   std::vector<double> box_lower_, box_upper_, box_v_;
 
   std::vector<CornerStore> corners_;
+  // Per block (FW steps with the cache): see AlphaComplete.
+  std::vector<char> alpha_complete_;
   // Stale block-gap estimates g_i (+∞ until the block's first oracle call),
   // refreshed by oracle calls and exact passes, never by cache hits.
   std::vector<double> block_gap_;

@@ -161,6 +161,48 @@ TEST(BcfwVariantsTest, AllCombinationsAgreeOnTheCertifiedOptimum) {
       ExpectExactGapsAreCertificates(monitor.records());
     }
     ExpectExactBookkeeping(invariants, variant.Label());
+    if (variant.name == "bcfw" && variant.step == SolverConfig::FW &&
+        variant.cache) {
+      // The store never fills (4 classes, 50 slots): every block reads
+      // ⟨v_i, w⟩ and ‖v_i − ψ_i(y)‖² from α and the stored inner products.
+      EXPECT_EQ(invariants.blocks_checked, problem.NumExamples())
+          << variant.Label();
+      EXPECT_LT(invariants.max_distance_error, 1e-9) << variant.Label();
+    }
+  }
+}
+
+// FW steps with the cache read a block from its α while the store holds
+// all of it; a full store that evicts a corner with α > 0 sends the block
+// back to its state (until a full step). Either way the bookkeeping stays
+// exact, and the two readings of ‖v_i − ψ_i(y)‖² agree.
+TEST(BcfwVariantsTest, FwCacheReadsBlocksFromAlphaOnlyWhileComplete) {
+  MulticlassProblem problem = RandomMulticlassProblem(40, 3, 6, 5);
+  for (int max_cache_size : {50, 2}) {
+    SolverConfig config;
+    config.set_lambda(0.01);
+    config.mutable_bcfw()->set_step(SolverConfig::FW);
+    config.mutable_bcfw()->set_cache(true);
+    config.mutable_bcfw()->set_max_cache_size(max_cache_size);
+    config.set_weighted_averaging(false);
+    config.set_max_passes(200);
+    config.set_gap_check(1000);
+    config.set_final_gap(false);
+    config.set_gap_tolerance(0);
+    BcfwSolver solver(config);
+    BcfwInvariants invariants;
+    solver.set_invariants_output(&invariants);
+    std::vector<double> w;
+    ASSERT_TRUE(solver.Solve(problem, nullptr, &w).ok());
+    const std::string label = absl::StrCat("max_cache_size ", max_cache_size);
+    ExpectExactBookkeeping(invariants, label);
+    EXPECT_LT(invariants.max_distance_error, 1e-9) << label;
+    if (max_cache_size == 50) {
+      EXPECT_EQ(invariants.blocks_checked, problem.NumExamples()) << label;
+    } else {
+      // Six classes through two slots: some blocks lost α to eviction.
+      EXPECT_LT(invariants.blocks_checked, problem.NumExamples()) << label;
+    }
   }
 }
 

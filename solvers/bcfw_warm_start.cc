@@ -40,8 +40,8 @@ void BcfwRun::InitializeAtCorners(double lambda,
       CornerStore& store = corners_[i];
       store.entry(0).alpha = 0;
       std::vector<double> dots;
-      if (fully_corrective_) dots = CornerDots(i, corner);
-      store.Add(corner, loss, 1.0, fully_corrective_ ? &dots : nullptr);
+      if (keep_dots_) dots = CornerDots(i, corner);
+      store.Add(corner, loss, 1.0, keep_dots_ ? &dots : nullptr);
     }
     SetBlockGap(i, block_gaps[i]);
   }
@@ -89,9 +89,9 @@ void BcfwRun::ScaleLambda(double rho, const std::vector<double>& deltas,
       int gold_entry = store.Find(gold);
       if (gold_entry < 0) {
         std::vector<double> dots;
-        if (fully_corrective_) dots = CornerDots(i, gold);
+        if (keep_dots_) dots = CornerDots(i, gold);
         gold_entry = store.Add(gold, problem_.Loss(i, gold), 0.0,
-                               fully_corrective_ ? &dots : nullptr);
+                               keep_dots_ ? &dots : nullptr);
       }
       double others = 0;
       for (int k = 0; k < store.size(); ++k) {

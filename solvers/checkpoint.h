@@ -85,6 +85,8 @@ class CheckpointReader {
     return status;
   }
   absl::Status Text(absl::string_view name, std::string* text) const;
+  // Whether the checkpoint has the array (one a later version added).
+  bool Has(absl::string_view name) const { return Find(name).ok(); }
   absl::Status Random(absl::string_view name, SolverRandom* random) const;
 
  private:

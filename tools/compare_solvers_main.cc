@@ -142,46 +142,53 @@ int Run() {
   options.output_dir = out_dir;
   options.progress = absl::GetFlag(FLAGS_verbose) ? stderr : nullptr;
 
-  std::vector<RunLogs> runs;
   const int total = static_cast<int>(specs->size() * seeds->size());
+  auto stem_of = [](const RunSpec& spec, uint64_t seed) {
+    return absl::StrCat(FileStem(spec.label), ".seed", seed);
+  };
+  // Seed by seed, every configuration in turn: a slow spell of the machine
+  // then falls on all configurations alike, not on the one running.
   int index = 0;
+  for (uint64_t seed : *seeds) {
+    for (const RunSpec& spec : *specs) {
+      ++index;
+      if (absl::GetFlag(FLAGS_plot_only)) continue;
+      const std::string stem = stem_of(spec, seed);
+      PipelineConfig config = *base;
+      absl::Status status = ApplyRunSpec(spec, config.mutable_solver());
+      if (!status.ok()) return Fail(status, 2);
+      config.mutable_solver()->set_seed(seed);
+      config.set_model_path(absl::StrCat(stem, ".model"));
+      config.set_log_path(absl::StrCat(stem, ".log.jsonl"));
+      config.clear_predictions_path();
+      // The runs compare solvers on the training problem; a preset's
+      // final retraining on train + dev would replace what is compared.
+      config.mutable_corpus()->set_retrain_on_train_and_dev(false);
+      std::fprintf(stderr, "[%d/%d] %s seed %llu ...", index, total,
+                   spec.label.c_str(), static_cast<unsigned long long>(seed));
+      std::fflush(stderr);
+      absl::StatusOr<PipelineResult> result = RunPipeline(config, options);
+      if (!result.ok()) {
+        std::fprintf(stderr, "\n");
+        return Fail(result.status(), 1);
+      }
+      const TrainingSummary& summary = result->summary;
+      const std::string certificate =
+          summary.has_gap()
+              ? absl::StrFormat("gap %.3e", summary.gap())
+              : absl::StrFormat("primal %.6g, no gap", summary.primal());
+      std::fprintf(stderr, " %d passes, %.1fs, %s (%s)\n", summary.passes(),
+                   summary.seconds(), certificate.c_str(),
+                   summary.stop_reason().c_str());
+    }
+  }
+  std::vector<RunLogs> runs;
   for (const RunSpec& spec : *specs) {
     RunLogs logs;
     logs.label = spec.label;
     for (uint64_t seed : *seeds) {
-      ++index;
-      const std::string stem =
-          absl::StrCat(FileStem(spec.label), ".seed", seed);
       const std::string log_path =
-          ResolvePath(out_dir, absl::StrCat(stem, ".log.jsonl"));
-      if (!absl::GetFlag(FLAGS_plot_only)) {
-        PipelineConfig config = *base;
-        absl::Status status = ApplyRunSpec(spec, config.mutable_solver());
-        if (!status.ok()) return Fail(status, 2);
-        config.mutable_solver()->set_seed(seed);
-        config.set_model_path(absl::StrCat(stem, ".model"));
-        config.set_log_path(absl::StrCat(stem, ".log.jsonl"));
-        config.clear_predictions_path();
-        // The runs compare solvers on the training problem; a preset's
-        // final retraining on train + dev would replace what is compared.
-        config.mutable_corpus()->set_retrain_on_train_and_dev(false);
-        std::fprintf(stderr, "[%d/%d] %s seed %llu ...", index, total,
-                     spec.label.c_str(), static_cast<unsigned long long>(seed));
-        std::fflush(stderr);
-        absl::StatusOr<PipelineResult> result = RunPipeline(config, options);
-        if (!result.ok()) {
-          std::fprintf(stderr, "\n");
-          return Fail(result.status(), 1);
-        }
-        const TrainingSummary& summary = result->summary;
-        const std::string certificate =
-            summary.has_gap()
-                ? absl::StrFormat("gap %.3e", summary.gap())
-                : absl::StrFormat("primal %.6g, no gap", summary.primal());
-        std::fprintf(stderr, " %d passes, %.1fs, %s (%s)\n", summary.passes(),
-                     summary.seconds(), certificate.c_str(),
-                     summary.stop_reason().c_str());
-      }
+          ResolvePath(out_dir, absl::StrCat(stem_of(spec, seed), ".log.jsonl"));
       absl::StatusOr<std::vector<PassRecord>> records = ReadPassLog(log_path);
       if (!records.ok()) return Fail(records.status(), 1);
       logs.seeds.push_back(seed);
