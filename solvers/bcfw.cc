@@ -259,8 +259,20 @@ void BcfwRun::UpdateBlockState(int i, const BcfwMove& move,
   double* block_state = state(i);
   if (move.state_coefficient != 0) {
     const int64_t size = state_offset_[i + 1] - state_offset_[i];
-    const double factor = 1.0 + move.state_coefficient;
-    for (int64_t k = 0; k < size; ++k) block_state[k] *= factor;
+    if (ScalesStateThroughAlpha(i, size)) {
+      // c·v_i = Σ_k c·α_k ψ_k: a few labelings' entries instead of a sweep
+      // of the whole state (its tail's every trigram).
+      for (const StoredCorner& entry : corners_[i].entries()) {
+        if (entry.alpha > 0) {
+          problem_.AddCornerToState(i, entry.corner,
+                                    move.state_coefficient * entry.alpha,
+                                    block_state);
+        }
+      }
+    } else {
+      const double factor = 1.0 + move.state_coefficient;
+      for (int64_t k = 0; k < size; ++k) block_state[k] *= factor;
+    }
   }
   for (size_t k = 0; k < move.entries.size(); ++k) {
     const int entry = move.entries[k];
@@ -300,6 +312,16 @@ void BcfwRun::UpdateBlockState(int i, const BcfwMove& move,
       }
     }
   }
+}
+
+bool BcfwRun::ScalesStateThroughAlpha(int i, int64_t state_size) const {
+  if (!keep_corners_ || !AlphaComplete(i)) return false;
+  const CornerStore& store = corners_[i];
+  // A labeling's entries: a label, a pair and about two tail entries a
+  // position.
+  const int64_t entries =
+      4 * static_cast<int64_t>(store.entry(0).corner.size());
+  return store.NumActive() * entries < state_size;
 }
 
 // Plain BCFW: one FW step towards the oracle's corner (line search or

@@ -214,6 +214,9 @@ class BcfwRun : public PassSteps {
   // when the block's α is complete and dots are kept (O(active²), without
   // reading the block state), else from the state.
   double StateToCornerDistanceSquared(int i, int k) const;
+  // Whether a step scaling block i's state (`state_size` doubles) adds
+  // −c·α_k ψ_k per active stored corner instead: α complete and cheaper.
+  bool ScalesStateThroughAlpha(int i, int64_t state_size) const;
   void SetBlockGap(int i, double gap);
   absl::Status InitializeBoxes();
   // λ·Σ_boxed (v_j − w_j)·w_j: the dual's box term (App. H) at the iterate
