@@ -784,9 +784,22 @@ void ChainProblem::InitBlockState(int i, double* state) const {
 
 void ChainProblem::MixCorner(int i, const Corner& y, double gamma,
                              double* state) const {
-  const int64_t size = BlockStateSize(i);
-  for (int64_t k = 0; k < size; ++k) state[k] *= 1.0 - gamma;
+  ScaleBlockState(i, 1.0 - gamma, state);
   AddCornerToState(i, y, gamma, state);
+}
+
+void ChainProblem::ScaleBlockState(int i, double factor, double* state) const {
+  const int64_t tail_offset = TailStateOffset(i);
+  const int64_t size = BlockStateSize(i);
+  std::vector<int64_t>& support = ThreadScratch().tail_indices;
+  // A factor of 0 also clears the rounding a support leaves out.
+  if (factor == 0 || !TailSupport(i, state, &support)) {
+    for (int64_t k = 0; k < size; ++k) state[k] *= factor;
+    return;
+  }
+  double* tail = state + tail_offset;
+  for (int64_t k : support) tail[k] *= factor;
+  for (int64_t k = 0; k < tail_offset; ++k) state[k] *= factor;
 }
 
 void ChainProblem::AddCornerToState(int i, const Corner& y, double c,

@@ -95,6 +95,9 @@ class ChainProblem : public Problem {
   void InitBlockState(int i, double* state) const override;
   void MixCorner(int i, const Corner& y, double gamma,
                  double* state) const override;
+  // The label and pair marginals, and the tail entries the state's labels
+  // can form (TailSupport), not the whole tail.
+  void ScaleBlockState(int i, double factor, double* state) const override;
   double StateDistanceSquared(int i, const double* state,
                               const Corner& y) const override;
   void AddCornerMinusState(int i, const Corner& y, const double* state,

@@ -486,6 +486,11 @@ TEST_P(ChainProblemTest, StateAlgebraMatchesBruteForceForFewAndManyLabelings) {
         problem->ScoreCorners(i, w.data(), state.data(), nullptr, 0, nullptr,
                               &state_dot);
         EXPECT_NEAR(state_dot, Dot(v, w), 1e-9);
+        std::vector<double> scaled = state;
+        problem->ScaleBlockState(i, 0.3, scaled.data());
+        for (size_t k = 0; k < state.size(); ++k) {
+          ASSERT_NEAR(scaled[k], 0.3 * state[k], 1e-15) << k;
+        }
         // A labeling the state holds (the last mixed) and, most likely, one
         // it does not.
         for (double& x : u) x = normal(rng);

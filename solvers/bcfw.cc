@@ -270,8 +270,7 @@ void BcfwRun::UpdateBlockState(int i, const BcfwMove& move,
         }
       }
     } else {
-      const double factor = 1.0 + move.state_coefficient;
-      for (int64_t k = 0; k < size; ++k) block_state[k] *= factor;
+      problem_.ScaleBlockState(i, 1.0 + move.state_coefficient, block_state);
     }
   }
   for (size_t k = 0; k < move.entries.size(); ++k) {

@@ -149,6 +149,12 @@ class Problem {
   // v_i ← (1−γ)·v_i + γ·ψ_i(y).
   virtual void MixCorner(int i, const Corner& y, double gamma,
                          double* state) const = 0;
+  // v_i ← factor·v_i (an FW step's shrinking, MixCorner's first half):
+  // problems whose states hold few nonzeros override it to touch those.
+  virtual void ScaleBlockState(int i, double factor, double* state) const {
+    const int64_t size = BlockStateSize(i);
+    for (int64_t k = 0; k < size; ++k) state[k] *= factor;
+  }
   // ‖v_i − ψ_i(y)‖².
   virtual double StateDistanceSquared(int i, const double* state,
                                       const Corner& y) const = 0;

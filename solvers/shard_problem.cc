@@ -62,6 +62,10 @@ void ShardProblem::MixCorner(int i, const Corner& y, double gamma,
   if (IsLocal(i)) local_.MixCorner(Local(i), y, gamma, state);
 }
 
+void ShardProblem::ScaleBlockState(int i, double factor, double* state) const {
+  if (IsLocal(i)) local_.ScaleBlockState(Local(i), factor, state);
+}
+
 double ShardProblem::StateDistanceSquared(int i, const double* state,
                                           const Corner& y) const {
   return IsLocal(i) ? local_.StateDistanceSquared(Local(i), state, y) : 0;

@@ -46,6 +46,7 @@ class ShardProblem : public Problem {
   void InitBlockState(int i, double* state) const override;
   void MixCorner(int i, const Corner& y, double gamma,
                  double* state) const override;
+  void ScaleBlockState(int i, double factor, double* state) const override;
   double StateDistanceSquared(int i, const double* state,
                               const Corner& y) const override;
   void AddCornerMinusState(int i, const Corner& y, const double* state,

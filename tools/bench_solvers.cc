@@ -169,6 +169,11 @@ class TimedProblem : public Problem {
     base_.MixCorner(i, y, gamma, state);
     Clock(kUpdate, start);
   }
+  void ScaleBlockState(int i, double factor, double* state) const override {
+    const auto start = Now();
+    base_.ScaleBlockState(i, factor, state);
+    Clock(kUpdate, start);
+  }
   double StateDistanceSquared(int i, const double* state,
                               const Corner& y) const override {
     const auto start = Now();
