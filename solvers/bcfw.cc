@@ -137,24 +137,8 @@ double BcfwRun::BoxTerm(bool averaged) const {
   return lambda_ * sum;
 }
 
-// ⟨ψ_i(corner), ψ_i(y_k)⟩ for every stored y_k, then ‖ψ_i(corner)‖², from
-// distances: ⟨a, b⟩ = (‖a‖² + ‖b‖² − ‖a − b‖²)/2 with ψ_i(gold) = 0.
 std::vector<double> BcfwRun::CornerDots(int i, const Corner& corner) const {
-  const Corner& gold = problem_.GoldCorner(i);
-  const double norm = problem_.CornerDistanceSquared(i, corner, gold);
-  std::vector<double> dots;
-  if (!corners_.empty()) {
-    const CornerStore& store = corners_[i];
-    for (int k = 0; k < store.size(); ++k) {
-      const StoredCorner& entry = store.entry(k);
-      const double other = entry.dots.empty() ? 0 : entry.dots[k];
-      const double distance =
-          problem_.CornerDistanceSquared(i, corner, entry.corner);
-      dots.push_back(0.5 * (norm + other - distance));
-    }
-  }
-  dots.push_back(norm);
-  return dots;
+  return chaintag::CornerDots(problem_, i, corners_[i].entries(), corner);
 }
 
 void BcfwRun::SetBlockGap(int i, double gap) {

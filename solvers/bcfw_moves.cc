@@ -111,23 +111,7 @@ double BcfwRun::StateToCornerDistanceSquared(int i, int f) const {
     return problem_.StateDistanceSquared(i, states_.data() + state_offset_[i],
                                          store.entry(f).corner);
   }
-  // ‖Σ_k α_k (ψ_k − ψ_f)‖² = Σ_jk α_j α_k ⟨ψ_j − ψ_f, ψ_k − ψ_f⟩: the terms
-  // of j = f or k = f vanish exactly, so a state near ψ_f loses nothing to
-  // cancellation.
-  const std::vector<double>& f_dots = store.entry(f).dots;
-  double sum = 0;
-  for (int j = 0; j < store.size(); ++j) {
-    const StoredCorner& a = store.entry(j);
-    if (a.alpha == 0 || j == f) continue;
-    double row = 0;
-    for (int k = 0; k < store.size(); ++k) {
-      const double alpha = store.entry(k).alpha;
-      if (alpha == 0 || k == f) continue;
-      row += alpha * (a.dots[k] - a.dots[f] - f_dots[k] + f_dots[f]);
-    }
-    sum += a.alpha * row;
-  }
-  return std::max(sum, 0.0);
+  return AlphaDistanceSquared(store.entries(), f);
 }
 
 // The step of the configured kind (FW, pairwise, away, or the best of the

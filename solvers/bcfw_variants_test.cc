@@ -4,6 +4,7 @@
 // exactly.
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -178,7 +179,10 @@ TEST(BcfwVariantsTest, AllCombinationsAgreeOnTheCertifiedOptimum) {
 // exact, and the two readings of ‖v_i − ψ_i(y)‖² agree.
 TEST(BcfwVariantsTest, FwCacheReadsBlocksFromAlphaOnlyWhileComplete) {
   MulticlassProblem problem = RandomMulticlassProblem(40, 3, 6, 5);
-  for (int max_cache_size : {50, 2}) {
+  for (int max_cache_size : {50, 2, -50}) {
+    // Negative: the same with offset states (a gold state that is not 0).
+    problem.set_offset_states(max_cache_size < 0);
+    max_cache_size = std::abs(max_cache_size);
     SolverConfig config;
     config.set_lambda(0.01);
     config.mutable_bcfw()->set_step(SolverConfig::FW);
@@ -212,7 +216,9 @@ TEST(BcfwVariantsTest, BookkeepingStaysExactOverThousandsOfSteps) {
   MulticlassProblem problem = RandomMulticlassProblem(40, 3, 6, 5);
   for (auto step :
        {SolverConfig::PAIRWISE, SolverConfig::AWAY, SolverConfig::BEST}) {
-    for (bool cache : {false, true}) {
+    for (int cache_and_offset = 0; cache_and_offset < 4; ++cache_and_offset) {
+      const bool cache = cache_and_offset % 2 == 1;
+      problem.set_offset_states(cache_and_offset >= 2);
       SolverConfig config;
       config.set_lambda(0.01);
       config.mutable_bcfw()->set_step(step);
@@ -229,8 +235,9 @@ TEST(BcfwVariantsTest, BookkeepingStaysExactOverThousandsOfSteps) {
       solver.set_invariants_output(&invariants);
       std::vector<double> w;
       ASSERT_TRUE(solver.Solve(problem, nullptr, &w).ok());
-      ExpectExactBookkeeping(invariants,
-                             absl::StrCat("step ", step, " cache ", cache));
+      ExpectExactBookkeeping(
+          invariants, absl::StrCat("step ", step, " cache ", cache, " offset ",
+                                   cache_and_offset >= 2));
     }
   }
 }

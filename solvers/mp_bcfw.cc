@@ -10,17 +10,23 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "base/random.h"
+#include "solvers/corner_store.h"
 #include "solvers/duality_gap.h"
 #include "solvers/pass_driver.h"
 
 namespace chaintag {
 namespace {
 
-// A plane of a working set: the corner and its loss, never ψ.
+// A plane of a working set: the corner and its loss, never ψ. Its share
+// α of the block state, and its inner products with the set's planes
+// (dots[k] with plane k, dots[own index] its squared norm), let a block
+// whose state the set holds whole be read without the state.
 struct Plane {
   Corner corner;
   double loss = 0;
   double last_access = 0;
+  double alpha = 0;
+  std::vector<double> dots;
 };
 
 // C(m) = m(m+1)/2: Σ_{k≤m} k, the averaging weight normaliser.
@@ -60,6 +66,7 @@ class MpBcfwSteps : public PassSteps {
         state_offset_(BlockStateOffsets(problem)),
         states_(state_offset_[n_]),
         working_sets_(n_),
+        alpha_complete_(max_planes_ > 0 ? n_ : 0, 1),
         point_(dim_, 0.0),
         random_(config.seed()) {
     for (int i = 0; i < n_; ++i) problem.InitBlockState(i, state(i));
@@ -78,6 +85,7 @@ class MpBcfwSteps : public PassSteps {
   absl::Status LoadState(const CheckpointReader& reader) override;
 
   std::vector<double> TakeWeights() { return std::move(point_); }
+  void CheckInvariants(MpBcfwInvariants* invariants) const;
   int max_working_set_size() const { return max_working_set_size_; }
   double oracle_cost() const { return oracle_cost_; }
 
@@ -91,8 +99,28 @@ class MpBcfwSteps : public PassSteps {
   };
 
   double* state(int i) { return states_.data() + state_offset_[i]; }
-  double BlockStep(int i, const Corner& y, double loss, double score,
-                   double state_dot, bool exact);
+  // The line-search step towards plane `p` of W_i (with ⟨w, ψ_i(y)⟩ =
+  // score, ⟨v_i, w⟩ = state_dot); returns the block gap.
+  double BlockStep(int i, int p, double score, double state_dot, bool exact);
+  // Whether W_i holds block i's whole state (v_i = Σ_p α_p ψ_i(y_p), the
+  // rest on the gold labeling): until a plane with α > 0 leaves W_i, and
+  // again after a full step.
+  bool AlphaComplete(int i) const {
+    return !alpha_complete_.empty() && alpha_complete_[i];
+  }
+  // ⟨v_i, w⟩ from the planes' scores, for a block whose α is complete.
+  double AlphaStateDot(int i, const double* scores) const {
+    double dot = 0;
+    const std::vector<Plane>& planes = working_sets_[i];
+    for (size_t p = 0; p < planes.size(); ++p) {
+      dot += planes[p].alpha * scores[p];
+    }
+    return dot;
+  }
+  // Plane p's dots row and column against W_i's other planes.
+  void SetPlaneDots(int i, int p);
+  // Removes plane p of W_i (and its dots column).
+  void RemovePlane(int i, int p);
   void FormPoint();
   double PointDual() const {
     return point_ell_ - 0.5 * lambda_ * SquaredNorm(point_.data(), dim_);
@@ -109,7 +137,8 @@ class MpBcfwSteps : public PassSteps {
                oracle_cost_ +
            static_cast<double>(to.plane_evaluations - from.plane_evaluations);
   }
-  void AddToWorkingSet(int i, const OracleResult& oracle);
+  // Returns the plane's index in W_i (−1 without planes).
+  int AddToWorkingSet(int i, const OracleResult& oracle);
   // The exact pass: oracle corners; returns the sum of the block gaps.
   double ExactPass(PassDriver* driver, int64_t* steps);
   // An approximate pass over the working sets.
@@ -138,6 +167,7 @@ class MpBcfwSteps : public PassSteps {
   const std::vector<int64_t> state_offset_;
   std::vector<double> states_;
   std::vector<std::vector<Plane>> working_sets_;
+  std::vector<char> alpha_complete_;  // per block; empty without planes
   int64_t total_planes_ = 0;
   int max_working_set_size_ = 0;
   Average exact_average_, approx_average_;
@@ -163,14 +193,20 @@ class MpBcfwSteps : public PassSteps {
 // The BCFW line-search block step of bcfw.cc towards corner y (with loss
 // `loss`, ⟨w, ψ_i(y)⟩ = score, ⟨v_i, w⟩ = state_dot); returns the block
 // gap. Both averages take the step, weighted by their own C(m_s).
-double MpBcfwSteps::BlockStep(int i, const Corner& y, double loss, double score,
-                              double state_dot, bool exact) {
+double MpBcfwSteps::BlockStep(int i, int p, double score, double state_dot,
+                              bool exact) {
   double* block_state = state(i);
+  std::vector<Plane>& planes = working_sets_[i];
+  const Corner& y = p >= 0 ? planes[p].corner : oracle_.corner;
+  const double loss = p >= 0 ? planes[p].loss : oracle_.loss;
+  const bool from_alpha = p >= 0 && AlphaComplete(i);
   const double ell_corner = loss / n_;
   const double block_gap =
       (state_dot - score) / n_ - ell_block_[i] + ell_corner;
   const double distance =
-      problem_.StateDistanceSquared(i, block_state, y) / (lambda_ * n_ * n_);
+      (from_alpha ? AlphaDistanceSquared(planes, p)
+                  : problem_.StateDistanceSquared(i, block_state, y)) /
+      (lambda_ * n_ * n_);
   const double gamma =
       distance > 0 ? std::clamp(block_gap / distance, 0.0, 1.0) : 0.0;
   if (gamma > 0) {
@@ -189,7 +225,39 @@ double MpBcfwSteps::BlockStep(int i, const Corner& y, double loss, double score,
     }
     ell_ += delta_ell;
     ell_block_[i] += delta_ell;
-    problem_.MixCorner(i, y, gamma, block_state);
+    int active = 0;
+    for (const Plane& plane : planes) active += plane.alpha > 0;
+    const int64_t size = state_offset_[i + 1] - state_offset_[i];
+    if (from_alpha && active * 4 * static_cast<int64_t>(y.size()) < size) {
+      // The state is affine in α: −γ·(its α_q on each plane and the rest
+      // on the gold labeling), a few labelings' entries instead of a sweep
+      // of the whole state.
+      double rest = 1;
+      for (const Plane& plane : planes) {
+        if (plane.alpha > 0) {
+          rest -= plane.alpha;
+          problem_.AddCornerToState(i, plane.corner, -gamma * plane.alpha,
+                                    block_state);
+        }
+      }
+      if (rest != 0) {
+        problem_.AddCornerToState(i, problem_.GoldCorner(i), -gamma * rest,
+                                  block_state);
+      }
+      problem_.AddCornerToState(i, y, gamma, block_state);
+    } else {
+      problem_.MixCorner(i, y, gamma, block_state);
+    }
+    if (p >= 0) {
+      if (gamma >= 1) {
+        for (Plane& plane : planes) plane.alpha = 0;
+        planes[p].alpha = 1;
+        alpha_complete_[i] = 1;
+      } else {
+        for (Plane& plane : planes) plane.alpha *= 1 - gamma;
+        planes[p].alpha += gamma;
+      }
+    }
   }
   ++(exact ? exact_average_ : approx_average_).count;
   return block_gap;
@@ -236,37 +304,85 @@ void MpBcfwSteps::FormPoint() {
 // The oracle's corner joins W_i unless already there (a duplicate only
 // refreshes its timestamp); a full W_i overwrites its least recently
 // accessed plane.
-void MpBcfwSteps::AddToWorkingSet(int i, const OracleResult& oracle) {
-  if (max_planes_ <= 0) return;
+int MpBcfwSteps::AddToWorkingSet(int i, const OracleResult& oracle) {
+  if (max_planes_ <= 0) return -1;
   std::vector<Plane>& planes = working_sets_[i];
   auto same = std::find_if(planes.begin(), planes.end(), [&](const Plane& p) {
     return p.corner == oracle.corner;
   });
+  int index;
   if (same != planes.end()) {
     same->last_access = timestamp_;
+    return static_cast<int>(same - planes.begin());
   } else if (static_cast<int>(planes.size()) < max_planes_) {
     planes.push_back({oracle.corner, oracle.loss, timestamp_});
+    for (Plane& plane : planes) plane.dots.resize(planes.size(), 0.0);
+    index = static_cast<int>(planes.size()) - 1;
     ++total_planes_;
   } else {
     auto oldest = std::min_element(planes.begin(), planes.end(),
                                    [](const Plane& x, const Plane& y) {
                                      return x.last_access < y.last_access;
                                    });
-    *oldest = {oracle.corner, oracle.loss, timestamp_};
+    if (oldest->alpha > 0) alpha_complete_[i] = 0;
+    oldest->corner = oracle.corner;
+    oldest->loss = oracle.loss;
+    oldest->last_access = timestamp_;
+    oldest->alpha = 0;
+    index = static_cast<int>(oldest - planes.begin());
   }
+  SetPlaneDots(i, index);
   max_working_set_size_ =
       std::max(max_working_set_size_, static_cast<int>(planes.size()));
+  return index;
+}
+
+void MpBcfwSteps::SetPlaneDots(int i, int p) {
+  std::vector<Plane>& planes = working_sets_[i];
+  const Corner& corner = planes[p].corner;
+  const double norm =
+      problem_.CornerDistanceSquared(i, corner, problem_.GoldCorner(i));
+  planes[p].dots.assign(planes.size(), 0.0);
+  for (size_t k = 0; k < planes.size(); ++k) {
+    const double dot = static_cast<int>(k) == p
+                           ? norm
+                           : 0.5 * (norm + planes[k].dots[k] -
+                                    problem_.CornerDistanceSquared(
+                                        i, corner, planes[k].corner));
+    planes[p].dots[k] = dot;
+    planes[k].dots[p] = dot;
+  }
+}
+
+void MpBcfwSteps::RemovePlane(int i, int p) {
+  std::vector<Plane>& planes = working_sets_[i];
+  if (planes[p].alpha > 0) alpha_complete_[i] = 0;
+  planes.erase(planes.begin() + p);
+  for (Plane& plane : planes) plane.dots.erase(plane.dots.begin() + p);
 }
 
 double MpBcfwSteps::ExactPass(PassDriver* driver, int64_t* steps) {
   double gap_estimate = 0;
   for (int j = 0; j < n_; ++j) {
     const int i = order_[j];
-    problem_.MaxOracle(i, w_.data(), state(i), &oracle_);
+    const std::vector<Plane>& planes = working_sets_[i];
+    if (AlphaComplete(i) && !planes.empty()) {
+      // ⟨v_i, w⟩ from the planes' scores, which share the oracle's pass.
+      const int count = static_cast<int>(planes.size());
+      corner_pointers_.resize(count);
+      scores_.resize(count);
+      for (int p = 0; p < count; ++p) corner_pointers_[p] = &planes[p].corner;
+      problem_.ScoreCornersAndMaxOracle(i, w_.data(), nullptr,
+                                        corner_pointers_.data(), count,
+                                        scores_.data(), &oracle_);
+      oracle_.state_dot = AlphaStateDot(i, scores_.data());
+    } else {
+      problem_.MaxOracle(i, w_.data(), AlphaComplete(i) ? nullptr : state(i),
+                         &oracle_);
+    }
     ++oracle_calls_;
-    AddToWorkingSet(i, oracle_);
-    gap_estimate += BlockStep(i, oracle_.corner, oracle_.loss, oracle_.score,
-                              oracle_.state_dot, true);
+    const int p = AddToWorkingSet(i, oracle_);
+    gap_estimate += BlockStep(i, p, oracle_.score, oracle_.state_dot, true);
     ++*steps;
     if (driver->Expired(j)) break;
   }
@@ -287,8 +403,14 @@ void MpBcfwSteps::ApproxPass(PassDriver* driver, double threshold,
       scores_.resize(count);
       for (int p = 0; p < count; ++p) corner_pointers_[p] = &planes[p].corner;
       double state_dot = 0;
-      problem_.ScoreCorners(i, w_.data(), state(i), corner_pointers_.data(),
-                            count, scores_.data(), &state_dot);
+      if (AlphaComplete(i)) {
+        problem_.ScoreCorners(i, w_.data(), nullptr, corner_pointers_.data(),
+                              count, scores_.data(), nullptr);
+        state_dot = AlphaStateDot(i, scores_.data());
+      } else {
+        problem_.ScoreCorners(i, w_.data(), state(i), corner_pointers_.data(),
+                              count, scores_.data(), &state_dot);
+      }
       plane_evaluations_ += count;
       int best = 0;
       for (int p = 1; p < count; ++p) {
@@ -297,15 +419,16 @@ void MpBcfwSteps::ApproxPass(PassDriver* driver, double threshold,
         }
       }
       planes[best].last_access = timestamp_;
-      const Plane chosen = planes[best];
       const double score = scores_[best];
-      planes.erase(std::remove_if(planes.begin(), planes.end(),
-                                  [&](const Plane& p) {
-                                    return p.last_access < threshold;
-                                  }),
-                   planes.end());
+      int chosen = best;
+      for (int p = count - 1; p >= 0; --p) {
+        if (planes[p].last_access < threshold) {
+          RemovePlane(i, p);
+          if (p < chosen) --chosen;
+        }
+      }
       total_planes_ -= count - static_cast<int64_t>(planes.size());
-      BlockStep(i, chosen.corner, chosen.loss, score, state_dot, false);
+      BlockStep(i, chosen, score, state_dot, false);
       ++*steps;
     }
     if (driver->Expired(j)) break;
@@ -417,19 +540,24 @@ absl::Status MpBcfwSteps::SaveState(CheckpointWriter* writer) const {
   writer->Reals("ell_block", ell_block_);
   writer->Reals("states", states_);
   std::vector<int64_t> counts, labels;
-  std::vector<double> losses, accesses;
+  std::vector<double> losses, accesses, alphas, dots;
   for (const std::vector<Plane>& planes : working_sets_) {
     counts.push_back(static_cast<int64_t>(planes.size()));
     for (const Plane& plane : planes) {
       labels.insert(labels.end(), plane.corner.begin(), plane.corner.end());
       losses.push_back(plane.loss);
       accesses.push_back(plane.last_access);
+      alphas.push_back(plane.alpha);
+      dots.insert(dots.end(), plane.dots.begin(), plane.dots.end());
     }
   }
   writer->Integers("plane_counts", counts);
   writer->Integers("plane_labels", labels);
   writer->Reals("plane_losses", losses);
   writer->Reals("plane_accesses", accesses);
+  writer->Reals("plane_alphas", alphas);
+  writer->Reals("plane_dots", dots);
+  writer->Integers("alpha_complete", alpha_complete_);
   writer->Integer("total_planes", total_planes_);
   writer->Integer("max_working_set_size", max_working_set_size_);
   for (const auto& [name, average] :
@@ -461,11 +589,23 @@ absl::Status MpBcfwSteps::LoadState(const CheckpointReader& reader) {
   next(reader.Reals("ell_block", n_, &ell_block_));
   next(reader.Reals("states", static_cast<int64_t>(states_.size()), &states_));
   std::vector<int64_t> counts, labels;
-  std::vector<double> losses, accesses;
+  std::vector<double> losses, accesses, alphas, dots;
   next(reader.Integers("plane_counts", n_, &counts));
   next(reader.Integers("plane_labels", -1, &labels));
   next(reader.Reals("plane_losses", -1, &losses));
   next(reader.Reals("plane_accesses", -1, &accesses));
+  // Checkpoints from before planes kept α: every block reads its state
+  // (until a full step), and the dots are computed again.
+  const bool has_alpha = reader.Has("plane_alphas");
+  if (has_alpha) {
+    next(reader.Reals("plane_alphas", -1, &alphas));
+    next(reader.Reals("plane_dots", -1, &dots));
+    next(reader.Integers("alpha_complete",
+                         static_cast<int64_t>(alpha_complete_.size()),
+                         &alpha_complete_));
+  } else {
+    std::fill(alpha_complete_.begin(), alpha_complete_.end(), 0);
+  }
   next(reader.Integer("total_planes", &total_planes_));
   next(reader.Integer("max_working_set_size", &max_working_set_size_));
   for (const auto& [name, average] :
@@ -486,14 +626,16 @@ absl::Status MpBcfwSteps::LoadState(const CheckpointReader& reader) {
   next(reader.Real("oracle_cost", &oracle_cost_));
   next(reader.Real("oracle_seconds", &oracle_seconds_));
   if (!status.ok()) return status;
-  size_t plane = 0, label = 0;
+  size_t plane = 0, label = 0, dot = 0;
   for (int i = 0; i < n_; ++i) {
     std::vector<Plane>& planes = working_sets_[i];
     planes.clear();
     const size_t length = problem_.GoldCorner(i).size();
+    const size_t row = static_cast<size_t>(counts[i]);
     for (int64_t k = 0; k < counts[i]; ++k, ++plane) {
       if (plane >= losses.size() || plane >= accesses.size() ||
-          label + length > labels.size()) {
+          label + length > labels.size() ||
+          (has_alpha && (plane >= alphas.size() || dot + row > dots.size()))) {
         return absl::DataLossError("checkpoint's planes are truncated");
       }
       Corner corner(labels.begin() + label, labels.begin() + label + length);
@@ -504,9 +646,70 @@ absl::Status MpBcfwSteps::LoadState(const CheckpointReader& reader) {
       }
       planes.push_back({std::move(corner), losses[plane], accesses[plane]});
       label += length;
+      if (has_alpha) {
+        planes.back().alpha = alphas[plane];
+        planes.back().dots.assign(dots.begin() + dot, dots.begin() + dot + row);
+        dot += row;
+      }
+    }
+    if (!has_alpha) {
+      for (Plane& p : planes) {
+        p.dots.assign(planes.size(), 0.0);
+        p.dots[&p - planes.data()] =
+            problem_.CornerDistanceSquared(i, p.corner, problem_.GoldCorner(i));
+      }
+      for (int p = 0; p < static_cast<int>(planes.size()); ++p) {
+        SetPlaneDots(i, p);
+      }
     }
   }
   return absl::OkStatus();
+}
+
+void MpBcfwSteps::CheckInvariants(MpBcfwInvariants* invariants) const {
+  *invariants = MpBcfwInvariants();
+  // Σ_i v_i/(λn): w += −c·(ψ(gold) − v_i) with ψ(gold) = 0.
+  std::vector<double> sum(dim_, 0.0);
+  for (int i = 0; i < n_; ++i) {
+    problem_.AddCornerMinusState(i, problem_.GoldCorner(i),
+                                 states_.data() + state_offset_[i],
+                                 -1.0 / (lambda_ * n_), sum.data());
+  }
+  for (int64_t j = 0; j < dim_; ++j) {
+    invariants->max_weight_error =
+        std::max(invariants->max_weight_error, std::abs(w_[j] - sum[j]));
+  }
+  std::vector<double> from_alpha;
+  for (int i = 0; i < n_; ++i) {
+    if (!AlphaComplete(i)) continue;
+    ++invariants->blocks_checked;
+    const std::vector<Plane>& planes = working_sets_[i];
+    const double* actual = states_.data() + state_offset_[i];
+    from_alpha.assign(state_offset_[i + 1] - state_offset_[i], 0.0);
+    double alpha_sum = 0;
+    problem_.InitBlockState(i, from_alpha.data());
+    for (const Plane& plane : planes) alpha_sum += plane.alpha;
+    // The gold rest: 1 − Σα on the gold labeling, whose state InitBlockState
+    // gave with weight 1.
+    for (double& x : from_alpha) x *= 1 - alpha_sum;
+    for (const Plane& plane : planes) {
+      problem_.AddCornerToState(i, plane.corner, plane.alpha,
+                                from_alpha.data());
+    }
+    invariants->max_alpha_sum = std::max(invariants->max_alpha_sum, alpha_sum);
+    for (size_t k = 0; k < from_alpha.size(); ++k) {
+      invariants->max_state_error = std::max(
+          invariants->max_state_error, std::abs(actual[k] - from_alpha[k]));
+    }
+    for (int p = 0; p < static_cast<int>(planes.size()); ++p) {
+      const double from_state =
+          problem_.StateDistanceSquared(i, actual, planes[p].corner);
+      invariants->max_distance_error =
+          std::max(invariants->max_distance_error,
+                   std::abs(AlphaDistanceSquared(planes, p) - from_state) /
+                       std::max(1.0, from_state));
+    }
+  }
 }
 
 }  // namespace
@@ -533,6 +736,9 @@ absl::StatusOr<TrainingSummary> MpBcfwSolver::Solve(
   absl::StatusOr<TrainingSummary> summary = driver.Run(&steps);
   max_working_set_size_ = steps.max_working_set_size();
   oracle_cost_ = steps.oracle_cost();
+  if (summary.ok() && invariants_ != nullptr) {
+    steps.CheckInvariants(invariants_);
+  }
   if (summary.ok()) *w_out = steps.TakeWeights();
   return summary;
 }

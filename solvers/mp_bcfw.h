@@ -62,6 +62,16 @@
 
 namespace chaintag {
 
+// The dual bookkeeping at the end of a run, for tests.
+struct MpBcfwInvariants {
+  double max_weight_error = 0;  // ‖w − Σ_i v_i/(λn)‖∞
+  // Over the blocks whose working set holds their whole state:
+  double max_state_error = 0;     // max |v_i − Σ_p α_p ψ_i(y_p)|
+  double max_distance_error = 0;  // ‖v_i − ψ_i(y_p)‖² from α vs from v_i
+  double max_alpha_sum = 0;       // max_i Σ_p α_p (≤ 1: the rest is gold)
+  int blocks_checked = 0;
+};
+
 class MpBcfwSolver : public Solver {
  public:
   explicit MpBcfwSolver(const SolverConfig& config) : config_(config) {}
@@ -80,12 +90,17 @@ class MpBcfwSolver : public Solver {
   int max_working_set_size() const { return max_working_set_size_; }
   // The oracle cost r the last Solve used (0 if never needed).
   double oracle_cost() const { return oracle_cost_; }
+  // Filled at the end of each Solve when set.
+  void set_invariants_output(MpBcfwInvariants* invariants) {
+    invariants_ = invariants;
+  }
 
  private:
   SolverConfig config_;
   double fixed_oracle_cost_ = 0;
   int max_working_set_size_ = 0;
   double oracle_cost_ = 0;
+  MpBcfwInvariants* invariants_ = nullptr;
 };
 
 }  // namespace chaintag

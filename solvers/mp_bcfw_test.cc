@@ -4,6 +4,7 @@
 #include "solvers/mp_bcfw.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -119,6 +120,42 @@ TEST(MpBcfwTest, FewPlanesAndShortMemory) {
   MpBcfwSolver solver(config);
   CheckRun(problem, config, optimum, &solver);
   EXPECT_EQ(solver.max_working_set_size(), 2);
+}
+
+// Blocks whose working set holds their whole state are read from α and
+// the planes' inner products; a set too small for the classes loses α to
+// evictions and drops, and those blocks read their state. Either way
+// w = Σ v_i/(λn), and for the others v_i = Σ α_p ψ_p with the two readings
+// of ‖v_i − ψ_i(y_p)‖² agreeing.
+TEST(MpBcfwTest, BlocksReadFromAlphaKeepExactBookkeeping) {
+  MulticlassProblem problem = RandomMulticlassProblem(30, 4, 6, 7);
+  for (int max_planes : {100, 2, -100, -2}) {
+    // Negative: the same with offset states (a gold state that is not 0).
+    problem.set_offset_states(max_planes < 0);
+    max_planes = std::abs(max_planes);
+    SolverConfig config = MpConfig(0.05);
+    config.set_max_passes(40);
+    config.set_gap_tolerance(0);
+    config.mutable_mp_bcfw()->set_max_planes(max_planes);
+    config.mutable_mp_bcfw()->set_inactive_iterations(max_planes == 2 ? 1
+                                                                      : 1000);
+    MpBcfwSolver solver(config);
+    solver.set_oracle_cost_for_testing(4);
+    MpBcfwInvariants invariants;
+    solver.set_invariants_output(&invariants);
+    std::vector<double> w;
+    ASSERT_TRUE(solver.Solve(problem, nullptr, &w).ok());
+    SCOPED_TRACE(max_planes);
+    EXPECT_LT(invariants.max_weight_error, 1e-9);
+    EXPECT_LT(invariants.max_state_error, 1e-9);
+    EXPECT_LT(invariants.max_distance_error, 1e-9);
+    EXPECT_LE(invariants.max_alpha_sum, 1 + 1e-12);
+    if (max_planes == 100) {
+      EXPECT_EQ(invariants.blocks_checked, problem.NumExamples());
+    } else {
+      EXPECT_LT(invariants.blocks_checked, problem.NumExamples());
+    }
+  }
 }
 
 TEST(MpBcfwTest, SameSeedSameIterates) {

@@ -4,7 +4,11 @@
 // be checked by brute force.
 //
 // φ(x, y) = x ⊗ e_y and loss 1 on every wrong class. A corner is one class
-// id; the block state is v_i itself, densely.
+// id; the block state is v_i itself, densely, or, after
+// set_offset_states(true), v_i plus a fixed vector o, affine in α as the
+// contract asks (a corner's state is ψ_i(y) + o): the gold labeling's
+// state is then not zero, as a chain's marginals are not, which catches
+// solvers that read a state, or a part of α, as if it were.
 //
 // Thread-safety: const methods are safe to call concurrently.
 
@@ -35,10 +39,11 @@ class MulticlassProblem : public Problem {
   MulticlassProblem Slice(int begin, int end) const {
     std::vector<int> gold;
     for (int i = begin; i < end; ++i) gold.push_back(gold_[i][0]);
-    return MulticlassProblem(
-        std::vector<std::vector<double>>(inputs_.begin() + begin,
-                                         inputs_.begin() + end),
-        gold, num_classes_);
+    MulticlassProblem slice(std::vector<std::vector<double>>(
+                                inputs_.begin() + begin, inputs_.begin() + end),
+                            gold, num_classes_);
+    slice.set_offset_states(offset_states_);
+    return slice;
   }
 
   int NumExamples() const override { return static_cast<int>(inputs_.size()); }
@@ -46,6 +51,11 @@ class MulticlassProblem : public Problem {
     return static_cast<int64_t>(features_) * num_classes_;
   }
   int num_classes() const { return num_classes_; }
+  void set_offset_states(bool offset) { offset_states_ = offset; }
+  // o[j]: 0 unless offset states.
+  double Offset(int64_t j) const {
+    return offset_states_ ? 0.5 + 0.25 * static_cast<double>(j % 3) : 0.0;
+  }
 
   std::vector<double> Psi(int i, int y) const {
     std::vector<double> psi(Dim(), 0.0);
@@ -75,7 +85,9 @@ class MulticlassProblem : public Problem {
     result->score = Score(i, w, result->corner);
     result->state_dot = 0;
     if (state != nullptr) {
-      for (int64_t j = 0; j < Dim(); ++j) result->state_dot += state[j] * w[j];
+      for (int64_t j = 0; j < Dim(); ++j) {
+        result->state_dot += (state[j] - Offset(j)) * w[j];
+      }
     }
   }
   void MaxOracleScaled(int i, const double* v, double scale,
@@ -109,13 +121,13 @@ class MulticlassProblem : public Problem {
   }
   int64_t BlockStateSize(int) const override { return Dim(); }
   void InitBlockState(int, double* state) const override {
-    std::fill(state, state + Dim(), 0.0);
+    for (int64_t j = 0; j < Dim(); ++j) state[j] = Offset(j);
   }
   void MixCorner(int i, const Corner& y, double gamma,
                  double* state) const override {
     const std::vector<double> psi = Psi(i, y[0]);
     for (int64_t j = 0; j < Dim(); ++j) {
-      state[j] = (1 - gamma) * state[j] + gamma * psi[j];
+      state[j] = (1 - gamma) * state[j] + gamma * (psi[j] + Offset(j));
     }
   }
   double StateDistanceSquared(int i, const double* state,
@@ -123,7 +135,8 @@ class MulticlassProblem : public Problem {
     const std::vector<double> psi = Psi(i, y[0]);
     double sum = 0;
     for (int64_t j = 0; j < Dim(); ++j) {
-      sum += (state[j] - psi[j]) * (state[j] - psi[j]);
+      const double d = state[j] - Offset(j) - psi[j];
+      sum += d * d;
     }
     return sum;
   }
@@ -135,14 +148,18 @@ class MulticlassProblem : public Problem {
                                   double c, int64_t begin, int64_t end,
                                   double* w) const override {
     const std::vector<double> psi = Psi(i, y[0]);
-    for (int64_t j = begin; j < end; ++j) w[j] += c * (psi[j] - state[j]);
+    for (int64_t j = begin; j < end; ++j) {
+      w[j] += c * (psi[j] - (state[j] - Offset(j)));
+    }
   }
   void EncodeCornerMinusState(int i, const Corner& y, const double* state,
                               double c, BlockUpdate* update) const override {
     const std::vector<double> psi = Psi(i, y[0]);
     const int32_t v = update->AddVector(Dim());
     double* values = update->values.data() + update->VectorBegin(v);
-    for (int64_t j = 0; j < Dim(); ++j) values[j] = c * (psi[j] - state[j]);
+    for (int64_t j = 0; j < Dim(); ++j) {
+      values[j] = c * (psi[j] - (state[j] - Offset(j)));
+    }
     update->AddAddition(0, v, 1.0);
   }
   void EncodeScaled(int i, const Corner& y, double c,
@@ -158,7 +175,7 @@ class MulticlassProblem : public Problem {
   void AddCornerToState(int i, const Corner& y, double c,
                         double* state) const override {
     const std::vector<double> psi = Psi(i, y[0]);
-    for (int64_t j = 0; j < Dim(); ++j) state[j] += c * psi[j];
+    for (int64_t j = 0; j < Dim(); ++j) state[j] += c * (psi[j] + Offset(j));
   }
   void ScoreCorners(int i, const double* w, const double* state,
                     const Corner* const* corners, int count, double* scores,
@@ -166,7 +183,9 @@ class MulticlassProblem : public Problem {
     for (int k = 0; k < count; ++k) scores[k] = Score(i, w, *corners[k]);
     if (state != nullptr) {
       *state_dot = 0;
-      for (int64_t j = 0; j < Dim(); ++j) *state_dot += state[j] * w[j];
+      for (int64_t j = 0; j < Dim(); ++j) {
+        *state_dot += (state[j] - Offset(j)) * w[j];
+      }
     }
   }
   void ScoreCornersAndMaxOracle(int i, const double* w, const double* state,
@@ -263,6 +282,7 @@ class MulticlassProblem : public Problem {
   std::vector<Corner> gold_;
   int num_classes_;
   int features_;
+  bool offset_states_ = false;
 };
 
 }  // namespace chaintag
