@@ -939,10 +939,20 @@ void ChainProblem::AddCornerMinusStateInSlice(int i, const Corner& y,
   AddCornerMinusStateIn(i, y, state, c, CoordinateSlice{begin, end}, w);
 }
 
+void ChainProblem::AddCornerMinusMixture(int i, const Corner& y,
+                                         const double* state,
+                                         const Corner* const* corners,
+                                         const double* weights, int count,
+                                         double c, double* w) const {
+  const Mixture mixture{corners, weights, count};
+  AddCornerMinusStateIn(i, y, state, c, AllCoordinates(), w, &mixture);
+}
+
 template <typename Slice>
 void ChainProblem::AddCornerMinusStateIn(int i, const Corner& y,
                                          const double* state, double c,
-                                         const Slice& slice, double* w) const {
+                                         const Slice& slice, double* w,
+                                         const Mixture* mixture) const {
   // ψ_i(y) − v_i = E_β φ − φ(y).
   const FeatureSequence& f = examples_[i].features;
   const int T = f.size();
@@ -993,7 +1003,12 @@ void ChainProblem::AddCornerMinusStateIn(int i, const Corner& y,
   double* tail = w + layout_.transition_offset();
   const double* tail_state = state + tail_offset;
   std::vector<int64_t>& support = scratch.tail_indices;
-  if (TailSupport(i, state, &support)) {
+  if (mixture != nullptr) {
+    for (int k = 0; k < mixture->count; ++k) {
+      AddTailFeatures(mixture->corners[k]->data(), T, c * mixture->weights[k],
+                      tail);
+    }
+  } else if (TailSupport(i, state, &support)) {
     for (int64_t k : support) tail[k] += c * tail_state[k];
   } else {
     for (int64_t k = 0; k < layout_.tail_size(); ++k) {

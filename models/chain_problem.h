@@ -102,6 +102,12 @@ class ChainProblem : public Problem {
                               const Corner& y) const override;
   void AddCornerMinusState(int i, const Corner& y, const double* state,
                            double c, double* w) const override;
+  // The tail from the labelings' transitions and trigrams, not from every
+  // one their labels could form.
+  void AddCornerMinusMixture(int i, const Corner& y, const double* state,
+                             const Corner* const* corners,
+                             const double* weights, int count, double c,
+                             double* w) const override;
   void AddCornerMinusStateInSlice(int i, const Corner& y, const double* state,
                                   double c, int64_t begin, int64_t end,
                                   double* w) const override;
@@ -211,9 +217,16 @@ class ChainProblem : public Problem {
   };
   // AddCornerMinusState's work on the coordinates `slice` holds (whole rows
   // and the whole tail, which TouchedRanges never splits).
+  // With `mixture`, the state's tail is read from its labelings.
+  struct Mixture {
+    const Corner* const* corners;
+    const double* weights;
+    int count;
+  };
   template <typename Slice>
   void AddCornerMinusStateIn(int i, const Corner& y, const double* state,
-                             double c, const Slice& slice, double* w) const;
+                             double c, const Slice& slice, double* w,
+                             const Mixture* mixture = nullptr) const;
   // w += c·(E_β φ − φ(y)) on the pair-feature rows the slice holds.
   template <typename Slice>
   void AddPairRowsMinusState(int i, const int32_t* y, const double* pair_state,

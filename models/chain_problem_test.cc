@@ -471,12 +471,18 @@ TEST_P(ChainProblemTest, StateAlgebraMatchesBruteForceForFewAndManyLabelings) {
         std::vector<double> state(problem->BlockStateSize(i));
         problem->InitBlockState(i, state.data());
         std::vector<double> v = DensePsi(chain, example, example.labels);
+        // The state as a mixture: labelings and their weights.
+        std::vector<Corner> labelings = {example.labels};
+        std::vector<double> weights = {1.0};
         for (int k = 1; k <= mixed; ++k) {
           for (double& x : u) x = normal(rng);
           Corner y;
           problem->Decode(i, u.data(), &y);
           const double gamma = 1.0 / (k + 1);
           problem->MixCorner(i, y, gamma, state.data());
+          for (double& weight : weights) weight *= 1 - gamma;
+          labelings.push_back(y);
+          weights.push_back(gamma);
           const std::vector<double> psi = DensePsi(chain, example, y);
           for (size_t j = 0; j < v.size(); ++j) {
             v[j] = (1 - gamma) * v[j] + gamma * psi[j];
@@ -504,10 +510,17 @@ TEST_P(ChainProblemTest, StateAlgebraMatchesBruteForceForFewAndManyLabelings) {
           }
           EXPECT_NEAR(problem->StateDistanceSquared(i, state.data(), y),
                       distance, 1e-9);
-          std::vector<double> moved = w;
+          std::vector<double> moved = w, mixture_moved = w;
           problem->AddCornerMinusState(i, y, state.data(), 0.7, moved.data());
+          std::vector<const Corner*> pointers;
+          for (const Corner& labeling : labelings)
+            pointers.push_back(&labeling);
+          problem->AddCornerMinusMixture(
+              i, y, state.data(), pointers.data(), weights.data(),
+              static_cast<int>(pointers.size()), 0.7, mixture_moved.data());
           for (size_t j = 0; j < w.size(); ++j) {
             ASSERT_NEAR(moved[j], w[j] + 0.7 * (psi[j] - v[j]), 1e-9) << j;
+            ASSERT_NEAR(mixture_moved[j], moved[j], 1e-9) << j;
           }
         }
       }

@@ -176,9 +176,25 @@ void BcfwRun::ApplyToVector(int i, const BcfwMove& move,
   };
   if (move.state_coefficient != 0) {
     // FW or away: one corner, Δv = c_y·(ψ(y) − v_i).
-    problem_.AddCornerMinusState(i, corner_of(move.entries[0]),
-                                 states_.data() + state_offset_[i],
-                                 c * move.coefficients[0], x);
+    const double* block_state = states_.data() + state_offset_[i];
+    if (!AlphaComplete(i)) {
+      problem_.AddCornerMinusState(i, corner_of(move.entries[0]), block_state,
+                                   c * move.coefficients[0], x);
+      return;
+    }
+    // v_i is the stored corners' mixture: the problem may read them.
+    mixture_corners_.clear();
+    mixture_weights_.clear();
+    for (const StoredCorner& entry : corners_[i].entries()) {
+      if (entry.alpha > 0) {
+        mixture_corners_.push_back(&entry.corner);
+        mixture_weights_.push_back(entry.alpha);
+      }
+    }
+    problem_.AddCornerMinusMixture(
+        i, corner_of(move.entries[0]), block_state, mixture_corners_.data(),
+        mixture_weights_.data(), static_cast<int>(mixture_corners_.size()),
+        c * move.coefficients[0], x);
     return;
   }
   if (move.entries.size() == 2 &&

@@ -340,6 +340,9 @@ class BcfwRun : public PassSteps {
   std::vector<CornerStore> corners_;
   // Per block (FW steps with the cache): see AlphaComplete.
   std::vector<char> alpha_complete_;
+  // ApplyToVector's list of a block's active corners and their α.
+  mutable std::vector<const Corner*> mixture_corners_;
+  mutable std::vector<double> mixture_weights_;
   // Stale block-gap estimates g_i (+∞ until the block's first oracle call),
   // refreshed by oracle calls and exact passes, never by cache hits.
   std::vector<double> block_gap_;

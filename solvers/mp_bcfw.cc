@@ -179,6 +179,9 @@ class MpBcfwSteps : public PassSteps {
   std::vector<int> order_;
   OracleResult oracle_;
   std::vector<const Corner*> corner_pointers_;
+  // BlockStep's planes with α > 0 (and the gold rest) and their weights.
+  std::vector<const Corner*> mixture_corners_;
+  std::vector<double> mixture_weights_;
   std::vector<double> scores_;
   int64_t oracle_calls_ = 0;
   int64_t plane_evaluations_ = 0;
@@ -211,38 +214,54 @@ double MpBcfwSteps::BlockStep(int i, int p, double score, double state_dot,
       distance > 0 ? std::clamp(block_gap / distance, 0.0, 1.0) : 0.0;
   if (gamma > 0) {
     const double c = gamma / (lambda_ * n_);
-    problem_.AddCornerMinusState(i, y, block_state, c, w_.data());
+    // x += scale·(ψ_i(y) − v_i); from the planes when they hold v_i.
+    mixture_corners_.clear();
+    mixture_weights_.clear();
+    if (from_alpha) {
+      double rest = 1;
+      for (const Plane& plane : planes) {
+        if (plane.alpha > 0) {
+          mixture_corners_.push_back(&plane.corner);
+          mixture_weights_.push_back(plane.alpha);
+          rest -= plane.alpha;
+        }
+      }
+      if (rest != 0) {
+        mixture_corners_.push_back(&problem_.GoldCorner(i));
+        mixture_weights_.push_back(rest);
+      }
+    }
+    auto add_step = [&](double scale, double* x) {
+      if (from_alpha) {
+        problem_.AddCornerMinusMixture(
+            i, y, block_state, mixture_corners_.data(), mixture_weights_.data(),
+            static_cast<int>(mixture_corners_.size()), scale, x);
+      } else {
+        problem_.AddCornerMinusState(i, y, block_state, scale, x);
+      }
+    };
+    add_step(c, w_.data());
     const double delta_ell = gamma * (ell_corner - ell_block_[i]);
     if (averaging_) {
       for (Average* average : {&exact_average_, &approx_average_}) {
         const double weight = Triangle(average->count);
         if (weight > 0) {
-          problem_.AddCornerMinusState(i, y, block_state, c * weight,
-                                       average->u.data());
+          add_step(c * weight, average->u.data());
           average->ell_u += weight * delta_ell;
         }
       }
     }
     ell_ += delta_ell;
     ell_block_[i] += delta_ell;
-    int active = 0;
-    for (const Plane& plane : planes) active += plane.alpha > 0;
     const int64_t size = state_offset_[i + 1] - state_offset_[i];
-    if (from_alpha && active * 4 * static_cast<int64_t>(y.size()) < size) {
+    const int64_t mixed = static_cast<int64_t>(mixture_corners_.size());
+    if (from_alpha && mixed * 4 * static_cast<int64_t>(y.size()) < size) {
       // The state is affine in α: −γ·(its α_q on each plane and the rest
       // on the gold labeling), a few labelings' entries instead of a sweep
       // of the whole state.
-      double rest = 1;
-      for (const Plane& plane : planes) {
-        if (plane.alpha > 0) {
-          rest -= plane.alpha;
-          problem_.AddCornerToState(i, plane.corner, -gamma * plane.alpha,
-                                    block_state);
-        }
-      }
-      if (rest != 0) {
-        problem_.AddCornerToState(i, problem_.GoldCorner(i), -gamma * rest,
-                                  block_state);
+      for (int64_t k = 0; k < mixed; ++k) {
+        problem_.AddCornerToState(i, *mixture_corners_[k],
+                                  -gamma * mixture_weights_[k], block_state);
       }
       problem_.AddCornerToState(i, y, gamma, block_state);
     } else {

@@ -161,6 +161,17 @@ class Problem {
   // w += c·(ψ_i(y) − v_i).
   virtual void AddCornerMinusState(int i, const Corner& y, const double* state,
                                    double c, double* w) const = 0;
+  // The same for a state known to be Σ_k weights[k]·(the state of
+  // corners[k]), the weights summing to one: problems that can read the
+  // labelings instead of parts of the state they would otherwise sweep
+  // override it.
+  virtual void AddCornerMinusMixture(int i, const Corner& y,
+                                     const double* state,
+                                     const Corner* const* corners,
+                                     const double* weights, int count, double c,
+                                     double* w) const {
+    AddCornerMinusState(i, y, state, c, w);
+  }
   // AddCornerMinusState on w's coordinates in [begin, end) only, where
   // begin and end never split a range TouchedRanges gives: threads that own
   // disjoint slices of w can then add many blocks together, each

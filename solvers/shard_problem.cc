@@ -77,6 +77,17 @@ void ShardProblem::AddCornerMinusState(int i, const Corner& y,
   if (IsLocal(i)) local_.AddCornerMinusState(Local(i), y, state, c, w);
 }
 
+void ShardProblem::AddCornerMinusMixture(int i, const Corner& y,
+                                         const double* state,
+                                         const Corner* const* corners,
+                                         const double* weights, int count,
+                                         double c, double* w) const {
+  if (IsLocal(i)) {
+    local_.AddCornerMinusMixture(Local(i), y, state, corners, weights, count, c,
+                                 w);
+  }
+}
+
 void ShardProblem::EncodeCornerMinusState(int i, const Corner& y,
                                           const double* state, double c,
                                           BlockUpdate* update) const {

@@ -51,6 +51,10 @@ class ShardProblem : public Problem {
                               const Corner& y) const override;
   void AddCornerMinusState(int i, const Corner& y, const double* state,
                            double c, double* w) const override;
+  void AddCornerMinusMixture(int i, const Corner& y, const double* state,
+                             const Corner* const* corners,
+                             const double* weights, int count, double c,
+                             double* w) const override;
   void AddCornerMinusStateInSlice(int i, const Corner& y, const double* state,
                                   double c, int64_t begin, int64_t end,
                                   double* w) const override;

@@ -187,6 +187,14 @@ class TimedProblem : public Problem {
     base_.AddCornerMinusState(i, y, state, c, w);
     Clock(kUpdate, start);
   }
+  void AddCornerMinusMixture(int i, const Corner& y, const double* state,
+                             const Corner* const* corners,
+                             const double* weights, int count, double c,
+                             double* w) const override {
+    const auto start = Now();
+    base_.AddCornerMinusMixture(i, y, state, corners, weights, count, c, w);
+    Clock(kUpdate, start);
+  }
   void AddCornerMinusStateInSlice(int i, const Corner& y, const double* state,
                                   double c, int64_t begin, int64_t end,
                                   double* w) const override {
