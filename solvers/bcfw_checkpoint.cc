@@ -175,19 +175,10 @@ absl::Status BcfwRun::LoadCorners(const CheckpointReader& reader) {
 
 void BcfwRun::CheckInvariants(BcfwInvariants* invariants) const {
   *invariants = BcfwInvariants();
-  // Σ_i v_i/(λn), from the states: w += −c·(ψ(gold) − v_i) with ψ(gold) = 0.
-  std::vector<double> sum(dim_, 0.0);
-  for (int i = 0; i < n_; ++i) {
-    problem_.AddCornerMinusState(i, problem_.GoldCorner(i),
-                                 states_.data() + state_offset_[i],
-                                 -1.0 / (lambda_ * n_), sum.data());
-  }
   std::vector<double> v = w_;
   for (size_t k = 0; k < box_index_.size(); ++k) v[box_index_[k]] = box_v_[k];
-  for (int64_t j = 0; j < dim_; ++j) {
-    invariants->max_weight_error =
-        std::max(invariants->max_weight_error, std::abs(v[j] - sum[j]));
-  }
+  invariants->max_weight_error = MaxWeightError(
+      problem_, v.data(), states_.data(), state_offset_.data(), lambda_);
   if (!keep_corners_) return;
   invariants->min_alpha = 1;
   std::vector<double> state;

@@ -687,17 +687,8 @@ absl::Status MpBcfwSteps::LoadState(const CheckpointReader& reader) {
 
 void MpBcfwSteps::CheckInvariants(MpBcfwInvariants* invariants) const {
   *invariants = MpBcfwInvariants();
-  // Σ_i v_i/(λn): w += −c·(ψ(gold) − v_i) with ψ(gold) = 0.
-  std::vector<double> sum(dim_, 0.0);
-  for (int i = 0; i < n_; ++i) {
-    problem_.AddCornerMinusState(i, problem_.GoldCorner(i),
-                                 states_.data() + state_offset_[i],
-                                 -1.0 / (lambda_ * n_), sum.data());
-  }
-  for (int64_t j = 0; j < dim_; ++j) {
-    invariants->max_weight_error =
-        std::max(invariants->max_weight_error, std::abs(w_[j] - sum[j]));
-  }
+  invariants->max_weight_error = MaxWeightError(
+      problem_, w_.data(), states_.data(), state_offset_.data(), lambda_);
   std::vector<double> from_alpha;
   for (int i = 0; i < n_; ++i) {
     if (!AlphaComplete(i)) continue;

@@ -1,12 +1,30 @@
 #include "solvers/problem.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <vector>
 
 #include "base/parallel.h"
 
 namespace chaintag {
+
+double MaxWeightError(const Problem& problem, const double* v,
+                      const double* states, const int64_t* offsets,
+                      double lambda) {
+  const int n = problem.NumExamples();
+  // Σ_i v_i/(λn): w += −c·(ψ(gold) − v_i) with ψ(gold) = 0.
+  std::vector<double> sum(problem.Dim(), 0.0);
+  for (int i = 0; i < n; ++i) {
+    problem.AddCornerMinusState(i, problem.GoldCorner(i), states + offsets[i],
+                                -1.0 / (lambda * n), sum.data());
+  }
+  double error = 0;
+  for (int64_t j = 0; j < problem.Dim(); ++j) {
+    error = std::max(error, std::abs(v[j] - sum[j]));
+  }
+  return error;
+}
 
 void AddBlockUpdate(const BlockUpdate& update, double* w) {
   for (size_t j = 0; j < update.targets.size(); ++j) {

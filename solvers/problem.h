@@ -251,6 +251,13 @@ inline std::vector<int64_t> BlockStateOffsets(const Problem& problem) {
   return offsets;
 }
 
+// max_j |v_j − (Σ_i v_i/(λn))_j| for block states held in one array at
+// `offsets` (BlockStateOffsets): how far a solver's v (w before any box
+// truncation) is from its states, for bookkeeping checks. O(Dim()).
+double MaxWeightError(const Problem& problem, const double* v,
+                      const double* states, const int64_t* offsets,
+                      double lambda);
+
 // The largest g that divides Dim() and the start and length of every range
 // any block touches: the ranges are then unions of aligned slots of g
 // coordinates (rows of the label count, for chains), and a slot index
