@@ -376,8 +376,16 @@ double ChainProblem::DecodeBest(const Scores& scores, int32_t* y) const {
                                      *structure_, scores.second, y);
 }
 
-void ChainProblem::MaxOracle(int i, const double* w, const double* state,
-                             OracleResult* result) const {
+double ChainProblem::StateDot(int i, const double* state,
+                              const double* w) const {
+  double state_dot = 0;
+  ScoreCorners(i, w, state, nullptr, 0, nullptr, &state_dot);
+  return state_dot;
+}
+
+void ChainProblem::MaxOracleWithStateDot(int i, const double* w,
+                                         const double* state,
+                                         OracleResult* result) const {
   Oracle(i, w, 1.0, state, nullptr, 0, nullptr, result);
 }
 

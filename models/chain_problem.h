@@ -81,8 +81,11 @@ class ChainProblem : public Problem {
     return static_cast<int>(examples_.size());
   }
   int64_t Dim() const override { return layout_.dim(); }
-  void MaxOracle(int i, const double* w, const double* state,
-                 OracleResult* result) const override;
+  void MaxOracle(int i, const double* w, OracleResult* result) const override {
+    MaxOracleWithStateDot(i, w, nullptr, result);
+  }
+  void MaxOracleWithStateDot(int i, const double* w, const double* state,
+                             OracleResult* result) const override;
   void MaxOracleScaled(int i, const double* v, double scale,
                        OracleResult* result) const override;
   void Decode(int i, const double* w, Corner* corner) const override;
@@ -135,6 +138,9 @@ class ChainProblem : public Problem {
   // is the distribution's expected label marginals.
   double SmoothedOracle(int i, const double* w, const Smoothing& smoothing,
                         double* state) const override;
+  bool SupportsSmoothing(Smoothing::Kind) const override { return true; }
+  // From the unary scores (ScoreCorners with no corners).
+  double StateDot(int i, const double* state, const double* w) const override;
   // The emission rows of the sentence's feature buckets (one per feature
   // occurrence), then the transitions and biases.
   void TouchedRanges(int i,

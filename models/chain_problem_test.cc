@@ -202,7 +202,7 @@ TEST_P(ChainProblemTest, OraclesMatchBruteForce) {
               std::max(best_score, Dot(w, DenseFeatures(chain, example, y)));
         });
         OracleResult result;
-        problem.MaxOracle(i, w.data(), nullptr, &result);
+        problem.MaxOracle(i, w.data(), &result);
         EXPECT_NEAR(result.loss - result.score, best_augmented, 1e-9);
         // The same oracle at w = scale·v, without forming w.
         const double scale = 0.37;
@@ -264,7 +264,7 @@ void CheckBlockStateAlgebra(Model model, Values kind, bool normalize_loss) {
       for (int32_t& label_t : y) label_t = label(rng);
       const std::vector<double> psi = DensePsi(chain, example, y);
       OracleResult result;
-      problem.MaxOracle(i, w.data(), state.data(), &result);
+      problem.MaxOracleWithStateDot(i, w.data(), state.data(), &result);
       EXPECT_NEAR(result.state_dot, Dot(v, w), 1e-9);
       double distance = 0;
       for (size_t j = 0; j < v.size(); ++j) {
@@ -353,7 +353,7 @@ void CheckBlockStateAlgebra(Model model, Values kind, bool normalize_loss) {
       OracleResult fused, separate;
       problem.ScoreCornersAndMaxOracle(i, w.data(), state.data(), corners, 3,
                                        fused_scores, &fused);
-      problem.MaxOracle(i, w.data(), state.data(), &separate);
+      problem.MaxOracleWithStateDot(i, w.data(), state.data(), &separate);
       for (int k = 0; k < 3; ++k) EXPECT_EQ(fused_scores[k], scores[k]);
       EXPECT_EQ(fused.corner, separate.corner);
       EXPECT_EQ(fused.loss, separate.loss);
@@ -414,7 +414,7 @@ TEST_P(ChainProblemTest, CornerScoresFromAFewLabelsMatchBruteForce) {
     for (int i = 0; i < problem->NumExamples(); ++i) {
       const ChainExample& example = chain.examples[i];
       OracleResult oracle;
-      problem->MaxOracle(i, w.data(), nullptr, &oracle);
+      problem->MaxOracle(i, w.data(), &oracle);
       Corner decoded;
       problem->Decode(i, w.data(), &decoded);
       std::vector<double> state(problem->BlockStateSize(i));
@@ -622,7 +622,7 @@ TEST_P(ChainProblemTest, SmoothedOraclesMatchBruteForce) {
         }
         // μ → 0 recovers the max oracle, and kNone is the max oracle.
         OracleResult result;
-        problem.MaxOracle(i, w.data(), nullptr, &result);
+        problem.MaxOracle(i, w.data(), &result);
         std::vector<double> state(problem.BlockStateSize(i));
         for (const Smoothing& smoothing :
              {Smoothing{Smoothing::Kind::kNone, 0, 1},

@@ -388,7 +388,7 @@ void BcfwRun::ComputeBlockOracle(int i, BlockOracle* out) const {
   const double* block_state = states_.data() + state_offset_[i];
   out->cache_hit = -1;
   if (!keep_corners_) {
-    problem_.MaxOracle(i, w_.data(), block_state, &out->oracle);
+    problem_.MaxOracleWithStateDot(i, w_.data(), block_state, &out->oracle);
     out->state_dot = out->oracle.state_dot;
     return;
   }
@@ -444,7 +444,7 @@ void BcfwRun::ComputeBlockOracle(int i, BlockOracle* out) const {
     out->cache_gap = gap;
     return;
   }
-  problem_.MaxOracle(i, w_.data(), from_alpha ? nullptr : block_state,
+  problem_.MaxOracleWithStateDot(i, w_.data(), from_alpha ? nullptr : block_state,
                      &out->oracle);
   if (from_alpha) out->oracle.state_dot = out->state_dot;
 }

@@ -132,10 +132,10 @@ class RecordingProblem : public MulticlassProblem {
   explicit RecordingProblem(MulticlassProblem base)
       : MulticlassProblem(std::move(base)) {}
 
-  void MaxOracle(int i, const double* w, const double* state,
-                 OracleResult* result) const override {
+  void MaxOracleWithStateDot(int i, const double* w, const double* state,
+                             OracleResult* result) const override {
     iterates_.emplace_back(w, w + Dim());
-    MulticlassProblem::MaxOracle(i, w, state, result);
+    MulticlassProblem::MaxOracleWithStateDot(i, w, state, result);
   }
   void ScoreCornersAndMaxOracle(int i, const double* w, const double* state,
                                 const Corner* const* corners, int count,
@@ -144,7 +144,7 @@ class RecordingProblem : public MulticlassProblem {
     iterates_.emplace_back(w, w + Dim());
     double state_dot = 0;
     ScoreCorners(i, w, state, corners, count, scores, &state_dot);
-    MulticlassProblem::MaxOracle(i, w, state, result);
+    MulticlassProblem::MaxOracleWithStateDot(i, w, state, result);
   }
   const std::vector<std::vector<double>>& iterates() const { return iterates_; }
 

@@ -262,7 +262,7 @@ TEST(BcfwVariantsTest, FirstStepIsTheExactLineSearchOptimum) {
   // From w = 0, the FW corner is the first class of largest loss (class 0).
   OracleResult oracle;
   std::vector<double> zero(problem.Dim(), 0.0);
-  problem.MaxOracle(0, zero.data(), nullptr, &oracle);
+  problem.MaxOracle(0, zero.data(), &oracle);
   const std::vector<double> psi = problem.Psi(0, oracle.corner[0]);
   double best = -1e300;
   for (int k = 0; k <= 100000; ++k) {

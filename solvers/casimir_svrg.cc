@@ -266,6 +266,13 @@ absl::StatusOr<TrainingSummary> CasimirSvrgSolver::Solve(
   const double lambda = ResolveLambda(config_, n);
   absl::StatusOr<CasimirPlan> plan = MakePlan(config_, n, lambda);
   if (!plan.ok()) return plan.status();
+  if (!problem.SupportsSmoothing(SmoothingKindOf(config_.svrg().smoothing()))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, ": the problem has no smoothed oracle of kind ",
+        SolverConfig::SmoothingKind_Name(config_.svrg().smoothing()),
+        "; set svrg.smoothing to NO_SMOOTHING or implement "
+        "Problem::SmoothedOracle"));
+  }
   CasimirSteps steps(config_, problem, *plan);
   PassDriver driver(config_, name, lambda, n, problem.Dim(), monitor);
   driver.CountBudgetInOracleCalls();

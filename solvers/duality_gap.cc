@@ -22,7 +22,7 @@ void BlockHingeLosses(const Problem& problem, const double* w, int first,
   ParallelFor(last - first, num_threads, [&](int begin, int end) {
     OracleResult result;
     for (int i = first + begin; i < first + end; ++i) {
-      problem.MaxOracle(i, w, nullptr, &result);
+      problem.MaxOracle(i, w, &result);
       (*hinge)[i] = result.loss - result.score;
     }
   });
@@ -47,7 +47,7 @@ void BlockGaps(const Problem& problem, const double* w, const double* ell_block,
   ParallelFor(last - first, num_threads, [&](int begin, int end) {
     OracleResult result;
     for (int i = first + begin; i < first + end; ++i) {
-      problem.MaxOracle(i, w, states + state_offset[i], &result);
+      problem.MaxOracleWithStateDot(i, w, states + state_offset[i], &result);
       (*hinge)[i] = result.loss - result.score;
       (*block_gaps)[i] = (result.state_dot - result.score) / n - ell_block[i] +
                          result.loss / n;

@@ -27,7 +27,7 @@ void OraclePass(const Problem& problem, const double* w, double lambda,
   slots->resize(n);
   ParallelFor(n, threads, [&](int begin, int end) {
     for (int i = begin; i < end; ++i) {
-      problem.MaxOracle(i, w, nullptr, &(*slots)[i]);
+      problem.MaxOracle(i, w, &(*slots)[i]);
     }
   });
   // Summed sequentially in index order so the result is independent of the

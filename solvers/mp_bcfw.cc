@@ -396,7 +396,7 @@ double MpBcfwSteps::ExactPass(PassDriver* driver, int64_t* steps) {
                                         scores_.data(), &oracle_);
       oracle_.state_dot = AlphaStateDot(i, scores_.data());
     } else {
-      problem_.MaxOracle(i, w_.data(), AlphaComplete(i) ? nullptr : state(i),
+      problem_.MaxOracleWithStateDot(i, w_.data(), AlphaComplete(i) ? nullptr : state(i),
                          &oracle_);
     }
     ++oracle_calls_;

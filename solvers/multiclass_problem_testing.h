@@ -71,8 +71,17 @@ class MulticlassProblem : public Problem {
     return sum;
   }
 
-  void MaxOracle(int i, const double* w, const double* state,
-                 OracleResult* result) const override {
+  void MaxOracle(int i, const double* w, OracleResult* result) const override {
+    MaxOracleWithStateDot(i, w, nullptr, result);
+  }
+  bool SupportsSmoothing(Smoothing::Kind) const override { return true; }
+  double StateDot(int, const double* state, const double* w) const override {
+    double sum = 0;
+    for (int64_t j = 0; j < Dim(); ++j) sum += (state[j] - Offset(j)) * w[j];
+    return sum;
+  }
+  void MaxOracleWithStateDot(int i, const double* w, const double* state,
+                             OracleResult* result) const override {
     double best = -1e300;
     for (int y = 0; y < num_classes_; ++y) {
       const double value = Loss(i, {y}) - Dot(Psi(i, y), w);
@@ -94,7 +103,7 @@ class MulticlassProblem : public Problem {
                        OracleResult* result) const override {
     std::vector<double> w(v, v + Dim());
     for (double& x : w) x *= scale;
-    MaxOracle(i, w.data(), nullptr, result);
+    MaxOracle(i, w.data(), result);
   }
   void Decode(int i, const double* w, Corner* corner) const override {
     double best = -1e300;
@@ -194,7 +203,7 @@ class MulticlassProblem : public Problem {
                                 OracleResult* result) const override {
     double state_dot = 0;
     ScoreCorners(i, w, state, corners, count, scores, &state_dot);
-    MaxOracle(i, w, state, result);
+    MaxOracleWithStateDot(i, w, state, result);
   }
   double CornerDistanceSquared(int i, const Corner& a,
                                const Corner& b) const override {

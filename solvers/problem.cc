@@ -58,4 +58,181 @@ int64_t RangeGranularity(const Problem& problem, int num_threads) {
   return std::max<int64_t>(g, 1);
 }
 
+// ---- The speed paths' defaults, from the core ----
+
+namespace {
+
+double Dot(const std::vector<double>& a, const double* b) {
+  double sum = 0;
+  for (size_t j = 0; j < a.size(); ++j) sum += a[j] * b[j];
+  return sum;
+}
+
+double SquaredNorm(const std::vector<double>& a) {
+  double sum = 0;
+  for (double x : a) sum += x * x;
+  return sum;
+}
+
+// v_i as a dense vector.
+std::vector<double> DenseState(const Problem& problem, int i,
+                               const double* state) {
+  std::vector<double> v(problem.Dim(), 0.0);
+  problem.AddCornerMinusState(i, problem.GoldCorner(i), state, -1.0, v.data());
+  return v;
+}
+
+// `dense` (Dim() entries) as a BlockUpdate of one vector per distinct range
+// block i touches.
+void EncodeDense(const Problem& problem, int i,
+                 const std::vector<double>& dense, BlockUpdate* update) {
+  std::vector<CoordinateRange> ranges;
+  problem.TouchedRanges(i, &ranges);
+  std::sort(ranges.begin(), ranges.end(),
+            [](const CoordinateRange& a, const CoordinateRange& b) {
+              return a.begin < b.begin;
+            });
+  int64_t covered = 0;  // ranges are equal or disjoint: skip repeats
+  for (const CoordinateRange& range : ranges) {
+    if (range.length <= 0 || range.begin < covered) continue;
+    covered = range.begin + range.length;
+    const int32_t v = update->AddVector(range.length);
+    std::copy(dense.begin() + range.begin, dense.begin() + covered,
+              update->values.begin() + update->VectorBegin(v));
+    update->AddAddition(range.begin, v, 1.0);
+  }
+}
+
+}  // namespace
+
+void Problem::MaxOracleWithStateDot(int i, const double* w, const double* state,
+                                    OracleResult* result) const {
+  MaxOracle(i, w, result);
+  result->state_dot = state == nullptr ? 0 : StateDot(i, state, w);
+}
+
+double Problem::StateDot(int i, const double* state, const double* w) const {
+  return Dot(DenseState(*this, i, state), w);
+}
+
+void Problem::MaxOracleScaled(int i, const double* v, double scale,
+                              OracleResult* result) const {
+  std::vector<double> w(v, v + Dim());
+  for (double& x : w) x *= scale;
+  MaxOracle(i, w.data(), result);
+}
+
+double Problem::Score(int i, const double* w, const Corner& y) const {
+  std::vector<double> psi(Dim(), 0.0);
+  AddScaled(i, y, 1.0, psi.data());
+  return Dot(psi, w);
+}
+
+void Problem::AddCornerDifference(int i, const Corner& a, const Corner& b,
+                                  double c, double* w) const {
+  AddScaled(i, a, c, w);
+  AddScaled(i, b, -c, w);
+}
+
+void Problem::InitBlockState(int i, double* state) const {
+  std::fill(state, state + BlockStateSize(i), 0.0);
+  AddCornerToState(i, GoldCorner(i), 1.0, state);
+}
+
+void Problem::MixCorner(int i, const Corner& y, double gamma,
+                        double* state) const {
+  ScaleBlockState(i, 1 - gamma, state);
+  AddCornerToState(i, y, gamma, state);
+}
+
+void Problem::ScaleBlockState(int i, double factor, double* state) const {
+  const int64_t size = BlockStateSize(i);
+  for (int64_t k = 0; k < size; ++k) state[k] *= factor;
+}
+
+double Problem::StateDistanceSquared(int i, const double* state,
+                                     const Corner& y) const {
+  std::vector<double> difference(Dim(), 0.0);
+  AddCornerMinusState(i, y, state, 1.0, difference.data());
+  return SquaredNorm(difference);
+}
+
+void Problem::AddCornerMinusMixture(int i, const Corner& y, const double* state,
+                                    const Corner* const*, const double*, int,
+                                    double c, double* w) const {
+  AddCornerMinusState(i, y, state, c, w);
+}
+
+void Problem::AddCornerMinusStateInSlice(int i, const Corner& y,
+                                         const double* state, double c,
+                                         int64_t begin, int64_t end,
+                                         double* w) const {
+  std::vector<double> change(Dim(), 0.0);
+  AddCornerMinusState(i, y, state, c, change.data());
+  for (int64_t j = begin; j < end; ++j) w[j] += change[j];
+}
+
+void Problem::EncodeCornerMinusState(int i, const Corner& y,
+                                     const double* state, double c,
+                                     BlockUpdate* update) const {
+  std::vector<double> change(Dim(), 0.0);
+  AddCornerMinusState(i, y, state, c, change.data());
+  EncodeDense(*this, i, change, update);
+}
+
+void Problem::EncodeScaled(int i, const Corner& y, double c,
+                           BlockUpdate* update) const {
+  std::vector<double> change(Dim(), 0.0);
+  AddScaled(i, y, c, change.data());
+  EncodeDense(*this, i, change, update);
+}
+
+void Problem::ScoreCorners(int i, const double* w, const double* state,
+                           const Corner* const* corners, int count,
+                           double* scores, double* state_dot) const {
+  for (int k = 0; k < count; ++k) scores[k] = Score(i, w, *corners[k]);
+  if (state != nullptr) *state_dot = StateDot(i, state, w);
+}
+
+void Problem::ScoreCornersAndMaxOracle(int i, const double* w,
+                                       const double* state,
+                                       const Corner* const* corners, int count,
+                                       double* scores,
+                                       OracleResult* result) const {
+  ScoreCorners(i, w, nullptr, corners, count, scores, nullptr);
+  MaxOracleWithStateDot(i, w, state, result);
+}
+
+double Problem::CornerDistanceSquared(int i, const Corner& a,
+                                      const Corner& b) const {
+  std::vector<double> difference(Dim(), 0.0);
+  AddCornerDifference(i, a, b, 1.0, difference.data());
+  return SquaredNorm(difference);
+}
+
+bool Problem::IsCorner(int i, const Corner& y) const {
+  return y.size() == GoldCorner(i).size();
+}
+
+bool Problem::SupportsSmoothing(Smoothing::Kind kind) const {
+  return kind == Smoothing::Kind::kNone;
+}
+
+double Problem::SmoothedOracle(int i, const double* w,
+                               const Smoothing& smoothing,
+                               double* state) const {
+  // Unsmoothed: q on the oracle's corner, f = max_y h(y). The smoothed
+  // solvers check SupportsSmoothing before they call this.
+  OracleResult result;
+  MaxOracle(i, w, &result);
+  std::fill(state, state + BlockStateSize(i), 0.0);
+  AddCornerToState(i, result.corner, 1.0, state);
+  (void)smoothing;
+  return result.loss - result.score;
+}
+
+void Problem::TouchedRanges(int, std::vector<CoordinateRange>* ranges) const {
+  ranges->push_back({0, Dim()});
+}
+
 }  // namespace chaintag

@@ -3,10 +3,11 @@
 //   min_w  λ/2‖w‖² + 1/n Σ_i max_y [L_i(y) − ⟨w, ψ_i(y)⟩],
 //   ψ_i(y) = φ(x_i, y_i) − φ(x_i, y).
 //
-// A solver sees n blocks and, per block, opaque corners (labelings). Every
-// operation costs O(size of example i), never O(Dim()), except where a dense
-// vector is named. Solvers never include anything chain-specific: what they
-// need is added here.
+// A solver sees n blocks and, per block, opaque corners (labelings).
+// Solvers never include anything chain-specific: what they need is added
+// here. A problem that overrides every speed path (ChainProblem) costs
+// O(size of example i) per operation, never O(Dim()); the defaults may cost
+// O(Dim()).
 //
 // Per-block dual state. BCFW-type solvers keep, per block, a point
 // v_i ∈ conv{ψ_i(y)} (so w_i = v_i/(λn)). Its representation belongs to the
@@ -110,134 +111,188 @@ struct BlockUpdate {
 // w += update, addition by addition.
 void AddBlockUpdate(const BlockUpdate& update, double* w);
 
+// A structured problem as the solvers see it. Ten methods are the core,
+// pure virtual: a new problem (a loss, a tree, a segmentation) writes those
+// and every solver runs on it. Every other virtual method is an optional
+// speed path with a default built from the core, correct but O(Dim()) per
+// call or slower; a problem overrides one when it can do the same work from
+// less (for chains: from the unary scores, the Gram matrices, the labels a
+// state holds). Each speed path's comment says what it must equal.
+//
+//   core (pure virtual)        what it is
+//   NumExamples, Dim           n blocks, w in R^Dim
+//   GoldCorner                 y_i (psi_i(y_i) = 0)
+//   Loss                       L_i(y)
+//   MaxOracle                  argmax_y L_i(y) - <w, psi_i(y)>
+//   Decode                     argmax_y <w, phi(x_i, y)>
+//   AddScaled                  w += c * psi_i(y)
+//   BlockStateSize             doubles of block i's dual state
+//   AddCornerToState           state += c * (the state of alpha on y)
+//   AddCornerMinusState        w += c * (psi_i(y) - v_i)
+//
+// A minimal problem whose block state is v_i itself, densely (BlockStateSize
+// = Dim(), the state of y is psi_i(y)):
+//
+//   class MyProblem : public Problem {
+//    public:
+//     int NumExamples() const override { return n_; }
+//     int64_t Dim() const override { return d_; }
+//     const Corner& GoldCorner(int i) const override { return gold_[i]; }
+//     double Loss(int i, const Corner& y) const override { ... }
+//     void MaxOracle(int i, const double* w,
+//                    OracleResult* result) const override {
+//       result->corner = ...;  // a maximiser of L_i(y) - <w, psi_i(y)>
+//       result->loss = Loss(i, result->corner);
+//       result->score = Score(i, w, result->corner);
+//     }
+//     void Decode(int i, const double* w, Corner* y) const override { ... }
+//     void AddScaled(int i, const Corner& y, double c,
+//                    double* w) const override { ... }  // w += c psi_i(y)
+//     int64_t BlockStateSize(int) const override { return d_; }
+//     void AddCornerToState(int i, const Corner& y, double c,
+//                           double* state) const override {
+//       AddScaled(i, y, c, state);
+//     }
+//     void AddCornerMinusState(int i, const Corner& y, const double* state,
+//                              double c, double* w) const override {
+//       AddScaled(i, y, c, w);
+//       for (int64_t j = 0; j < d_; ++j) w[j] -= c * state[j];
+//     }
+//   };
+//
+//   MyProblem problem(...);
+//   absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(config);  //
+//   registry.h std::vector<double> w; absl::StatusOr<TrainingSummary> summary =
+//       (*solver)->Solve(problem, &monitor, &w);  // summary->gap certifies w
+//
+// solvers/core_problem_test.cc runs every solver on a problem that writes
+// only the core and checks that each reaches the optimum the full
+// implementation of the same problem reaches.
 class Problem {
  public:
   virtual ~Problem() = default;
 
+  // ---- The core ----
+
   virtual int NumExamples() const = 0;
   virtual int64_t Dim() const = 0;
-
-  // Loss-augmented decoding: a maximiser of L_i(y) − ⟨w, ψ_i(y)⟩, ties
-  // broken deterministically. When `state` is non-null, also ⟨v_i, w⟩
-  // (computed from the same intermediate scores, hence nearly free).
-  virtual void MaxOracle(int i, const double* w, const double* state,
-                         OracleResult* result) const = 0;
-  // MaxOracle at w = scale·v (state-free), scores included: lets a solver
-  // keep w as a scale times a vector, so that shrinking w costs O(1)
-  // instead of O(Dim()) (SSG). scale > 0.
-  virtual void MaxOracleScaled(int i, const double* v, double scale,
-                               OracleResult* result) const = 0;
-  // Prediction: a maximiser of ⟨w, φ(x_i, y)⟩.
-  virtual void Decode(int i, const double* w, Corner* corner) const = 0;
+  // The gold labeling y_i (psi_i(y_i) = 0, L_i(y_i) = 0 for Hamming losses).
+  virtual const Corner& GoldCorner(int i) const = 0;
   virtual double Loss(int i, const Corner& y) const = 0;
-  // ⟨w, ψ_i(y)⟩.
-  virtual double Score(int i, const double* w, const Corner& y) const = 0;
-  // w += c·ψ_i(y).
+  // Loss-augmented decoding: result->corner a maximiser of
+  // L_i(y) - <w, psi_i(y)>, ties broken deterministically, with its loss and
+  // score <w, psi_i(corner)>; result->state_dot is left as it is.
+  virtual void MaxOracle(int i, const double* w,
+                         OracleResult* result) const = 0;
+  // Prediction: a maximiser of <w, phi(x_i, y)>.
+  virtual void Decode(int i, const double* w, Corner* corner) const = 0;
+  // w += c*psi_i(y).
   virtual void AddScaled(int i, const Corner& y, double c, double* w) const = 0;
-  // w += c·(ψ_i(a) − ψ_i(b)), a pairwise step's change: problems that can
-  // touch only where a and b differ override it.
-  virtual void AddCornerDifference(int i, const Corner& a, const Corner& b,
-                                   double c, double* w) const {
-    AddScaled(i, a, c, w);
-    AddScaled(i, b, -c, w);
-  }
-
-  // Block dual state (see the top comment).
+  // Block dual state (see the top comment): its size in doubles, and
+  // state += c*(the state of alpha concentrated on y). The state is affine
+  // in alpha; solvers combine states with weights that sum to one (e.g. +g
+  // on one corner, -g on another).
   virtual int64_t BlockStateSize(int i) const = 0;
-  // v_i = ψ_i(y_i) = 0, the state of α_i concentrated on the gold labeling.
-  virtual void InitBlockState(int i, double* state) const = 0;
-  // v_i ← (1−γ)·v_i + γ·ψ_i(y).
-  virtual void MixCorner(int i, const Corner& y, double gamma,
-                         double* state) const = 0;
-  // v_i ← factor·v_i (an FW step's shrinking, MixCorner's first half):
-  // problems whose states hold few nonzeros override it to touch those.
-  virtual void ScaleBlockState(int i, double factor, double* state) const {
-    const int64_t size = BlockStateSize(i);
-    for (int64_t k = 0; k < size; ++k) state[k] *= factor;
-  }
-  // ‖v_i − ψ_i(y)‖².
-  virtual double StateDistanceSquared(int i, const double* state,
-                                      const Corner& y) const = 0;
-  // w += c·(ψ_i(y) − v_i).
+  virtual void AddCornerToState(int i, const Corner& y, double c,
+                                double* state) const = 0;
+  // w += c*(psi_i(y) - v_i), v_i the point the state represents (with y
+  // the gold labeling: w -= c*v_i).
   virtual void AddCornerMinusState(int i, const Corner& y, const double* state,
                                    double c, double* w) const = 0;
-  // The same for a state known to be Σ_k weights[k]·(the state of
-  // corners[k]), the weights summing to one: problems that can read the
-  // labelings instead of parts of the state they would otherwise sweep
-  // override it.
+
+  // ---- Optional speed paths: each default is built from the core ----
+
+  // MaxOracle, and, when `state` is non-null, result->state_dot = <v_i, w>
+  // (StateDot), else 0. Chains compute both from the same scores.
+  virtual void MaxOracleWithStateDot(int i, const double* w,
+                                     const double* state,
+                                     OracleResult* result) const;
+  // <v_i, w>.
+  virtual double StateDot(int i, const double* state, const double* w) const;
+  // MaxOracle at w = scale*v, scale > 0: lets a solver keep w as a scale
+  // times a vector, so that shrinking w costs O(1) instead of O(Dim()) (SSG).
+  virtual void MaxOracleScaled(int i, const double* v, double scale,
+                               OracleResult* result) const;
+  // <w, psi_i(y)>.
+  virtual double Score(int i, const double* w, const Corner& y) const;
+  // w += c*(psi_i(a) - psi_i(b)), a pairwise step's change.
+  virtual void AddCornerDifference(int i, const Corner& a, const Corner& b,
+                                   double c, double* w) const;
+  // The state of alpha concentrated on the gold labeling (v_i = 0).
+  virtual void InitBlockState(int i, double* state) const;
+  // v_i <- (1-gamma)*v_i + gamma*psi_i(y): ScaleBlockState(1 - gamma), then
+  // AddCornerToState(y, gamma).
+  virtual void MixCorner(int i, const Corner& y, double gamma,
+                         double* state) const;
+  // v_i <- factor*v_i (an FW step's shrinking, MixCorner's first half).
+  virtual void ScaleBlockState(int i, double factor, double* state) const;
+  // ||v_i - psi_i(y)||^2.
+  virtual double StateDistanceSquared(int i, const double* state,
+                                      const Corner& y) const;
+  // AddCornerMinusState for a state known to be sum_k weights[k]*(the state
+  // of corners[k]), the weights summing to one.
   virtual void AddCornerMinusMixture(int i, const Corner& y,
                                      const double* state,
                                      const Corner* const* corners,
                                      const double* weights, int count, double c,
-                                     double* w) const {
-    AddCornerMinusState(i, y, state, c, w);
-  }
+                                     double* w) const;
   // AddCornerMinusState on w's coordinates in [begin, end) only, where
   // begin and end never split a range TouchedRanges gives: threads that own
   // disjoint slices of w can then add many blocks together, each
-  // coordinate receiving exactly the additions, in block order, that the
-  // unrestricted calls would make (forming w̄ from the averaged states).
+  // coordinate receiving the additions, in block order, that the
+  // unrestricted calls would make (forming the average from the averaged
+  // states).
   virtual void AddCornerMinusStateInSlice(int i, const Corner& y,
                                           const double* state, double c,
                                           int64_t begin, int64_t end,
-                                          double* w) const = 0;
+                                          double* w) const;
   // AddCornerMinusState and AddScaled as BlockUpdates, appended to
   // `update`: adding them to w changes it as those calls would (up to the
   // rounding of their sums). Their additions lie inside TouchedRanges(i).
   virtual void EncodeCornerMinusState(int i, const Corner& y,
                                       const double* state, double c,
-                                      BlockUpdate* update) const = 0;
+                                      BlockUpdate* update) const;
   virtual void EncodeScaled(int i, const Corner& y, double c,
-                            BlockUpdate* update) const = 0;
-  // state += c·(the state of α concentrated on y). Used with weights that
-  // keep the state's α summing to one (e.g. +γ on one corner, −γ on another).
-  virtual void AddCornerToState(int i, const Corner& y, double c,
-                                double* state) const = 0;
-
-  // Active sets, caches and working sets keep corners, never ψ vectors; these
-  // serve them at the cost of one oracle's shared work, not one per corner.
-  //
-  // scores[k] = ⟨w, ψ_i(*corners[k])⟩ for k < count, and, when `state` is
-  // non-null, *state_dot = ⟨v_i, w⟩ (for chains the unary scores are
-  // computed once for all of them).
+                            BlockUpdate* update) const;
+  // Active sets, caches and working sets keep corners, never psi vectors;
+  // these serve them. scores[k] = <w, psi_i(*corners[k])> for k < count,
+  // and, when `state` is non-null, *state_dot = <v_i, w>.
   virtual void ScoreCorners(int i, const double* w, const double* state,
                             const Corner* const* corners, int count,
-                            double* scores, double* state_dot) const = 0;
-  // ScoreCorners and MaxOracle(i, w, state, result) in one call, sharing
-  // the work both need (for chains: one unary pass instead of two), for
-  // solvers that know they will call the oracle anyway.
+                            double* scores, double* state_dot) const;
+  // ScoreCorners (state_dot into result->state_dot) and
+  // MaxOracleWithStateDot in one call, for solvers that know they will call
+  // the oracle anyway.
   virtual void ScoreCornersAndMaxOracle(int i, const double* w,
                                         const double* state,
                                         const Corner* const* corners, int count,
                                         double* scores,
-                                        OracleResult* result) const = 0;
-  // ‖ψ_i(a) − ψ_i(b)‖² (so ‖ψ_i(a)‖² with b the gold labeling).
+                                        OracleResult* result) const;
+  // ||psi_i(a) - psi_i(b)||^2 (so ||psi_i(a)||^2 with b the gold labeling).
   virtual double CornerDistanceSquared(int i, const Corner& a,
-                                       const Corner& b) const = 0;
-  // The gold labeling y_i (ψ_i(y_i) = 0, L_i(y_i) = 0 for Hamming losses).
-  virtual const Corner& GoldCorner(int i) const = 0;
+                                       const Corner& b) const;
   // Whether `y` is a corner of block i, for corners read from a file (a
   // checkpoint): every other method trusts its corners. By default only
   // the length is checked; problems with label ids check their range too.
-  virtual bool IsCorner(int i, const Corner& y) const {
-    return y.size() == GoldCorner(i).size();
-  }
-
-  // Smoothed oracle: returns f_{i,μ}(w) (see Smoothing) and writes to
+  virtual bool IsCorner(int i, const Corner& y) const;
+  // Whether SmoothedOracle implements `kind`. The default implements kNone
+  // only (top-K and entropy smoothing need a problem's own enumeration);
+  // the smoothed solvers refuse a kind the problem lacks.
+  virtual bool SupportsSmoothing(Smoothing::Kind kind) const;
+  // Smoothed oracle: returns f_{i,mu}(w) (see Smoothing) and writes to
   // `state` (BlockStateSize(i) doubles) the block state of the distribution
-  // q the smoothing puts on labelings, so that ∇f_{i,μ}(w) = −E_q ψ_i(y).
-  // AddCornerMinusState(i, GoldCorner(i), state, c, w) then does
-  // w += c·∇f_{i,μ}(w).
+  // q the smoothing puts on labelings, so that grad f_{i,mu}(w) =
+  // -E_q psi_i(y). AddCornerMinusState(i, GoldCorner(i), state, c, w) then
+  // does w += c*grad f_{i,mu}(w).
   virtual double SmoothedOracle(int i, const double* w,
                                 const Smoothing& smoothing,
-                                double* state) const = 0;
+                                double* state) const;
   // The coordinates block i's oracles read and its updates write, as
   // ranges (which may repeat), so that a solver can bring exactly those up
   // to date before a step (lazy updates). The ranges of every block are
   // parts of one fixed partition of the coordinates: two ranges are equal
-  // or disjoint. Appends to `ranges`.
-  virtual void TouchedRanges(int i,
-                             std::vector<CoordinateRange>* ranges) const = 0;
+  // or disjoint. Appends to `ranges`. By default all of w, one range.
+  virtual void TouchedRanges(int i, std::vector<CoordinateRange>* ranges) const;
 };
 
 // Where each block's state starts in one array holding all of them:

@@ -140,7 +140,7 @@ PathStart ComputePathStart(const Problem& problem, int threads) {
   ParallelFor(n, threads, [&](int begin, int end) {
     OracleResult result;
     for (int i = begin; i < end; ++i) {
-      problem.MaxOracle(i, psi_tilde, nullptr, &result);
+      problem.MaxOracle(i, psi_tilde, &result);
       start.max_loss[i] = result.corner;
     }
   });

@@ -174,7 +174,7 @@ TEST(RegularizationPathTest, WarmStartTurnsExactGapsIntoExactGaps) {
     double total = 0;
     for (int i = 0; i < n; ++i) {
       OracleResult oracle;
-      problem.MaxOracle(i, w_after.data(), nullptr, &oracle);
+      problem.MaxOracle(i, w_after.data(), &oracle);
       total += (oracle.loss - oracle.score) / n;
     }
     const DualityGap direct =

@@ -5,13 +5,19 @@
 
 namespace chaintag {
 
-void ShardProblem::MaxOracle(int i, const double* w, const double* state,
-                             OracleResult* result) const {
+void ShardProblem::MaxOracleWithStateDot(int i, const double* w,
+                                         const double* state,
+                                         OracleResult* result) const {
   if (IsLocal(i)) {
-    local_.MaxOracle(Local(i), w, state, result);
+    local_.MaxOracleWithStateDot(Local(i), w, state, result);
   } else {
     *result = OracleResult();
   }
+}
+
+double ShardProblem::StateDot(int i, const double* state,
+                              const double* w) const {
+  return IsLocal(i) ? local_.StateDot(Local(i), state, w) : 0;
 }
 
 void ShardProblem::MaxOracleScaled(int i, const double* v, double scale,

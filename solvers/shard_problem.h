@@ -32,8 +32,15 @@ class ShardProblem : public Problem {
 
   int NumExamples() const override { return n_; }
   int64_t Dim() const override { return local_.Dim(); }
-  void MaxOracle(int i, const double* w, const double* state,
-                 OracleResult* result) const override;
+  void MaxOracle(int i, const double* w, OracleResult* result) const override {
+    MaxOracleWithStateDot(i, w, nullptr, result);
+  }
+  void MaxOracleWithStateDot(int i, const double* w, const double* state,
+                             OracleResult* result) const override;
+  double StateDot(int i, const double* state, const double* w) const override;
+  bool SupportsSmoothing(Smoothing::Kind kind) const override {
+    return local_.SupportsSmoothing(kind);
+  }
   void MaxOracleScaled(int i, const double* v, double scale,
                        OracleResult* result) const override;
   void Decode(int i, const double* w, Corner* corner) const override;

@@ -121,7 +121,7 @@ TEST(SsgTest, LazyStepsEqualTheDenseAlgorithm) {
     int64_t k = 0;
     for (int step = 0; step < 300 * n; ++step, ++k) {
       const int i = static_cast<int>(random.Uniform(n));
-      problem.MaxOracle(i, dense.data(), nullptr, &oracle);
+      problem.MaxOracle(i, dense.data(), &oracle);
       const double gamma = 1.0 / (k + 1.0);
       for (double& x : dense) x *= 1 - gamma;
       problem.AddScaled(i, oracle.corner, gamma / lambda, dense.data());

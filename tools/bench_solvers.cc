@@ -117,10 +117,19 @@ class TimedProblem : public Problem {
 
   int NumExamples() const override { return base_.NumExamples(); }
   int64_t Dim() const override { return base_.Dim(); }
-  void MaxOracle(int i, const double* w, const double* state,
-                 OracleResult* result) const override {
+  void MaxOracle(int i, const double* w, OracleResult* result) const override {
+    MaxOracleWithStateDot(i, w, nullptr, result);
+  }
+  double StateDot(int i, const double* state, const double* w) const override {
+    return base_.StateDot(i, state, w);
+  }
+  bool SupportsSmoothing(Smoothing::Kind kind) const override {
+    return base_.SupportsSmoothing(kind);
+  }
+  void MaxOracleWithStateDot(int i, const double* w, const double* state,
+                             OracleResult* result) const override {
     const auto start = StartOracle();
-    base_.MaxOracle(i, w, state, result);
+    base_.MaxOracleWithStateDot(i, w, state, result);
     Clock(kOracle, start);
   }
   void MaxOracleScaled(int i, const double* v, double scale,
@@ -284,7 +293,7 @@ double OracleSecondsPerCall() {
       for (int i = 0; i < n; ++i) {
         state.resize(problem.BlockStateSize(i));
         problem.InitBlockState(i, state.data());
-        problem.MaxOracle(i, w.data(), state.data(), &result);
+        problem.MaxOracleWithStateDot(i, w.data(), state.data(), &result);
         benchmark::DoNotOptimize(result.score);
       }
       best = std::min(best, std::chrono::duration<double>(
@@ -427,7 +436,7 @@ void BM_CacheHitCost(benchmark::State& state) {
   for (int i = 0; i < n; ++i) {
     states[i].resize(problem.BlockStateSize(i));
     problem.InitBlockState(i, states[i].data());
-    problem.MaxOracle(i, w.data(), nullptr, &result);
+    problem.MaxOracle(i, w.data(), &result);
     Corner decoded;
     problem.Decode(i, w.data(), &decoded);
     problem.MixCorner(i, result.corner, 0.5, states[i].data());
@@ -456,7 +465,7 @@ void BM_CacheHitCost(benchmark::State& state) {
           }
           benchmark::DoNotOptimize(state_dot);
         } else {
-          problem.MaxOracle(i, w.data(), states[i].data(), &result);
+          problem.MaxOracleWithStateDot(i, w.data(), states[i].data(), &result);
           benchmark::DoNotOptimize(result.score);
         }
       }
