@@ -35,7 +35,8 @@ absl::Status BcfwRun::ExchangeRound(int size) {
     WireAppend(oracle.ell_slope, &local);
     WireAppend(oracle.fw_gap, &local);
     WireAppend(oracle.state_dot, &local);
-    if (oracle.moves) delta_codec_.Append(oracle.delta, oracle.slots, &local);
+    if (oracle.moves)
+      delta_codec_.Append(oracle.located.delta, oracle.located.slots, &local);
   }
   absl::Status status = distribution_.communicator->AllGather(
       local, &exchange_all_, &exchange_offsets_);
@@ -64,15 +65,16 @@ absl::Status BcfwRun::ExchangeRound(int size) {
       oracle.cache_hit = cache_hit;
       oracle.moves = moves != 0;
       if (!oracle.moves) continue;
-      if (!delta_codec_.Read(slot_map_, &reader, &oracle.delta)) {
+      if (!delta_codec_.Read(merge_->slot_map(), &reader,
+                             &oracle.located.delta)) {
         return absl::DataLossError(
             absl::StrCat("rank ", r, " sent a truncated round"));
       }
-      if (!ValidDelta(slot_map_, oracle.delta)) {
+      if (!ValidDelta(merge_->slot_map(), oracle.located.delta)) {
         return absl::DataLossError(
             absl::StrCat("rank ", r, " sent a delta outside w"));
       }
-      if (oracle.moves) LocateAdditions(k);
+      merge_->Locate(&oracle.located);
     }
   }
   return absl::OkStatus();

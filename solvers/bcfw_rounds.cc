@@ -17,75 +17,17 @@
 
 #include "absl/status/status.h"
 #include "base/batch_pool.h"
-#include "base/cpu_dispatch.h"
 #include "solvers/bcfw_internal.h"
 #include "solvers/bcfw_run.h"
 #include "solvers/bcfw_wire.h"
 #include "solvers/corner_store.h"
 #include "solvers/problem.h"
+#include "solvers/round_merge.h"
 
 namespace chaintag {
 
 using bcfw_internal::kInfinity;
 using bcfw_internal::LineSearch;
-
-namespace {
-
-// How many additions ahead the round's slot lookups are prefetched, and
-// how many ranges ahead the rows of w that U is added to.
-constexpr size_t kSlotLookahead = 16;
-constexpr size_t kRowLookahead = 4;
-// Slots are dealt to the parts in runs of this many (a cache line of
-// BcfwRun::SlotEntry), by norm group: run r is in group r mod kNormGroups,
-// and group g's runs go to part g mod parts. The round's ‖U‖² is summed
-// per group, then over the groups in order, so it does not depend on the
-// number of parts as long as that is at most kNormGroups.
-constexpr uint64_t kSlotsPerPartRun = 8;
-constexpr uint64_t kNormGroups = 256;
-
-uint64_t NormGroup(uint64_t slot) {
-  return slot / kSlotsPerPartRun % kNormGroups;
-}
-
-// The round's merge loops, for AVX2 where there is one (no FMA: the clones
-// round as the portable code does, so a model does not depend on the CPU).
-// One delta's additions owned by a part into U, at the ranges
-// `round_indices` gives in turn; returns the next delta's first index.
-CHAINTAG_AVX2_CLONES const int32_t* AddOwnedAdditions(
-    const BlockUpdate& delta, const int32_t* owned_begin,
-    const int32_t* owned_end, const int32_t* round_indices,
-    const int64_t* offsets, double* update) {
-  for (const int32_t* a = owned_begin; a < owned_end; ++a) {
-    delta.AddTo(*a, update + offsets[*round_indices++]);
-  }
-  return round_indices;
-}
-
-int32_t PartBegin(const BcfwRun::BlockOracle& oracle, int part) {
-  return part == 0 ? 0 : oracle.part_ends[part - 1];
-}
-
-// ‖v‖² with four partial sums (x mod 4), added pairwise: a fixed order that
-// vectorises, where one running sum waits on every addition.
-CHAINTAG_AVX2_CLONES double NormSquared(const double* v, int64_t length) {
-  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  int64_t x = 0;
-  for (; x + 4 <= length; x += 4) {
-    s0 += v[x] * v[x];
-    s1 += v[x + 1] * v[x + 1];
-    s2 += v[x + 2] * v[x + 2];
-    s3 += v[x + 3] * v[x + 3];
-  }
-  for (; x < length; ++x) s0 += v[x] * v[x];
-  return (s0 + s1) + (s2 + s3);
-}
-
-CHAINTAG_AVX2_CLONES void AddScaledVector(const double* u, double t,
-                                          int64_t length, double* w) {
-  for (int64_t x = 0; x < length; ++x) w[x] += t * u[x];
-}
-
-}  // namespace
 
 // A round of τ blocks: their oracles and steps at the round's w (phase one,
 // on the threads, or on the ranks that own them), the shared bookkeeping in
@@ -123,11 +65,11 @@ absl::Status BcfwRun::RunRound(int j, int size) {
     UpdateBlockScalars(i, t * oracle.ell_slope, step);
     if (averaging_ && !IsLocal(i)) FoldIntoAverage(i, step - 1);
   }
-  const int parts = RoundParts();
+  const int parts = merge_->parts();
   // The parts first: they are the longest items.
   RunRoundPhase(parts + size, [this, t, parts, first_step](int item) {
     if (item < parts) {
-      ApplyRoundUpdate(item, t);
+      merge_->ApplyPart(item, t, w_.data());
     } else if (IsLocal(round_blocks_[item - parts])) {
       UpdateRoundBlock(item - parts, t, first_step + item - parts);
     }
@@ -156,159 +98,20 @@ void BcfwRun::UpdateRoundBlock(int k, double t, int64_t step) {
   if (!use_cache_) store.RemoveInactive();
 }
 
-// At most 255 parts: an addition's owner is a byte.
-int BcfwRun::RoundParts() const {
-  return std::clamp(config_.num_threads(), 1, 255);
-}
-
-// Each addition's granularity slot of w and the part that owns it: slots
-// in runs of kSlotsPerPartRun, dealt round the parts, so that threads
-// merge disjoint coordinates and write to disjoint cache lines of the slot
-// table.
-void BcfwRun::LocateAdditions(int k) {
-  BlockOracle& oracle = round_oracles_[k];
-  const std::vector<int64_t>& targets = oracle.delta.targets;
-  const uint64_t parts = RoundParts();
-  const size_t additions = targets.size();
-  oracle.slots.resize(additions);
-  oracle.owners.resize(additions);
-  oracle.part_ends.assign(parts, 0);
-  for (size_t j = 0; j < additions; ++j) {
-    const uint64_t slot = slot_map_.SlotOf(targets[j]);
-    oracle.slots[j] = static_cast<int64_t>(slot);
-    const uint8_t owner =
-        parts == 1 ? 0 : static_cast<uint8_t>(NormGroup(slot) % parts);
-    oracle.owners[j] = owner;
-    ++oracle.part_ends[owner];
-  }
-  // A counting sort by owner, stable: each part's additions in order.
-  int32_t end = 0;
-  for (int32_t& part_end : oracle.part_ends) {
-    end += part_end;
-    part_end = end;
-  }
-  oracle.part_additions.resize(additions);
-  for (size_t j = additions; j-- > 0;) {
-    oracle.part_additions[--oracle.part_ends[oracle.owners[j]]] =
-        static_cast<int32_t>(j);
-  }
-  // The decrements left part_ends[p] at part p's begin: shift to ends.
-  for (uint64_t p = 0; p < parts; ++p) {
-    oracle.part_ends[p] = p + 1 < parts ? oracle.part_ends[p + 1]
-                                        : static_cast<int32_t>(additions);
-  }
-}
-
-// Part p of U: the distinct ranges of its slots in order of first
-// appearance, every block's additions there in block order, and the
-// squared norms of its norm groups, each summed over the group's ranges in
-// order of first appearance: the same numbers in the same order for any
-// number of parts.
-void BcfwRun::AccumulateRoundPart(int part, int size) {
-  RoundPart& round_part = round_parts_[part];
-  size_t capacity = 0;
+double BcfwRun::RoundScale(int size) {
+  moving_deltas_.clear();
   for (int k = 0; k < size; ++k) {
     if (round_oracles_[k].moves) {
-      capacity += round_oracles_[k].delta.targets.size();
+      moving_deltas_.push_back(&round_oracles_[k].located);
     }
   }
-  // Grown, never shrunk: the first `count` ranges and as many indices as
-  // the part has additions are this round's.
-  if (round_part.ranges.size() < capacity) {
-    round_part.ranges.resize(capacity);
-    round_part.offsets.resize(capacity);
-    round_part.indices.resize(capacity);
-  }
-  CoordinateRange* ranges = round_part.ranges.data();
-  int64_t* offsets = round_part.offsets.data();
-  int32_t* indices = round_part.indices.data();
-  const uint32_t stamp = round_stamp_;
-  SlotEntry* entries = slot_entries_.data();
-  int64_t count = 0, total = 0, owned = 0;
-  for (int k = 0; k < size; ++k) {
-    const BlockOracle& oracle = round_oracles_[k];
-    if (!oracle.moves) continue;
-    const BlockUpdate& delta = oracle.delta;
-    const int64_t* slots = oracle.slots.data();
-    const int32_t* owned_begin =
-        oracle.part_additions.data() + PartBegin(oracle, part);
-    const int32_t* owned_end =
-        oracle.part_additions.data() + oracle.part_ends[part];
-    for (const int32_t* a = owned_begin; a < owned_end; ++a) {
-      // The slots are scattered over w's rows: fetch ahead.
-      if (a + kSlotLookahead < owned_end) {
-        __builtin_prefetch(entries + slots[a[kSlotLookahead]], 1);
-      }
-      const int32_t j = *a;
-      // Without branches on whether the slot is new to the round: that is
-      // a coin toss.
-      SlotEntry& entry = entries[slots[j]];
-      const bool first = entry.stamp != stamp;
-      const int64_t length = delta.VectorLength(delta.vectors[j]);
-      ranges[count] = {delta.targets[j], length};
-      offsets[count] = total;
-      entry.range = first ? static_cast<int32_t>(count) : entry.range;
-      entry.stamp = stamp;
-      count += first;
-      total += first ? length : 0;
-      indices[owned++] = entry.range;
-    }
-  }
-  round_part.count = count;
-  round_part.update.assign(total, 0.0);
-  double* update = round_part.update.data();
-  const int32_t* next_index = indices;
-  for (int k = 0; k < size; ++k) {
-    const BlockOracle& oracle = round_oracles_[k];
-    if (!oracle.moves) continue;
-    next_index = AddOwnedAdditions(
-        oracle.delta, oracle.part_additions.data() + PartBegin(oracle, part),
-        oracle.part_additions.data() + oracle.part_ends[part], next_index,
-        offsets, update);
-  }
-  // Ranges in order of first appearance: within a norm group, the same
-  // order for any number of parts.
-  round_part.group_norms.assign(kNormGroups, 0.0);
-  for (int64_t r = 0; r < count; ++r) {
-    round_part.group_norms[NormGroup(slot_map_.SlotOf(ranges[r].begin))] +=
-        NormSquared(update + offsets[r], ranges[r].length);
-  }
-}
-
-void BcfwRun::ApplyRoundUpdate(int part, double t) {
-  const RoundPart& round_part = round_parts_[part];
-  const size_t ranges = round_part.count;
-  for (size_t r = 0; r < ranges; ++r) {
-    if (r + kRowLookahead < ranges) {
-      const double* ahead =
-          w_.data() + round_part.ranges[r + kRowLookahead].begin;
-      __builtin_prefetch(ahead, 1);
-      __builtin_prefetch(ahead + 8, 1);
-      __builtin_prefetch(ahead + 16, 1);
-    }
-    const CoordinateRange& range = round_part.ranges[r];
-    AddScaledVector(round_part.update.data() + round_part.offsets[r], t,
-                    range.length, w_.data() + range.begin);
-  }
-}
-
-double BcfwRun::RoundScale(int size) {
-  if (slot_entries_.empty()) {
-    slot_entries_.assign(slot_map_.count(), SlotEntry());
-    round_parts_.resize(RoundParts());
-  }
-  ++round_stamp_;
-  RunRoundPhase(RoundParts(),
-                [this, size](int part) { AccumulateRoundPart(part, size); });
-  // Group by group: the same sum for any number of parts, and on every
-  // rank.
-  const int parts = RoundParts();
-  double norm = 0, slope = 0;
-  for (uint64_t group = 0; group < kNormGroups; ++group) {
-    norm += round_parts_[group % parts].group_norms[group];
-  }
+  merge_->BeginRound();
+  RunRoundPhase(merge_->parts(), [this](int part) {
+    merge_->AccumulatePart(part, moving_deltas_);
+  });
+  double slope = 0;
   for (int k = 0; k < size; ++k) slope += round_oracles_[k].slope;
-  return LineSearch(slope, lambda_ * norm, 1.0);
+  return LineSearch(slope, lambda_ * merge_->NormSquared(), 1.0);
 }
 
 void BcfwRun::RunRoundPhase(int items, const std::function<void(int)>& job) {
@@ -329,7 +132,7 @@ void BcfwRun::RunRoundPhase(int items, const std::function<void(int)>& job) {
 // Block i's Δw at unit scale, c/(λn)·Δv, as the problem encodes it.
 void BcfwRun::EncodeBlockDelta(int i, BlockOracle* oracle) const {
   const BcfwMove& move = oracle->move;
-  BlockUpdate* delta = &oracle->delta;
+  BlockUpdate* delta = &oracle->located.delta;
   delta->Clear();
   const double c = 1.0 / (lambda_ * n_);
   auto corner_of = [&](int entry) -> const Corner& {
@@ -438,7 +241,11 @@ void BcfwRun::PrepareRound(int size) {
   if (static_cast<int>(round_oracles_.size()) < size) {
     round_oracles_.resize(size);
   }
-  if (!slot_map_.is_set()) slot_map_ = SlotMap(dim_, Granularity());
+  if (merge_ == nullptr) {
+    // At most 255 parts: an addition's owner is a byte.
+    merge_ = std::make_unique<RoundMerge>(
+        dim_, Granularity(), std::clamp(config_.num_threads(), 1, 255));
+  }
   // Longest blocks first (their state size is proportional to their
   // length), so that the threads finish together.
   prepare_order_.resize(size);
@@ -453,7 +260,7 @@ void BcfwRun::PrepareRound(int size) {
     if (!IsLocal(round_blocks_[k])) return;
     ComputeBlockOracle(round_blocks_[k], &round_oracles_[k]);
     PrepareBlockStep(round_blocks_[k], &round_oracles_[k]);
-    if (round_oracles_[k].moves) LocateAdditions(k);
+    if (round_oracles_[k].moves) merge_->Locate(&round_oracles_[k].located);
   });
 }
 

@@ -34,6 +34,7 @@
 #include "solvers/monitor.h"
 #include "solvers/pass_driver.h"
 #include "solvers/problem.h"
+#include "solvers/round_merge.h"
 #include "solvers/solver_config.pb.h"
 #include "solvers/sum_tree.h"
 
@@ -75,20 +76,13 @@ class BcfwRun : public PassSteps {
     int fw_entry = -1;
     double fw_gap = 0;
     double slope = 0;
-    // Whether the step moves (so has a delta), its change of ℓ per unit,
-    // and its change of w per unit, Δw = Δv/(λn), in the problem's
-    // encoding: what a round sums, and what a distributed run's ranks
-    // exchange.
+    // Whether the step moves (so has a delta), its change of l per unit,
+    // and its change of w per unit, dw = dv/(lambda n), in the problem's
+    // encoding, located for the round's merge: what a round sums, and what
+    // a distributed run's ranks exchange.
     bool moves = false;
     double ell_slope = 0;
-    BlockUpdate delta;
-    // Per addition of the delta: its granularity slot of w and the part
-    // that merges it; and the additions grouped by part, in order (part
-    // p's are part_additions[part_ends[p − 1], part_ends[p])).
-    std::vector<int64_t> slots;
-    std::vector<uint8_t> owners;
-    std::vector<int32_t> part_additions;
-    std::vector<int32_t> part_ends;
+    LocatedDelta located;
     // The fully corrective inner solve's scratch.
     std::vector<int> inner_active;
     std::vector<double> inner_alpha, inner_gradient, inner_delta;
@@ -266,18 +260,12 @@ class BcfwRun : public PassSteps {
            (i >= distribution_.shard.begin && i < distribution_.shard.end);
   }
   // The round's joint line search: the sum U of the steps' changes of w
-  // (each coordinate's deltas added in block order), and t ∈ [0, 1]
-  // maximising the dual along it.
+  // (each coordinate's deltas added in block order, merge_), and t in
+  // [0, 1] maximising the dual along it.
   double RoundScale(int size);
   // The round's phases on solver.num_threads threads: job(item) for items
   // [0, items), each writing only its own item's data.
   void RunRoundPhase(int items, const std::function<void(int)>& job);
-  void LocateAdditions(int k);
-  // w's granularity slots split into one part per thread; U and its
-  // norms on a part, and w += t·U there.
-  int RoundParts() const;
-  void AccumulateRoundPart(int part, int size);
-  void ApplyRoundUpdate(int part, double t);
   // The state side of the round's k-th block (its step is `step`).
   void UpdateRoundBlock(int k, double t, int64_t step);
 
@@ -373,27 +361,9 @@ class BcfwRun : public PassSteps {
   std::vector<char> in_round_;
   std::unique_ptr<BatchPool> round_pool_;
   std::function<void(int)> round_job_;
-  // The round's U by parts, compact: a part's `count` distinct ranges,
-  // range r at offsets[r] in update; per addition the part merges (in
-  // block order), its range's index; and ‖U‖² of the part's norm groups.
-  // Each part's own arrays, so that threads do not write to each other's
-  // cache lines.
-  struct RoundPart {
-    int64_t count = 0;
-    std::vector<CoordinateRange> ranges;
-    std::vector<int64_t> offsets;
-    std::vector<double> update;
-    std::vector<int32_t> indices;
-    std::vector<double> group_norms;
-  };
-  std::vector<RoundPart> round_parts_;
-  // Per granularity slot of w: the round it was last collected in, and
-  // its index in its part's ranges then (together: one cache miss per
-  // lookup).
-  struct SlotEntry {
-    uint32_t stamp = 0;
-    int32_t range = 0;
-  };
+  // The round's merge, made by the first round; its moving blocks' deltas.
+  std::unique_ptr<RoundMerge> merge_;
+  std::vector<const LocatedDelta*> moving_deltas_;
   // solver.num_threads, at least one.
   int NumThreads() const { return std::max(1, config_.num_threads()); }
   // RangeGranularity(problem_), computed on first use (it costs a look at
@@ -405,10 +375,6 @@ class BcfwRun : public PassSteps {
     return granularity_;
   }
   int64_t granularity_ = 0;
-  // w's slots of granularity_, unset until PrepareRound sets it.
-  SlotMap slot_map_;
-  std::vector<SlotEntry> slot_entries_;
-  uint32_t round_stamp_ = 0;
   // Distributed runs (set_distribution); no communicator otherwise. A
   // failed exchange inside ReturnedPoint, reported by the next EndPass.
   BlockDistribution distribution_;
