@@ -98,45 +98,6 @@ double BcfwRun::GapEstimate() const {
   return sum;
 }
 
-absl::Status BcfwRun::InitializeBoxes() {
-  std::vector<char> boxed(config_.bcfw().box_size() > 0 ? dim_ : 0, 0);
-  for (const SolverConfig::Box& box : config_.bcfw().box()) {
-    if (box.begin() < 0 || box.end() > dim_ || box.begin() >= box.end()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(config_.name(), ": box [", box.begin(), ", ", box.end(),
-                       ") is empty or outside [0, ", dim_, ")"));
-    }
-    if (!(box.lower() <= box.upper())) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(config_.name(), ": box lower bound ", box.lower(),
-                       " exceeds its upper bound ", box.upper()));
-    }
-    for (int64_t j = box.begin(); j < box.end(); ++j) {
-      if (boxed[j]) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(config_.name(), ": boxes overlap at coordinate ", j));
-      }
-      boxed[j] = 1;
-      box_index_.push_back(j);
-      box_lower_.push_back(box.lower());
-      box_upper_.push_back(box.upper());
-      box_v_.push_back(0);
-      w_[j] = std::clamp(0.0, box.lower(), box.upper());
-    }
-  }
-  return absl::OkStatus();
-}
-
-double BcfwRun::BoxTerm(bool averaged) const {
-  double sum = 0;
-  for (size_t k = 0; k < box_index_.size(); ++k) {
-    const double v = averaged ? box_v_average_[k] : box_v_[k];
-    const double w = std::clamp(v, box_lower_[k], box_upper_[k]);
-    sum += (v - w) * w;
-  }
-  return lambda_ * sum;
-}
-
 std::vector<double> BcfwRun::CornerDots(int i, const Corner& corner) const {
   return chaintag::CornerDots(problem_, i, corners_[i].entries(), corner);
 }
@@ -217,15 +178,9 @@ void BcfwRun::ApplyMove(int i, const BcfwMove& move,
                         const Corner& oracle_corner, double oracle_loss) {
   const int64_t step = ++steps_;  // s, 1-based
   // The step moves v; boxed coordinates of w are re-truncated around it.
-  for (size_t k = 0; k < box_index_.size(); ++k) {
-    w_[box_index_[k]] = box_v_[k];
-  }
+  boxes_.Untruncate(w_.data());
   ApplyToVector(i, move, oracle_corner, 1.0, w_.data());
-  for (size_t k = 0; k < box_index_.size(); ++k) {
-    double& w = w_[box_index_[k]];
-    box_v_[k] = w;
-    w = std::clamp(w, box_lower_[k], box_upper_[k]);
-  }
+  boxes_.Truncate(w_.data());
   UpdateBlock(i, move, oracle_corner, oracle_loss, step);
 }
 
@@ -444,8 +399,8 @@ void BcfwRun::ComputeBlockOracle(int i, BlockOracle* out) const {
     out->cache_gap = gap;
     return;
   }
-  problem_.MaxOracleWithStateDot(i, w_.data(), from_alpha ? nullptr : block_state,
-                     &out->oracle);
+  problem_.MaxOracleWithStateDot(
+      i, w_.data(), from_alpha ? nullptr : block_state, &out->oracle);
   if (from_alpha) out->oracle.state_dot = out->state_dot;
 }
 
@@ -567,7 +522,7 @@ absl::StatusOr<TrainingSummary> BcfwRun::Solve(Monitor* monitor,
   absl::Status valid = Validate();
   if (!valid.ok()) return valid;
   Initialize();
-  absl::Status boxes = InitializeBoxes();
+  absl::Status boxes = boxes_.Initialize(config_, dim_, w_.data());
   if (!boxes.ok()) return boxes;
   absl::StatusOr<TrainingSummary> summary = Run(monitor);
   if (!summary.ok()) return summary;
@@ -614,15 +569,15 @@ absl::StatusOr<DualityGap> BcfwRun::RefreshBlockGaps() {
   const int threads = NumThreads();
   DualityGap at_iterate;
   if (distribution_.communicator == nullptr) {
-    at_iterate = ComputeBlockGaps(problem_, w_.data(), ell_ - BoxTerm(false),
-                                  ell_block_.data(), states_.data(),
-                                  state_offset_.data(), lambda_, threads,
-                                  &exact_block_gaps_, &state_dots_);
+    at_iterate = ComputeBlockGaps(
+        problem_, w_.data(), ell_ - boxes_.Term(lambda_, false),
+        ell_block_.data(), states_.data(), state_offset_.data(), lambda_,
+        threads, &exact_block_gaps_, &state_dots_);
   } else {
     absl::StatusOr<DualityGap> gap = ComputeBlockGaps(
-        problem_, w_.data(), ell_ - BoxTerm(false), ell_block_.data(),
-        states_.data(), state_offset_.data(), lambda_, threads, distribution_,
-        &exact_block_gaps_, &state_dots_);
+        problem_, w_.data(), ell_ - boxes_.Term(lambda_, false),
+        ell_block_.data(), states_.data(), state_offset_.data(), lambda_,
+        threads, distribution_, &exact_block_gaps_, &state_dots_);
     if (!gap.ok()) return gap.status();
     at_iterate = *gap;
   }
@@ -658,11 +613,11 @@ absl::StatusOr<PassEnd> BcfwRun::EndPass(const PassEndRequest& request,
   }
   // w̄ is formed only when something reads it (the box term reads v̄); its
   // dual is logged whenever it is formed.
-  const bool need_point = check_gap || request.last_pass ||
-                          !box_index_.empty() || request.evaluation_due;
+  const bool need_point = check_gap || request.last_pass || !boxes_.empty() ||
+                          request.evaluation_due;
   const double* point = need_point ? ReturnedPoint().data() : nullptr;
   if (!distribution_status_.ok()) return distribution_status_;
-  const double ell = ReturnedEll() - BoxTerm(averaging_);
+  const double ell = ReturnedEll() - boxes_.Term(lambda_, averaging_);
   if (check_gap) {
     if (averaging_ || !refresh_block_gaps_) {
       const int threads = NumThreads();

@@ -58,7 +58,7 @@ const std::vector<double>& BcfwRun::ReturnedPoint() {
   average_steps_ = steps_;
   ReserveFaultedIn(&average_, dim_, /*huge_pages=*/true, NumThreads());
   average_.resize(dim_);
-  box_v_average_.assign(box_index_.size(), 0.0);
+  boxes_.ClearAverage();
   if (steps_ == 0) {
     average_ = w_;
     return average_;
@@ -68,11 +68,7 @@ const std::vector<double>& BcfwRun::ReturnedPoint() {
   } else {
     AddAveragedBlocks(/*from_zero=*/true);
   }
-  for (size_t k = 0; k < box_index_.size(); ++k) {
-    double& w = average_[box_index_[k]];
-    box_v_average_[k] = w;
-    w = std::clamp(w, box_lower_[k], box_upper_[k]);
-  }
+  boxes_.TruncateAverage(average_.data());
   return average_;
 }
 

@@ -43,7 +43,7 @@ absl::Status BcfwRun::SaveState(CheckpointWriter* writer) const {
   writer->Integer("state_dots_steps", state_dots_steps_);
   writer->Integer("exact_gaps_steps", exact_gaps_steps_);
   writer->Reals("visit_state_dots", visit_state_dots_);
-  writer->Reals("box_v", box_v_);
+  writer->Reals("box_v", boxes_.v());
   writer->Integer("refresh_block_gaps", refresh_block_gaps_ ? 1 : 0);
   writer->Random("random", random_);
   if (keep_corners_) SaveCorners(writer);
@@ -102,7 +102,8 @@ absl::Status BcfwRun::LoadState(const CheckpointReader& reader) {
   next(reader.Integer("state_dots_steps", &state_dots_steps_));
   next(reader.Integer("exact_gaps_steps", &exact_gaps_steps_));
   next(reader.Reals("visit_state_dots", n, &visit_state_dots_));
-  next(reader.Reals("box_v", static_cast<int64_t>(box_v_.size()), &box_v_));
+  next(reader.Reals("box_v", static_cast<int64_t>(boxes_.v().size()),
+                    boxes_.mutable_v()));
   int refresh = 0;
   next(reader.Integer("refresh_block_gaps", &refresh));
   next(reader.Random("random", &random_));
@@ -176,7 +177,7 @@ absl::Status BcfwRun::LoadCorners(const CheckpointReader& reader) {
 void BcfwRun::CheckInvariants(BcfwInvariants* invariants) const {
   *invariants = BcfwInvariants();
   std::vector<double> v = w_;
-  for (size_t k = 0; k < box_index_.size(); ++k) v[box_index_[k]] = box_v_[k];
+  boxes_.Untruncate(v.data());
   invariants->max_weight_error = MaxWeightError(
       problem_, v.data(), states_.data(), state_offset_.data(), lambda_);
   if (!keep_corners_) return;

@@ -29,6 +29,7 @@
 #include "base/random.h"
 #include "solvers/bcfw.h"
 #include "solvers/bcfw_wire.h"
+#include "solvers/box_constraints.h"
 #include "solvers/corner_store.h"
 #include "solvers/duality_gap.h"
 #include "solvers/monitor.h"
@@ -212,10 +213,6 @@ class BcfwRun : public PassSteps {
   // −c·α_k ψ_k per active stored corner instead: α complete and cheaper.
   bool ScalesStateThroughAlpha(int i, int64_t state_size) const;
   void SetBlockGap(int i, double gap);
-  absl::Status InitializeBoxes();
-  // λ·Σ_boxed (v_j − w_j)·w_j: the dual's box term (App. H) at the iterate
-  // or at the average; 0 without boxes.
-  double BoxTerm(bool averaged) const;
   double* state(int i) { return states_.data() + state_offset_[i]; }
 
   // Moves over a block's stored corners: bcfw_moves.cc.
@@ -317,13 +314,10 @@ class BcfwRun : public PassSteps {
   int64_t steps_ = 0;
   std::vector<double> average_;
   int64_t average_steps_ = -1;
-  // v̄ on the boxed coordinates (before truncation), valid with average_.
-  std::vector<double> box_v_average_;
 
   // Box constraints: the boxed coordinates of w hold the truncation of
-  // v = Aα, whose own values are kept in box_v_.
-  std::vector<int64_t> box_index_;
-  std::vector<double> box_lower_, box_upper_, box_v_;
+  // v = A*alpha, whose own values the boxes keep.
+  BoxConstraints boxes_;
 
   std::vector<CornerStore> corners_;
   // Per block (FW steps with the cache): see AlphaComplete.
