@@ -55,6 +55,7 @@ BcfwRun::BcfwRun(const SolverConfig& config, const Problem& problem)
       gap_sampling_(config.sampling() == SolverConfig::GAP),
       refresh_block_gaps_(gap_sampling_ || use_cache_),
       random_(config.seed()),
+      block_average_(problem, states_, state_offset_),
       minibatch_(std::max(1, config.minibatch())),
       round_oracles_(1) {}
 
@@ -70,12 +71,7 @@ void BcfwRun::Initialize() {
   states_.resize(state_offset_[n_]);
   for (int i = 0; i < n_; ++i) problem_.InitBlockState(i, state(i));
   visit_state_dots_.assign(n_, 0.0);
-  if (averaging_) {
-    ReserveFaultedIn(&average_state_sums_, states_.size(),
-                     /*huge_pages=*/false, threads);
-    average_state_sums_.assign(states_.size(), 0.0);
-    averaged_through_.assign(n_, 0);
-  }
+  if (averaging_) block_average_.Initialize(threads);
   block_gap_.assign(n_, kInfinity);
   num_unvisited_ = n_;
   if (gap_sampling_) gap_tree_ = SumTree(n_);
@@ -90,6 +86,26 @@ void BcfwRun::Initialize() {
     }
   }
   if (keep_corners_ && !track_alpha_) alpha_complete_.assign(n_, 1);
+}
+
+// The average point is formed from the blocks' sums only when read: the
+// cost of about one pass of BCFW updates.
+const std::vector<double>& BcfwRun::ReturnedPoint() {
+  if (!averaging_) return w_;
+  if (average_steps_ == steps_) return average_;  // already current
+  average_steps_ = steps_;
+  ReserveFaultedIn(&average_, dim_, /*huge_pages=*/true, NumThreads());
+  average_.resize(dim_);
+  boxes_.ClearAverage();
+  if (steps_ == 0) {
+    average_ = w_;
+    return average_;
+  }
+  distribution_status_.Update(
+      block_average_.Form(steps_, lambda_, Granularity(), NumThreads(),
+                          distribution_, average_.data()));
+  boxes_.TruncateAverage(average_.data());
+  return average_;
 }
 
 double BcfwRun::GapEstimate() const {
@@ -193,16 +209,13 @@ void BcfwRun::UpdateBlock(int i, const BcfwMove& move,
     const double loss = entry < 0 ? oracle_loss : corners_[i].entry(entry).loss;
     delta_ell += move.coefficients[k] * loss / n_;
   }
-  if (averaging_) FoldIntoAverage(i, step - 1);
+  if (averaging_) block_average_.Fold(i, step - 1);
   UpdateBlockScalars(i, delta_ell, step);
   UpdateBlockState(i, move, oracle_corner);
 }
 
 void BcfwRun::UpdateBlockScalars(int i, double delta_ell, int64_t step) {
-  if (averaging_) {
-    ell_accumulator_ += 0.5 * static_cast<double>(step) *
-                        static_cast<double>(step - 1) * delta_ell;
-  }
+  if (averaging_) block_average_.AddEllChange(step, delta_ell);
   ell_ += delta_ell;
   ell_block_[i] += delta_ell;
 }
@@ -617,7 +630,8 @@ absl::StatusOr<PassEnd> BcfwRun::EndPass(const PassEndRequest& request,
                           request.evaluation_due;
   const double* point = need_point ? ReturnedPoint().data() : nullptr;
   if (!distribution_status_.ok()) return distribution_status_;
-  const double ell = ReturnedEll() - boxes_.Term(lambda_, averaging_);
+  const double ell = (averaging_ ? block_average_.Ell(ell_, steps_) : ell_) -
+                     boxes_.Term(lambda_, averaging_);
   if (check_gap) {
     if (averaging_ || !refresh_block_gaps_) {
       const int threads = NumThreads();

@@ -29,9 +29,9 @@ absl::Status BcfwRun::SaveState(CheckpointWriter* writer) const {
   writer->Real("ell", ell_);
   writer->Reals("ell_block", ell_block_);
   writer->Reals("states", states_);
-  writer->Reals("average_state_sums", average_state_sums_);
-  writer->Integers("averaged_through", averaged_through_);
-  writer->Real("ell_accumulator", ell_accumulator_);
+  writer->Reals("average_state_sums", block_average_.sums());
+  writer->Integers("averaged_through", block_average_.averaged_through());
+  writer->Real("ell_accumulator", block_average_.ell_accumulator());
   writer->Integer("steps", steps_);
   writer->Real("lambda", lambda_);
   writer->Reals("block_gap", block_gap_);
@@ -85,12 +85,14 @@ absl::Status BcfwRun::LoadState(const CheckpointReader& reader) {
   next(reader.Reals("ell_block", n, &ell_block_));
   next(reader.Reals("states", static_cast<int64_t>(states_.size()), &states_));
   next(reader.Reals("average_state_sums",
-                    static_cast<int64_t>(average_state_sums_.size()),
-                    &average_state_sums_));
-  next(reader.Integers("averaged_through",
-                       static_cast<int64_t>(averaged_through_.size()),
-                       &averaged_through_));
-  next(reader.Real("ell_accumulator", &ell_accumulator_));
+                    static_cast<int64_t>(block_average_.sums().size()),
+                    block_average_.mutable_sums()));
+  next(reader.Integers(
+      "averaged_through",
+      static_cast<int64_t>(block_average_.averaged_through().size()),
+      block_average_.mutable_averaged_through()));
+  next(
+      reader.Real("ell_accumulator", block_average_.mutable_ell_accumulator()));
   next(reader.Integer("steps", &steps_));
   next(reader.Real("lambda", &lambda_));
   next(reader.Reals("block_gap", n, &block_gap_));

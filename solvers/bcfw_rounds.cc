@@ -63,7 +63,7 @@ absl::Status BcfwRun::RunRound(int j, int size) {
     const int64_t step = ++steps_;
     if (t <= 0 || !oracle.moves) continue;
     UpdateBlockScalars(i, t * oracle.ell_slope, step);
-    if (averaging_ && !IsLocal(i)) FoldIntoAverage(i, step - 1);
+    if (averaging_ && !IsLocal(i)) block_average_.Fold(i, step - 1);
   }
   const int parts = merge_->parts();
   // The parts first: they are the longest items.
@@ -86,7 +86,7 @@ void BcfwRun::UpdateRoundBlock(int k, double t, int64_t step) {
   for (double& c : move.coefficients) c *= t;
   move.state_coefficient *= t;
   if (t > 0 && oracle.moves) {
-    if (averaging_) FoldIntoAverage(i, step - 1);
+    if (averaging_) block_average_.Fold(i, step - 1);
     UpdateBlockState(i, move, oracle.oracle.corner);
   }
   if (!keep_corners_) return;

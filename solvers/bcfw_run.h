@@ -5,7 +5,7 @@
 //
 // Its definitions are split by concern: bcfw.cc (initialisation, block
 // steps, sampling, the pass loop), bcfw_moves.cc (the moves over a block's
-// stored corners), bcfw_averaging.cc (weighted averaging), bcfw_rounds.cc
+// stored corners), bcfw_rounds.cc
 // (mini-batch rounds), bcfw_exchange.cc (a distributed round's exchange,
 // in bcfw_wire.h's format), bcfw_checkpoint.cc (checkpoints and the
 // invariants) and bcfw_warm_start.cc (the regularization path's side).
@@ -29,6 +29,7 @@
 #include "base/random.h"
 #include "solvers/bcfw.h"
 #include "solvers/bcfw_wire.h"
+#include "solvers/block_average.h"
 #include "solvers/box_constraints.h"
 #include "solvers/corner_store.h"
 #include "solvers/duality_gap.h"
@@ -223,18 +224,6 @@ class BcfwRun : public PassSteps {
                            const std::vector<double>& scores, BcfwMove* move,
                            BlockOracle* scratch) const;
 
-  // Weighted averaging: bcfw_averaging.cc.
-
-  // Adds block i's state, held since its last fold, to its weighted sum
-  // through step `through` (before the state changes; reads of w̄ add the
-  // held weight without folding it).
-  void FoldIntoAverage(int i, int64_t through);
-  void AddAveragedBlocks(bool from_zero);
-  // Distributed runs: the returned w̄ summed block by block along the
-  // ranks (rank r adds its blocks to rank r−1's sum), then broadcast.
-  absl::Status ChainAverage();
-  double ReturnedEll() const;
-
   // Mini-batch rounds: bcfw_rounds.cc.
 
   // Mini-batches (solver.minibatch τ > 1): the τ distinct blocks of the
@@ -305,12 +294,9 @@ class BcfwRun : public PassSteps {
   std::vector<double> ell_block_;
   std::vector<int64_t> state_offset_;
   std::vector<double> states_;
-  // Weighted average, per block (see bcfw.h): average_state_sums_ holds
-  // Σ_{s≤t_i} s·v_i^(s) in the state layout, with t_i = averaged_through_[i];
-  // ℓ̄ through the scalar u_ℓ = Σ_s s(s−1)/2·Δℓ_s.
-  std::vector<double> average_state_sums_;
-  std::vector<int64_t> averaged_through_;
-  double ell_accumulator_ = 0;
+  // Weighted averaging, per block (see bcfw.h), and the average point it
+  // last formed, after average_steps_ steps.
+  BlockAverage block_average_;
   int64_t steps_ = 0;
   std::vector<double> average_;
   int64_t average_steps_ = -1;

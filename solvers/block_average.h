@@ -1,0 +1,87 @@
+// BlockAverage: BCFW's weighted averaging (bcfw.h's top comment) kept per
+// block, so that a step costs O(block state) and not O(Dim()): each block's
+// sum_s s*v_i^(s), to which a state's weight is added when the block moves
+// (Fold), the average's l through one scalar, and the average point
+// w_avg = sum_i v_avg_i/(lambda n) formed only when it is read: block by
+// block in block order in one process, chained along the ranks in a
+// distributed run.
+//
+//   BlockAverage average(problem, states, state_offset);
+//   average.Initialize(threads);
+//   ...before block i's state changes at step s: average.Fold(i, s - 1);
+//   average.AddEllChange(s, delta_ell);
+//   average.Form(steps, lambda, granularity, threads, distribution, w_avg);
+//
+// Thread-safety: one thread at a time; Form uses `threads` threads on
+// disjoint slices of the average.
+
+#ifndef CHAINTAG_SOLVERS_BLOCK_AVERAGE_H_
+#define CHAINTAG_SOLVERS_BLOCK_AVERAGE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "solvers/duality_gap.h"
+#include "solvers/problem.h"
+
+namespace chaintag {
+
+class BlockAverage {
+ public:
+  // The run's block states, held in one array at `state_offset`
+  // (BlockStateOffsets); both outlive this and keep their layout.
+  BlockAverage(const Problem& problem, const std::vector<double>& states,
+               const std::vector<int64_t>& state_offset);
+
+  // No step averaged yet: the sums zero, faulted in on `threads` threads.
+  void Initialize(int threads);
+  // Adds block i's state, held since its last fold, to its sum through
+  // step `through` (call before the state changes).
+  void Fold(int i, int64_t through);
+  // The average's l gains a step s's change of l: u_l += s(s-1)/2 * delta.
+  void AddEllChange(int64_t step, double delta_ell);
+  // The average's l after `steps` steps of an iterate whose l is `ell`.
+  double Ell(double ell, int64_t steps) const;
+  // The average point after `steps` steps into `average` (Dim() entries),
+  // from the sums and the weight each state has held since its last fold
+  // (added on the fly, not folded: forming writes nothing of the run). In a
+  // distributed run each rank adds its own blocks onto the previous
+  // rank's sum, and the last rank's is broadcast.
+  absl::Status Form(int64_t steps, double lambda, int64_t granularity,
+                    int threads, const BlockDistribution& distribution,
+                    double* average) const;
+
+  // The per-block sums, the step each is folded through, and u_l
+  // (checkpoints).
+  std::vector<double>* mutable_sums() { return &sums_; }
+  std::vector<int64_t>* mutable_averaged_through() {
+    return &averaged_through_;
+  }
+  double* mutable_ell_accumulator() { return &ell_accumulator_; }
+  const std::vector<double>& sums() const { return sums_; }
+  const std::vector<int64_t>& averaged_through() const {
+    return averaged_through_;
+  }
+  double ell_accumulator() const { return ell_accumulator_; }
+
+ private:
+  // average += v_avg_i/(lambda n) for this process's blocks, from zero or
+  // onto what it holds, on `threads` threads that own slices of whole
+  // granularity slots.
+  void AddBlocks(bool from_zero, int64_t steps, double lambda,
+                 int64_t granularity, int threads,
+                 const BlockDistribution& distribution, double* average) const;
+
+  const Problem& problem_;
+  const std::vector<double>& states_;
+  const std::vector<int64_t>& state_offset_;
+  // sum_{s <= t_i} s*v_i^(s) in the state layout, t_i = averaged_through_[i].
+  std::vector<double> sums_;
+  std::vector<int64_t> averaged_through_;
+  double ell_accumulator_ = 0;  // u_l = sum_s s(s-1)/2 * delta_l_s
+};
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_SOLVERS_BLOCK_AVERAGE_H_
