@@ -46,7 +46,7 @@ namespace chaintag {
 // (so α stays on the simplex). FW: c_s = γ, c_state = −γ. Pairwise:
 // c_s = γ, c_a = −γ. Away: c_a = −γ, c_state = γ. Fully corrective: c_k = Δα_k.
 struct BcfwMove {
-  std::vector<int> entries;  // store indices, or −1 for the oracle corner
+  std::vector<int> entries;  // store indices, or -1 for the oracle corner
   std::vector<double> coefficients;
   double state_coefficient = 0;
   void Clear() {

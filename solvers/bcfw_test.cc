@@ -25,7 +25,7 @@ TrainingSummary Solve(const Problem& problem, SolverConfig config,
   return summary.ok() ? *summary : TrainingSummary();
 }
 
-// One example x = 1, two classes, gold 0: with w = a·(1, −1),
+// One example x = 1, two classes, gold 0: with w = a·(1, -1),
 // P(a) = λa² + max(0, 1 − 2a). For λ ≤ 2 the optimum is a = 1/2, P = λ/4;
 // for λ > 2 it is a = 1/λ, P = 1 − 1/λ.
 TEST(BcfwTest, HandComputedOptimumOfOneExample) {

@@ -331,7 +331,7 @@ namespace {
 
 // Box constraints (App. H), by hand: one example x = 1, two classes, gold 0,
 // λ = 0.5, and w_0 ≤ 0.2. P(w) = λ/2(w_0² + w_1²) + max(0, 1 − w_0 + w_1):
-// w_0 sits on its bound, and w_1 = −0.8 puts the hinge at its kink (the
+// w_0 sits on its bound, and w_1 = -0.8 puts the hinge at its kink (the
 // subgradient λw_1 + s = 0 needs s = 0.4 ∈ [0, 1]); P* = 0.25·0.68 = 0.17.
 TEST(BcfwBoxTest, HandComputedBoxedOptimum) {
   MulticlassProblem problem({{1.0}}, {0}, 2);

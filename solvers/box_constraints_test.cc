@@ -48,7 +48,7 @@ TEST(BoxConstraintsTest, TruncatesAroundStepsAndAddsTheDualTerm) {
   EXPECT_EQ(boxes.index(), (std::vector<int64_t>{1, 2, 4}));
   // w starts at the truncation of v = 0.
   EXPECT_EQ(w, (std::vector<double>{0, 0.5, 0.5, 0, -0.25, 0}));
-  // Term at v = 0: λ·Σ (v − w)·w = 0.1·(−0.5·0.5 − 0.5·0.5 − 0.25·0.25).
+  // Term at v = 0: λ·Σ (v − w)·w = 0.1·(-0.5·0.5 − 0.5·0.5 − 0.25·0.25).
   EXPECT_NEAR(boxes.Term(0.1, false), 0.1 * (-0.25 - 0.25 - 0.0625), 1e-15);
 
   boxes.Untruncate(w.data());
@@ -59,7 +59,7 @@ TEST(BoxConstraintsTest, TruncatesAroundStepsAndAddsTheDualTerm) {
   boxes.Truncate(w.data());
   EXPECT_EQ(w, (std::vector<double>{1, 2, 1, 1, -1, 1}));
   EXPECT_EQ(boxes.v(), (std::vector<double>{3, 1, -2}));
-  // (3 − 2)·2 + (1 − 1)·1 + (−2 + 1)·(−1) = 3.
+  // (3 − 2)·2 + (1 − 1)·1 + (-2 + 1)·(-1) = 3.
   EXPECT_NEAR(boxes.Term(0.5, false), 0.5 * 3, 1e-15);
 
   std::vector<double> average = {0, 4, 0.75, 0, -3, 0};
@@ -67,7 +67,7 @@ TEST(BoxConstraintsTest, TruncatesAroundStepsAndAddsTheDualTerm) {
   EXPECT_NEAR(boxes.Term(1.0, true), -0.5 * 0.5 * 2 - 0.25 * 0.25, 1e-15);
   boxes.TruncateAverage(average.data());
   EXPECT_EQ(average, (std::vector<double>{0, 2, 0.75, 0, -1, 0}));
-  // (4 − 2)·2 + 0 + (−3 + 1)·(−1) = 6.
+  // (4 − 2)·2 + 0 + (-3 + 1)·(-1) = 6.
   EXPECT_NEAR(boxes.Term(1.0, true), 6, 1e-15);
 }
 

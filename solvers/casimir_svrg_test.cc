@@ -82,7 +82,7 @@ double PaperBeta(double alpha_prev, double alpha, double lambda, double kappa) {
 // At κ = λ (q = 1/2) α_0 = √q is the recursion's fixed point, so every α_k
 // is 1/√2 and every β_k = (1/√2)(1 − 1/√2)/(1/2 + 1/√2) = 3 − 2√2, worked
 // out by hand; from α_{k−1} = 0.6 at q = 1/4, α_k solves
-// α² + 0.11α − 0.36 = 0, α_k = (−0.11 + √1.4521)/2.
+// α² + 0.11α − 0.36 = 0, α_k = (-0.11 + √1.4521)/2.
 TEST(CasimirRecursionTest, PaperFormulasGiveTheHandValues) {
   const double root_half = std::sqrt(0.5);
   double alpha = root_half;

@@ -35,7 +35,7 @@ class CornerStore {
   StoredCorner& entry(int k) { return entries_[k]; }
   const std::vector<StoredCorner>& entries() const { return entries_; }
 
-  // Index of `corner`, or −1.
+  // Index of `corner`, or -1.
   int Find(const Corner& corner) const;
   // Appends a corner not yet stored; returns its index. With `dots`
   // (its inner products with every stored corner, then with itself), the

@@ -16,7 +16,7 @@
 namespace chaintag {
 namespace {
 
-// One example x = 1, two classes, gold 0: with w = a·(1, −1),
+// One example x = 1, two classes, gold 0: with w = a·(1, -1),
 // P(a) = λa² + max(0, 1 − 2a). For λ ≤ 2 the optimum is a = 1/2, P = λ/4;
 // for λ > 2 it is a = 1/λ, P = 1 − 1/λ. With line search FW reaches it in
 // one step (the segment from 0 to the corner contains it).

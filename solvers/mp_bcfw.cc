@@ -137,7 +137,7 @@ class MpBcfwSteps : public PassSteps {
                oracle_cost_ +
            static_cast<double>(to.plane_evaluations - from.plane_evaluations);
   }
-  // Returns the plane's index in W_i (−1 without planes).
+  // Returns the plane's index in W_i (-1 without planes).
   int AddToWorkingSet(int i, const OracleResult& oracle);
   // The exact pass: oracle corners; returns the sum of the block gaps.
   double ExactPass(PassDriver* driver, int64_t* steps);

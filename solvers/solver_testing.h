@@ -29,7 +29,7 @@ double ReferencePrimal(const Problem& problem, double lambda);
 
 // Checks a solve of the one-example problem MulticlassProblem({{1.0}}, {0}, 2)
 // at `lambda` against its hand-computed optimum (to 1e-12): with
-// w = a·(1, −1), P(a) = λa² + max(0, 1 − 2a), so a = 1/2, P* = λ/4 for
+// w = a·(1, -1), P(a) = λa² + max(0, 1 − 2a), so a = 1/2, P* = λ/4 for
 // λ ≤ 2 and a = 1/λ, P* = 1 − 1/λ for λ > 2; the dual must equal P* and
 // the run must stop on the gap tolerance. Fatal if w is not of size 2.
 void ExpectOneExampleOptimum(double lambda, const std::vector<double>& w,
@@ -42,7 +42,7 @@ void ExpectOneExampleOptimum(double lambda, const std::vector<double>& w,
 TrainingSummary ExpectStopsOnTheTimeBudget(SolverConfig config);
 
 // Adds a test failure unless every record with an exact gap is a
-// certificate: gap ≥ −1e-12 and primal − dual = gap (to 1e-12). Records
+// certificate: gap ≥ -1e-12 and primal − dual = gap (to 1e-12). Records
 // without an exact gap are skipped.
 void ExpectExactGapsAreCertificates(const std::vector<PassRecord>& records);
 

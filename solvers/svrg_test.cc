@@ -390,7 +390,7 @@ TEST(SvrgSolverTest, ADivergingIterateIsAnError) {
   const MulticlassProblem problem = RandomMulticlassProblem(20, 4, 3, 2);
   SolverConfig config = SvrgConfig("svrg");
   config.mutable_svrg()->set_learning_rate(
-      100);  // a = 1 − ηλ = −9: every step grows w
+      100);  // a = 1 − ηλ = -9: every step grows w
   std::vector<double> w;
   absl::StatusOr<TrainingSummary> summary =
       CreateSolver(config).value()->Solve(problem, nullptr, &w);
