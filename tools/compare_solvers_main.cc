@@ -23,7 +23,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -242,6 +241,6 @@ int main(int argc, char** argv) {
       "Compares solver configurations over seeds and plots their duality "
       "gaps: compare_solvers --config=<file.textproto> "
       "--runs='bcfw;bcfw:sampling=gap' --seeds=1,2,3 --out=<dir>");
-  absl::ParseCommandLine(argc, argv);
+  chaintag::ParseToolCommandLine(argc, argv);
   return chaintag::Run();
 }

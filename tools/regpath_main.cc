@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -37,12 +36,15 @@ ABSL_FLAG(std::vector<std::string>, set, {},
 ABSL_FLAG(std::string, corpora, "",
           "Corpora root (default: $CHAINTAG_CORPORA, else ../shared/corpora "
           "beside the workspace).");
+// Applied only when given, as the named flags are.
 ABSL_FLAG(double, dev_fraction, 0,
           "Hold out this last fraction of train as dev (CoNLL; replaces "
-          "corpus.dev).");
+          "corpus.dev).")
+    .OnUpdate(CHAINTAG_NOTE_GIVEN(dev_fraction));
 ABSL_FLAG(std::string, dev_folds, "",
           "OCR: comma-separated folds to hold out as dev (taken out of "
-          "test_folds).");
+          "test_folds).")
+    .OnUpdate(CHAINTAG_NOTE_GIVEN(dev_folds));
 ABSL_FLAG(bool, grid, true,
           "Also run the grid-search baseline, cold and warm-started.");
 ABSL_FLAG(int, grid_high, 15, "Grid: largest exponent of 2.");
@@ -150,6 +152,6 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "The regularization path of a preset, λ chosen on dev, and the grid "
       "baseline: regpath --config=<file.textproto> [flags]");
-  absl::ParseCommandLine(argc, argv);
+  chaintag::ParseToolCommandLine(argc, argv);
   return chaintag::Run();
 }
