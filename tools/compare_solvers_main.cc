@@ -85,9 +85,9 @@ void FixLambda(PipelineConfig* config) {
   const std::string rule = config->lambda();
   config->clear_lambda();
   std::fprintf(stderr,
-               "compare_solvers: %s chooses λ along the regularization path "
-               "(lambda: \"%s\"); the runs compare at the fixed λ = %s "
-               "(--lambda)\n",
+               "compare_solvers: %s chooses lambda along the regularization "
+               "path (lambda: \"%s\"); the runs compare at the fixed lambda = "
+               "%s (--lambda)\n",
                config->name().c_str(), rule.c_str(),
                config->solver().lambda() > 0
                    ? absl::StrFormat("%g", config->solver().lambda()).c_str()

@@ -132,7 +132,7 @@ absl::Status SetSolverOption(absl::string_view name, absl::string_view value,
 
 // λ, which regpath chooses along its path.
 #define CHAINTAG_LAMBDA_FLAGS(X) \
-  X(double, lambda, "solver.lambda", "", "Regularisation λ (0 = 1/n).")
+  X(double, lambda, "solver.lambda", "", "Regularisation lambda (0 = 1/n).")
 
 // The seed, which compare_solvers sets for each of its runs.
 #define CHAINTAG_SEED_FLAGS(X) \
@@ -173,25 +173,26 @@ absl::Status SetSolverOption(absl::string_view name, absl::string_view value,
   X(std::string, smoothing, "solver.svrg.smoothing", "none:NO_SMOOTHING",      \
     "none | l2_top_k | entropy.")                                              \
   X(double, smoothing_mu, "solver.svrg.smoothing_mu", "",                      \
-    "Smoothing μ (first epoch).")                                              \
-  X(int32_t, top_k, "solver.svrg.top_k", "", "Labelings of the ℓ2 smoothing.") \
+    "Smoothing mu (first epoch).")                                             \
+  X(int32_t, top_k, "solver.svrg.top_k", "", "Labelings of the l2 smoothing.") \
   X(std::string, smoothing_schedule, "solver.svrg.smoothing_schedule",         \
     "constant:CONSTANT_SMOOTHING,linear:LINEAR_DECAY,"                         \
     "exponential:EXPONENTIAL_DECAY",                                           \
     "constant | linear | exponential.")                                        \
   X(double, lr, "solver.svrg.learning_rate", "",                               \
-    "Learning rate η (0 = 1/(L + λ + κ) from --smoothness).")                  \
+    "Learning rate eta (0 = 1/(L + lambda + kappa) from --smoothness).")       \
   X(double, smoothness, "solver.svrg.smoothness", "",                          \
     "Smoothness constant L.")                                                  \
   X(double, kappa, "solver.casimir.kappa", "",                                 \
-    "casimir_svrg: κ (0 = the variant's rule).")                               \
+    "casimir_svrg: kappa (0 = the variant's rule).")                           \
   X(std::string, casimir_variant, "solver.casimir.variant",                    \
     "const:CASIMIR_CONST,adapt:CASIMIR_ADAPT", "const | adapt.")               \
   X(std::string, warm_start, "solver.casimir.warm_start", "",                  \
     "prox_center | prev_iterate | extrapolation.")                             \
   X(std::string, decay_q, "solver.casimir.decay_q",                            \
     "reference_code:Q_REFERENCE_CODE,paper:Q_PAPER",                           \
-    "reference_code (q = κ/(κ+λ)) | paper (q = λ/(λ+κ)).")                     \
+    "reference_code (q = kappa/(kappa+lambda)) | paper (q = "                  \
+    "lambda/(lambda+kappa)).")                                                 \
   X(bool, lazy_updates, "solver.svrg.lazy_updates", "",                        \
     "false = O(dim) textbook SVRG steps.")
 

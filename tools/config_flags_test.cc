@@ -56,6 +56,14 @@ const FieldDescriptor* FindField(const std::string& path) {
   return field;
 }
 
+// Help is printed to any terminal: plain ASCII, Greek letters in words.
+bool IsAscii(absl::string_view text) {
+  for (const char c : text) {
+    if (static_cast<unsigned char>(c) >= 0x80) return false;
+  }
+  return true;
+}
+
 // The flag type a field of this kind needs (enums are named by strings).
 template <typename T>
 FieldDescriptor::CppType FlagCppType() {
@@ -77,6 +85,7 @@ TEST(ConfigFlagsTest, EveryRowNamesAScalarFieldOfItsTypeAndItsWordsExist) {
     const FieldDescriptor* field = FindField(path);                        \
     ASSERT_NE(field, nullptr) << #flag " -> " path;                        \
     EXPECT_FALSE(field->is_repeated()) << path;                            \
+    EXPECT_TRUE(IsAscii(help)) << #flag ": " help;                         \
     const FieldDescriptor::CppType want =                                  \
         field->cpp_type() == FieldDescriptor::CPPTYPE_ENUM                 \
             ? FieldDescriptor::CPPTYPE_STRING                              \

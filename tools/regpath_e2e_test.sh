@@ -3,7 +3,7 @@
 # short grid: the table marks the chosen breakpoint, the chosen model is
 # written, the JSON holds the path and both grids, the SVG both plots, and
 # the passes comparison is printed. A bad --mode or --dev_folds fails before
-# any training.
+# any training, and the help is ASCII.
 set -euo pipefail
 
 if [[ -z "${CHAINTAG_CORPORA:-}" || ! -f "$CHAINTAG_CORPORA/ocr/letter.data.gz" ]]; then
@@ -45,4 +45,8 @@ if "$REGPATH" --config="$CONFIG" --dev_folds=x > /dev/null 2> bad.txt; then
 fi
 grep -q -- '--dev_folds: not a fold number: x' bad.txt \
   || fail "--dev_folds=x: unclear error: $(cat bad.txt)"
+
+"$REGPATH" --helpfull > help.txt 2>&1 || true
+grep -q -- '--lambda_min' help.txt || fail "no --lambda_min in the help"
+if LC_ALL=C grep -n '[^ -~[:space:]]' help.txt; then fail "help is not ASCII"; fi
 echo PASS

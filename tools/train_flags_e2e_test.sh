@@ -4,7 +4,7 @@
 # refused by name; --eval_every=0, --threads=1 take effect), --set wins
 # over the named flag of its field, a flag not given keeps the config's
 # value, a flag given with the proto's default is still applied, a bad
-# value names the flag, and the help shows the proto's defaults.
+# value names the flag, and the help is ASCII with the proto's defaults.
 set -euo pipefail
 absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 TRAIN="$(absolute "$1")"
@@ -66,8 +66,9 @@ status=0
 [[ $status -eq 2 ]] || fail "--sampling=sideways: exit $status"
 grep -q -- '--sampling' err.txt || fail "error does not name the flag: $(cat err.txt)"
 
-# Help shows the proto's defaults.
+# Help is plain ASCII (lambda, not the Greek letter) and shows the defaults.
 "$TRAIN" --helpfull > help.txt 2>&1 || true
 grep -q -- '--max_passes (Maximum passes. \[config: solver.max_passes\]); default: 100;' \
   help.txt || fail "no --max_passes help with its default: $(grep -- --max_passes help.txt)"
+if LC_ALL=C grep -n '[^ -~[:space:]]' help.txt; then fail "help is not ASCII"; fi
 echo PASS
