@@ -3,7 +3,7 @@
 # runs × two seeds): every model, log, plot and summary row is written, the
 # table names both runs, and a bad run spec fails before any training;
 # a regularization-path preset (OCR-small, order 2) compares at a fixed λ,
-# and --set reaches any config field.
+# and --set reaches any config field; the help is ASCII.
 set -euo pipefail
 
 if [[ -z "${CHAINTAG_CORPORA:-}" || ! -f "$CHAINTAG_CORPORA/conll2000/train.txt" ]]; then
@@ -56,8 +56,8 @@ grep -q 'samplig' err.txt || fail "error does not name the field: $(cat err.txt)
 "$COMPARE" --config="$PATH_CONFIG" --runs='bcfw;bcfw:step=fw,label=fw' \
   --max_passes=2 --gap_check=1 --lambda=0.01 --set=solver.num_threads=1 \
   --out=path > path_table.txt 2> err.txt || fail "path preset failed: $(cat err.txt)"
-grep -q 'the runs compare at the fixed λ = 0.01' err.txt \
-  || fail "no word of the fixed λ: $(cat err.txt)"
+grep -q 'the runs compare at the fixed lambda = 0.01' err.txt \
+  || fail "no word of the fixed lambda: $(cat err.txt)"
 grep -q '"pass":2' path/fw.seed1.log.jsonl || fail "path preset: log lacks pass 2"
 grep -q '^fw ' path_table.txt || fail "path preset: table lacks fw"
 "$COMPARE" --config="$CONFIG" --runs=bcfw --max_train_sentences=50 \
@@ -66,4 +66,8 @@ grep -q '^fw ' path_table.txt || fail "path preset: table lacks fw"
 "$COMPARE" --config="$CONFIG" --runs=bcfw --set=model.oder=2 --out=bad \
   > /dev/null 2> err.txt && fail "--set with a typo accepted"
 grep -q 'oder' err.txt || fail "--set error does not name the field: $(cat err.txt)"
+
+"$COMPARE" --helpfull > help.txt 2>&1 || true
+grep -q -- '--lambda (Regularisation lambda' help.txt || fail "no --lambda help"
+if LC_ALL=C grep -n '[^ -~[:space:]]' help.txt; then fail "help is not ASCII"; fi
 echo PASS

@@ -23,7 +23,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -86,9 +85,9 @@ void FixLambda(PipelineConfig* config) {
   const std::string rule = config->lambda();
   config->clear_lambda();
   std::fprintf(stderr,
-               "compare_solvers: %s chooses λ along the regularization path "
-               "(lambda: \"%s\"); the runs compare at the fixed λ = %s "
-               "(--lambda)\n",
+               "compare_solvers: %s chooses lambda along the regularization "
+               "path (lambda: \"%s\"); the runs compare at the fixed lambda = "
+               "%s (--lambda)\n",
                config->name().c_str(), rule.c_str(),
                config->solver().lambda() > 0
                    ? absl::StrFormat("%g", config->solver().lambda()).c_str()
@@ -242,6 +241,6 @@ int main(int argc, char** argv) {
       "Compares solver configurations over seeds and plots their duality "
       "gaps: compare_solvers --config=<file.textproto> "
       "--runs='bcfw;bcfw:sampling=gap' --seeds=1,2,3 --out=<dir>");
-  absl::ParseCommandLine(argc, argv);
+  chaintag::ParseToolCommandLine(argc, argv);
   return chaintag::Run();
 }

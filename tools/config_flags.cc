@@ -1,17 +1,23 @@
 #include "tools/config_flags.h"
 
+#include <atomic>
 #include <fstream>
 #include <string>
 #include <vector>
 
-#include "absl/flags/internal/parse.h"
+#include "absl/base/attributes.h"
+#include "absl/base/const_init.h"
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/flags/marshalling.h"
+#include "absl/flags/parse.h"
 #include "absl/flags/reflection.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "absl/synchronization/mutex.h"
 #include "base/config_override.h"
 #include "base/paths.h"
 #include "features/template_file.h"
@@ -19,6 +25,21 @@
 
 namespace chaintag {
 namespace {
+
+// Whether ParseToolCommandLine is parsing: only then is a flag's update the
+// user's. Constant-initialized, as Abseil calls NoteFlagUpdate while the
+// flags are defined, during static initialization.
+ABSL_CONST_INIT std::atomic<bool> parsing{false};
+
+ABSL_CONST_INIT absl::Mutex given_mutex(absl::kConstInit);
+
+// The flags ParseToolCommandLine set. Never destroyed, so no exit-time
+// destructor races a late reader.
+absl::flat_hash_set<std::string>& GivenFlags()
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(given_mutex) {
+  static auto* const given = new absl::flat_hash_set<std::string>;
+  return *given;
+}
 
 // Every table's rows whose path is in SolverConfig: the keys of run specs.
 constexpr ConfigFlag kSolverRows[] = {
@@ -77,10 +98,24 @@ template double ConfigFieldDefault<double>(absl::string_view);
 template bool ConfigFieldDefault<bool>(absl::string_view);
 template std::string ConfigFieldDefault<std::string>(absl::string_view);
 
+std::vector<char*> ParseToolCommandLine(int argc, char* argv[]) {
+  parsing.store(true);
+  std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
+  parsing.store(false);
+  return positional;
+}
+
+void NoteFlagUpdate(absl::string_view name) {
+  if (!parsing.load()) return;
+  absl::MutexLock lock(&given_mutex);
+  GivenFlags().emplace(name);
+}
+
 bool FlagWasGiven(absl::string_view name) {
-  // Abseil's parser records which flags the command line named; a value
-  // equal to the default is still a value the user asked for.
-  return absl::flags_internal::WasPresentOnCommandLine(name);
+  // Noted by the flag's own callback, so a value equal to the default is
+  // still a value the user asked for.
+  absl::MutexLock lock(&given_mutex);
+  return GivenFlags().contains(name);
 }
 
 absl::Status ApplyGivenConfigFlags(absl::Span<const ConfigFlag> flags,

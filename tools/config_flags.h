@@ -4,20 +4,29 @@
 // path, words, help), takes its default from the config proto (as
 // sentencepiece's spm_train_main.cc does with its default TrainerSpec) and
 // sets its field only when given on the command line, so every value, 0
-// included, is honoured. `--set=path=value` reaches any other singular field
-// through the same mechanism (base/config_override.h).
+// and the default included, is honoured. `--set=path=value` reaches any other
+// singular field through the same mechanism (base/config_override.h).
 //
-// A main defines the flags of the tables it uses and builds its table from
-// the same lists:
+// A main defines the flags of the tables it uses, builds its table from the
+// same lists and parses with ParseToolCommandLine, which notes the flags
+// given:
 //
 //   #define TRAIN_FLAGS(X) CHAINTAG_RUN_FLAGS(X) CHAINTAG_SOLVER_FLAGS(X) ...
 //   TRAIN_FLAGS(CHAINTAG_DEFINE_CONFIG_FLAG)
 //   constexpr ConfigFlag kConfigFlags[] = {TRAIN_FLAGS(CHAINTAG_CONFIG_ROW)};
-//   ... absl::ParseCommandLine(argc, argv);
+//   ... ParseToolCommandLine(argc, argv);
 //   LoadConfig(kConfigFlags, config_path, set_assignments);
 //
-// Thread-safety: the functions read the flag registry; call them after
-// ParseCommandLine.
+// "Given" is seen through Abseil's public OnUpdate hook on each flag, not
+// through std::optional<T> flags (empty unless given): Abseil's parser takes
+// only flags of type bool as switches, so an optional bool would break
+// `--cache` and `--nocache`; an optional flag reads `--model=` as "not
+// given" rather than an empty path; and --help would show its default as
+// empty instead of the proto's.
+//
+// Thread-safety: call ParseToolCommandLine once, from main, before other
+// threads start; the other functions read the flag registry and what it
+// noted, so call them after it.
 
 #ifndef CHAINTAG_TOOLS_CONFIG_FLAGS_H_
 #define CHAINTAG_TOOLS_CONFIG_FLAGS_H_
@@ -53,8 +62,20 @@ struct ConfigFlag {
 template <typename T>
 T ConfigFieldDefault(absl::string_view path);
 
-// Whether the user gave the flag on the command line (or in a flag file).
+// absl::ParseCommandLine, noting each flag defined with CHAINTAG_NOTE_GIVEN
+// that it sets (from the command line or a flag file) for FlagWasGiven. A
+// main that reads FlagWasGiven parses with this instead.
+std::vector<char*> ParseToolCommandLine(int argc, char* argv[]);
+
+// Whether ParseToolCommandLine set the flag, whatever the value (the default
+// included). Only flags defined with CHAINTAG_NOTE_GIVEN (every named config
+// flag) are noted; absl::SetFlag does not count.
 bool FlagWasGiven(absl::string_view name);
+
+// The callback of CHAINTAG_NOTE_GIVEN. Abseil calls a flag's callback after
+// every update, and also once when the flag is defined, so only the calls
+// made while ParseToolCommandLine parses are taken as "given".
+void NoteFlagUpdate(absl::string_view name);
 
 // Sets the field of every flag in `flags` that was given, from its value
 // (words translated); errors name the flag.
@@ -111,7 +132,7 @@ absl::Status SetSolverOption(absl::string_view name, absl::string_view value,
 
 // λ, which regpath chooses along its path.
 #define CHAINTAG_LAMBDA_FLAGS(X) \
-  X(double, lambda, "solver.lambda", "", "Regularisation λ (0 = 1/n).")
+  X(double, lambda, "solver.lambda", "", "Regularisation lambda (0 = 1/n).")
 
 // The seed, which compare_solvers sets for each of its runs.
 #define CHAINTAG_SEED_FLAGS(X) \
@@ -152,25 +173,26 @@ absl::Status SetSolverOption(absl::string_view name, absl::string_view value,
   X(std::string, smoothing, "solver.svrg.smoothing", "none:NO_SMOOTHING",      \
     "none | l2_top_k | entropy.")                                              \
   X(double, smoothing_mu, "solver.svrg.smoothing_mu", "",                      \
-    "Smoothing μ (first epoch).")                                              \
-  X(int32_t, top_k, "solver.svrg.top_k", "", "Labelings of the ℓ2 smoothing.") \
+    "Smoothing mu (first epoch).")                                             \
+  X(int32_t, top_k, "solver.svrg.top_k", "", "Labelings of the l2 smoothing.") \
   X(std::string, smoothing_schedule, "solver.svrg.smoothing_schedule",         \
     "constant:CONSTANT_SMOOTHING,linear:LINEAR_DECAY,"                         \
     "exponential:EXPONENTIAL_DECAY",                                           \
     "constant | linear | exponential.")                                        \
   X(double, lr, "solver.svrg.learning_rate", "",                               \
-    "Learning rate η (0 = 1/(L + λ + κ) from --smoothness).")                  \
+    "Learning rate eta (0 = 1/(L + lambda + kappa) from --smoothness).")       \
   X(double, smoothness, "solver.svrg.smoothness", "",                          \
     "Smoothness constant L.")                                                  \
   X(double, kappa, "solver.casimir.kappa", "",                                 \
-    "casimir_svrg: κ (0 = the variant's rule).")                               \
+    "casimir_svrg: kappa (0 = the variant's rule).")                           \
   X(std::string, casimir_variant, "solver.casimir.variant",                    \
     "const:CASIMIR_CONST,adapt:CASIMIR_ADAPT", "const | adapt.")               \
   X(std::string, warm_start, "solver.casimir.warm_start", "",                  \
     "prox_center | prev_iterate | extrapolation.")                             \
   X(std::string, decay_q, "solver.casimir.decay_q",                            \
     "reference_code:Q_REFERENCE_CODE,paper:Q_PAPER",                           \
-    "reference_code (q = κ/(κ+λ)) | paper (q = λ/(λ+κ)).")                     \
+    "reference_code (q = kappa/(kappa+lambda)) | paper (q = "                  \
+    "lambda/(lambda+kappa)).")                                                 \
   X(bool, lazy_updates, "solver.svrg.lazy_updates", "",                        \
     "false = O(dim) textbook SVRG steps.")
 
@@ -195,10 +217,16 @@ absl::Status SetSolverOption(absl::string_view name, absl::string_view value,
   X(double, checkpoint_every_seconds, "checkpoint.every_seconds", "",         \
     "...and/or when this many seconds have passed since the last one.")
 
+// The OnUpdate callback that lets FlagWasGiven see a flag of a main's own:
+//   ABSL_FLAG(double, dev_fraction, 0, "...")
+//       .OnUpdate(CHAINTAG_NOTE_GIVEN(dev_fraction));
+#define CHAINTAG_NOTE_GIVEN(flag) [] { ::chaintag::NoteFlagUpdate(#flag); }
+
 // X-macro bodies: a flag definition, and a row of a main's table.
 #define CHAINTAG_DEFINE_CONFIG_FLAG(type, flag, path, words, help)  \
   ABSL_FLAG(type, flag, ::chaintag::ConfigFieldDefault<type>(path), \
-            help " [config: " path "]");
+            help " [config: " path "]")                             \
+      .OnUpdate(CHAINTAG_NOTE_GIVEN(flag));
 #define CHAINTAG_CONFIG_ROW(type, flag, path, words, help) {#flag, path, words},
 
 #endif  // CHAINTAG_TOOLS_CONFIG_FLAGS_H_

@@ -7,9 +7,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
 #include "absl/strings/str_split.h"
 #include "google/protobuf/descriptor.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 
 // Every table, as a tool defines it. compare_solvers' and regpath's own
@@ -26,6 +27,7 @@ namespace {
 
 using google::protobuf::Descriptor;
 using google::protobuf::FieldDescriptor;
+using google::protobuf::util::MessageDifferencer;
 
 constexpr ConfigFlag kFlags[] = {ALL_FLAGS(CHAINTAG_CONFIG_ROW)};
 
@@ -35,9 +37,11 @@ const char* const kArgv[] = {
     "--max_passes=0",    // equal to nothing's default: must not be lost
     "--cache=false",     // a bool flag given as false
     "--threads=2",       // equal to the proto's default: still applied
+    "--line_search",     // a bool switch, equal to the proto's default
     "--smoothing=none",  // a word
     "--step=PAIRWISE",   // an enum by name, any case
     "--model=given.model",
+    "--predictions=",  // an empty path is a value, not "not given"
 };
 
 const FieldDescriptor* FindField(const std::string& path) {
@@ -50,6 +54,14 @@ const FieldDescriptor* FindField(const std::string& path) {
     message = field->message_type();
   }
   return field;
+}
+
+// Help is printed to any terminal: plain ASCII, Greek letters in words.
+bool IsAscii(absl::string_view text) {
+  for (const char c : text) {
+    if (static_cast<unsigned char>(c) >= 0x80) return false;
+  }
+  return true;
 }
 
 // The flag type a field of this kind needs (enums are named by strings).
@@ -73,6 +85,7 @@ TEST(ConfigFlagsTest, EveryRowNamesAScalarFieldOfItsTypeAndItsWordsExist) {
     const FieldDescriptor* field = FindField(path);                        \
     ASSERT_NE(field, nullptr) << #flag " -> " path;                        \
     EXPECT_FALSE(field->is_repeated()) << path;                            \
+    EXPECT_TRUE(IsAscii(help)) << #flag ": " help;                         \
     const FieldDescriptor::CppType want =                                  \
         field->cpp_type() == FieldDescriptor::CPPTYPE_ENUM                 \
             ? FieldDescriptor::CPPTYPE_STRING                              \
@@ -108,14 +121,99 @@ TEST(ConfigFlagsTest, DefaultsAreTheProtosDefaults) {
   EXPECT_EQ(absl::GetFlag(FLAGS_gap_check), 10);
   EXPECT_EQ(absl::GetFlag(FLAGS_sampling), "uniform");
   EXPECT_EQ(absl::GetFlag(FLAGS_line_search), true);
+  // --help shows them.
+  const absl::CommandLineFlag* flag = absl::FindCommandLineFlag("gap_check");
+  ASSERT_NE(flag, nullptr);
+  EXPECT_EQ(flag->DefaultValue(), "10");
+  EXPECT_EQ(flag->Help(),
+            "Passes between exact duality gaps. [config: solver.gap_check]");
+  flag = absl::FindCommandLineFlag("sampling");
+  ASSERT_NE(flag, nullptr);
+  EXPECT_EQ(flag->DefaultValue(), "uniform");
 }
 
 TEST(ConfigFlagsTest, WhatWasGivenIsKnownWhateverItsValue) {
   EXPECT_TRUE(FlagWasGiven("max_passes"));
   EXPECT_TRUE(FlagWasGiven("threads"));
   EXPECT_TRUE(FlagWasGiven("cache"));
+  EXPECT_TRUE(FlagWasGiven("line_search"));
+  EXPECT_TRUE(FlagWasGiven("predictions"));
   EXPECT_FALSE(FlagWasGiven("gap_check"));
   EXPECT_FALSE(FlagWasGiven("lambda"));
+  EXPECT_FALSE(FlagWasGiven("no_such_flag"));
+}
+
+TEST(ConfigFlagsTest, SettingAFlagInCodeIsNotGivingIt) {
+  absl::FlagSaver saver;
+  absl::SetFlag(&FLAGS_gap_check, 3);
+  EXPECT_FALSE(FlagWasGiven("gap_check"));
+}
+
+TEST(ConfigFlagsTest, GivenFlagsAreAppliedWhateverTheirValueAndNoOthers) {
+  // A config whose fields differ from what the command line gives and from
+  // the proto's defaults, and some fields of flags not given.
+  PipelineConfig config;
+  SolverConfig* solver = config.mutable_solver();
+  solver->set_max_passes(50);
+  solver->set_num_threads(7);
+  solver->set_line_search(false);
+  solver->set_gap_check(7);
+  solver->set_weighted_averaging(false);
+  solver->set_sampling(SolverConfig::GAP);
+  solver->mutable_bcfw()->set_cache(true);
+  config.set_predictions_path("p.txt");
+  config.set_eval_every(3);
+  ASSERT_EQ(ConfigFieldDefault<int32_t>("solver.num_threads"), 2);
+  ASSERT_TRUE(ConfigFieldDefault<bool>("solver.line_search"));
+
+  PipelineConfig expected = config;
+  SolverConfig* want = expected.mutable_solver();
+  want->set_max_passes(0);
+  want->set_num_threads(2);
+  want->set_line_search(true);
+  want->mutable_bcfw()->set_cache(false);
+  want->mutable_bcfw()->set_step(SolverConfig::PAIRWISE);
+  want->mutable_svrg()->set_smoothing(SolverConfig::NO_SMOOTHING);
+  expected.set_model_path("given.model");
+  expected.set_predictions_path("");
+
+  ASSERT_TRUE(ApplyGivenConfigFlags(kFlags, &config).ok());
+  EXPECT_EQ(solver->max_passes(), 0);
+  EXPECT_EQ(solver->num_threads(), 2);  // the default, given
+  EXPECT_TRUE(solver->line_search());   // the default, given as a switch
+  EXPECT_FALSE(solver->bcfw().cache());
+  EXPECT_TRUE(config.has_predictions_path());
+  EXPECT_EQ(config.predictions_path(), "");
+  // Not given: the config's values, and no field set that it left unset.
+  EXPECT_EQ(solver->gap_check(), 7);
+  EXPECT_FALSE(solver->weighted_averaging());
+  EXPECT_EQ(solver->sampling(), SolverConfig::GAP);
+  EXPECT_EQ(config.eval_every(), 3);
+  EXPECT_FALSE(solver->has_lambda());
+  EXPECT_FALSE(solver->has_seed());
+  EXPECT_FALSE(config.has_log_path());
+  std::string differences;
+  MessageDifferencer differencer;
+  differencer.ReportDifferencesToString(&differences);
+  EXPECT_TRUE(differencer.Compare(expected, config)) << differences;
+
+  // On an empty config, exactly the given fields are set.
+  PipelineConfig empty;
+  ASSERT_TRUE(ApplyGivenConfigFlags(kFlags, &empty).ok());
+  PipelineConfig given;
+  given.mutable_solver()->set_max_passes(0);
+  given.mutable_solver()->set_num_threads(2);
+  given.mutable_solver()->set_line_search(true);
+  given.mutable_solver()->mutable_bcfw()->set_cache(false);
+  given.mutable_solver()->mutable_bcfw()->set_step(SolverConfig::PAIRWISE);
+  given.mutable_solver()->mutable_svrg()->set_smoothing(
+      SolverConfig::NO_SMOOTHING);
+  given.set_model_path("given.model");
+  given.set_predictions_path("");
+  differences.clear();
+  MessageDifferencer exact;
+  exact.ReportDifferencesToString(&differences);
+  EXPECT_TRUE(exact.Compare(given, empty)) << differences;
 }
 
 std::string WriteConfig(const std::string& text) {
@@ -238,6 +336,6 @@ int main(int argc, char** argv) {
   std::vector<char*> args;
   for (const char* arg : chaintag::kArgv)
     args.push_back(const_cast<char*>(arg));
-  absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
+  chaintag::ParseToolCommandLine(static_cast<int>(args.size()), args.data());
   return RUN_ALL_TESTS();
 }

@@ -2,7 +2,8 @@
 # regpath end to end on OCR-small (fold 0 to train, fold 1 as dev), with a
 # short grid: the table marks the chosen breakpoint, the chosen model is
 # written, the JSON holds the path and both grids, the SVG both plots, and
-# the passes comparison is printed. A bad --mode fails before any training.
+# the passes comparison is printed. A bad --mode or --dev_folds fails before
+# any training, and the help is ASCII.
 set -euo pipefail
 
 if [[ -z "${CHAINTAG_CORPORA:-}" || ! -f "$CHAINTAG_CORPORA/ocr/letter.data.gz" ]]; then
@@ -38,4 +39,14 @@ if "$REGPATH" --config="$CONFIG" --mode=sideways > /dev/null 2> bad.txt; then
   fail "--mode=sideways accepted"
 fi
 grep -q 'also takes epsilon, heuristic' bad.txt || fail "unclear error: $(cat bad.txt)"
+# regpath's own --dev_folds is read only when given, whatever its value.
+if "$REGPATH" --config="$CONFIG" --dev_folds=x > /dev/null 2> bad.txt; then
+  fail "--dev_folds=x accepted"
+fi
+grep -q -- '--dev_folds: not a fold number: x' bad.txt \
+  || fail "--dev_folds=x: unclear error: $(cat bad.txt)"
+
+"$REGPATH" --helpfull > help.txt 2>&1 || true
+grep -q -- '--lambda_min' help.txt || fail "no --lambda_min in the help"
+if LC_ALL=C grep -n '[^ -~[:space:]]' help.txt; then fail "help is not ASCII"; fi
 echo PASS

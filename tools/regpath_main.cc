@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -37,31 +36,35 @@ ABSL_FLAG(std::vector<std::string>, set, {},
 ABSL_FLAG(std::string, corpora, "",
           "Corpora root (default: $CHAINTAG_CORPORA, else ../shared/corpora "
           "beside the workspace).");
+// Applied only when given, as the named flags are.
 ABSL_FLAG(double, dev_fraction, 0,
           "Hold out this last fraction of train as dev (CoNLL; replaces "
-          "corpus.dev).");
+          "corpus.dev).")
+    .OnUpdate(CHAINTAG_NOTE_GIVEN(dev_fraction));
 ABSL_FLAG(std::string, dev_folds, "",
           "OCR: comma-separated folds to hold out as dev (taken out of "
-          "test_folds).");
+          "test_folds).")
+    .OnUpdate(CHAINTAG_NOTE_GIVEN(dev_folds));
 ABSL_FLAG(bool, grid, true,
           "Also run the grid-search baseline, cold and warm-started.");
 ABSL_FLAG(int, grid_high, 15, "Grid: largest exponent of 2.");
 ABSL_FLAG(int, grid_low, -15,
           "Grid: smallest exponent of 2 (with --grid, also the path's "
-          "smallest λ unless --lambda_min is given).");
+          "smallest lambda unless --lambda_min is given).");
 ABSL_FLAG(std::string, json, "", "JSON output (default <name>.regpath.json).");
 ABSL_FLAG(std::string, svg, "", "SVG output (default <name>.regpath.svg).");
 // The path's own named flags; regpath's --kappa is the path's κ.
-#define REGPATH_PATH_FLAGS(X)                                        \
-  X(std::string, mode, "solver.path.mode",                           \
-    "epsilon:EPSILON_APPROXIMATE,heuristic:HEURISTIC",               \
-    "epsilon (certified, exact gaps) or heuristic (stale gaps).")    \
-  X(double, epsilon, "solver.path.epsilon", "", "ε of the path.")    \
-  X(double, kappa, "solver.path.kappa", "",                          \
-    "κ of the path (0 = 0.9 or 0.7 by mode).")                       \
-  X(double, lambda_min, "solver.path.lambda_min", "", "Smallest λ.") \
-  X(double, lambda_max, "solver.path.lambda_max", "",                \
-    "Start the path here (cold solve) instead of at λ∞ (0 = λ∞).")
+#define REGPATH_PATH_FLAGS(X)                                             \
+  X(std::string, mode, "solver.path.mode",                                \
+    "epsilon:EPSILON_APPROXIMATE,heuristic:HEURISTIC",                    \
+    "epsilon (certified, exact gaps) or heuristic (stale gaps).")         \
+  X(double, epsilon, "solver.path.epsilon", "", "epsilon of the path.")   \
+  X(double, kappa, "solver.path.kappa", "",                               \
+    "kappa of the path (0 = 0.9 or 0.7 by mode).")                        \
+  X(double, lambda_min, "solver.path.lambda_min", "", "Smallest lambda.") \
+  X(double, lambda_max, "solver.path.lambda_max", "",                     \
+    "Start the path here (cold solve) instead of at lambda_inf, where "   \
+    "the path starts from w = 0 (0 = lambda_inf).")
 #define REGPATH_FLAGS(X) \
   CHAINTAG_RUN_FLAGS(X) CHAINTAG_SOLVER_FLAGS(X) REGPATH_PATH_FLAGS(X)
 REGPATH_FLAGS(CHAINTAG_DEFINE_CONFIG_FLAG)
@@ -148,8 +151,8 @@ int Run() {
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
-      "The regularization path of a preset, λ chosen on dev, and the grid "
-      "baseline: regpath --config=<file.textproto> [flags]");
-  absl::ParseCommandLine(argc, argv);
+      "The regularization path of a preset, lambda chosen on dev, and the "
+      "grid baseline: regpath --config=<file.textproto> [flags]");
+  chaintag::ParseToolCommandLine(argc, argv);
   return chaintag::Run();
 }

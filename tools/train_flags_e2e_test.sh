@@ -3,7 +3,8 @@
 # given with its "empty" value is honoured, not ignored (--max_passes=0 is
 # refused by name; --eval_every=0, --threads=1 take effect), --set wins
 # over the named flag of its field, a flag not given keeps the config's
-# value, and a bad value names the flag.
+# value, a flag given with the proto's default is still applied, a bad
+# value names the flag, and the help is ASCII with the proto's defaults.
 set -euo pipefail
 absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 TRAIN="$(absolute "$1")"
@@ -54,10 +55,20 @@ grep -q 'max_passes must be positive, got 0' err.txt \
 [[ $(grep -c '"eval_score' d.jsonl) -eq 1 ]] \
   || fail "--eval_every=0 ignored: $(grep -c '"eval_score' d.jsonl) scored passes"
 [[ $(grep -c '"eval_score' a.jsonl) -gt 1 ]] || fail "the config's eval_every=2 scored one pass"
+# --eval_every=5, the proto's default, is still given: only pass 5 is scored.
+"$TRAIN" --config=toy.textproto --quiet --eval_every=5 --log=e.jsonl > /dev/null 2>&1
+[[ $(grep -c '"eval_score' e.jsonl) -eq 1 ]] \
+  || fail "--eval_every=5 (the default) ignored: $(grep -c '"eval_score' e.jsonl) scored passes"
 
 # A bad value names the flag and exits 2 before training.
 status=0
 "$TRAIN" --config=toy.textproto --sampling=sideways > /dev/null 2> err.txt || status=$?
 [[ $status -eq 2 ]] || fail "--sampling=sideways: exit $status"
 grep -q -- '--sampling' err.txt || fail "error does not name the flag: $(cat err.txt)"
+
+# Help is plain ASCII (lambda, not the Greek letter) and shows the defaults.
+"$TRAIN" --helpfull > help.txt 2>&1 || true
+grep -q -- '--max_passes (Maximum passes. \[config: solver.max_passes\]); default: 100;' \
+  help.txt || fail "no --max_passes help with its default: $(grep -- --max_passes help.txt)"
+if LC_ALL=C grep -n '[^ -~[:space:]]' help.txt; then fail "help is not ASCII"; fi
 echo PASS

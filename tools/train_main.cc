@@ -24,7 +24,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
@@ -141,7 +140,7 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Trains a chain model from a pipeline config: train "
       "--config=<file.textproto> [overrides]");
-  absl::ParseCommandLine(argc, argv);
+  chaintag::ParseToolCommandLine(argc, argv);
   if (!absl::GetFlag(FLAGS_distributed)) return chaintag::Run(nullptr);
 #ifdef CHAINTAG_WITH_MPI
   absl::StatusOr<std::unique_ptr<chaintag::MpiCommunicator>> communicator =
