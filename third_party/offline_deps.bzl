@@ -288,6 +288,12 @@ def offline_deps():
         name = "cpp_httplib",
         targets = {"httplib": ["cpp-httplib"]},
     )
+    # Eigen, header-only, for //models:eigen_kernels_bench alone (the
+    # library's kernels do not use it; docs/design.md).
+    system_cc_repo(
+        name = "eigen",
+        targets = {"eigen": ["eigen3"]},
+    )
     # Distributed training (//tools:train_mpi): Open MPI's C API.
     system_cc_repo(
         name = "openmpi",
