@@ -4,12 +4,11 @@
 // the caller join in and waits for the batch to be done, so no more threads
 // run than asked for. Items are handed out one at a time, so uneven ones
 // balance. One thread means no helpers: Finish does the whole batch.
-// Waiting threads spin for about 100 µs (4096 pauses of ~25 ns here)
-// before they sleep: solver rounds hand out batches of tens to hundreds of
-// microseconds' work thousands of times a second, with short serial steps
-// between them, and a sleeping thread takes tens of microseconds to wake.
-// (With 256 pauses, 10 mini-batch passes on two threads took 2.6 s
-// instead of 2.0 s.)
+// Waiting threads spin (kSpins pause instructions) before they sleep:
+// solver rounds hand out small batches many times a second, with short
+// serial steps between them, and waking a sleeping thread costs about as
+// much as such a batch. A shorter spin made mini-batch passes on two
+// threads slower (docs/experiments.md#mini-batch-and-distributed-training).
 //
 // Thread-safety: Start and Finish from one thread, alternately; work(worker,
 // i) runs concurrently for distinct items, each worker index on one thread.
@@ -75,7 +74,7 @@ class BatchPool {
     }
   }
 
-  // Returns once `ready` holds or after kSpins checks (about 100 µs).
+  // Returns once `ready` holds or after kSpins checks.
   template <typename Ready>
   static void Spin(Ready ready) {
     for (int spin = 0; spin < kSpins && !ready(); ++spin) {

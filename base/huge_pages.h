@@ -1,9 +1,10 @@
 // Large arrays: transparent huge pages for those read at random (weight
 // rows: with 4 KiB pages nearly every such read is a TLB miss), and their
 // first touch on several threads (a first touch is the kernel zeroing the
-// page, in the thread that touches it: 0.1–2.2 ms per MB on a VM whose
-// host backs the memory only then). The helpers are hints (Linux madvise),
-// ignored where unsupported.
+// page, in the thread that touches it, and on a VM whose host backs the
+// memory only then it costs more still;
+// docs/experiments.md#mini-batch-and-distributed-training). The helpers are
+// hints (Linux madvise), ignored where unsupported.
 //
 // Thread-safety: stateless functions and an allocator without state.
 

@@ -10,6 +10,25 @@
 // (models/model_file.h), so loading is a read, the file's validation and
 // the rank index, never a rebuild of a dense table.
 //
+// Example: tag one sentence with the chunker //pipeline:conll2000_chunking
+// saves (it reads two columns, word and POS):
+//
+//   absl::StatusOr<ChainModel> model =
+//       ChainModel::Load("conll2000_chunking.model");
+//   if (!model.ok()) return model.status();  // names the file and the fault
+//   Sentence sentence;
+//   sentence.num_attributes = 2;  // header().input_format()'s columns
+//   sentence.attributes = {"He",      "PRP", "reckons", "VBZ", "the", "DT",
+//                          "current", "JJ",  "account", "NN"};
+//   TagScratch scratch;  // one per thread, reused sentence after sentence
+//   std::vector<std::string> tags;
+//   absl::Status status = model->Tag(sentence, &scratch, &tags);
+//   if (!status.ok()) return status;
+//   // tags: B-NP B-VP B-NP I-NP I-NP
+//
+// A stacked model (first_stage() not null) tags whole documents
+// (TagDocument).
+//
 // Thread-safety: const methods are safe from any thread; each thread uses
 // its own TagScratch.
 

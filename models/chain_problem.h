@@ -150,7 +150,7 @@ class ChainProblem : public Problem {
   struct Scores;
   int Length(int i) const { return examples_[i].features.size(); }
   // The column of label pair (a, b) in a pair row: every pair has one at
-  // first order (a·L + b), the structure's weighted pairs at second; −1
+  // first order (a·L + b), the structure's weighted pairs at second; -1
   // for none.
   int32_t PairColumn(int a, int b) const {
     return structure_ != nullptr ? structure_->pair_index(a, b)
@@ -199,7 +199,7 @@ class ChainProblem : public Problem {
   void ForEachTailIndex(const int32_t* y, int T, const Visit& visit) const;
   // ‖tail(a) − tail(b)‖² of two labelings' tail indicators, in O(T).
   double TailDistanceSquared(const int32_t* a, const int32_t* b, int T) const;
-  // Each position's pair column of y (−1 at 0 and where none), into
+  // Each position's pair column of y (-1 at 0 and where none), into
   // `columns` (T entries).
   void PairColumns(const int32_t* y, int T, int32_t* columns) const;
   // w += c·φ(x_i, y).
@@ -239,7 +239,7 @@ class ChainProblem : public Problem {
                              double c, const Slice& slice, double* w) const;
   double LossUnit(int i) const;
   // unary[t][y] += sign·L_i's unit on every label y ≠ y_t: loss
-  // augmentation (sign +1) and its removal (−1).
+  // augmentation (sign +1) and its removal (-1).
   void AddLossToUnary(int i, double sign, double* unary) const;
   // AddCornerToState for a labeling stored in a plain array.
   void AddLabelingToState(int i, const int32_t* y, double c,

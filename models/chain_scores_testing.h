@@ -42,7 +42,7 @@ RandomChain MakeRandomChain(int T, int L, Draw draw) {
   return chain;
 }
 
-// Scores uniform in [−2, 2], or in {−1, 0, 1} (many exact ties).
+// Scores uniform in [-2, 2], or in {-1, 0, 1} (many exact ties).
 inline RandomChain MakeChain(int T, int L, std::mt19937* rng,
                              bool integer_scores) {
   std::uniform_real_distribution<double> real(-2, 2);

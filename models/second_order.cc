@@ -10,7 +10,7 @@
 namespace chaintag {
 namespace {
 
-// Fills `slots` (one per label tuple, −1 = none) with each tuple's position
+// Fills `slots` (one per label tuple, -1 = none) with each tuple's position
 // in `tuples`; fails on a label out of range or a repeated tuple.
 template <size_t N>
 absl::Status IndexTuples(const std::vector<std::array<int32_t, N>>& tuples,

@@ -58,9 +58,9 @@ class SecondOrderStructure {
   int num_pairs() const;
   const std::vector<LabelTrigram>& trigrams() const;
   const std::vector<LabelPair>& pairs() const;
-  // The weight index of trigram (a, b, c), or −1.
+  // The weight index of trigram (a, b, c), or -1.
   int32_t trigram_index(int a, int b, int c) const;
-  // The column of pair (a, b), or −1.
+  // The column of pair (a, b), or -1.
   int32_t pair_index(int a, int b) const;
   // Whether the constraints allow the labeling (start, every transition,
   // end); the empty labeling is allowed.
@@ -109,7 +109,7 @@ class SecondOrderStructure {
   std::vector<uint8_t> end_allowed_;
 
   // States: the allowed pairs in lexicographic order (the Viterbi tie order).
-  std::vector<int32_t> state_of_pair_;  // [a·L + b], or −1 when forbidden
+  std::vector<int32_t> state_of_pair_;  // [a·L + b], or -1 when forbidden
   std::vector<LabelPair> state_labels_;
   struct WeightedState {
     int32_t state, column;
@@ -131,7 +131,7 @@ class SecondOrderStructure {
   };
   std::vector<Block> blocks_;  // by middle label
   std::vector<int32_t> source_state_;
-  std::vector<int32_t> edge_trigram_;  // per slot: weight index or −1
+  std::vector<int32_t> edge_trigram_;  // per slot: weight index or -1
   int num_edges_ = 0;
   // The edges with a trigram weight, for its expected count.
   struct WeightedEdge {

@@ -17,7 +17,7 @@ constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
 // The forward–backward sums a block's products of factors in [0, 1] and
 // takes their log; below kMinSum it redoes that one sum as a log-sum-exp.
 // Above it, the largest product is at least kMinSum / L, so products that
-// underflowed (< 1e−308) change the sum by less than 1e−100 of itself.
+// underflowed (< 1e-308) change the sum by less than 1e-100 of itself.
 constexpr double kMinSum = 1e-200;
 // Below this, a product of factors may have lost digits to underflow.
 constexpr double kMinProduct = 1e-290;

@@ -40,8 +40,8 @@ class SecondOrderForwardBackward {
   // per position), so a position costs a multiply-add per edge and per pass
   // and, per state, two exps and two logs for the value, one exp and one
   // log more for the marginals. A sum whose products could have underflowed
-  // (below 1e−200) is redone as an exact log-sum-exp; results match the
-  // exact sums to rounding, but for marginals below ~1e−300, which may come
+  // (below 1e-200) is redone as an exact log-sum-exp; results match the
+  // exact sums to rounding, but for marginals below ~1e-300, which may come
   // out as 0 or denormal.
   double Compute(const SecondOrderStructure& structure,
                  const SecondOrderScores& scores, double mu, double* marginals);

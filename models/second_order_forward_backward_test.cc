@@ -114,7 +114,7 @@ TEST(SecondOrderForwardBackwardTest, MatchesBruteForceOnRandomTinyChains) {
                 });
 }
 
-// μ = 1e−3 against scores of size 10: factors down to e^−20000, so the
+// μ = 1e-3 against scores of size 10: factors down to e^−20000, so the
 // blocks' sums of products underflow and fall back to log-sum-exp. The
 // marginals' condition number is ~|score|/μ ~ 1e5, so both computations
 // agree to ~1e5 ulps.

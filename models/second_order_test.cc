@@ -121,7 +121,7 @@ TEST(SecondOrderStructureTest, ConstrainedLatticeHasTheAllowedOnes) {
 // --- scoring -----------------------------------------------------------------
 
 TEST(SecondOrderScoreTest, HandComputedLabeling) {
-  // L = 2, trigram (0, 1, 1) weighted 5 and (1, 1, 0) weighted −3 (weight
+  // L = 2, trigram (0, 1, 1) weighted 5 and (1, 1, 0) weighted -3 (weight
   // order reversed), pair (1, 1) with a column.
   absl::StatusOr<SecondOrderStructure> structure = SecondOrderStructure::Create(
       2, TransitionConstraints(), {{1, 1, 0}, {0, 1, 1}}, {{1, 1}});
@@ -136,7 +136,7 @@ TEST(SecondOrderScoreTest, HandComputedLabeling) {
   chain.pair_unary = {0.5, 0.25, 0.125, 0.0625};
   const std::vector<int32_t> y = {0, 1, 1, 0};
   // start 100, unary 1 + 4 + 6 + 7, transitions 20 + 40 + 30, pair (1, 1)
-  // at t = 2: 0.125, trigrams (0, 1, 1): 5 and (1, 1, 0): −3, end 1000.
+  // at t = 2: 0.125, trigrams (0, 1, 1): 5 and (1, 1, 0): -3, end 1000.
   EXPECT_EQ(ScoreLabeling(*structure, chain.scores(), y.data()),
             100 + 18 + 90 + 0.125 + 2 + 1000);
   EXPECT_EQ(ScoreLabeling(*structure, Chain().scores(), nullptr), 0.0);

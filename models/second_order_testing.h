@@ -72,7 +72,7 @@ Chain MakeChain(const SecondOrderStructure& structure, int T, Draw draw) {
   return chain;
 }
 
-// Scores uniform in [−scale, scale], or in {−1, 0, 1} (many exact ties).
+// Scores uniform in [−scale, scale], or in {-1, 0, 1} (many exact ties).
 inline Chain RandomChain(const SecondOrderStructure& structure, int T,
                          std::mt19937* rng, bool integer_scores,
                          double scale = 2) {
@@ -154,7 +154,7 @@ inline std::vector<ScoredLabeling> BruteForce(
 // Calls check(structure, chain, constraints) on `trials` random tiny
 // chains per seed, without constraints: T = 0 … 5 positions over L = 1 … 4
 // labels, with none, some or all trigrams and pairs weighted, and scores
-// real-valued, then (with `integer_too`) in {−1, 0, 1} for many ties.
+// real-valued, then (with `integer_too`) in {-1, 0, 1} for many ties.
 template <typename Check>
 void ForTinyChains(const std::vector<unsigned>& seeds, int trials,
                    bool integer_too, Check check) {

@@ -18,7 +18,7 @@ constexpr double kLn2 = 0.69314718055994530942;
 // The scaled forward–backward gives up on a sentence (it goes to log space)
 // when a nonzero factor exp((score − max)/μ) or a nonzero entry of a
 // normalised message falls below kMinFactor: then no product of three of
-// them, (1e−100)³, comes near the smallest normal double (2.2e−308), so
+// them, (1e-100)³, comes near the smallest normal double (2.2e-308), so
 // nothing underflows. kMinScale bounds the row sums and normalisers whose
 // reciprocals are taken.
 constexpr double kMinFactor = 1e-100;
@@ -124,7 +124,7 @@ bool ForwardBackward::ComputeScaled(const ChainScores& scores, double mu,
   // log space), so no product of up to three of them underflows: each
   // message entry is a sum of nonnegative terms computed to relative
   // rounding, and its zeros are exact (forbidden labelings). Underflow can
-  // then only touch the output marginals themselves, below ~1e−300.
+  // then only touch the output marginals themselves, below ~1e-300.
   scaled_ = ScaledPass();
   scaled_.inv_mu = 1 / mu;
   if (!ScaledForward(scores)) return false;

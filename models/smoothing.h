@@ -51,9 +51,9 @@ class ForwardBackward {
   // exps (each score shifted by the max of its row or table, so every factor
   // is in [0, 1]) and O(T·L²) multiply-adds. When a small μ (or a large
   // spread of scores) makes a factor exp((score − max)/μ) or a normalised
-  // message entry nonzero but below 1e−100, where products of them could
+  // message entry nonzero but below 1e-100, where products of them could
   // underflow, the sentence is redone by ComputeInLogSpace. Either way the
-  // result is the log-space pass's to rounding; only marginals below ~1e−300
+  // result is the log-space pass's to rounding; only marginals below ~1e-300
   // may come out as 0 or denormal.
   double Compute(const ChainScores& scores, double mu, double* marginals);
 

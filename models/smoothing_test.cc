@@ -409,7 +409,7 @@ TEST(ForwardBackwardTest, MinusInfinityScoresAreExcluded) {
 
 // --- the scaled pass against the log-space one -----------------------------
 
-// |actual − expected| ≤ 1e−10·|expected| entry by entry, or up to
+// |actual − expected| ≤ 1e-10·|expected| entry by entry, or up to
 // `absolute` for entries that underflow may have dropped.
 void ExpectSameMarginals(const std::vector<double>& actual,
                          const std::vector<double>& expected,
@@ -457,11 +457,11 @@ TEST(ForwardBackwardTest, ScaledPassMatchesTheLogSpacePass) {
           RandomChain chain = MakeChain(T, L, scale, &rng);
           const bool scaled = ExpectMatchesLogSpace(chain.scores(), mu);
           // Factors no smaller than e^−80 (start + unary at t = 0, spread
-          // 8 at μ = 0.1) keep every message entry above ~1e−40.
+          // 8 at μ = 0.1) keep every message entry above ~1e-40.
           if (scale == 2.0) EXPECT_TRUE(scaled);
           // Forbidden transitions (as constraints make them), keeping the
           // diagonal so that some labeling stays finite. Labels that they
-          // keep apart for long may drift below 1e−100 and send the chain
+          // keep apart for long may drift below 1e-100 and send the chain
           // to log space.
           for (int a = 0; a < L; ++a) {
             for (int b = 0; b < L; ++b) {
@@ -476,7 +476,7 @@ TEST(ForwardBackwardTest, ScaledPassMatchesTheLogSpacePass) {
       }
     }
   }
-  // Scores in [−8, 8] at μ = 0.1 need factors down to e^−320.
+  // Scores in [-8, 8] at μ = 0.1 need factors down to e^−320.
   EXPECT_GT(fell_back, 10);
   EXPECT_GT(kept, 200);
 }
@@ -503,9 +503,9 @@ TEST(ForwardBackwardTest, TinyMuOnALongChainFallsBackToLogSpace) {
 
 TEST(ForwardBackwardTest, UnderflowThatMattersFallsBack) {
   // μ = 1. Labelings through products like e^−750 = 0 in double: row sums
-  // and α·β normalisers alone (each ≥ e^−600 ≈ 1e−261) do not reveal that
+  // and α·β normalisers alone (each ≥ e^−600 ≈ 1e-261) do not reveal that
   // the forward and the backward pass both drop the best labelings, e.g.
-  // (0, 2, 0, 1) and (0, 1, 1, 1) at −2700 in the second chain; a scaled
+  // (0, 2, 0, 1) and (0, 1, 1, 1) at -2700 in the second chain; a scaled
   // pass that kept going would be off by log 2 or more.
   std::vector<RandomChain> chains = {
       {3, 2, {0, -kInf, 0, -150, 0, 0}, {-600, -600, 0, -600}, {0, 0}, {0, 0}},
@@ -518,7 +518,7 @@ TEST(ForwardBackwardTest, UnderflowThatMattersFallsBack) {
   // Factors no smaller than e^−200, but two labels that never mix: label 1
   // trails by 200 per position for four positions (its forward entries fall
   // to e^−800, 0 in double) and leads by 200 for the next four, so both
-  // constant labelings score −800.
+  // constant labelings score -800.
   RandomChain apart{8, 2, {}, {0, -kInf, -kInf, 0}, {0, 0}, {0, 0}};
   for (int t = 0; t < 8; ++t) {
     apart.unary.push_back(t < 4 ? 0 : -200);
@@ -543,7 +543,7 @@ TEST(ForwardBackwardTest, UnderflowThatMattersFallsBack) {
 
 TEST(ForwardBackwardTest, FactorsDownToTheLimitKeepTheScaledPass) {
   // Unary scores spread over 100 and transitions over 50: at μ = 1 factors
-  // reach e^−100 and message entries ~e^−150 (above 1e−100 the checks
+  // reach e^−100 and message entries ~e^−150 (above 1e-100 the checks
   // allow), and the scaled pass is kept; at μ = 0.25 factors of e^−400 send
   // the chain to log space.
   std::mt19937 rng(38);
@@ -553,7 +553,7 @@ TEST(ForwardBackwardTest, FactorsDownToTheLimitKeepTheScaledPass) {
   for (double& x : chain.transition) x = transition(rng);
   EXPECT_TRUE(ExpectMatchesLogSpace(chain.scores(), 1.0, 1e-300));
   EXPECT_FALSE(ExpectMatchesLogSpace(chain.scores(), 0.25));
-  // Scores that need e^±1e5 factors at μ = 1e−3 but whose spread within
+  // Scores that need e^±1e5 factors at μ = 1e-3 but whose spread within
   // each table is small: the shifts keep everything in range.
   RandomChain wide = MakeChain(200, 6, 1e-3, &rng);
   for (double& x : wide.unary) x += 100;

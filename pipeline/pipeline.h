@@ -8,6 +8,20 @@
 // corpus.retrain_on_train_and_dev the model is then trained again on
 // train + dev, saved and scored as the final one.
 //
+// Example: what `train --config=... --max_passes=40` runs:
+//
+//   absl::StatusOr<PipelineConfig> config =
+//       ReadPipelineConfig("pipeline/configs/conll2000_chunking.textproto");
+//   if (!config.ok()) return config.status();
+//   config->mutable_solver()->set_max_passes(40);
+//   PipelineOptions options;
+//   options.corpora_root = CorporaRootFromFlag("");  // the default root
+//   options.output_dir = "/tmp/run";  // the model and the log go here
+//   options.progress = nullptr;       // no progress lines
+//   absl::StatusOr<PipelineResult> result = RunPipeline(*config, options);
+//   if (!result.ok()) return result.status();
+//   // result->test_f1, result->summary.gap(), result->model_path
+//
 // Thread-safety: RunPipeline may be called from one thread at a time per
 // output path; it uses solver.num_threads worker threads.
 

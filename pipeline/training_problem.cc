@@ -66,10 +66,10 @@ absl::Status MakeSecondOrder(const ModelConfig& model, const LabelSet& labels,
 void RemapToRows(const BucketRows& rows, bool pair_features,
                  std::vector<ChainExample>* examples) {
   // One example at a time, remapped and compacted (reallocated) before the
-  // next. Remapping on threads (compacting there or afterwards) saved up
-  // to 30 ms of start-up, but the solver's 20 passes of the CoNLL-2000
-  // preset then took 70–100 ms longer, presumably from the heap layout of
-  // the features it reads.
+  // next, on this thread: remapping on threads shortened start-up but made
+  // the solver's passes slower by more, presumably from the heap layout it
+  // leaves the features in
+  // (docs/experiments.md#mini-batch-and-distributed-training).
   for (ChainExample& example : *examples) {
     FeatureSequence& features =
         pair_features ? example.pair_features : example.features;

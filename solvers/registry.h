@@ -2,6 +2,23 @@
 // active_set_bcfw, fw, ssg, mp_bcfw, svrg, casimir_svrg). Its own target, so
 // that depending on the Solver interface does not pull in every solver.
 //
+// Example: BCFW with pairwise steps and gap sampling on any Problem
+// (solvers/problem.h; a chain's is models/chain_problem.h):
+//
+//   SolverConfig config;
+//   config.set_name("bcfw");
+//   config.set_lambda(1e-3);
+//   config.set_sampling(SolverConfig::GAP);
+//   config.mutable_bcfw()->set_step(SolverConfig::PAIRWISE);
+//   absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(config);
+//   if (!solver.ok()) return solver.status();  // unknown name, bad options
+//   std::vector<double> w;
+//   absl::StatusOr<TrainingSummary> summary =
+//       (*solver)->Solve(problem, /*monitor=*/nullptr, &w);
+//   if (!summary.ok()) return summary.status();
+//   // w: problem.Dim() weights; summary->gap() bounds how far their
+//   // objective is above the optimum.
+//
 // Thread-safety: a stateless function.
 
 #ifndef CHAINTAG_SOLVERS_REGISTRY_H_

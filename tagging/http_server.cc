@@ -196,9 +196,10 @@ class HttpServer::Server : public httplib::Server {
   bool stopping() const { return svr_sock_ == INVALID_SOCKET; }
 
   // cpp-httplib listens with a backlog of 5: beyond, a connecting client's
-  // SYN is dropped and it retries a second later (64 clients reconnecting
-  // after their keep-alive ends showed 1.3 s tails). Linux takes a second
-  // listen() as a new backlog.
+  // SYN is dropped and it retries a second later, so many clients
+  // reconnecting at once (after their keep-alive ends) saw second-long
+  // tails (docs/experiments.md#serving). Linux takes a second listen() as a
+  // new backlog.
   bool WidenBacklog() { return ::listen(svr_sock_, SOMAXCONN) == 0; }
 
  private:
@@ -242,7 +243,8 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Create(
     return new httplib::ThreadPool(static_cast<size_t>(threads));
   };
   // Heads and bodies are written separately: without TCP_NODELAY, Nagle and
-  // the client's delayed ACK add 40 ms to every answer.
+  // the client's delayed ACK hold every answer back until the ACK timer
+  // fires (docs/experiments.md#serving).
   server->set_tcp_nodelay(true);
   server->set_keep_alive_max_count(kKeepAliveRequests);
   server->set_keep_alive_timeout(config.keep_alive_seconds());

@@ -23,6 +23,19 @@
 // request takes the loaded model once, so each answer comes wholly from one
 // generation of the model, and a reload never waits for requests.
 //
+// Example: answer one request, as `serve` does for POST /v1/tag:
+//
+//   ServiceConfig config;
+//   config.set_bundle("english_bundle");  // made by //pipeline:english_bundle
+//   absl::StatusOr<std::unique_ptr<TaggingService>> service =
+//       TaggingService::Create(config);
+//   if (!service.ok()) return service.status();
+//   ServiceResponse response = (*service)->Tag(
+//       R"({"text": "Rockwell International Corp. said it signed."})",
+//       "application/json");
+//   // response.status: 200, or the error's HTTP status; response.body:
+//   // the JSON answer, or {"error":{...}}.
+//
 // Thread-safety: every method is safe from any thread.
 
 #ifndef CHAINTAG_TAGGING_SERVICE_H_

@@ -28,12 +28,14 @@ expect_pass \
   "//pipeline:conll2000_chunking //tools:train data sh_binary+run-wrapper" \
   "//tests:cli_e2e_test //tools:train data sh_test" \
   "//python:chaintag_test //tools:tag data sh_test" \
+  "//python:readme_example_test //:README.md data sh_test" \
   "//tools:train //tools:config_flags deps cc_library"
 expect_fault "//pipeline:x -> //tools:train_main.cc (srcs): pipeline may not use tools" \
   "//pipeline:x //tools:train_main.cc srcs cc_binary"
 expect_fault "//models:m -> //tagging:bundle (deps): models may not use tagging" \
   "//models:m //tagging:bundle deps cc_library"
 expect_fault "solvers may not use models" "//solvers:bcfw //models:chain_problem deps cc_library"
+expect_fault "//tools:x -> //:README.md (data): tools may not use" "//tools:x //:README.md data cc_binary"
 expect_fault "tagging may not use pipeline" "//tagging:t //pipeline:pipeline deps cc_library"
 expect_fault "pipeline may not use tools" "//pipeline:conll2000_chunking //tools:train deps sh_binary+run-wrapper"
 expect_fault "pipeline may not use tools" "//pipeline:conll2000_chunking //tools:train data sh_binary"

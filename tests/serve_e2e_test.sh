@@ -20,7 +20,8 @@ absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 TRAIN="$(absolute "$1")"; TAG="$(absolute "$2")"
 SERVE="$(absolute "$3")"; LOAD="$(absolute "$4")"
 POS_CONFIG="$(absolute "$5")"; CHUNK_CONFIG="$(absolute "$6")"
-# About 20 s at 64 connections on two cores (5,500 requests a second).
+# Enough requests at 64 connections for 1% malformed ones to be hundreds
+# (the load's rates: docs/experiments.md#serving).
 LOAD_REQUESTS=100000
 TEST="$CHAINTAG_CORPORA/conll2000/test.txt"
 cd "$TEST_TMPDIR"

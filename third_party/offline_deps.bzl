@@ -60,7 +60,7 @@ _coverage_stub = repository_rule(implementation = _coverage_stub_impl)
 # --------------------------------------- system libs from pkg-config .pc files
 #
 # The .pc files are read directly (calling pkg-config per module is slow for
-# abseil: ~0.5 s for each of its big modules). Every module becomes a
+# abseil, which has hundreds of modules). Every module becomes a
 # cc_library "pc_<module>" with its own link flags and `deps` on the modules
 # it Requires, so Bazel computes the transitive link line.
 
@@ -287,6 +287,12 @@ def offline_deps():
     system_cc_repo(
         name = "cpp_httplib",
         targets = {"httplib": ["cpp-httplib"]},
+    )
+    # Eigen, header-only, for //models:eigen_kernels_bench alone (the
+    # library's kernels do not use it; docs/design.md).
+    system_cc_repo(
+        name = "eigen",
+        targets = {"eigen": ["eigen3"]},
     )
     # Distributed training (//tools:train_mpi): Open MPI's C API.
     system_cc_repo(

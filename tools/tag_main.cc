@@ -125,7 +125,8 @@ absl::Status Write(const std::string& out) {
 // --input, when given, replaces stdin; false (after saying why) when it
 // cannot be opened. Binary mode: the text is tagged byte for byte. Read
 // through `buffer` (1 MiB): the streams' default of 8 KiB costs a read
-// call per 8 KiB, which on a large input is a tenth of the run. Standard
+// call per 8 KiB, which on a large input is a sizeable part of the run
+// (docs/experiments.md#crfsuite-attribute-files). Standard
 // input is reopened the same way (/dev/stdin), or used as it is when that
 // fails.
 bool OpenInput(std::ifstream* file, std::vector<char>* buffer,

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs the Python example of README.md as written, from a directory laid
+# out as the README assumes (the repository's root, the corpora at
+# ../shared/corpora), with Debian's python3 and the built module, and
+# checks that it prints exactly what the README says it prints.
+# Usage: readme_example_test.sh <chaintag/__init__.py> <readme_example_test.py>
+#          <README.md> <chunking config>
+set -euo pipefail
+absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+PACKAGE="$(dirname "$(absolute "$1")")"
+TEST="$(absolute "$2")"
+README="$(absolute "$3")"
+CONFIG="$(absolute "$4")"
+if [[ -z "${CHAINTAG_CORPORA:-}" || ! -f "$CHAINTAG_CORPORA/conll2000/test.txt" ]]; then
+  echo "FAIL: conll2000/test.txt not found under \$CHAINTAG_CORPORA (${CHAINTAG_CORPORA:-unset}):" \
+    "this test needs the staged corpora (../shared/corpora beside the workspace," \
+    "which ./bazelw passes to tests); leave such tests out with" \
+    "--test_tag_filters=-requires-corpora" >&2
+  exit 1
+fi
+PYTHON=/usr/bin/python3
+if ! "$PYTHON" -c 'import numpy' 2> /dev/null; then
+  echo "FAIL: $PYTHON has no numpy (apt-get install python3-numpy)" >&2
+  exit 1
+fi
+source "$(dirname "$0")/preload_sanitizers.sh"
+cd "${TEST_TMPDIR:-$(mktemp -d)}"
+mkdir -p repo/pipeline/configs shared
+cp "$CONFIG" repo/pipeline/configs/conll2000_chunking.textproto
+ln -sfn "$CHAINTAG_CORPORA" shared/corpora
+cd repo
+PYTHONPATH="$(dirname "$PACKAGE")" exec "$PYTHON" "$TEST" "$README" "$PYTHON"
