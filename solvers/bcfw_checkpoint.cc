@@ -21,42 +21,15 @@ namespace chaintag {
 
 using bcfw_internal::kInfinity;
 
-// Everything a later pass reads: the iterate, the block states, averaging,
-// block gaps and the sampler, the corners, the counters. (w̄ is formed again
-// from the sums when read.)
-absl::Status BcfwRun::SaveState(CheckpointWriter* writer) const {
-  writer->Reals("w", w_);
-  writer->Real("ell", ell_);
-  writer->Reals("ell_block", ell_block_);
-  writer->Reals("states", states_);
-  writer->Reals("average_state_sums", block_average_.sums());
-  writer->Integers("averaged_through", block_average_.averaged_through());
-  writer->Real("ell_accumulator", block_average_.ell_accumulator());
-  writer->Integer("steps", steps_);
-  writer->Real("lambda", lambda_);
-  writer->Reals("block_gap", block_gap_);
-  writer->Integer("num_unvisited", num_unvisited_);
-  writer->Integer("next_unvisited", next_unvisited_);
-  writer->Real("cache_global_gap", cache_global_gap_);
-  writer->Integer("oracle_calls", oracle_calls_);
-  writer->Reals("state_dots", state_dots_);
-  writer->Integer("state_dots_steps", state_dots_steps_);
-  writer->Integer("exact_gaps_steps", exact_gaps_steps_);
-  writer->Reals("visit_state_dots", visit_state_dots_);
-  writer->Reals("box_v", boxes_.v());
-  writer->Integer("refresh_block_gaps", refresh_block_gaps_ ? 1 : 0);
-  writer->Random("random", random_);
-  if (keep_corners_) SaveCorners(writer);
-  return absl::OkStatus();
-}
+namespace {
 
 // Per block its corner count; per corner its labels, loss, α and (dots
 // kept) its dots row; with FW steps and the cache, which blocks' α are
 // complete.
-void BcfwRun::SaveCorners(CheckpointWriter* writer) const {
+void SaveCorners(const BcfwShared& shared, CheckpointWriter* writer) {
   std::vector<int64_t> counts, labels;
   std::vector<double> losses, alphas, dots;
-  for (const CornerStore& store : corners_) {
+  for (const CornerStore& store : shared.corners) {
     counts.push_back(store.size());
     for (const StoredCorner& entry : store.entries()) {
       labels.insert(labels.end(), entry.corner.begin(), entry.corner.end());
@@ -69,72 +42,29 @@ void BcfwRun::SaveCorners(CheckpointWriter* writer) const {
   writer->Integers("corner_labels", labels);
   writer->Reals("corner_losses", losses);
   writer->Reals("corner_alphas", alphas);
-  if (!alpha_complete_.empty()) {
-    writer->Integers("alpha_complete", alpha_complete_);
+  if (!shared.alpha_complete.empty()) {
+    writer->Integers("alpha_complete", shared.alpha_complete);
   }
   writer->Reals("corner_dots", dots);
 }
 
-absl::Status BcfwRun::LoadState(const CheckpointReader& reader) {
-  const int64_t n = n_;
-  absl::Status status = reader.Reals("w", dim_, &w_);
-  auto next = [&status](absl::Status read) {
-    if (status.ok()) status = std::move(read);
-  };
-  next(reader.Real("ell", &ell_));
-  next(reader.Reals("ell_block", n, &ell_block_));
-  next(reader.Reals("states", static_cast<int64_t>(states_.size()), &states_));
-  next(reader.Reals("average_state_sums",
-                    static_cast<int64_t>(block_average_.sums().size()),
-                    block_average_.mutable_sums()));
-  next(reader.Integers(
-      "averaged_through",
-      static_cast<int64_t>(block_average_.averaged_through().size()),
-      block_average_.mutable_averaged_through()));
-  next(
-      reader.Real("ell_accumulator", block_average_.mutable_ell_accumulator()));
-  next(reader.Integer("steps", &steps_));
-  next(reader.Real("lambda", &lambda_));
-  next(reader.Reals("block_gap", n, &block_gap_));
-  next(reader.Integer("num_unvisited", &num_unvisited_));
-  next(reader.Integer("next_unvisited", &next_unvisited_));
-  next(reader.Real("cache_global_gap", &cache_global_gap_));
-  next(reader.Integer("oracle_calls", &oracle_calls_));
-  next(reader.Reals("state_dots", -1, &state_dots_));
-  next(reader.Integer("state_dots_steps", &state_dots_steps_));
-  next(reader.Integer("exact_gaps_steps", &exact_gaps_steps_));
-  next(reader.Reals("visit_state_dots", n, &visit_state_dots_));
-  next(reader.Reals("box_v", static_cast<int64_t>(boxes_.v().size()),
-                    boxes_.mutable_v()));
-  int refresh = 0;
-  next(reader.Integer("refresh_block_gaps", &refresh));
-  next(reader.Random("random", &random_));
-  if (status.ok() && keep_corners_) status = LoadCorners(reader);
-  if (!status.ok()) return status;
-  refresh_block_gaps_ = refresh != 0;
-  average_steps_ = -1;
-  if (gap_sampling_) {
-    for (int i = 0; i < n_; ++i) {
-      if (block_gap_[i] != kInfinity) gap_tree_.Set(i, block_gap_[i]);
-    }
-  }
-  return absl::OkStatus();
-}
-
-absl::Status BcfwRun::LoadCorners(const CheckpointReader& reader) {
+absl::Status LoadCorners(const CheckpointReader& reader,
+                         const BcfwBlockSteps& steps,
+                         BcfwShared* shared_pointer) {
+  BcfwShared& shared = *shared_pointer;
   std::vector<int64_t> counts, labels;
   std::vector<double> losses, alphas, dots;
-  absl::Status status = reader.Integers("corner_counts", n_, &counts);
+  absl::Status status = reader.Integers("corner_counts", shared.n, &counts);
   if (status.ok()) status = reader.Integers("corner_labels", -1, &labels);
   if (status.ok()) status = reader.Reals("corner_losses", -1, &losses);
   if (status.ok()) status = reader.Reals("corner_alphas", -1, &alphas);
   if (status.ok()) status = reader.Reals("corner_dots", -1, &dots);
   if (!status.ok()) return status;
   size_t entry = 0, label = 0, dot = 0;
-  for (int i = 0; i < n_; ++i) {
-    CornerStore& store = corners_[i];
+  for (int i = 0; i < shared.n; ++i) {
+    CornerStore& store = shared.corners[i];
     store = CornerStore();
-    const size_t length = problem_.GoldCorner(i).size();
+    const size_t length = shared.problem.GoldCorner(i).size();
     for (int64_t k = 0; k < counts[i]; ++k, ++entry) {
       if (entry >= losses.size() || entry >= alphas.size() ||
           label + length > labels.size()) {
@@ -142,20 +72,20 @@ absl::Status BcfwRun::LoadCorners(const CheckpointReader& reader) {
       }
       const Corner corner(labels.begin() + label,
                           labels.begin() + label + length);
-      if (!problem_.IsCorner(i, corner)) {
+      if (!shared.problem.IsCorner(i, corner)) {
         return absl::DataLossError(absl::StrCat("checkpoint's corner ", k,
                                                 " of block ", i,
                                                 " is no labeling of it"));
       }
       label += length;
-      if (keep_dots_ && dots.empty()) {
+      if (shared.keep_dots && dots.empty()) {
         // A checkpoint written before FW steps with the cache kept dots.
-        const std::vector<double> corner_dots = CornerDots(i, corner);
+        const std::vector<double> corner_dots = steps.CornerDots(i, corner);
         store.Add(corner, losses[entry], alphas[entry], &corner_dots);
         continue;
       }
       store.Add(corner, losses[entry], alphas[entry]);
-      if (!keep_dots_) continue;
+      if (!shared.keep_dots) continue;
       const size_t row = static_cast<size_t>(counts[i]);
       if (dot + row > dots.size()) {
         return absl::DataLossError("checkpoint's corner dots are truncated");
@@ -165,55 +95,140 @@ absl::Status BcfwRun::LoadCorners(const CheckpointReader& reader) {
       dot += row;
     }
   }
-  if (!alpha_complete_.empty()) {
+  if (!shared.alpha_complete.empty()) {
     // Without the flags (an older checkpoint), every block reads its state.
     if (!reader.Has("alpha_complete")) {
-      alpha_complete_.assign(n_, 0);
+      shared.alpha_complete.assign(shared.n, 0);
       return absl::OkStatus();
     }
-    return reader.Integers("alpha_complete", n_, &alpha_complete_);
+    return reader.Integers("alpha_complete", shared.n, &shared.alpha_complete);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+// Everything a later pass reads: the iterate, the block states, averaging,
+// block gaps and the sampler, the corners, the counters. (w̄ is formed again
+// from the sums when read.)
+absl::Status BcfwRun::SaveState(CheckpointWriter* writer) const {
+  writer->Reals("w", shared_.w);
+  writer->Real("ell", shared_.ell);
+  writer->Reals("ell_block", shared_.ell_block);
+  writer->Reals("states", shared_.states);
+  writer->Reals("average_state_sums", shared_.block_average.sums());
+  writer->Integers("averaged_through",
+                   shared_.block_average.averaged_through());
+  writer->Real("ell_accumulator", shared_.block_average.ell_accumulator());
+  writer->Integer("steps", shared_.steps);
+  writer->Real("lambda", shared_.lambda);
+  writer->Reals("block_gap", shared_.block_gap);
+  writer->Integer("num_unvisited", shared_.num_unvisited);
+  writer->Integer("next_unvisited", shared_.next_unvisited);
+  writer->Real("cache_global_gap", shared_.cache_global_gap);
+  writer->Integer("oracle_calls", shared_.oracle_calls);
+  writer->Reals("state_dots", shared_.state_dots);
+  writer->Integer("state_dots_steps", shared_.state_dots_steps);
+  writer->Integer("exact_gaps_steps", shared_.exact_gaps_steps);
+  writer->Reals("visit_state_dots", shared_.visit_state_dots);
+  writer->Reals("box_v", shared_.boxes.v());
+  writer->Integer("refresh_block_gaps", shared_.refresh_block_gaps ? 1 : 0);
+  writer->Random("random", shared_.random);
+  if (shared_.keep_corners) SaveCorners(shared_, writer);
+  return absl::OkStatus();
+}
+
+absl::Status BcfwRun::LoadState(const CheckpointReader& reader) {
+  const int64_t n = shared_.n;
+  absl::Status status = reader.Reals("w", shared_.dim, &shared_.w);
+  auto next = [&status](absl::Status read) {
+    if (status.ok()) status = std::move(read);
+  };
+  next(reader.Real("ell", &shared_.ell));
+  next(reader.Reals("ell_block", n, &shared_.ell_block));
+  next(reader.Reals("states", static_cast<int64_t>(shared_.states.size()),
+                    &shared_.states));
+  next(reader.Reals("average_state_sums",
+                    static_cast<int64_t>(shared_.block_average.sums().size()),
+                    shared_.block_average.mutable_sums()));
+  next(reader.Integers(
+      "averaged_through",
+      static_cast<int64_t>(shared_.block_average.averaged_through().size()),
+      shared_.block_average.mutable_averaged_through()));
+  next(reader.Real("ell_accumulator",
+                   shared_.block_average.mutable_ell_accumulator()));
+  next(reader.Integer("steps", &shared_.steps));
+  next(reader.Real("lambda", &shared_.lambda));
+  next(reader.Reals("block_gap", n, &shared_.block_gap));
+  next(reader.Integer("num_unvisited", &shared_.num_unvisited));
+  next(reader.Integer("next_unvisited", &shared_.next_unvisited));
+  next(reader.Real("cache_global_gap", &shared_.cache_global_gap));
+  next(reader.Integer("oracle_calls", &shared_.oracle_calls));
+  next(reader.Reals("state_dots", -1, &shared_.state_dots));
+  next(reader.Integer("state_dots_steps", &shared_.state_dots_steps));
+  next(reader.Integer("exact_gaps_steps", &shared_.exact_gaps_steps));
+  next(reader.Reals("visit_state_dots", n, &shared_.visit_state_dots));
+  next(reader.Reals("box_v", static_cast<int64_t>(shared_.boxes.v().size()),
+                    shared_.boxes.mutable_v()));
+  int refresh = 0;
+  next(reader.Integer("refresh_block_gaps", &refresh));
+  next(reader.Random("random", &shared_.random));
+  if (status.ok() && shared_.keep_corners)
+    status = LoadCorners(reader, block_steps_, &shared_);
+  if (!status.ok()) return status;
+  shared_.refresh_block_gaps = refresh != 0;
+  average_steps_ = -1;
+  if (shared_.gap_sampling) {
+    for (int i = 0; i < shared_.n; ++i) {
+      if (shared_.block_gap[i] != kInfinity)
+        shared_.gap_tree.Set(i, shared_.block_gap[i]);
+    }
   }
   return absl::OkStatus();
 }
 
 void BcfwRun::CheckInvariants(BcfwInvariants* invariants) const {
   *invariants = BcfwInvariants();
-  std::vector<double> v = w_;
-  boxes_.Untruncate(v.data());
-  invariants->max_weight_error = MaxWeightError(
-      problem_, v.data(), states_.data(), state_offset_.data(), lambda_);
-  if (!keep_corners_) return;
+  std::vector<double> v = shared_.w;
+  shared_.boxes.Untruncate(v.data());
+  invariants->max_weight_error =
+      MaxWeightError(shared_.problem, v.data(), shared_.states.data(),
+                     shared_.state_offset.data(), shared_.lambda);
+  if (!shared_.keep_corners) return;
   invariants->min_alpha = 1;
   std::vector<double> state;
-  for (int i = 0; i < n_; ++i) {
-    if (!AlphaComplete(i)) continue;
+  for (int i = 0; i < shared_.n; ++i) {
+    if (!shared_.AlphaComplete(i)) continue;
     ++invariants->blocks_checked;
-    const CornerStore& store = corners_[i];
-    for (int k = 0; keep_dots_ && k < store.size(); ++k) {
-      const double from_state = problem_.StateDistanceSquared(
-          i, states_.data() + state_offset_[i], store.entry(k).corner);
+    const CornerStore& store = shared_.corners[i];
+    for (int k = 0; shared_.keep_dots && k < store.size(); ++k) {
+      const double from_state = shared_.problem.StateDistanceSquared(
+          i, shared_.states.data() + shared_.state_offset[i],
+          store.entry(k).corner);
       invariants->max_distance_error =
           std::max(invariants->max_distance_error,
-                   std::abs(StateToCornerDistanceSquared(i, k) - from_state) /
+                   std::abs(block_steps_.StateToCornerDistanceSquared(i, k) -
+                            from_state) /
                        std::max(1.0, from_state));
     }
     invariants->max_alpha_sum_error = std::max(invariants->max_alpha_sum_error,
                                                std::abs(store.AlphaSum() - 1));
-    const int64_t size = state_offset_[i + 1] - state_offset_[i];
+    const int64_t size = shared_.state_offset[i + 1] - shared_.state_offset[i];
     state.assign(size, 0.0);
     double ell = 0;
     for (const StoredCorner& entry : store.entries()) {
       invariants->min_alpha = std::min(invariants->min_alpha, entry.alpha);
-      problem_.AddCornerToState(i, entry.corner, entry.alpha, state.data());
-      ell += entry.alpha * entry.loss / n_;
+      shared_.problem.AddCornerToState(i, entry.corner, entry.alpha,
+                                       state.data());
+      ell += entry.alpha * entry.loss / shared_.n;
     }
-    const double* actual = states_.data() + state_offset_[i];
+    const double* actual = shared_.states.data() + shared_.state_offset[i];
     for (int64_t k = 0; k < size; ++k) {
       invariants->max_state_error =
           std::max(invariants->max_state_error, std::abs(actual[k] - state[k]));
     }
-    invariants->max_ell_error =
-        std::max(invariants->max_ell_error, std::abs(ell_block_[i] - ell));
+    invariants->max_ell_error = std::max(invariants->max_ell_error,
+                                         std::abs(shared_.ell_block[i] - ell));
   }
 }
 

@@ -4,7 +4,7 @@
 // ⟨v_i, w⟩ and the Δw in bcfw_wire.h's format), and reads every other
 // rank's, refusing malformed bytes.
 //
-// Thread-safety: BcfwRun's, one thread at a time; collective over the
+// Thread-safety: BcfwRounds', one thread at a time; collective over the
 // communicator: every rank calls it for every round.
 
 #include <cstdint>
@@ -14,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "base/communicator.h"
-#include "solvers/bcfw_run.h"
+#include "solvers/bcfw_rounds.h"
 #include "solvers/bcfw_wire.h"
 
 namespace chaintag {
@@ -22,12 +22,12 @@ namespace chaintag {
 // Each rank sends, for each of its round blocks, what the shared
 // bookkeeping and the sum U read: the slopes, the gap and ⟨v_i, w⟩, and the
 // compact Δw. The buffers are kept between rounds.
-absl::Status BcfwRun::ExchangeRound(int size) {
+absl::Status BcfwRounds::ExchangeRound(int size) {
   std::string& local = exchange_local_;
   local.clear();
   for (int k = 0; k < size; ++k) {
-    if (!IsLocal(round_blocks_[k])) continue;
-    const BlockOracle& oracle = round_oracles_[k];
+    if (!shared_.IsLocal(round_blocks_[k])) continue;
+    const BcfwBlockOracle& oracle = round_oracles_[k];
     WireAppend<int32_t>(k, &local);
     WireAppend<int32_t>(oracle.cache_hit, &local);
     WireAppend<uint8_t>(oracle.moves ? 1 : 0, &local);
@@ -38,10 +38,10 @@ absl::Status BcfwRun::ExchangeRound(int size) {
     if (oracle.moves)
       delta_codec_.Append(oracle.located.delta, oracle.located.slots, &local);
   }
-  absl::Status status = distribution_.communicator->AllGather(
+  absl::Status status = shared_.distribution.communicator->AllGather(
       local, &exchange_all_, &exchange_offsets_);
   if (!status.ok()) return status;
-  const int rank = distribution_.communicator->rank();
+  const int rank = shared_.distribution.communicator->rank();
   for (int r = 0; r + 1 < static_cast<int>(exchange_offsets_.size()); ++r) {
     if (r == rank) continue;
     WireReader reader(
@@ -51,11 +51,12 @@ absl::Status BcfwRun::ExchangeRound(int size) {
     while (!reader.done()) {
       int32_t k = -1, cache_hit = -1;
       uint8_t moves = 0;
-      if (!reader.Read(&k) || k < 0 || k >= size || IsLocal(round_blocks_[k])) {
+      if (!reader.Read(&k) || k < 0 || k >= size ||
+          shared_.IsLocal(round_blocks_[k])) {
         return absl::DataLossError(
             absl::StrCat("rank ", r, " sent a malformed round"));
       }
-      BlockOracle& oracle = round_oracles_[k];
+      BcfwBlockOracle& oracle = round_oracles_[k];
       if (!reader.Read(&cache_hit) || !reader.Read(&moves) ||
           !reader.Read(&oracle.slope) || !reader.Read(&oracle.ell_slope) ||
           !reader.Read(&oracle.fw_gap) || !reader.Read(&oracle.state_dot)) {

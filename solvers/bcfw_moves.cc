@@ -1,18 +1,18 @@
-// BcfwRun's moves over a block's stored corners, once its FW corner is
-// in the store: the FW, pairwise and away candidates, each with its exact
-// line search and dual improvement, and the configured one or the best
-// (ChooseStep); or the fully corrective solve over the active set
+// BcfwBlockSteps' moves over a block's stored corners, once its FW corner
+// is in the store: the FW, pairwise and away candidates, each with its
+// exact line search and dual improvement, and the configured one or the
+// best (ChooseStep); or the fully corrective solve over the active set
 // (FullyCorrectiveMove). Both only read the run and write a BcfwMove, so
-// that the steps of a pass (bcfw.cc) and a round's phase one
-// (bcfw_rounds.cc) share them.
+// that the steps of a pass and a round's phase one (bcfw_rounds.cc) share
+// them.
 //
 // Thread-safety: const; distinct blocks' moves may be computed at once.
 
 #include <algorithm>
 #include <vector>
 
+#include "solvers/bcfw_block_steps.h"
 #include "solvers/bcfw_internal.h"
-#include "solvers/bcfw_run.h"
 #include "solvers/corner_store.h"
 
 namespace chaintag {
@@ -40,17 +40,18 @@ double Improvement(double gamma, double slope, double curvature) {
 // Q_ab = ⟨ψ_a, ψ_b⟩/(λn²), the gradient of the block dual is
 // ∇_k = L_k/n − ⟨w, ψ_k⟩/n, and a step moving mass t from a to b changes
 // every gradient by t·(Q_ak − Q_bk) — O(|active set|) per inner step.
-void BcfwRun::FullyCorrectiveMove(int i, int fw_entry,
-                                  const std::vector<double>& scores,
-                                  BcfwMove* move, BlockOracle* scratch) const {
-  const CornerStore& store = corners_[i];
+void BcfwBlockSteps::FullyCorrectiveMove(int i, int fw_entry,
+                                         const std::vector<double>& scores,
+                                         BcfwMove* move,
+                                         BcfwBlockOracle* scratch) const {
+  const CornerStore& store = shared_.corners[i];
   std::vector<int>& active = scratch->inner_active;
   active.clear();
   for (int k = 0; k < store.size(); ++k) {
     if (store.entry(k).alpha > 0 || k == fw_entry) active.push_back(k);
   }
   const int m = static_cast<int>(active.size());
-  const double q = 1.0 / (lambda_ * n_ * n_);
+  const double q = 1.0 / (shared_.lambda * shared_.n * shared_.n);
   std::vector<double>& alpha = scratch->inner_alpha;
   std::vector<double>& gradient = scratch->inner_gradient;
   std::vector<double>& delta = scratch->inner_delta;
@@ -60,7 +61,7 @@ void BcfwRun::FullyCorrectiveMove(int i, int fw_entry,
   for (int a = 0; a < m; ++a) {
     const StoredCorner& entry = store.entry(active[a]);
     alpha[a] = entry.alpha;
-    gradient[a] = (entry.loss - scores[active[a]]) / n_;
+    gradient[a] = (entry.loss - scores[active[a]]) / shared_.n;
   }
   auto dot = [&](int a, int b) {
     return q * store.entry(active[a]).dots[active[b]];
@@ -105,34 +106,35 @@ void BcfwRun::FullyCorrectiveMove(int i, int fw_entry,
   }
 }
 
-double BcfwRun::StateToCornerDistanceSquared(int i, int f) const {
-  const CornerStore& store = corners_[i];
-  if (!keep_dots_ || !AlphaComplete(i)) {
-    return problem_.StateDistanceSquared(i, states_.data() + state_offset_[i],
-                                         store.entry(f).corner);
+double BcfwBlockSteps::StateToCornerDistanceSquared(int i, int f) const {
+  const CornerStore& store = shared_.corners[i];
+  if (!shared_.keep_dots || !shared_.AlphaComplete(i)) {
+    return shared_.problem.StateDistanceSquared(
+        i, shared_.states.data() + shared_.state_offset[i],
+        store.entry(f).corner);
   }
   return AlphaDistanceSquared(store.entries(), f);
 }
 
 // The step of the configured kind (FW, pairwise, away, or the best of the
 // three), each candidate with its exact dual improvement, into move_.
-void BcfwRun::ChooseStep(int i, int fw, double fw_gap, double state_dot,
-                         const std::vector<double>& scores,
-                         BcfwMove* move) const {
-  const CornerStore& store = corners_[i];
+void BcfwBlockSteps::ChooseStep(int i, int fw, double fw_gap, double state_dot,
+                                const std::vector<double>& scores,
+                                BcfwMove* move) const {
+  const CornerStore& store = shared_.corners[i];
   const StoredCorner& fw_entry = store.entry(fw);
-  const double inverse = 1.0 / (lambda_ * n_ * n_);
+  const double inverse = 1.0 / (shared_.lambda * shared_.n * shared_.n);
   double best_improvement = 0;
-  const bool try_fw = step_ != SolverConfig::PAIRWISE;
-  const bool try_pairwise =
-      step_ == SolverConfig::PAIRWISE || step_ == SolverConfig::BEST;
+  const bool try_fw = shared_.step != SolverConfig::PAIRWISE;
+  const bool try_pairwise = shared_.step == SolverConfig::PAIRWISE ||
+                            shared_.step == SolverConfig::BEST;
   const bool try_away =
-      step_ == SolverConfig::AWAY || step_ == SolverConfig::BEST;
+      shared_.step == SolverConfig::AWAY || shared_.step == SolverConfig::BEST;
   if (try_fw) {
     const double curvature = StateToCornerDistanceSquared(i, fw) * inverse;
     const double gamma = LineSearch(fw_gap, curvature, 1.0);
     const double improvement = Improvement(gamma, fw_gap, curvature);
-    if (gamma > 0 && (improvement > 0 || step_ == SolverConfig::FW)) {
+    if (gamma > 0 && (improvement > 0 || shared_.step == SolverConfig::FW)) {
       best_improvement = improvement;
       move->Add(fw, gamma);
       move->state_coefficient = -gamma;
@@ -151,13 +153,13 @@ void BcfwRun::ChooseStep(int i, int fw, double fw_gap, double state_dot,
     }
   }
   const StoredCorner& away_entry = store.entry(away);
-  const double away_gap =
-      (scores[away] - state_dot) / n_ + ell_block_[i] - away_entry.loss / n_;
+  const double away_gap = (scores[away] - state_dot) / shared_.n +
+                          shared_.ell_block[i] - away_entry.loss / shared_.n;
   if (try_pairwise && away != fw) {
     const double slope = fw_gap + away_gap;
-    const double curvature =
-        problem_.CornerDistanceSquared(i, fw_entry.corner, away_entry.corner) *
-        inverse;
+    const double curvature = shared_.problem.CornerDistanceSquared(
+                                 i, fw_entry.corner, away_entry.corner) *
+                             inverse;
     const double gamma = LineSearch(slope, curvature, away_entry.alpha);
     const double improvement = Improvement(gamma, slope, curvature);
     if (gamma > 0 && improvement > best_improvement) {

@@ -1,13 +1,15 @@
-// BcfwRun's mini-batch rounds (solver.minibatch τ > 1): τ distinct blocks
-// drawn, their oracles and steps prepared at the round's w on the threads
-// (phase one), the shared bookkeeping in the order drawn, the steps'
-// changes of w summed into U by parts of w that the threads own, one line
-// search along U, and w += t·U. Every coordinate gets its deltas in block
+// BcfwRounds (bcfw_rounds.h), mini-batch rounds (solver.minibatch τ > 1): τ
+// distinct blocks drawn, their oracles and steps prepared at the round's w on
+// the threads (phase one), the shared bookkeeping in the order drawn, the
+// steps' changes of w summed into U by parts of w that the threads own, one
+// line search along U, and w += t·U. Every coordinate gets its deltas in block
 // order, so a round does not depend on the thread count, nor, in a
 // distributed run (bcfw_exchange.cc), on the ranks.
 //
-// Thread-safety: BcfwRun's, one thread at a time; a round's phases run on
+// Thread-safety: one thread at a time; a round's phases run on
 // solver.num_threads threads, each item writing only its own data.
+
+#include "solvers/bcfw_rounds.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -18,7 +20,6 @@
 #include "absl/status/status.h"
 #include "base/batch_pool.h"
 #include "solvers/bcfw_internal.h"
-#include "solvers/bcfw_run.h"
 #include "solvers/bcfw_wire.h"
 #include "solvers/corner_store.h"
 #include "solvers/problem.h"
@@ -35,8 +36,8 @@ using bcfw_internal::LineSearch;
 // block's step was line-searched alone, at a w the others then move:
 // scaling them all by the best t keeps every round an ascent step of the
 // dual), and the scaled steps applied in the order drawn.
-absl::Status BcfwRun::RunRound(int j, int size) {
-  in_round_.resize(n_, 0);
+absl::Status BcfwRounds::RunRound(int j, int size) {
+  in_round_.resize(shared_.n, 0);
   round_blocks_.clear();
   for (int k = 0; k < size; ++k) {
     const int i = DrawRoundBlock(j + k);
@@ -45,32 +46,33 @@ absl::Status BcfwRun::RunRound(int j, int size) {
   }
   for (int i : round_blocks_) in_round_[i] = 0;
   PrepareRound(size);
-  if (distribution_.communicator != nullptr) {
+  if (shared_.distribution.communicator != nullptr) {
     absl::Status status = ExchangeRound(size);
     if (!status.ok()) return status;
   }
   for (int k = 0; k < size; ++k) {
-    ++pass_draws_;
-    RecordBlockOracle(round_blocks_[k], round_oracles_[k]);
+    ++shared_.pass_draws;
+    steps_.RecordBlockOracle(round_blocks_[k], round_oracles_[k]);
   }
   const double t = RoundScale(size);
   // The scalars in block order; each block's state and w's parts on the
   // threads.
-  const int64_t first_step = steps_ + 1;
+  const int64_t first_step = shared_.steps + 1;
   for (int k = 0; k < size; ++k) {
     const int i = round_blocks_[k];
-    const BlockOracle& oracle = round_oracles_[k];
-    const int64_t step = ++steps_;
+    const BcfwBlockOracle& oracle = round_oracles_[k];
+    const int64_t step = ++shared_.steps;
     if (t <= 0 || !oracle.moves) continue;
-    UpdateBlockScalars(i, t * oracle.ell_slope, step);
-    if (averaging_ && !IsLocal(i)) block_average_.Fold(i, step - 1);
+    steps_.UpdateBlockScalars(i, t * oracle.ell_slope, step);
+    if (shared_.averaging && !shared_.IsLocal(i))
+      shared_.block_average.Fold(i, step - 1);
   }
   const int parts = merge_->parts();
   // The parts first: they are the longest items.
   RunRoundPhase(parts + size, [this, t, parts, first_step](int item) {
     if (item < parts) {
-      merge_->ApplyPart(item, t, w_.data());
-    } else if (IsLocal(round_blocks_[item - parts])) {
+      merge_->ApplyPart(item, t, shared_.w.data());
+    } else if (shared_.IsLocal(round_blocks_[item - parts])) {
       UpdateRoundBlock(item - parts, t, first_step + item - parts);
     }
   });
@@ -79,26 +81,26 @@ absl::Status BcfwRun::RunRound(int j, int size) {
 
 // A local round block's own state after the round's scale t: its average,
 // its state and, with corners, their α.
-void BcfwRun::UpdateRoundBlock(int k, double t, int64_t step) {
+void BcfwRounds::UpdateRoundBlock(int k, double t, int64_t step) {
   const int i = round_blocks_[k];
-  BlockOracle& oracle = round_oracles_[k];
+  BcfwBlockOracle& oracle = round_oracles_[k];
   BcfwMove& move = oracle.move;
   for (double& c : move.coefficients) c *= t;
   move.state_coefficient *= t;
   if (t > 0 && oracle.moves) {
-    if (averaging_) block_average_.Fold(i, step - 1);
-    UpdateBlockState(i, move, oracle.oracle.corner);
+    if (shared_.averaging) shared_.block_average.Fold(i, step - 1);
+    steps_.UpdateBlockState(i, move, oracle.oracle.corner);
   }
-  if (!keep_corners_) return;
-  CornerStore& store = corners_[i];
+  if (!shared_.keep_corners) return;
+  CornerStore& store = shared_.corners[i];
   if (move.state_coefficient <= -1.0) {
     for (int e = 0; e < store.size(); ++e) store.entry(e).alpha = 0;
     store.entry(oracle.fw_entry).alpha = 1;
   }
-  if (!use_cache_) store.RemoveInactive();
+  if (!shared_.use_cache) store.RemoveInactive();
 }
 
-double BcfwRun::RoundScale(int size) {
+double BcfwRounds::RoundScale(int size) {
   moving_deltas_.clear();
   for (int k = 0; k < size; ++k) {
     if (round_oracles_[k].moves) {
@@ -111,11 +113,11 @@ double BcfwRun::RoundScale(int size) {
   });
   double slope = 0;
   for (int k = 0; k < size; ++k) slope += round_oracles_[k].slope;
-  return LineSearch(slope, lambda_ * merge_->NormSquared(), 1.0);
+  return LineSearch(slope, shared_.lambda * merge_->NormSquared(), 1.0);
 }
 
-void BcfwRun::RunRoundPhase(int items, const std::function<void(int)>& job) {
-  const int threads = NumThreads();
+void BcfwRounds::RunRoundPhase(int items, const std::function<void(int)>& job) {
+  const int threads = shared_.NumThreads();
   if (threads == 1) {
     for (int item = 0; item < items; ++item) job(item);
     return;
@@ -130,56 +132,61 @@ void BcfwRun::RunRoundPhase(int items, const std::function<void(int)>& job) {
 }
 
 // Block i's Δw at unit scale, c/(λn)·Δv, as the problem encodes it.
-void BcfwRun::EncodeBlockDelta(int i, BlockOracle* oracle) const {
+void BcfwRounds::EncodeBlockDelta(int i, BcfwBlockOracle* oracle) const {
   const BcfwMove& move = oracle->move;
   BlockUpdate* delta = &oracle->located.delta;
   delta->Clear();
-  const double c = 1.0 / (lambda_ * n_);
+  const double c = 1.0 / (shared_.lambda * shared_.n);
   auto corner_of = [&](int entry) -> const Corner& {
-    return entry < 0 ? oracle->oracle.corner : corners_[i].entry(entry).corner;
+    return entry < 0 ? oracle->oracle.corner
+                     : shared_.corners[i].entry(entry).corner;
   };
   if (move.state_coefficient != 0) {
-    problem_.EncodeCornerMinusState(i, corner_of(move.entries[0]),
-                                    states_.data() + state_offset_[i],
-                                    c * move.coefficients[0], delta);
+    shared_.problem.EncodeCornerMinusState(
+        i, corner_of(move.entries[0]),
+        shared_.states.data() + shared_.state_offset[i],
+        c * move.coefficients[0], delta);
     return;
   }
   for (size_t k = 0; k < move.entries.size(); ++k) {
     if (move.coefficients[k] == 0) continue;
-    problem_.EncodeScaled(i, corner_of(move.entries[k]),
-                          c * move.coefficients[k], delta);
+    shared_.problem.EncodeScaled(i, corner_of(move.entries[k]),
+                                 c * move.coefficients[k], delta);
   }
 }
 
-void BcfwRun::PrepareBlockStep(int i, BlockOracle* oracle) {
+void BcfwRounds::PrepareBlockStep(int i, BcfwBlockOracle* oracle) {
   BcfwMove& move = oracle->move;
   move.Clear();
-  if (!keep_corners_) {
+  if (!shared_.keep_corners) {
     const OracleResult& result = oracle->oracle;
-    oracle->fw_gap = (result.state_dot - result.score) / n_ - ell_block_[i] +
-                     result.loss / n_;
+    oracle->fw_gap = (result.state_dot - result.score) / shared_.n -
+                     shared_.ell_block[i] + result.loss / shared_.n;
     double gamma;
-    if (config_.line_search()) {
+    if (shared_.config.line_search()) {
       const double curvature =
-          problem_.StateDistanceSquared(i, states_.data() + state_offset_[i],
-                                        result.corner) /
-          (lambda_ * n_ * n_);
+          shared_.problem.StateDistanceSquared(
+              i, shared_.states.data() + shared_.state_offset[i],
+              result.corner) /
+          (shared_.lambda * shared_.n * shared_.n);
       gamma =
           curvature > 0 ? std::clamp(oracle->fw_gap / curvature, 0.0, 1.0) : 0;
     } else {
-      gamma = 2.0 * n_ / (static_cast<double>(steps_) + 2.0 * n_);
+      gamma = 2.0 * shared_.n /
+              (static_cast<double>(shared_.steps) + 2.0 * shared_.n);
     }
     if (gamma > 0) {
       move.Add(-1, gamma);
       move.state_coefficient = -gamma;
     }
   } else {
-    oracle->fw_entry = PrepareFwCorner(i, oracle, &oracle->fw_gap);
-    if (fully_corrective_) {
-      FullyCorrectiveMove(i, oracle->fw_entry, oracle->scores, &move, oracle);
+    oracle->fw_entry = steps_.PrepareFwCorner(i, oracle, &oracle->fw_gap);
+    if (shared_.fully_corrective) {
+      steps_.FullyCorrectiveMove(i, oracle->fw_entry, oracle->scores, &move,
+                                 oracle);
     } else {
-      ChooseStep(i, oracle->fw_entry, oracle->fw_gap, oracle->state_dot,
-                 oracle->scores, &move);
+      steps_.ChooseStep(i, oracle->fw_entry, oracle->fw_gap, oracle->state_dot,
+                        oracle->scores, &move);
     }
   }
   oracle->slope = MoveSlope(i, move, *oracle, &oracle->ell_slope);
@@ -189,42 +196,44 @@ void BcfwRun::PrepareBlockStep(int i, BlockOracle* oracle) {
 
 // dD/dγ of the move at the w `oracle` saw: Δℓ − ⟨w, Δv⟩/n with
 // Δv = Σ c_k ψ(y_k) + c_state·v_i.
-double BcfwRun::MoveSlope(int i, const BcfwMove& move,
-                          const BlockOracle& oracle, double* ell_slope) const {
-  double delta_ell = move.state_coefficient * ell_block_[i];
+double BcfwRounds::MoveSlope(int i, const BcfwMove& move,
+                             const BcfwBlockOracle& oracle,
+                             double* ell_slope) const {
+  double delta_ell = move.state_coefficient * shared_.ell_block[i];
   double dot = move.state_coefficient * oracle.state_dot;
   for (size_t k = 0; k < move.entries.size(); ++k) {
     const int entry = move.entries[k];
     const double c = move.coefficients[k];
     if (entry < 0) {
-      delta_ell += c * oracle.oracle.loss / n_;
+      delta_ell += c * oracle.oracle.loss / shared_.n;
       dot += c * oracle.oracle.score;
     } else {
-      delta_ell += c * corners_[i].entry(entry).loss / n_;
+      delta_ell += c * shared_.corners[i].entry(entry).loss / shared_.n;
       dot += c * oracle.scores[entry];
     }
   }
   *ell_slope = delta_ell;
-  return delta_ell - dot / n_;
+  return delta_ell - dot / shared_.n;
 }
 
 // The configured sampler, but never a block already in the round (a block's
 // oracle is computed from its state before the round's steps): a repeat
 // draws again, and unvisited blocks are swept in index order past those
 // the round holds.
-int BcfwRun::DrawRoundBlock(int j) {
-  if (config_.sampling() == SolverConfig::PERMUTATION) return order_[j];
-  if (gap_sampling_ && num_unvisited_ > 0) {
-    for (int i = next_unvisited_; i < n_; ++i) {
-      if (block_gap_[i] == kInfinity && !in_round_[i]) return i;
+int BcfwRounds::DrawRoundBlock(int j) {
+  if (shared_.config.sampling() == SolverConfig::PERMUTATION)
+    return shared_.order[j];
+  if (shared_.gap_sampling && shared_.num_unvisited > 0) {
+    for (int i = shared_.next_unvisited; i < shared_.n; ++i) {
+      if (shared_.block_gap[i] == kInfinity && !in_round_[i]) return i;
     }
   }
   for (int attempt = 0; attempt < 64; ++attempt) {
     int i;
-    if (gap_sampling_ && gap_tree_.Total() > 0) {
-      i = gap_tree_.Sample(random_.UniformDouble());
+    if (shared_.gap_sampling && shared_.gap_tree.Total() > 0) {
+      i = shared_.gap_tree.Sample(shared_.random.UniformDouble());
     } else {
-      i = static_cast<int>(random_.Uniform(n_));
+      i = static_cast<int>(shared_.random.Uniform(shared_.n));
     }
     if (!in_round_[i]) return i;
   }
@@ -237,14 +246,15 @@ int BcfwRun::DrawRoundBlock(int j) {
 // Phase one on solver.num_threads threads: each block writes only its own
 // slot and state, so the round is the same whatever the thread count. A
 // distributed run prepares its own blocks only.
-void BcfwRun::PrepareRound(int size) {
+void BcfwRounds::PrepareRound(int size) {
   if (static_cast<int>(round_oracles_.size()) < size) {
     round_oracles_.resize(size);
   }
   if (merge_ == nullptr) {
     // At most 255 parts: an addition's owner is a byte.
     merge_ = std::make_unique<RoundMerge>(
-        dim_, Granularity(), std::clamp(config_.num_threads(), 1, 255));
+        shared_.dim, shared_.Granularity(),
+        std::clamp(shared_.config.num_threads(), 1, 255));
   }
   // Longest blocks first (their state size is proportional to their
   // length), so that the threads finish together.
@@ -252,13 +262,13 @@ void BcfwRun::PrepareRound(int size) {
   for (int k = 0; k < size; ++k) prepare_order_[k] = k;
   std::stable_sort(prepare_order_.begin(), prepare_order_.end(),
                    [this](int a, int b) {
-                     return problem_.BlockStateSize(round_blocks_[a]) >
-                            problem_.BlockStateSize(round_blocks_[b]);
+                     return shared_.problem.BlockStateSize(round_blocks_[a]) >
+                            shared_.problem.BlockStateSize(round_blocks_[b]);
                    });
   RunRoundPhase(size, [this](int item) {
     const int k = prepare_order_[item];
-    if (!IsLocal(round_blocks_[k])) return;
-    ComputeBlockOracle(round_blocks_[k], &round_oracles_[k]);
+    if (!shared_.IsLocal(round_blocks_[k])) return;
+    steps_.ComputeBlockOracle(round_blocks_[k], &round_oracles_[k]);
     PrepareBlockStep(round_blocks_[k], &round_oracles_[k]);
     if (round_oracles_[k].moves) merge_->Locate(&round_oracles_[k].located);
   });

@@ -23,75 +23,78 @@ using bcfw_internal::kInfinity;
 void BcfwRun::InitializeAtCorners(double lambda,
                                   const std::vector<Corner>& corners,
                                   const std::vector<double>& block_gaps) {
-  lambda_ = lambda;
+  shared_.lambda = lambda;
   Initialize();
-  ell_ = 0;
-  const double c = 1.0 / (lambda_ * n_);
-  for (int i = 0; i < n_; ++i) {
+  shared_.ell = 0;
+  const double c = 1.0 / (shared_.lambda * shared_.n);
+  for (int i = 0; i < shared_.n; ++i) {
     const Corner& corner = corners[i];
-    const double loss = problem_.Loss(i, corner);
-    problem_.MixCorner(i, corner, 1.0, state(i));
-    ell_block_[i] = loss / n_;
-    ell_ += ell_block_[i];
-    problem_.AddScaled(i, corner, c, w_.data());
-    if (keep_corners_ && corner != problem_.GoldCorner(i)) {
+    const double loss = shared_.problem.Loss(i, corner);
+    shared_.problem.MixCorner(i, corner, 1.0, shared_.state(i));
+    shared_.ell_block[i] = loss / shared_.n;
+    shared_.ell += shared_.ell_block[i];
+    shared_.problem.AddScaled(i, corner, c, shared_.w.data());
+    if (shared_.keep_corners && corner != shared_.problem.GoldCorner(i)) {
       // The gold labeling stays in the store with α = 0, as the reference
       // code's path initialisation keeps it.
-      CornerStore& store = corners_[i];
+      CornerStore& store = shared_.corners[i];
       store.entry(0).alpha = 0;
       std::vector<double> dots;
-      if (keep_dots_) dots = CornerDots(i, corner);
-      store.Add(corner, loss, 1.0, keep_dots_ ? &dots : nullptr);
+      if (shared_.keep_dots) dots = block_steps_.CornerDots(i, corner);
+      store.Add(corner, loss, 1.0, shared_.keep_dots ? &dots : nullptr);
     }
-    SetBlockGap(i, block_gaps[i]);
+    shared_.SetBlockGap(i, block_gaps[i]);
   }
-  cache_global_gap_ = GapEstimate();
-  refresh_block_gaps_ = true;
+  shared_.cache_global_gap = shared_.GapEstimate();
+  shared_.refresh_block_gaps = true;
 }
 
 double BcfwRun::BlockDeltas(std::vector<double>* deltas, bool allow_stale) {
-  const bool fresh = state_dots_steps_ == steps_;
+  const bool fresh = shared_.state_dots_steps == shared_.steps;
   if (!fresh && !allow_stale) {
     // ⟨v_i, w⟩ from one unary pass per block (no stored corners asked).
-    state_dots_.resize(n_);
-    ParallelFor(n_, NumThreads(), [&](int begin, int end) {
+    shared_.state_dots.resize(shared_.n);
+    ParallelFor(shared_.n, shared_.NumThreads(), [&](int begin, int end) {
       for (int i = begin; i < end; ++i) {
-        problem_.ScoreCorners(i, w_.data(), state(i), nullptr, 0, nullptr,
-                              &state_dots_[i]);
+        shared_.problem.ScoreCorners(i, shared_.w.data(), shared_.state(i),
+                                     nullptr, 0, nullptr,
+                                     &shared_.state_dots[i]);
       }
     });
-    oracle_calls_ += n_;
-    state_dots_steps_ = steps_;
+    shared_.oracle_calls += shared_.n;
+    shared_.state_dots_steps = shared_.steps;
   }
   const bool stale = !fresh && allow_stale;
-  const std::vector<double>& dots = stale ? visit_state_dots_ : state_dots_;
-  deltas->resize(n_);
+  const std::vector<double>& dots =
+      stale ? shared_.visit_state_dots : shared_.state_dots;
+  deltas->resize(shared_.n);
   // Δ_i = ℓ_i − λ⟨w_i, w⟩ with w_i = v_i/(λn).
-  for (int i = 0; i < n_; ++i) {
-    (*deltas)[i] = ell_block_[i] - dots[i] / n_;
+  for (int i = 0; i < shared_.n; ++i) {
+    (*deltas)[i] = shared_.ell_block[i] - dots[i] / shared_.n;
   }
   // ΣΔ_i = ℓ − λ⟨Σ w_i, w⟩ = ℓ − λ‖w‖², exact even when the Δ_i are stale.
-  return ell_ - lambda_ * SquaredNorm(w_.data(), dim_);
+  return shared_.ell -
+         shared_.lambda * SquaredNorm(shared_.w.data(), shared_.dim);
 }
 
 void BcfwRun::ScaleLambda(double rho, const std::vector<double>& deltas,
                           bool gaps_exact) {
-  lambda_ *= rho;
-  ell_ *= rho;
-  for (int i = 0; i < n_; ++i) {
-    const Corner& gold = problem_.GoldCorner(i);
+  shared_.lambda *= rho;
+  shared_.ell *= rho;
+  for (int i = 0; i < shared_.n; ++i) {
+    const Corner& gold = shared_.problem.GoldCorner(i);
     // v_i ← ρv_i + (1−ρ)ψ_i(y_i): α moves to the gold labeling, so that
     // w_i = v_i/(λn) is unchanged and w with it.
-    problem_.MixCorner(i, gold, 1.0 - rho, state(i));
-    ell_block_[i] *= rho;
-    if (keep_corners_) {
-      CornerStore& store = corners_[i];
+    shared_.problem.MixCorner(i, gold, 1.0 - rho, shared_.state(i));
+    shared_.ell_block[i] *= rho;
+    if (shared_.keep_corners) {
+      CornerStore& store = shared_.corners[i];
       int gold_entry = store.Find(gold);
       if (gold_entry < 0) {
         std::vector<double> dots;
-        if (keep_dots_) dots = CornerDots(i, gold);
-        gold_entry = store.Add(gold, problem_.Loss(i, gold), 0.0,
-                               keep_dots_ ? &dots : nullptr);
+        if (shared_.keep_dots) dots = block_steps_.CornerDots(i, gold);
+        gold_entry = store.Add(gold, shared_.problem.Loss(i, gold), 0.0,
+                               shared_.keep_dots ? &dots : nullptr);
       }
       double others = 0;
       for (int k = 0; k < store.size(); ++k) {
@@ -101,14 +104,14 @@ void BcfwRun::ScaleLambda(double rho, const std::vector<double>& deltas,
       }
       store.entry(gold_entry).alpha = std::max(0.0, 1.0 - others);
     }
-    if (block_gap_[i] != kInfinity) {
+    if (shared_.block_gap[i] != kInfinity) {
       const double delta = gaps_exact ? deltas[i] : std::max(deltas[i], 0.0);
-      SetBlockGap(i, block_gap_[i] + (1.0 - rho) * delta);
+      shared_.SetBlockGap(i, shared_.block_gap[i] + (1.0 - rho) * delta);
     }
   }
-  cache_global_gap_ = gaps_exact ? GapEstimate() : 0;
-  state_dots_steps_ = -1;
-  exact_gaps_steps_ = -1;
+  shared_.cache_global_gap = gaps_exact ? shared_.GapEstimate() : 0;
+  shared_.state_dots_steps = -1;
+  shared_.exact_gaps_steps = -1;
 }
 
 }  // namespace chaintag

@@ -313,7 +313,9 @@ TEST(CoreProblemTest, EverySolverReachesWhatTheFullProblemReaches) {
         0.5 * 0.05 * SquaredNorm(w_core.data(), w_core.size()) +
         AverageHingeLoss(full, w_core.data(), 1);
     EXPECT_NEAR(on_core->primal(), primal, 1e-10);
-    if (c.dual) EXPECT_LE(primal - optimum, on_core->gap() + 1e-10);
+    if (c.dual) {
+      EXPECT_LE(primal - optimum, on_core->gap() + 1e-10);
+    }
     if (c.to_optimum) {
       EXPECT_EQ(on_core->stop_reason(), "gap_tolerance");
       const double tolerance = c.config.gap_tolerance();

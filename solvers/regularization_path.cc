@@ -48,7 +48,7 @@ double ElapsedSeconds(absl::Time start) {
 }
 
 double EffectivePasses(const BcfwRun& run, int n, int64_t extra_calls) {
-  return static_cast<double>(run.oracle_calls() + extra_calls) / n;
+  return static_cast<double>(run.OracleCalls() + extra_calls) / n;
 }
 
 void FillFromSolve(const TrainingSummary& summary, const BcfwRun& run,
@@ -317,7 +317,7 @@ absl::StatusOr<std::vector<PathPoint>> RunGridSearch(
     }
     inner.set_seed(config.seed() + k);
     if (run == nullptr || !warm_start) {
-      if (run != nullptr) earlier_calls += run->oracle_calls();
+      if (run != nullptr) earlier_calls += run->OracleCalls();
       inner.set_lambda(lambda);
       run = std::make_unique<BcfwRun>(inner, problem);
       absl::Status valid = run->Validate();

@@ -113,7 +113,9 @@ TEST(RoundMergeTest, LocateGroupsEachPartsAdditionsInOrder) {
       const int32_t j = block.part_additions[a];
       EXPECT_EQ(block.owners[j], p);
       EXPECT_EQ(block.slots[j], block.delta.targets[j] / kGranularity);
-      if (a > begin) EXPECT_LT(block.part_additions[a - 1], j);
+      if (a > begin) {
+        EXPECT_LT(block.part_additions[a - 1], j);
+      }
     }
     begin = block.part_ends[p];
   }
