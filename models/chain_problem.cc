@@ -790,12 +790,6 @@ void ChainProblem::InitBlockState(int i, double* state) const {
   MixCorner(i, examples_[i].labels, 1.0, state);
 }
 
-void ChainProblem::MixCorner(int i, const Corner& y, double gamma,
-                             double* state) const {
-  ScaleBlockState(i, 1.0 - gamma, state);
-  AddCornerToState(i, y, gamma, state);
-}
-
 void ChainProblem::ScaleBlockState(int i, double factor, double* state) const {
   const int64_t tail_offset = TailStateOffset(i);
   const int64_t size = BlockStateSize(i);

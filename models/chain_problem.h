@@ -96,8 +96,6 @@ class ChainProblem : public Problem {
                            double* w) const override;
   int64_t BlockStateSize(int i) const override;
   void InitBlockState(int i, double* state) const override;
-  void MixCorner(int i, const Corner& y, double gamma,
-                 double* state) const override;
   // The label and pair marginals, and the tail entries the state's labels
   // can form (TailSupport), not the whole tail.
   void ScaleBlockState(int i, double factor, double* state) const override;

@@ -66,14 +66,21 @@ Steps RunSteps(const MulticlassProblem& problem, std::vector<double>* states,
   return result;
 }
 
-TEST(BlockAverageTest, MatchesTheDefinitionOnAnyThreadCount) {
-  MulticlassProblem problem = RandomMulticlassProblem(7, 3, 4, 4);
-  problem.set_offset_states(true);  // a gold state that is not zero
-  const std::vector<int64_t> offsets = BlockStateOffsets(problem);
+// Every block's state on its gold labeling, at `offsets`.
+std::vector<double> GoldStates(const Problem& problem,
+                               const std::vector<int64_t>& offsets) {
   std::vector<double> states(offsets.back());
   for (int i = 0; i < problem.NumExamples(); ++i) {
     problem.InitBlockState(i, states.data() + offsets[i]);
   }
+  return states;
+}
+
+TEST(BlockAverageTest, MatchesTheDefinitionOnAnyThreadCount) {
+  MulticlassProblem problem = RandomMulticlassProblem(7, 3, 4, 4);
+  problem.set_offset_states(true);  // a gold state that is not zero
+  const std::vector<int64_t> offsets = BlockStateOffsets(problem);
+  std::vector<double> states = GoldStates(problem, offsets);
   BlockAverage average(problem, states, offsets);
   average.Initialize(1);
   const Steps steps = RunSteps(problem, &states, offsets, &average);
@@ -102,10 +109,7 @@ TEST(BlockAverageTest, MatchesTheDefinitionOnAnyThreadCount) {
 TEST(BlockAverageTest, RanksChainTheirShardsToTheSameBits) {
   MulticlassProblem problem = RandomMulticlassProblem(6, 2, 3, 8);
   const std::vector<int64_t> offsets = BlockStateOffsets(problem);
-  std::vector<double> states(offsets.back());
-  for (int i = 0; i < problem.NumExamples(); ++i) {
-    problem.InitBlockState(i, states.data() + offsets[i]);
-  }
+  std::vector<double> states = GoldStates(problem, offsets);
   BlockAverage average(problem, states, offsets);
   average.Initialize(1);
   const Steps steps = RunSteps(problem, &states, offsets, &average);
