@@ -243,13 +243,15 @@ std::vector<ChainExample> ChainProblem::TakeExamples() {
 }
 
 double ChainProblem::LossUnit(int i) const {
-  return normalize_loss_ ? 1.0 / examples_[i].labels.size() : 1.0;
+  const double unit = normalize_loss_ ? 1.0 / examples_[i].labels.size() : 1.0;
+  return loss_scale_ == 1 ? unit : loss_scale_ * unit;
 }
 
 void ChainProblem::AddLossToUnary(int i, double sign, double* unary) const {
   const std::vector<int32_t>& gold = examples_[i].labels;
   const int L = layout_.num_labels;
   const double unit = sign * LossUnit(i);
+  if (unit == 0) return;  // no loss: the CRF's scores as they are
   for (size_t t = 0; t < gold.size(); ++t) {
     double* row = unary + static_cast<int64_t>(t) * L;
     for (int y = 0; y < L; ++y) row[y] += unit;

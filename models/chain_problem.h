@@ -69,6 +69,14 @@ class ChainProblem : public Problem {
                                const std::vector<ChainExample>& examples,
                                const SecondOrderStructure* structure = nullptr);
 
+  // L_i(y) = scale * (the Hamming loss): 1 by default (the structured
+  // hinge, and with entropy smoothing at mu = 1 the softmax-margin loss of
+  // Gimpel & Smith 2010); 0 makes the entropy-smoothed oracle at mu = 1
+  // the CRF's negative log-likelihood, log Z_i(w) - <w, phi(x_i, y_i)>, and
+  // the max oracle plain decoding. Set before any solver runs.
+  void set_loss_scale(double scale) { loss_scale_ = scale; }
+  double loss_scale() const { return loss_scale_; }
+
   const ChainLayout& layout() const { return layout_; }
   // Null at first order.
   const SecondOrderStructure* structure() const { return structure_.get(); }
@@ -257,6 +265,7 @@ class ChainProblem : public Problem {
   ChainLayout layout_;
   std::vector<ChainExample> examples_;
   bool normalize_loss_;
+  double loss_scale_ = 1;
   std::shared_ptr<const SecondOrderStructure> structure_;
   GramMatrices gram_;       // of the label features
   GramMatrices pair_gram_;  // of the pair features (second order)

@@ -528,6 +528,73 @@ TEST_P(ChainProblemTest, StateAlgebraMatchesBruteForceForFewAndManyLabelings) {
   }
 }
 
+// With loss scale 0, the entropy-smoothed oracle at mu = 1 is the CRF's
+// negative log-likelihood log sum_y exp <w, phi(y)> - <w, phi(y_i)>, over
+// the labelings the model allows, and its state gives the gradient
+// E_p phi(y) - phi(y_i) under p(y) ~ exp <w, phi(y)>; the max oracle is
+// plain decoding. Checked against every labeling, written out with phi
+// alone (no loss, no psi).
+TEST_P(ChainProblemTest, CrfLogLossAndGradientMatchBruteForce) {
+  const bool normalize = GetParam();
+  std::mt19937 rng(17);
+  for (Model model : kModels) {
+    const int model_order = OrderOf(model);
+    for (int L = 1; L <= (model_order == 1 ? 3 : 4); ++L) {
+      const TestChain chain = MakeTestChain(L, model, 5, &rng, 4);
+      const std::unique_ptr<ChainProblem> problem = chain.Problem(normalize);
+      problem->set_loss_scale(0);
+      std::normal_distribution<double> normal(0, 1);
+      std::vector<double> w(chain.layout.dim());
+      for (double& x : w) x = normal(rng);
+      for (int i = 0; i < problem->NumExamples(); ++i) {
+        SCOPED_TRACE(testing::Message() << "model " << static_cast<int>(model)
+                                        << " L " << L << " example " << i);
+        const ChainExample& example = chain.examples[i];
+        const int T = example.labels.size();
+        std::vector<double> scores;
+        std::vector<std::vector<double>> features;
+        ForEachLabeling(T, L, [&](const std::vector<int32_t>& y) {
+          if (!chain.Allowed(y)) return;
+          features.push_back(DenseFeatures(chain, example, y));
+          scores.push_back(Dot(w, features.back()));
+          EXPECT_EQ(problem->Loss(i, y), 0);
+        });
+        const double top = *std::max_element(scores.begin(), scores.end());
+        double z = 0;
+        for (double score : scores) z += std::exp(score - top);
+        const std::vector<double> gold =
+            DenseFeatures(chain, example, example.labels);
+        const double expected = top + std::log(z) - Dot(w, gold);
+        std::vector<double> gradient(w.size(), 0.0);
+        for (size_t k = 0; k < scores.size(); ++k) {
+          const double p = std::exp(scores[k] - top) / z;
+          for (size_t j = 0; j < w.size(); ++j) {
+            gradient[j] += p * (features[k][j] - gold[j]);
+          }
+        }
+        std::vector<double> state(problem->BlockStateSize(i));
+        const double value = problem->SmoothedOracle(
+            i, w.data(), Smoothing{Smoothing::Kind::kEntropy, 1.0, 1},
+            state.data());
+        EXPECT_NEAR(value, expected, 1e-9);
+        // w += c*grad f through the state (problem.h's contract).
+        std::vector<double> from_state(w.size(), 0.0);
+        problem->AddCornerMinusState(i, problem->GoldCorner(i), state.data(),
+                                     1.0, from_state.data());
+        for (size_t j = 0; j < w.size(); ++j) {
+          EXPECT_NEAR(from_state[j], gradient[j], 1e-9) << "coordinate " << j;
+        }
+        OracleResult oracle;
+        problem->MaxOracle(i, w.data(), &oracle);
+        Corner decoded;
+        problem->Decode(i, w.data(), &decoded);
+        EXPECT_EQ(oracle.corner, decoded);
+        EXPECT_EQ(oracle.loss, 0);
+      }
+    }
+  }
+}
+
 TEST_P(ChainProblemTest, SmoothedOraclesMatchBruteForce) {
   const bool normalize = GetParam();
   std::mt19937 rng(5);
