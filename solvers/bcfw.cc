@@ -57,6 +57,10 @@ const std::vector<double>& BcfwRun::ReturnedPoint() {
 
 absl::Status BcfwRun::Validate() {
   const std::string& name = shared_.config.name();
+  if (shared_.config.objective() != SolverConfig::MAX_MARGIN) {
+    return absl::InvalidArgumentError(
+        name + ": the BCFW family minimises the max-margin objective only");
+  }
   if (shared_.n <= 0)
     return absl::InvalidArgumentError(name + ": no training examples");
   if (shared_.track_alpha && !shared_.config.line_search()) {

@@ -40,7 +40,11 @@ double NextAlpha(double alpha_prev, double q) {
 struct CasimirPlan {
   SvrgEpochSettings settings;
   SolverConfig::SmoothingSchedule schedule = SolverConfig::CONSTANT_SMOOTHING;
+  double mu = 1;               // of the first epoch
   double smoothing_decay = 1;  // c of μ_k = μ·c^k
+  // The loss the logged primal measures: the objective's (LOG_SUM_EXP:
+  // entropy at mu = 1), else the true, non-smooth hinge.
+  bool smooth_objective = false;
 
   double SmoothingAt(double mu, int epoch) const {  // μ_k, epoch k = 0, 1, …
     switch (schedule) {
@@ -105,6 +109,11 @@ absl::StatusOr<CasimirPlan> MakePlan(const SolverConfig& config, int n,
   SvrgEpochSettings& settings = plan.settings;
   settings.smoothing.kind = SmoothingKindOf(svrg.smoothing());
   settings.smoothing.top_k = svrg.top_k();
+  const bool log_sum_exp = config.objective() == SolverConfig::LOG_SUM_EXP;
+  if (log_sum_exp) {
+    // The objective itself is the entropy-smoothed loss at mu = 1.
+    settings.smoothing.kind = Smoothing::Kind::kEntropy;
+  }
   absl::Status valid = CheckSmoothing(config.name(), svrg, settings.smoothing);
   if (!valid.ok()) return valid;
   absl::StatusOr<double> kappa = ResolveKappa(config, n, lambda);
@@ -118,7 +127,12 @@ absl::StatusOr<CasimirPlan> MakePlan(const SolverConfig& config, int n,
   settings.num_threads = std::max(1, config.num_threads());
   const bool adapt = config.name() == "casimir_svrg" &&
                      config.casimir().variant() == SolverConfig::CASIMIR_ADAPT;
-  if (svrg.has_smoothing_schedule()) {
+  plan.mu = svrg.smoothing_mu();
+  plan.smooth_objective = log_sum_exp;
+  if (log_sum_exp) {
+    plan.schedule = SolverConfig::CONSTANT_SMOOTHING;
+    plan.mu = 1;
+  } else if (svrg.has_smoothing_schedule()) {
     plan.schedule = svrg.smoothing_schedule();
   } else if (adapt) {
     plan.schedule = SolverConfig::EXPONENTIAL_DECAY;
@@ -155,7 +169,7 @@ class CasimirSteps : public PassSteps {
   absl::Status RunSteps(int k, PassDriver*) override {
     WarmStart();
     settings_.smoothing.mu =
-        plan_.SmoothingAt(config_.svrg().smoothing_mu(), k - 1);
+        plan_.SmoothingAt(plan_.mu, k - 1);
     oracle_calls_ += epoch_.Run(settings_, start_, center_.data(), &random_,
                                 &output_, nullptr);
     // Catalyst's extrapolation (a no-op at κ = 0: α = 1, β = 0).
@@ -177,14 +191,20 @@ class CasimirSteps : public PassSteps {
         settings_.smoothing.mu, "); lower learning_rate or raise smoothness"));
   }
 
-  // The true (non-smooth) primal of every epoch's output; not counted as
-  // training oracle calls.
+  // The primal of every epoch's output (the true, non-smooth one, or the
+  // LOG_SUM_EXP objective); not counted as training oracle calls.
   absl::StatusOr<PassEnd> EndPass(const PassEndRequest&,
                                   PassRecord* record) override {
     PassEnd end;
+    const double loss =
+        plan_.smooth_objective
+            ? AverageSmoothedLoss(problem_, previous_.data(),
+                                  Smoothing{Smoothing::Kind::kEntropy, 1.0, 1},
+                                  settings_.num_threads)
+            : AverageHingeLoss(problem_, previous_.data(),
+                               settings_.num_threads);
     end.primal =
-        0.5 * settings_.lambda * SquaredNorm(previous_.data(), dim_) +
-        AverageHingeLoss(problem_, previous_.data(), settings_.num_threads);
+        0.5 * settings_.lambda * SquaredNorm(previous_.data(), dim_) + loss;
     record->set_smoothing_mu(settings_.smoothing.mu);
     return end;
   }
@@ -266,10 +286,11 @@ absl::StatusOr<TrainingSummary> CasimirSvrgSolver::Solve(
   const double lambda = ResolveLambda(config_, n);
   absl::StatusOr<CasimirPlan> plan = MakePlan(config_, n, lambda);
   if (!plan.ok()) return plan.status();
-  if (!problem.SupportsSmoothing(SmoothingKindOf(config_.svrg().smoothing()))) {
+  const Smoothing::Kind kind = plan->settings.smoothing.kind;
+  if (!problem.SupportsSmoothing(kind)) {
     return absl::InvalidArgumentError(absl::StrCat(
         name, ": the problem has no smoothed oracle of kind ",
-        SolverConfig::SmoothingKind_Name(config_.svrg().smoothing()),
+        kind == Smoothing::Kind::kEntropy ? "ENTROPY" : "L2_TOP_K",
         "; set svrg.smoothing to NO_SMOOTHING or implement "
         "Problem::SmoothedOracle"));
   }

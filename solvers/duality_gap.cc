@@ -1,5 +1,6 @@
 #include "solvers/duality_gap.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -68,6 +69,20 @@ DualityGap AssembleGap(const Problem& problem, const double* w, double ell,
 }
 
 }  // namespace
+
+double AverageSmoothedLoss(const Problem& problem, const double* w,
+                           const Smoothing& smoothing, int num_threads) {
+  const int n = problem.NumExamples();
+  std::vector<double> losses(n);
+  ParallelFor(n, std::max(1, num_threads), [&](int begin, int end) {
+    std::vector<double> state;
+    for (int i = begin; i < end; ++i) {
+      state.resize(problem.BlockStateSize(i));
+      losses[i] = problem.SmoothedOracle(i, w, smoothing, state.data());
+    }
+  });
+  return Average(losses);
+}
 
 double AverageHingeLoss(const Problem& problem, const double* w,
                         int num_threads) {

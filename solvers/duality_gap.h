@@ -24,7 +24,13 @@ struct DualityGap {
 
 double SquaredNorm(const double* w, int64_t dim);
 
+// 1/n sum_i f_{i,mu}(w) with `smoothing` (problem.h's Smoothing), on up to
+// num_threads threads, summed in block order.
+double AverageSmoothedLoss(const Problem& problem, const double* w,
+                           const Smoothing& smoothing, int num_threads);
+
 // 1/n Σ_i H_i(w): the average structured hinge loss.
+
 double AverageHingeLoss(const Problem& problem, const double* w,
                         int num_threads);
 

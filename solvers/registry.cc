@@ -30,6 +30,14 @@ absl::StatusOr<std::unique_ptr<Solver>> CreateSolver(
         "solver ", config.name(),
         " does not support box constraints (bcfw and active_set_bcfw do)"));
   }
+  if (config.objective() == SolverConfig::LOG_SUM_EXP &&
+      config.name() != "svrg" && config.name() != "casimir_svrg") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "solver ", config.name(),
+        " minimises the max-margin objective; the LOG_SUM_EXP objective "
+        "(model.loss LOG or SOFTMAX_MARGIN) is solved by svrg and "
+        "casimir_svrg"));
+  }
   if (config.name() == "bcfw" || config.name() == "active_set_bcfw") {
     return std::unique_ptr<Solver>(new BcfwSolver(config));
   }

@@ -338,6 +338,46 @@ TEST(SvrgSolverTest, ReachesTheSmoothedOptimum) {
 // With μ_k → 0 (CASIMIR_ADAPT's exponential decay) the smoothing's bias
 // vanishes: the true primal ends closer to P* than with μ held at its first
 // value. (A fixed step size leaves an O(η) plateau, hence the small η.)
+// The LOG_SUM_EXP objective, lambda/2||w||^2 + 1/n sum_i
+// log sum_y exp(L_i(y) - <w, psi_i(y)>): whatever smoothing the config
+// names, both solvers run entropy smoothing at mu = 1, reach its optimum
+// (the gradient vanishes), and log that objective, written out here by
+// enumerating the classes; the BCFW family refuses it.
+TEST(SvrgSolverTest, LogSumExpObjectiveIsEntropyAtMuOne) {
+  const MulticlassProblem problem = RandomMulticlassProblem(20, 4, 3, 2);
+  const double lambda = 0.1;
+  for (const char* name : {"svrg", "casimir_svrg"}) {
+    SCOPED_TRACE(name);
+    SolverConfig config = SvrgConfig(name);
+    config.set_objective(SolverConfig::LOG_SUM_EXP);
+    config.mutable_svrg()->set_smoothing_mu(0.25);  // ignored
+    config.mutable_casimir()->set_kappa(0.1);
+    std::vector<double> w;
+    const TrainingSummary summary = RunSolver(problem, config, &w);
+    EXPECT_LT(SmoothedStationarity(problem, w, lambda,
+                                   Smoothing{Smoothing::Kind::kEntropy, 1.0, 1}),
+              1e-6);
+    double objective = 0;
+    for (int i = 0; i < problem.NumExamples(); ++i) {
+      double z = 0;
+      for (int y = 0; y < problem.num_classes(); ++y) {
+        z += std::exp(problem.Loss(i, {y}) -
+                      MulticlassProblem::Dot(problem.Psi(i, y), w.data()));
+      }
+      objective += std::log(z) / problem.NumExamples();
+    }
+    double norm = 0;
+    for (double x : w) norm += x * x;
+    objective += 0.5 * lambda * norm;
+    EXPECT_NEAR(summary.primal(), objective, 1e-10);
+  }
+  SolverConfig bcfw;
+  bcfw.set_objective(SolverConfig::LOG_SUM_EXP);
+  absl::StatusOr<std::unique_ptr<Solver>> refused = CreateSolver(bcfw);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(refused.status()));
+}
+
 TEST(SvrgSolverTest, AdaptiveSmoothingApproachesTheNonSmoothOptimum) {
   const MulticlassProblem problem = RandomMulticlassProblem(20, 4, 3, 2);
   const double optimum = ReferencePrimal(problem, 0.1);
