@@ -65,6 +65,7 @@ absl::StatusOr<ChainModel> MakeModel(const PreparedCorpus& prepared,
   if (config.model().constrained_decoding()) {
     header.set_constrained_decoding(true);
   }
+  if (config.model().loss() != HINGE) header.set_loss(config.model().loss());
   // The file is a function of the data, the config and the seed: how the
   // run was executed (threads, wall time, where it wrote) is left out, so
   // that runs on any number of threads or ranks give the same bytes.

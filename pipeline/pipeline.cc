@@ -67,6 +67,13 @@ PipelineConfig ResolvePipelineConfig(const PipelineConfig& config) {
   if (!resolved.has_log_path()) {
     resolved.set_log_path(absl::StrCat(name, ".log.jsonl"));
   }
+  // The solver's objective follows the model's loss; a hinge config's
+  // solver is left as given, so that its model file stays as it was.
+  if (resolved.model().loss() != HINGE) {
+    resolved.mutable_solver()->set_objective(SolverConfig::LOG_SUM_EXP);
+  } else {
+    resolved.mutable_solver()->clear_objective();
+  }
   CreateTask(resolved)->ResolveConfig(&resolved);
   return resolved;
 }

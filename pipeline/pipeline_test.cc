@@ -538,6 +538,47 @@ TEST_F(PipelineTest, ConstrainedDecodingIsRecordedInTheModel) {
   EXPECT_FALSE(model->header().has_constrained_decoding());
 }
 
+// model.loss LOG trains the CRF: svrg minimises its log-loss (the logged
+// primal decreases), the model tags as well as the hinge model, and the
+// file records the loss and the solver's objective; a hinge model's file
+// records neither (so that it stays as it was), and the BCFW family
+// refuses the log-loss.
+TEST_F(PipelineTest, LogLossTrainsACrfAndIsRecordedInTheModel) {
+  PipelineConfig config = SmallConfig();
+  config.mutable_model()->set_loss(LOG);
+  SolverConfig* solver = config.mutable_solver();
+  solver->set_name("svrg");
+  solver->set_max_passes(20);
+  solver->mutable_svrg()->set_learning_rate(0.05);
+  config.set_model_path("crf.model");
+  absl::StatusOr<PipelineResult> result = RunPipeline(config, options_);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_GT(result->dev_f1, 95.0);
+  EXPECT_GT(result->test_f1, 95.0);
+  // lambda/2||w||^2 + the average log-loss: at w = 0 the log-loss is
+  // log(number of labelings) per sentence, far above where it ends.
+  EXPECT_GT(result->summary.primal(), 0);
+  EXPECT_LT(result->summary.primal(), 1.0);
+  absl::StatusOr<ChainModel> model = ChainModel::Load(result->model_path);
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_EQ(model->header().loss(), LOG);
+  EXPECT_EQ(model->header().solver().objective(), SolverConfig::LOG_SUM_EXP);
+
+  absl::StatusOr<PipelineResult> hinge = RunPipeline(SmallConfig(), options_);
+  ASSERT_TRUE(hinge.ok()) << hinge.status();
+  model = ChainModel::Load(hinge->model_path);
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_FALSE(model->header().has_loss());
+  EXPECT_FALSE(model->header().solver().has_objective());
+
+  PipelineConfig bcfw = SmallConfig();
+  bcfw.mutable_model()->set_loss(SOFTMAX_MARGIN);
+  absl::StatusOr<PipelineResult> refused = RunPipeline(bcfw, options_);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("svrg"), std::string::npos)
+      << refused.status();
+}
+
 }  // namespace
 }  // namespace chaintag
 

@@ -187,6 +187,9 @@ absl::StatusOr<TrainingProblem> MakeTrainingProblem(
   training.problem = std::make_unique<ChainProblem>(
       layout, std::move(examples), model.normalize_loss(), training.structure,
       num_threads);
+  // The CRF's log-loss is the entropy-smoothed oracle of a loss-free
+  // problem (solver.objective LOG_SUM_EXP).
+  if (model.loss() == LOG) training.problem->set_loss_scale(0);
   return training;
 }
 

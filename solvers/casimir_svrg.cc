@@ -168,8 +168,7 @@ class CasimirSteps : public PassSteps {
 
   absl::Status RunSteps(int k, PassDriver*) override {
     WarmStart();
-    settings_.smoothing.mu =
-        plan_.SmoothingAt(plan_.mu, k - 1);
+    settings_.smoothing.mu = plan_.SmoothingAt(plan_.mu, k - 1);
     oracle_calls_ += epoch_.Run(settings_, start_, center_.data(), &random_,
                                 &output_, nullptr);
     // Catalyst's extrapolation (a no-op at κ = 0: α = 1, β = 0).
@@ -288,11 +287,11 @@ absl::StatusOr<TrainingSummary> CasimirSvrgSolver::Solve(
   if (!plan.ok()) return plan.status();
   const Smoothing::Kind kind = plan->settings.smoothing.kind;
   if (!problem.SupportsSmoothing(kind)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        name, ": the problem has no smoothed oracle of kind ",
-        kind == Smoothing::Kind::kEntropy ? "ENTROPY" : "L2_TOP_K",
-        "; set svrg.smoothing to NO_SMOOTHING or implement "
-        "Problem::SmoothedOracle"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": the problem has no smoothed oracle of kind ",
+                     kind == Smoothing::Kind::kEntropy ? "ENTROPY" : "L2_TOP_K",
+                     "; set svrg.smoothing to NO_SMOOTHING or implement "
+                     "Problem::SmoothedOracle"));
   }
   CasimirSteps steps(config_, problem, *plan);
   PassDriver driver(config_, name, lambda, n, problem.Dim(), monitor);

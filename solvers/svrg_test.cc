@@ -354,9 +354,10 @@ TEST(SvrgSolverTest, LogSumExpObjectiveIsEntropyAtMuOne) {
     config.mutable_casimir()->set_kappa(0.1);
     std::vector<double> w;
     const TrainingSummary summary = RunSolver(problem, config, &w);
-    EXPECT_LT(SmoothedStationarity(problem, w, lambda,
-                                   Smoothing{Smoothing::Kind::kEntropy, 1.0, 1}),
-              1e-6);
+    EXPECT_LT(
+        SmoothedStationarity(problem, w, lambda,
+                             Smoothing{Smoothing::Kind::kEntropy, 1.0, 1}),
+        1e-6);
     double objective = 0;
     for (int i = 0; i < problem.NumExamples(); ++i) {
       double z = 0;
