@@ -206,6 +206,11 @@ absl::Status SetSolverOption(absl::string_view name, absl::string_view value,
     "Tag scheme to train in: iob1 | iob2 | iobes.")                           \
   X(bool, normalize_loss, "model.normalize_loss", "",                         \
     "Hamming loss divided by the sentence length.")                           \
+  X(std::string, loss, "model.loss",                                          \
+    "hinge:HINGE,log:LOG,crf:LOG,"                                            \
+    "softmax_margin:SOFTMAX_MARGIN",                                          \
+    "hinge (structured SVM) | log (a CRF) | softmax_margin; log and "         \
+    "softmax_margin train with --solver=svrg or casimir_svrg.")               \
   X(bool, retrain_on_train_and_dev, "corpus.retrain_on_train_and_dev", "",    \
     "After the run on train (scored on dev), train the saved model again on " \
     "train + dev.")                                                           \

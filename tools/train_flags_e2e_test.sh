@@ -50,6 +50,19 @@ grep -q 'max_passes must be positive, got 0' err.txt \
   --log=c.jsonl > /dev/null 2>&1
 [[ $(passes c.jsonl) -eq 2 ]] || fail "--set did not win: $(passes c.jsonl) passes"
 
+# --loss=crf trains the CRF with svrg (the log's primal is its objective,
+# which starts at log 2 per token here); with the config's bcfw it is
+# refused by name.
+"$TRAIN" --config=toy.textproto --quiet --loss=crf --solver=svrg --lr=0.05 \
+  --max_passes=4 --log=crf.jsonl --model=crf.model > /dev/null 2> err.txt \
+  || fail "--loss=crf --solver=svrg: $(cat err.txt)"
+grep -q 'svrg' crf.jsonl || fail "--loss=crf did not run svrg"
+status=0
+"$TRAIN" --config=toy.textproto --quiet --loss=crf --model=refused.model \
+  > /dev/null 2> err.txt || status=$?
+[[ $status -ne 0 ]] || fail "--loss=crf with bcfw trained"
+grep -q 'LOG_SUM_EXP' err.txt || fail "--loss=crf with bcfw: unclear error: $(cat err.txt)"
+
 # --eval_every=0 (the config says 2): no pass but the last is scored.
 "$TRAIN" --config=toy.textproto --quiet --eval_every=0 --log=d.jsonl > /dev/null 2>&1
 [[ $(grep -c '"eval_score' d.jsonl) -eq 1 ]] \
