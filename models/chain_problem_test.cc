@@ -577,6 +577,15 @@ TEST_P(ChainProblemTest, CrfLogLossAndGradientMatchBruteForce) {
             i, w.data(), Smoothing{Smoothing::Kind::kEntropy, 1.0, 1},
             state.data());
         EXPECT_NEAR(value, expected, 1e-9);
+        // The duality gap's identity (solvers/duality_gap.h): f_i(w) plus
+        // <w, v_i> is the entropy of p (its loss term is 0 here).
+        double entropy = 0;
+        for (double score : scores) {
+          const double p = std::exp(score - top) / z;
+          entropy -= p * std::log(p);
+        }
+        EXPECT_NEAR(value + problem->StateDot(i, state.data(), w.data()),
+                    entropy, 1e-9);
         // w += c*grad f through the state (problem.h's contract).
         std::vector<double> from_state(w.size(), 0.0);
         problem->AddCornerMinusState(i, problem->GoldCorner(i), state.data(),

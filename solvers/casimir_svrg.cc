@@ -190,20 +190,23 @@ class CasimirSteps : public PassSteps {
         settings_.smoothing.mu, "); lower learning_rate or raise smoothness"));
   }
 
-  // The primal of every epoch's output (the true, non-smooth one, or the
-  // LOG_SUM_EXP objective); not counted as training oracle calls.
+  // The true, non-smooth primal of every epoch's output, or, for the
+  // LOG_SUM_EXP objective, its exact duality gap; not counted as training
+  // oracle calls.
   absl::StatusOr<PassEnd> EndPass(const PassEndRequest&,
                                   PassRecord* record) override {
     PassEnd end;
-    const double loss =
-        plan_.smooth_objective
-            ? AverageSmoothedLoss(problem_, previous_.data(),
-                                  Smoothing{Smoothing::Kind::kEntropy, 1.0, 1},
-                                  settings_.num_threads)
-            : AverageHingeLoss(problem_, previous_.data(),
-                               settings_.num_threads);
-    end.primal =
-        0.5 * settings_.lambda * SquaredNorm(previous_.data(), dim_) + loss;
+    if (plan_.smooth_objective) {
+      // The objective is smooth: a certificate from the same pass.
+      end.certificate = SmoothedDualityGap(
+          problem_, previous_.data(), settings_.lambda,
+          Smoothing{Smoothing::Kind::kEntropy, 1.0, 1}, settings_.num_threads);
+    } else {
+      end.primal =
+          0.5 * settings_.lambda * SquaredNorm(previous_.data(), dim_) +
+          AverageHingeLoss(problem_, previous_.data(), settings_.num_threads);
+    }
+
     record->set_smoothing_mu(settings_.smoothing.mu);
     return end;
   }

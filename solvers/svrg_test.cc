@@ -341,8 +341,10 @@ TEST(SvrgSolverTest, ReachesTheSmoothedOptimum) {
 // The LOG_SUM_EXP objective, lambda/2||w||^2 + 1/n sum_i
 // log sum_y exp(L_i(y) - <w, psi_i(y)>): whatever smoothing the config
 // names, both solvers run entropy smoothing at mu = 1, reach its optimum
-// (the gradient vanishes), and log that objective, written out here by
-// enumerating the classes; the BCFW family refuses it.
+// (the gradient vanishes), and certify it with the exact duality gap of
+// the dual point the softmax distributions give (primal and dual written
+// out here by enumerating the classes), stopping on it; the BCFW family
+// refuses the objective.
 TEST(SvrgSolverTest, LogSumExpObjectiveIsEntropyAtMuOne) {
   const MulticlassProblem problem = RandomMulticlassProblem(20, 4, 3, 2);
   const double lambda = 0.1;
@@ -352,25 +354,54 @@ TEST(SvrgSolverTest, LogSumExpObjectiveIsEntropyAtMuOne) {
     config.set_objective(SolverConfig::LOG_SUM_EXP);
     config.mutable_svrg()->set_smoothing_mu(0.25);  // ignored
     config.mutable_casimir()->set_kappa(0.1);
+    config.set_gap_tolerance(0);  // until the gap rounds to 0
     std::vector<double> w;
     const TrainingSummary summary = RunSolver(problem, config, &w);
     EXPECT_LT(
         SmoothedStationarity(problem, w, lambda,
                              Smoothing{Smoothing::Kind::kEntropy, 1.0, 1}),
         1e-6);
-    double objective = 0;
-    for (int i = 0; i < problem.NumExamples(); ++i) {
+    // P and the dual at q_i = softmax(h_i) by enumeration:
+    // D = 1/n sum_i [<q_i, L_i> + H(q_i)] - lambda/2||w(q)||^2,
+    // w(q) = 1/(lambda n) sum_i E_{q_i} psi_i.
+    const int n = problem.NumExamples();
+    double objective = 0, dual = 0;
+    std::vector<double> w_of_q(w.size(), 0.0);
+    for (int i = 0; i < n; ++i) {
+      std::vector<double> h(problem.num_classes());
       double z = 0;
       for (int y = 0; y < problem.num_classes(); ++y) {
-        z += std::exp(problem.Loss(i, {y}) -
-                      MulticlassProblem::Dot(problem.Psi(i, y), w.data()));
+        h[y] = problem.Loss(i, {y}) -
+               MulticlassProblem::Dot(problem.Psi(i, y), w.data());
+        z += std::exp(h[y]);
       }
-      objective += std::log(z) / problem.NumExamples();
+      objective += std::log(z) / n;
+      for (int y = 0; y < problem.num_classes(); ++y) {
+        const double q = std::exp(h[y]) / z;
+        dual += (q * problem.Loss(i, {y}) - q * std::log(q)) / n;
+        const std::vector<double> psi = problem.Psi(i, y);
+        for (size_t j = 0; j < w.size(); ++j) {
+          w_of_q[j] += q * psi[j] / (lambda * n);
+        }
+      }
     }
-    double norm = 0;
-    for (double x : w) norm += x * x;
+    double norm = 0, norm_of_q = 0;
+    for (size_t j = 0; j < w.size(); ++j) {
+      norm += w[j] * w[j];
+      norm_of_q += w_of_q[j] * w_of_q[j];
+    }
     objective += 0.5 * lambda * norm;
+    dual -= 0.5 * lambda * norm_of_q;
     EXPECT_NEAR(summary.primal(), objective, 1e-10);
+    EXPECT_NEAR(summary.dual(), dual, 1e-10);
+    EXPECT_GE(summary.gap(), -1e-12);  // a certificate, up to rounding
+    EXPECT_LT(summary.gap(), 1e-9);
+    // The run stops on its certificate.
+    config.set_gap_tolerance(1e-6);
+    const TrainingSummary certified = RunSolver(problem, config, &w);
+    EXPECT_EQ(certified.stop_reason(), "gap_tolerance");
+    EXPECT_LE(certified.gap(), 1e-6);
+    EXPECT_LT(certified.passes(), 400);
   }
   SolverConfig bcfw;
   bcfw.set_objective(SolverConfig::LOG_SUM_EXP);
