@@ -10,9 +10,10 @@
 // (−∞ where no valid labeling passes through (t, y)).
 //
 // Label marginals: P(y_t = y) under p(y) ∝ exp(⟨w, φ(x, y)⟩), by
-// forward–backward (models/smoothing.h at μ = 1). A max-margin model's
-// scores are not calibrated log-probabilities: these rank labels and show
-// where the model hesitates, but a 0.9 is not "right 90% of the time".
+// forward–backward (models/smoothing.h at μ = 1): the model's own
+// distribution for a CRF (ModelFile.loss LOG). A max-margin model's scores
+// are not calibrated log-probabilities: these rank labels and show where
+// the model hesitates, but a 0.9 is not "right 90% of the time".
 //
 // Thread-safety: a const model and per-thread scratch, as ChainModel::Tag.
 
