@@ -198,9 +198,9 @@ class CasimirSteps : public PassSteps {
     PassEnd end;
     if (plan_.smooth_objective) {
       // The objective is smooth: a certificate from the same pass.
-      end.certificate = SmoothedDualityGap(
-          problem_, previous_.data(), settings_.lambda,
-          Smoothing{Smoothing::Kind::kEntropy, 1.0, 1}, settings_.num_threads);
+      // Its full-gradient pass serves the next epoch when that starts
+      // here.
+      end.certificate = epoch_.Certify(settings_, previous_);
     } else {
       end.primal =
           0.5 * settings_.lambda * SquaredNorm(previous_.data(), dim_) +

@@ -18,12 +18,21 @@ SvrgEpoch::SvrgEpoch(const Problem& problem)
       granularity_(RangeGranularity(problem)) {}
 
 void SvrgEpoch::FullGradient(const SvrgEpochSettings& settings,
-                             const double* snapshot) {
+                             const double* snapshot, bool certify) {
   snapshot_states_.resize(state_offset_[n_]);
+  if (certify) {
+    snapshot_losses_.resize(n_);
+    snapshot_dots_.resize(n_);
+  }
   ParallelFor(n_, std::max(1, settings.num_threads), [&](int begin, int end) {
     for (int i = begin; i < end; ++i) {
-      problem_.SmoothedOracle(i, snapshot, settings.smoothing,
-                              snapshot_states_.data() + state_offset_[i]);
+      double* state = snapshot_states_.data() + state_offset_[i];
+      const double loss =
+          problem_.SmoothedOracle(i, snapshot, settings.smoothing, state);
+      if (certify) {
+        snapshot_losses_[i] = loss;
+        snapshot_dots_[i] = problem_.StateDot(i, state, snapshot);
+      }
     }
   });
   // Summed in index order, so the result does not depend on the threads.
@@ -33,6 +42,27 @@ void SvrgEpoch::FullGradient(const SvrgEpochSettings& settings,
                                  snapshot_states_.data() + state_offset_[i],
                                  1.0 / n_, fixed_point_.data());
   }
+}
+
+DualityGap SvrgEpoch::Certify(const SvrgEpochSettings& settings,
+                              const std::vector<double>& point) {
+  FullGradient(settings, point.data(), /*certify=*/true);
+  certified_point_.assign(point.begin(), point.end());
+  certified_ = true;
+  // fixed_point_ = -1/n sum_i v_i = -lambda w(q): D(q) needs ||w(q)||^2.
+  double loss_sum = 0, dot_sum = 0;
+  for (int i = 0; i < n_; ++i) {
+    loss_sum += snapshot_losses_[i];
+    dot_sum += snapshot_dots_[i];
+  }
+  const double lambda = settings.lambda;
+  DualityGap result;
+  result.primal =
+      0.5 * lambda * SquaredNorm(point.data(), dim_) + loss_sum / n_;
+  result.dual = (loss_sum + dot_sum) / n_ -
+                SquaredNorm(fixed_point_.data(), dim_) / (2 * lambda);
+  result.gap = result.primal - result.dual;
+  return result;
 }
 
 namespace {
@@ -71,7 +101,11 @@ int64_t SvrgEpoch::Run(const SvrgEpochSettings& settings,
   }
 
   const absl::Time begin = absl::Now();
-  FullGradient(settings, start.data());
+  if (!certified_ || start.size() != certified_point_.size() ||
+      !std::equal(start.begin(), start.end(), certified_point_.begin())) {
+    FullGradient(settings, start.data(), /*certify=*/false);
+  }
+  certified_ = false;  // the steps below change fixed_point_
   // ḡ becomes c_j = (κ z_j − ḡ_j)/(λ + κ) in place.
   const bool proximal = settings.kappa > 0 && center != nullptr;
   for (int64_t j = 0; j < dim_; ++j) {

@@ -52,6 +52,7 @@
 
 #include "base/huge_pages.h"
 #include "base/random.h"
+#include "solvers/duality_gap.h"
 #include "solvers/problem.h"
 
 namespace chaintag {
@@ -79,6 +80,14 @@ class SvrgEpoch {
               SolverRandom* random, std::vector<double>* average,
               std::vector<double>* last);
 
+  // The exact duality gap at `point` of lambda/2||w||^2 + 1/n sum_i
+  // f_{i,mu}(w) with the settings' entropy smoothing (duality_gap.h's
+  // SmoothedDualityGap), from one full-gradient pass at `point`, which the
+  // next Run reuses when it starts there: certifying an epoch's output
+  // costs nothing when the next epoch starts from it (plain SVRG).
+  DualityGap Certify(const SvrgEpochSettings& settings,
+                     const std::vector<double>& point);
+
   // Wall-clock seconds of the last Run's full-gradient pass, of its n steps
   // (catch-ups included), and of forming its outputs (the lazy path's
   // average from the block sums, the last iterate), for logs and
@@ -88,8 +97,10 @@ class SvrgEpoch {
   double finish_seconds() const { return finish_seconds_; }
 
  private:
-  // ḡ (into fixed_point_) and the snapshot block states at w̃ = start.
-  void FullGradient(const SvrgEpochSettings& settings, const double* snapshot);
+  // ḡ (into fixed_point_) and the snapshot block states at w̃ = start;
+  // with `certify`, also each block's f_i and <w̃, v_i> (Certify).
+  void FullGradient(const SvrgEpochSettings& settings, const double* snapshot,
+                    bool certify);
   // The textbook steps, every coordinate every step (lazy_updates = false,
   // or a = 0): the reference the lazy steps must match.
   void DenseSteps(const SvrgEpochSettings& settings, SolverRandom* random);
@@ -105,6 +116,11 @@ class SvrgEpoch {
   const int64_t dim_;
   const std::vector<int64_t> state_offset_;
   std::vector<double> snapshot_states_;
+  std::vector<double> snapshot_losses_, snapshot_dots_;  // with certify
+  // The point of the last Certify, whose full gradient fixed_point_ and
+  // snapshot_states_ hold until the next Run.
+  std::vector<double> certified_point_;
+  bool certified_ = false;
   // The touched ranges are unions of aligned slots of granularity_
   // coordinates (see RangeGranularity).
   const int64_t granularity_;
