@@ -534,6 +534,35 @@ std::vector<std::string> ChainModel::ToOutputTags(
                       labels);
 }
 
+absl::Status ChainModel::TagWithMarginals(
+    const Sentence& sentence, TagScratch* scratch,
+    std::vector<std::string>* tags, std::vector<double>* probabilities) const {
+  if (order() != 1) {
+    return absl::UnimplementedError(
+        "marginals are computed for first-order models only");
+  }
+  absl::Status status = Tag(sentence, scratch, tags);
+  if (!status.ok()) return status;
+  const std::vector<int32_t> predicted = scratch->labels;
+  absl::StatusOr<ChainScores> scores =
+      FirstOrderScores(sentence, file_.constrained_decoding(), scratch);
+  if (!scores.ok()) return scores.status();
+  const size_t T = scores->length;
+  const size_t L = scores->num_labels;
+  probabilities->assign(T, 1.0);
+  if (T == 0) return absl::OkStatus();
+  // Forward-backward writes the transition and boundary marginals after
+  // the T×L label marginals (and per-position pair marginals with pair
+  // scores).
+  scratch->marginals.resize(T * L + L * L + 2 * L +
+                            (scores->pair != nullptr ? T * L * L : 0));
+  scratch->forward_backward.Compute(*scores, 1.0, scratch->marginals.data());
+  for (size_t t = 0; t < T; ++t) {
+    (*probabilities)[t] = scratch->marginals[t * L + predicted[t]];
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ChainModel::Tag(const Sentence& sentence, TagScratch* scratch,
                              std::vector<std::string>* tags) const {
   absl::Status status = PredictWithWeights(

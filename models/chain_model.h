@@ -54,6 +54,7 @@
 #include "models/second_order.h"
 #include "models/second_order_top_k.h"
 #include "models/second_order_viterbi.h"
+#include "models/smoothing.h"
 #include "models/top_k_viterbi.h"
 #include "models/transition_constraints.h"
 #include "models/viterbi.h"
@@ -79,6 +80,9 @@ struct TagScratch {
   std::vector<double> pair_unary;
   SecondOrderViterbi second_order_decoder;
   SecondOrderTopK second_order_top_k;
+  // For TagWithMarginals.
+  ForwardBackward forward_backward;
+  std::vector<double> marginals;
 };
 
 // How PredictNBest decodes.
@@ -222,6 +226,15 @@ class ChainModel {
   // says so (ModelFile.constrained_decoding).
   absl::Status Tag(const Sentence& sentence, TagScratch* scratch,
                    std::vector<std::string>* tags) const;
+  // Tag's tags and, per position, the probability P(y_t = the predicted
+  // label) under p(y) ∝ exp(⟨w, φ(x, y)⟩) (forward-backward, constrained
+  // as Tag is): the CRF's own marginal for a model trained with the log
+  // loss (ModelFile.loss LOG); for a max-margin model, its scores
+  // normalised, which rank but are not calibrated. First-order models
+  // only (Unimplemented otherwise).
+  absl::Status TagWithMarginals(const Sentence& sentence, TagScratch* scratch,
+                                std::vector<std::string>* tags,
+                                std::vector<double>* probabilities) const;
   // Tags every sentence of one document (Tag's tags, per sentence). A
   // stacked model tags the document with its first stage, appends the
   // document attributes to copies of the sentences, then tags those; a

@@ -142,5 +142,40 @@ TEST(LabelMarginalsTest, MatchAllLabelingsWithAndWithoutPairTemplates) {
   });
 }
 
+// ChainModel::TagWithMarginals (what `tag --marginals` prints): the
+// predicted labels' marginals, against every labeling. The model file asks
+// for no constrained decoding, so the unconstrained cases are compared.
+TEST(TagWithMarginalsTest, PredictedLabelsProbabilitiesMatchAllLabelings) {
+  ForEachCase([](const ChainModel& model, const Sentence& sentence,
+                 bool constrained, const Decoded& all,
+                 MaxMarginalScratch* scratch) {
+    if (constrained) return;
+    const int T = sentence.size();
+    const int L = kLabels;
+    double sum = 0;
+    for (double score : all.scores) sum += std::exp(score - all.scores[0]);
+    std::vector<double> expected(T * L, 0.0);
+    for (size_t j = 0; j < all.labelings.size(); ++j) {
+      const double p = std::exp(all.scores[j] - all.scores[0]) / sum;
+      for (int t = 0; t < T; ++t) expected[t * L + all.labelings[j][t]] += p;
+    }
+    std::vector<int32_t> predicted;
+    ASSERT_TRUE(model.Predict(sentence, &scratch->tag, &predicted).ok());
+    std::vector<std::string> tags, plain;
+    std::vector<double> probabilities;
+    ASSERT_TRUE(model
+                    .TagWithMarginals(sentence, &scratch->tag, &tags,
+                                      &probabilities)
+                    .ok());
+    ASSERT_TRUE(model.Tag(sentence, &scratch->tag, &plain).ok());
+    EXPECT_EQ(tags, plain);
+    ASSERT_EQ(probabilities.size(), static_cast<size_t>(T));
+    for (int t = 0; t < T; ++t) {
+      EXPECT_NEAR(probabilities[t], expected[t * L + predicted[t]], 1e-12)
+          << "position " << t;
+    }
+  });
+}
+
 }  // namespace
 }  // namespace chaintag

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "base/batch_pool.h"
 #include "corpora/conll_reader.h"
@@ -89,6 +90,7 @@ class ConllStreamTagger {
   const ConllTaggingOptions& options_;
   Batch batches_[2];
   std::vector<TagScratch> scratch_;
+  std::vector<std::vector<double>> probabilities_;  // per worker, marginals
   std::vector<std::string> pending_docstarts_;
   int output_fields_ = 0;  // fields of a tagged token line, once known
   std::string out_;
@@ -117,6 +119,7 @@ ConllStreamTagger::ConllStreamTagger(const ChainModel& model,
       reference_(options.reference),
       options_(options),
       scratch_(threads_),
+      probabilities_(threads_),
       tagger_(threads_, [this](int worker, int i) {
         if (stacked_) {
           TagDocumentItems(worker, i);
@@ -136,7 +139,19 @@ void ConllStreamTagger::TagItem(int worker, int i) {
   Batch& batch = *tagging_;
   if (batch.items[i].kind != ConllReader::Item::kSentence) return;
   const Sentence& sentence = batch.items[i].sentence;
-  batch.statuses[i] = model_.Tag(sentence, &scratch_[worker], &batch.tags[i]);
+  if (options_.marginals) {
+    batch.statuses[i] = model_.TagWithMarginals(
+        sentence, &scratch_[worker], &batch.tags[i], &probabilities_[worker]);
+    if (batch.statuses[i].ok()) {
+      std::vector<std::string>& tags = batch.tags[i];
+      for (size_t t = 0; t < tags.size(); ++t) {
+        tags[t] =
+            absl::StrFormat("%s:%.6f", tags[t], probabilities_[worker][t]);
+      }
+    }
+  } else {
+    batch.statuses[i] = model_.Tag(sentence, &scratch_[worker], &batch.tags[i]);
+  }
   if (batch.statuses[i].ok()) FormatItem(i);
 }
 
@@ -332,6 +347,11 @@ absl::Status TagConllStream(const ChainModel& model, std::istream* input,
   if (!model.header().has_input_format()) {
     return absl::FailedPreconditionError(
         "the model has no CoNLL input format (an OCR pixel model?)");
+  }
+  if (options.marginals &&
+      (model.first_stage() != nullptr || model.order() != 1)) {
+    return absl::UnimplementedError(
+        "marginals are computed for first-order, single-stage models only");
   }
   ConllFormat format = model.header().input_format();
   format.set_allow_missing_label(true);

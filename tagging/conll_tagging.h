@@ -50,6 +50,11 @@ struct ConllTaggingOptions {
   // the reference label (the input's first field), a TAB, then the
   // predicted one (`crfsuite tag -r`). Ignored for other layouts.
   bool reference = false;
+  // Each predicted tag followed by ":" and the probability the model gives
+  // it at its position (ChainModel::TagWithMarginals), as `crfsuite tag -i`
+  // prints: the CRF's marginal for a LOG model, normalised scores for a
+  // max-margin one. First-order, single-stage models only.
+  bool marginals = false;
   // When set, called with every tagged sentence and its predicted tags, in
   // input order, before its output is written (e.g. to evaluate); an error
   // ends the run with it.

@@ -99,6 +99,11 @@ ABSL_FLAG(bool, constrained, true,
 ABSL_FLAG(int, nbest, 1,
           "--pipeline: print the last stage's K best labelings (conll: K "
           "columns; bracketed: K scored lines; json: nbest with scores).");
+ABSL_FLAG(bool, marginals, false,
+          "Print each predicted tag as TAG:P, P the probability the model "
+          "gives it at its position (crfsuite tag -i): the CRF's marginal for "
+          "a model trained with --loss=crf, normalised scores otherwise. "
+          "First-order, single-stage models.");
 ABSL_FLAG(bool, margins, false,
           "--pipeline: every stage's margin between its best and second-best "
           "labeling (json).");
@@ -234,6 +239,7 @@ int RunModel(int threads) {
   ConllTaggingOptions options;
   options.threads = threads;
   options.reference = absl::GetFlag(FLAGS_reference);
+  options.marginals = absl::GetFlag(FLAGS_marginals);
   const bool quiet = absl::GetFlag(FLAGS_quiet);
   const bool evaluate = absl::GetFlag(FLAGS_evaluate);
   LabelEvaluation evaluation(model->labels());

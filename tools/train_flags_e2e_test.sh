@@ -8,6 +8,7 @@
 set -euo pipefail
 absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 TRAIN="$(absolute "$1")"
+TAG="$(absolute "$2")"
 cd "$TEST_TMPDIR"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
@@ -57,6 +58,17 @@ grep -q 'max_passes must be positive, got 0' err.txt \
   --max_passes=4 --log=crf.jsonl --model=crf.model > /dev/null 2> err.txt \
   || fail "--loss=crf --solver=svrg: $(cat err.txt)"
 grep -q 'svrg' crf.jsonl || fail "--loss=crf did not run svrg"
+# tag --marginals prints TAG:P, P the CRF's marginal of the predicted tag:
+# the tags are tag's own, and every P is a probability above 0 (brute force
+# checks the values: python/max_marginals_test.cc).
+"$TAG" --model=crf.model --input=toy_test.txt > plain.txt
+"$TAG" --model=crf.model --input=toy_test.txt --marginals > marginals.txt
+[[ $(sed 's/:[0-9.]*$//' marginals.txt | cmp - plain.txt && echo same) == same ]] \
+  || fail "--marginals changed the tags: $(diff <(sed 's/:[0-9.]*$//' marginals.txt) plain.txt | head -3)"
+awk 'NF { split($NF, f, ":"); if (f[2] <= 0 || f[2] > 1) exit 1 }' marginals.txt \
+  || fail "--marginals: a probability outside (0, 1]: $(head -3 marginals.txt)"
+[[ $(grep -c ':0\.[0-9]\{6\}$\|:1\.000000$' marginals.txt) -eq $(grep -c . plain.txt) ]] \
+  || fail "--marginals: not every token has TAG:P"
 status=0
 "$TRAIN" --config=toy.textproto --quiet --loss=crf --model=refused.model \
   > /dev/null 2> err.txt || status=$?
