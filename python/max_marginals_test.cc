@@ -163,10 +163,9 @@ TEST(TagWithMarginalsTest, PredictedLabelsProbabilitiesMatchAllLabelings) {
     ASSERT_TRUE(model.Predict(sentence, &scratch->tag, &predicted).ok());
     std::vector<std::string> tags, plain;
     std::vector<double> probabilities;
-    ASSERT_TRUE(model
-                    .TagWithMarginals(sentence, &scratch->tag, &tags,
-                                      &probabilities)
-                    .ok());
+    ASSERT_TRUE(
+        model.TagWithMarginals(sentence, &scratch->tag, &tags, &probabilities)
+            .ok());
     ASSERT_TRUE(model.Tag(sentence, &scratch->tag, &plain).ok());
     EXPECT_EQ(tags, plain);
     ASSERT_EQ(probabilities.size(), static_cast<size_t>(T));

@@ -396,8 +396,8 @@ double MpBcfwSteps::ExactPass(PassDriver* driver, int64_t* steps) {
                                         scores_.data(), &oracle_);
       oracle_.state_dot = AlphaStateDot(i, scores_.data());
     } else {
-      problem_.MaxOracleWithStateDot(i, w_.data(), AlphaComplete(i) ? nullptr : state(i),
-                         &oracle_);
+      problem_.MaxOracleWithStateDot(
+          i, w_.data(), AlphaComplete(i) ? nullptr : state(i), &oracle_);
     }
     ++oracle_calls_;
     const int p = AddToWorkingSet(i, oracle_);
