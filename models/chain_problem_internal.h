@@ -1,0 +1,112 @@
+// What chain_problem.cc and chain_problem_state.cc share: the per-thread
+// scratch of ChainProblem's oracles and state algebra, the scores of a
+// sentence, and small loops both use. Nothing else should include it.
+//
+// Thread-safety: ThreadScratch is per thread; the rest is pure.
+
+#ifndef CHAINTAG_MODELS_CHAIN_PROBLEM_INTERNAL_H_
+#define CHAINTAG_MODELS_CHAIN_PROBLEM_INTERNAL_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "models/chain_problem.h"
+#include "models/second_order_forward_backward.h"
+#include "models/second_order_top_k.h"
+#include "models/second_order_viterbi.h"
+#include "models/smoothing.h"
+#include "models/top_k_viterbi.h"
+#include "models/viterbi.h"
+
+namespace chaintag {
+namespace chain_problem_internal {
+
+// ComputeCornerUnary (and a few-labeling state's reads) fall back to all labels' scores when more than
+// 1/kSparseUnaryShare of them would be needed.
+constexpr int64_t kSparseUnaryShare = 3;
+
+// Per-thread scratch, so the oracles allocate nothing once warm.
+struct Scratch {
+  std::vector<double> unary;
+  std::vector<double> pair_unary;
+  std::vector<double> scaled_tail;  // transitions, biases, trigrams × scale
+  std::vector<double> difference;
+  ViterbiDecoder decoder;
+  TopKViterbi top_k;
+  ForwardBackward forward_backward;
+  SecondOrderViterbi second_order_decoder;
+  SecondOrderTopK second_order_top_k;
+  SecondOrderForwardBackward second_order_forward_backward;
+  std::vector<int32_t> labelings;
+  std::vector<double> labeling_scores;
+  std::vector<double> weights;
+  // ComputeCornerUnary's labels per position.
+  std::vector<int32_t> needed_labels;
+  std::vector<int32_t> needed_begin;
+  std::vector<uint8_t> marked_labels;
+  // TailSupport's labels per position, its tail indices, and its marks
+  // over the tail (all 0 between calls).
+  std::vector<int32_t> support_labels;
+  std::vector<int32_t> support_begin;
+  std::vector<int64_t> tail_indices;
+  std::vector<uint8_t> marked_tail;
+  // TailDistanceSquared's counts (all 0 between calls).
+  std::vector<double> tail_counts;
+  // Two labelings' pair columns.
+  std::vector<int32_t> pair_columns;
+};
+
+inline Scratch& ThreadScratch() {
+  thread_local Scratch scratch;
+  return scratch;
+}
+
+// visit(y) for each label y < L with marginals[y] ≠ 0, in increasing order.
+// Up to 64 labels the test is branch-free: a state's few labels made a
+// branch per label mispredict.
+template <typename Visit>
+void ForEachNonzeroLabel(const double* marginals, int L, const Visit& visit) {
+  if (L > 64) {
+    for (int y = 0; y < L; ++y) {
+      if (marginals[y] != 0) visit(y);
+    }
+    return;
+  }
+  uint64_t mask = 0;
+  for (int y = 0; y < L; ++y) {
+    mask |= static_cast<uint64_t>(marginals[y] != 0) << y;
+  }
+  for (; mask != 0; mask &= mask - 1) visit(__builtin_ctzll(mask));
+}
+
+}  // namespace chain_problem_internal
+
+// A sentence's scores: the unary tables live in the thread's scratch; the
+// first-order view reads them with the weights' tail, the second-order view
+// also the pair scores and trigrams.
+struct ChainProblem::Scores {
+  ChainScores first;
+  SecondOrderScores second;
+  double* unary = nullptr;  // T×L, loss-augmentable in place
+  // T×P pair scores (row 0 unused), or null without pair features.
+  const double* pair_unary = nullptr;
+};
+
+template <typename Visit>
+void ChainProblem::ForEachTailIndex(const int32_t* y, int T,
+                                    const Visit& visit) const {
+  const int L = layout_.num_labels;
+  for (int t = 1; t < T; ++t) visit(y[t - 1] * L + y[t]);
+  visit(L * L + y[0]);
+  visit(L * L + L + y[T - 1]);
+  if (structure_ == nullptr) return;
+  const int64_t trigrams = L * L + 2 * L;
+  for (int t = 2; t < T; ++t) {
+    const int32_t k = structure_->trigram_index(y[t - 2], y[t - 1], y[t]);
+    if (k >= 0) visit(trigrams + k);
+  }
+}
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_MODELS_CHAIN_PROBLEM_INTERNAL_H_

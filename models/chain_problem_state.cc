@@ -1,0 +1,360 @@
+// ChainProblem's block states (chain_problem.h's layout of marginals and
+// tail counts) and the updates of w they drive: a state's size, its
+// scaling and mixing, distances from the Gram matrices, w += c*(psi - v)
+// on all of w or a slice, and both as BlockUpdates for mini-batch rounds.
+// The oracles and scores are in chain_problem.cc.
+//
+// Thread-safety: as ChainProblem's (const; scratch is per thread).
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "models/chain_problem.h"
+#include "models/chain_problem_internal.h"
+
+namespace chaintag {
+
+using chain_problem_internal::ForEachNonzeroLabel;
+using chain_problem_internal::kSparseUnaryShare;
+using chain_problem_internal::Scratch;
+using chain_problem_internal::ThreadScratch;
+
+int64_t ChainProblem::BlockStateSize(int i) const {
+  return TailStateOffset(i) + layout_.tail_size();
+}
+
+void ChainProblem::InitBlockState(int i, double* state) const {
+  std::fill(state, state + BlockStateSize(i), 0.0);
+  MixCorner(i, examples_[i].labels, 1.0, state);
+}
+
+void ChainProblem::ScaleBlockState(int i, double factor, double* state) const {
+  const int64_t tail_offset = TailStateOffset(i);
+  const int64_t size = BlockStateSize(i);
+  std::vector<int64_t>& support = ThreadScratch().tail_indices;
+  // A factor of 0 also clears the rounding a support leaves out.
+  if (factor == 0 || !TailSupport(i, state, &support)) {
+    for (int64_t k = 0; k < size; ++k) state[k] *= factor;
+    return;
+  }
+  double* tail = state + tail_offset;
+  for (int64_t k : support) tail[k] *= factor;
+  for (int64_t k = 0; k < tail_offset; ++k) state[k] *= factor;
+}
+
+void ChainProblem::AddCornerToState(int i, const Corner& y, double c,
+                                    double* state) const {
+  AddLabelingToState(i, y.data(), c, state);
+}
+
+void ChainProblem::AddLabelingToState(int i, const int32_t* y, double c,
+                                      double* state) const {
+  AddLabelingToStateHead(i, y, c, state);
+  AddTailFeatures(y, Length(i), c, state + TailStateOffset(i));
+}
+
+void ChainProblem::AddLabelingToStateHead(int i, const int32_t* y, double c,
+                                          double* state) const {
+  const int T = Length(i);
+  const int L = layout_.num_labels;
+  for (int t = 0; t < T; ++t) state[static_cast<int64_t>(t) * L + y[t]] += c;
+  const int64_t pair_offset = PairStateOffset(i);
+  const int64_t tail_offset = TailStateOffset(i);
+  if (tail_offset > pair_offset) {
+    double* pairs = state + pair_offset;
+    const int64_t P = layout_.num_pairs;
+    for (int t = 1; t < T; ++t) {
+      const int32_t p = PairColumn(y[t - 1], y[t]);
+      if (p >= 0) pairs[t * P + p] += c;
+    }
+  }
+}
+
+double ChainProblem::StateDistanceSquared(int i, const double* state,
+                                          const Corner& y) const {
+  // ‖φ(y) − E_β φ‖²: φ(y_i) cancels between v_i and ψ_i(y).
+  const int64_t tail_offset = TailStateOffset(i);
+  std::vector<int64_t>& support = ThreadScratch().tail_indices;
+  if (!TailSupport(i, state, &support)) {
+    const int64_t size = BlockStateSize(i);
+    std::vector<double>& d = ThreadScratch().difference;
+    d.resize(size);
+    for (int64_t k = 0; k < size; ++k) d[k] = -state[k];
+    AddCornerToState(i, y, 1.0, d.data());
+    return StateDifferenceNormSquared(i, d.data());
+  }
+  // The tail holds only what the state's labels can form: its part of the
+  // norm sums over those entries and y's, not over the whole tail.
+  const int T = Length(i);
+  const double* tail_state = state + tail_offset;
+  std::vector<double>& counts = ThreadScratch().tail_counts;
+  counts.resize(layout_.tail_size(), 0.0);
+  for (int64_t k : support) counts[k] = -tail_state[k];
+  ForEachTailIndex(y.data(), T, [&](int64_t k) { counts[k] += 1; });
+  // Each index read once and reset (a repeat then reads 0).
+  double tail = 0;
+  auto take = [&](int64_t k) {
+    tail += counts[k] * counts[k];
+    counts[k] = 0;
+  };
+  for (int64_t k : support) take(k);
+  ForEachTailIndex(y.data(), T, take);
+  std::vector<double>& d = ThreadScratch().difference;
+  d.resize(tail_offset);
+  for (int64_t k = 0; k < tail_offset; ++k) d[k] = -state[k];
+  AddLabelingToStateHead(i, y.data(), 1.0, d.data());
+  return StateHeadNormSquared(i, d.data()) + tail;
+}
+
+double ChainProblem::CornerDistanceSquared(int i, const Corner& a,
+                                           const Corner& b) const {
+  // ψ_i(a) − ψ_i(b) = φ(b) − φ(a): at each position where the labels
+  // differ, the difference of two label indicators.
+  const int T = Length(i);
+  double norm = gram_.LabelingDistanceSquared(i, a.data(), b.data());
+  if (layout_.num_pair_rows > 0) {
+    std::vector<int32_t>& columns = ThreadScratch().pair_columns;
+    columns.resize(2 * static_cast<size_t>(T));
+    PairColumns(a.data(), T, columns.data());
+    PairColumns(b.data(), T, columns.data() + T);
+    norm += pair_gram_.LabelingDistanceSquared(i, columns.data(),
+                                               columns.data() + T);
+  }
+  return norm + TailDistanceSquared(a.data(), b.data(), T);
+}
+
+double ChainProblem::StateDifferenceNormSquared(int i, const double* d) const {
+  double tail = 0;
+  for (int64_t k = TailStateOffset(i); k < BlockStateSize(i); ++k) {
+    tail += d[k] * d[k];
+  }
+  return StateHeadNormSquared(i, d) + tail;
+}
+
+double ChainProblem::StateHeadNormSquared(int i, const double* d) const {
+  const int64_t pair_offset = PairStateOffset(i);
+  double norm = gram_.NormSquared(i, layout_.num_labels, d);
+  if (TailStateOffset(i) > pair_offset) {
+    norm += pair_gram_.NormSquared(i, layout_.num_pairs, d + pair_offset);
+  }
+  return norm;
+}
+
+template <typename Slice>
+void ChainProblem::AddPairRowsMinusState(int i, const int32_t* y,
+                                         const double* pair_state, double c,
+                                         const Slice& slice, double* w) const {
+  const FeatureSequence& z = examples_[i].pair_features;
+  const int P = layout_.num_pairs;
+  Scratch& scratch = ThreadScratch();
+  scratch.difference.resize(P);
+  double* d = scratch.difference.data();
+  const int64_t offset = layout_.pair_emission_offset();
+  for (int t = 1; t < z.size(); ++t) {
+    if (z.num_features(t) == 0) continue;
+    const double* marginal = pair_state + static_cast<int64_t>(t) * P;
+    for (int k = 0; k < P; ++k) d[k] = c * marginal[k];
+    const int32_t p = PairColumn(y[t - 1], y[t]);
+    if (p >= 0) d[p] -= c;
+    for (int32_t k = z.offsets[t]; k < z.offsets[t + 1]; ++k) {
+      const int64_t start = offset + static_cast<int64_t>(z.buckets[k]) * P;
+      if (!slice.Holds(start)) continue;
+      const double value = z.value(k);
+      double* row = w + start;
+      for (int l = 0; l < P; ++l) row[l] += value * d[l];
+    }
+  }
+}
+
+void ChainProblem::AddCornerMinusState(int i, const Corner& y,
+                                       const double* state, double c,
+                                       double* w) const {
+  AddCornerMinusStateIn(i, y, state, c, AllCoordinates(), w);
+}
+
+void ChainProblem::AddCornerMinusStateInSlice(int i, const Corner& y,
+                                              const double* state, double c,
+                                              int64_t begin, int64_t end,
+                                              double* w) const {
+  AddCornerMinusStateIn(i, y, state, c, CoordinateSlice{begin, end}, w);
+}
+
+void ChainProblem::AddCornerMinusMixture(int i, const Corner& y,
+                                         const double* state,
+                                         const Corner* const* corners,
+                                         const double* weights, int count,
+                                         double c, double* w) const {
+  const Mixture mixture{corners, weights, count};
+  AddCornerMinusStateIn(i, y, state, c, AllCoordinates(), w, &mixture);
+}
+
+template <typename Slice>
+void ChainProblem::AddCornerMinusStateIn(int i, const Corner& y,
+                                         const double* state, double c,
+                                         const Slice& slice, double* w,
+                                         const Mixture* mixture) const {
+  // ψ_i(y) − v_i = E_β φ − φ(y).
+  const FeatureSequence& f = examples_[i].features;
+  const int T = f.size();
+  const int L = layout_.num_labels;
+  Scratch& scratch = ThreadScratch();
+  scratch.difference.resize(L);
+  double* d = scratch.difference.data();
+  std::vector<int32_t>& labels = scratch.needed_labels;
+  const int32_t total = f.offsets[T];
+  for (int t = 0; t < T; ++t) {
+    const double* marginal = state + static_cast<int64_t>(t) * L;
+    for (int k = 0; k < L; ++k) d[k] = c * marginal[k];
+    d[y[t]] -= c;
+    // A state of a few labelings has a few labels a position: the rows
+    // change only there (the other labels would add c·0).
+    labels.clear();
+    bool has_y = false;
+    ForEachNonzeroLabel(marginal, L, [&](int l) {
+      labels.push_back(l);
+      has_y |= l == y[t];
+    });
+    if (!has_y) labels.push_back(y[t]);
+    const bool few = static_cast<int64_t>(labels.size()) * kSparseUnaryShare <=
+                     static_cast<int64_t>(L);
+    for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
+      const int64_t start = static_cast<int64_t>(f.buckets[k]) * L;
+      if (!slice.Holds(start)) continue;
+      if (k + kPrefetchDistance < total) {
+        // Only rows the slice holds: another thread writes the others.
+        const int64_t ahead =
+            static_cast<int64_t>(f.buckets[k + kPrefetchDistance]) * L;
+        if (slice.Holds(ahead)) PrefetchRow(w + ahead, L);
+      }
+      const double value = f.value(k);
+      double* row = w + start;
+      if (few) {
+        for (int32_t l : labels) row[l] += value * d[l];
+      } else {
+        for (int l = 0; l < L; ++l) row[l] += value * d[l];
+      }
+    }
+  }
+  const int64_t tail_offset = TailStateOffset(i);
+  if (tail_offset > PairStateOffset(i)) {
+    AddPairRowsMinusState(i, y.data(), state + PairStateOffset(i), c, slice, w);
+  }
+  if (!slice.Holds(layout_.transition_offset())) return;
+  double* tail = w + layout_.transition_offset();
+  const double* tail_state = state + tail_offset;
+  std::vector<int64_t>& support = scratch.tail_indices;
+  if (mixture != nullptr) {
+    for (int k = 0; k < mixture->count; ++k) {
+      AddTailFeatures(mixture->corners[k]->data(), T, c * mixture->weights[k],
+                      tail);
+    }
+  } else if (TailSupport(i, state, &support)) {
+    for (int64_t k : support) tail[k] += c * tail_state[k];
+  } else {
+    for (int64_t k = 0; k < layout_.tail_size(); ++k) {
+      tail[k] += c * tail_state[k];
+    }
+  }
+  AddTailFeatures(y.data(), T, -c, tail);
+}
+
+template <typename Fill>
+void ChainProblem::EncodeRows(const FeatureSequence& features,
+                              int first_position, int64_t offset, int labels,
+                              Fill fill, BlockUpdate* update) const {
+  for (int t = first_position; t < features.size(); ++t) {
+    if (features.num_features(t) == 0) continue;
+    const int32_t v = update->AddVector(labels);
+    if (!fill(t, update->values.data() + update->VectorBegin(v))) {
+      update->values.resize(update->VectorBegin(v));
+      update->vector_ends.pop_back();
+      continue;
+    }
+    for (int32_t k = features.offsets[t]; k < features.offsets[t + 1]; ++k) {
+      update->AddAddition(
+          offset + static_cast<int64_t>(features.buckets[k]) * labels, v,
+          features.value(k));
+    }
+  }
+}
+
+// The same sums as AddCornerMinusState: per position d_t = c·(μ_t − e_y_t)
+// at its rows (and the pair marginals' at the pair rows), and the tail
+// c·(tail state − φ_tail(y)) as one vector.
+void ChainProblem::EncodeCornerMinusState(int i, const Corner& y,
+                                          const double* state, double c,
+                                          BlockUpdate* update) const {
+  const int L = layout_.num_labels;
+  EncodeRows(
+      examples_[i].features, 0, 0, L,
+      [&](int t, double* d) {
+        const double* marginal = state + static_cast<int64_t>(t) * L;
+        for (int k = 0; k < L; ++k) d[k] = c * marginal[k];
+        d[y[t]] -= c;
+        return true;
+      },
+      update);
+  const int64_t tail_offset = TailStateOffset(i);
+  if (tail_offset > PairStateOffset(i)) {
+    const int P = layout_.num_pairs;
+    const double* pair_state = state + PairStateOffset(i);
+    EncodeRows(
+        examples_[i].pair_features, 1, layout_.pair_emission_offset(), P,
+        [&](int t, double* d) {
+          const double* marginal = pair_state + static_cast<int64_t>(t) * P;
+          for (int k = 0; k < P; ++k) d[k] = c * marginal[k];
+          const int32_t p = PairColumn(y[t - 1], y[t]);
+          if (p >= 0) d[p] -= c;
+          return true;
+        },
+        update);
+  }
+  const int32_t tail = update->AddVector(layout_.tail_size());
+  double* values = update->values.data() + update->VectorBegin(tail);
+  const double* tail_state = state + tail_offset;
+  for (int64_t k = 0; k < layout_.tail_size(); ++k) {
+    values[k] = c * tail_state[k];
+  }
+  AddTailFeatures(y.data(), static_cast<int>(y.size()), -c, values);
+  update->AddAddition(layout_.transition_offset(), tail, 1.0);
+}
+
+// c·ψ_i(y) = c·(φ(y_i) − φ(y)): per position ±c at the two labels (nothing
+// where they agree), and the tail's indicator difference.
+void ChainProblem::EncodeScaled(int i, const Corner& y, double c,
+                                BlockUpdate* update) const {
+  const int32_t* gold = examples_[i].labels.data();
+  const int L = layout_.num_labels;
+  EncodeRows(
+      examples_[i].features, 0, 0, L,
+      [&](int t, double* d) {
+        if (gold[t] == y[t]) return false;
+        d[gold[t]] = c;
+        d[y[t]] = -c;
+        return true;
+      },
+      update);
+  if (layout_.num_pair_rows > 0) {
+    EncodeRows(
+        examples_[i].pair_features, 1, layout_.pair_emission_offset(),
+        static_cast<int>(layout_.num_pairs),
+        [&](int t, double* d) {
+          const int32_t from = PairColumn(gold[t - 1], gold[t]);
+          const int32_t to = PairColumn(y[t - 1], y[t]);
+          if (from == to) return false;
+          if (from >= 0) d[from] = c;
+          if (to >= 0) d[to] = -c;
+          return true;
+        },
+        update);
+  }
+  const int32_t tail = update->AddVector(layout_.tail_size());
+  double* values = update->values.data() + update->VectorBegin(tail);
+  const int T = static_cast<int>(y.size());
+  AddTailFeatures(gold, T, c, values);
+  AddTailFeatures(y.data(), T, -c, values);
+  update->AddAddition(layout_.transition_offset(), tail, 1.0);
+}
+
+}  // namespace chaintag
