@@ -17,23 +17,17 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "features/feature_extractor_internal.h"
 #include "features/part_values.h"
 #include "features/value_hash_cache.h"
 
 namespace chaintag {
 namespace {
 
-constexpr char kPartSeparator = '\x1f';
-// NUMBERED markers are tabulated up to this distance from the sentence.
-constexpr int64_t kMaxNumberedDistance = 1024;
+using feature_extractor_internal::ValueHash;
+using feature_extractor_internal::WriteTemplateId;
 
-// The key's first 4 bytes: the template index, little-endian on any host.
-void WriteTemplateId(uint32_t id, char* key) {
-  key[0] = static_cast<char>(id & 0xFF);
-  key[1] = static_cast<char>((id >> 8) & 0xFF);
-  key[2] = static_cast<char>((id >> 16) & 0xFF);
-  key[3] = static_cast<char>((id >> 24) & 0xFF);
-}
+constexpr char kPartSeparator = '\x1f';
 
 // memcpy of n bytes in fixed-size, possibly overlapping pieces, which
 // compile to plain moves: names are a dozen bytes, and a call per name was
@@ -69,10 +63,6 @@ inline uint64_t Fmix64(uint64_t x) {
 // chain for a fixed part; the order of the parts matters.
 inline uint64_t ChainPart(uint64_t chain, uint64_t part_hash) {
   return Fmix64(chain * 0x9E3779B97F4A7C15ULL + part_hash);
-}
-
-inline uint64_t ValueHash(absl::string_view value, uint64_t seed) {
-  return XXH3_64bits_withSeed(value.data(), value.size(), seed);
 }
 
 // Calls emit(hash, value), or emit(hash, value, key) for a caller that
@@ -178,224 +168,6 @@ struct FeatureExtractor::Scratch {
   }
 };
 
-std::string FeatureExtractor::TemplateName(int j) const {
-  const std::string& name = config_->templates(j).name();
-  return name.empty() ? absl::StrCat("#", j) : name;
-}
-
-std::string FeatureExtractor::DescribeTemplate(int j) const {
-  const std::string& name = config_->templates(j).name();
-  return name.empty() ? absl::StrCat("#", j)
-                      : absl::StrCat("'", name, "' (#", j, ")");
-}
-
-absl::StatusOr<FeatureExtractor> FeatureExtractor::Create(
-    const FeatureConfig& config) {
-  FeatureExtractor fx;
-  fx.config_ = std::make_unique<FeatureConfig>(config);
-  const uint64_t num_buckets = config.num_buckets();
-  if (num_buckets < 1 || num_buckets > (uint64_t{1} << 32)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "FeatureConfig: num_buckets must be in [1, 2^32], got ", num_buckets));
-  }
-  fx.num_buckets_ = num_buckets;
-  if (num_buckets > 1 && (num_buckets & (num_buckets - 1)) == 0) {
-    fx.bucket_mask_ = num_buckets - 1;
-  }
-  if (static_cast<uint64_t>(config.templates_size()) >=
-      kItemAttributeTemplateId) {
-    return absl::InvalidArgumentError("FeatureConfig: too many templates");
-  }
-  if (!config.template_file().empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "FeatureConfig: template_file '", config.template_file(),
-        "' is not expanded (ExpandTemplateFile in features/template_file.h)"));
-  }
-  std::vector<std::string> column_patterns;  // parallel to columns_
-  for (int j = 0; j < config.templates_size(); ++j) {
-    absl::Status status = fx.AddTemplate(j, &column_patterns);
-    if (!status.ok()) return status;
-  }
-  fx.MakeMarkers();
-  fx.GroupColumns();
-  absl::Status clusters = fx.LoadClusters();
-  if (!clusters.ok()) return clusters;
-  if (config.pair_templates_size() > 0) {
-    FeatureConfig pair_config = config;
-    pair_config.clear_pair_templates();
-    *pair_config.mutable_templates() = config.pair_templates();
-    pair_config.set_bias(false);
-    absl::StatusOr<FeatureExtractor> pairs = Create(pair_config);
-    if (!pairs.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("pair templates: ", pairs.status().message()));
-    }
-    fx.pair_extractor_ = std::make_unique<FeatureExtractor>(*std::move(pairs));
-    fx.pair_extractor_->item_attributes_ = false;
-  }
-  if (config.bias()) {
-    Template bias;
-    bias.id = kBiasTemplateId;
-    bias.parts_begin = bias.parts_end = static_cast<int>(fx.parts_.size());
-    fx.templates_.push_back(bias);
-  }
-  for (Template& tmpl : fx.templates_) {
-    char id[4];
-    WriteTemplateId(tmpl.id, id);
-    tmpl.start = XXH3_64bits_withSeed(id, sizeof(id), config.hash_seed());
-  }
-  return fx;
-}
-
-absl::Status FeatureExtractor::AddTemplate(
-    int j, std::vector<std::string>* column_patterns) {
-  const FeatureTemplate& tmpl = config_->templates(j);
-  const std::string where =
-      absl::StrCat("FeatureConfig: template ", DescribeTemplate(j));
-  if (!std::isfinite(tmpl.value())) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, ": value must be finite, got ", tmpl.value()));
-  }
-  Template compiled;
-  compiled.id = static_cast<uint32_t>(j);
-  compiled.value = tmpl.value();
-  compiled.parts_begin = static_cast<int>(parts_.size());
-  for (int p = 0; p < tmpl.parts_size(); ++p) {
-    const TemplatePart& part = tmpl.parts(p);
-    const std::string part_where = absl::StrCat(where, " part ", p);
-    std::string pattern;
-    absl::StatusOr<Column> column = PartColumn(part, part_where, &pattern);
-    if (!column.ok()) return column.status();
-    absl::StatusOr<int> c =
-        FindOrAddColumn(*column, pattern, part_where, column_patterns);
-    if (!c.ok()) return c.status();
-    if (config_->boundary_markers() == FeatureConfig::NUMBERED &&
-        (std::abs(int64_t{part.offset()}) > kMaxNumberedDistance ||
-         part.span() > kMaxNumberedDistance)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          part_where, ": NUMBERED boundary markers need |offset| and span <= ",
-          kMaxNumberedDistance));
-    }
-    parts_.push_back(Part{part.offset(), *c, part.span()});
-    max_before_ = std::max<int64_t>(max_before_, -int64_t{part.offset()});
-    max_after_ =
-        std::max<int64_t>(max_after_, int64_t{part.offset()} + part.span() - 1);
-    compiled.max_attribute =
-        std::max(compiled.max_attribute, column->attribute);
-    compiled.multi |=
-        part.span() > 1 || column->transform == TemplatePart::NGRAMS;
-  }
-  compiled.parts_end = static_cast<int>(parts_.size());
-  if (tmpl.literals_size() != 0 &&
-      tmpl.literals_size() != tmpl.parts_size() + 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, ": literals must be empty or parts + 1 = ",
-        tmpl.parts_size() + 1, " pieces, got ", tmpl.literals_size()));
-  }
-  max_parts_ = std::max(max_parts_, tmpl.parts_size());
-  max_attribute_ = std::max(max_attribute_, compiled.max_attribute);
-  templates_.push_back(compiled);
-  return absl::OkStatus();
-}
-
-absl::StatusOr<FeatureExtractor::Column> FeatureExtractor::PartColumn(
-    const TemplatePart& part, const std::string& part_where,
-    std::string* pattern) {
-  if (part.attribute() < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        part_where, ": attribute must be >= 0, got ", part.attribute()));
-  }
-  if (!TemplatePart::Transform_IsValid(part.transform())) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(part_where, ": unknown transform ", part.transform()));
-  }
-  Column column;
-  column.attribute = part.attribute();
-  column.transform = part.transform();
-  column.lowercase = part.lowercase();
-  if (part.span() < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(part_where, ": span must be >= 1, got ", part.span()));
-  }
-  if (column.transform == TemplatePart::PREFIX ||
-      column.transform == TemplatePart::SUFFIX ||
-      column.transform == TemplatePart::NGRAMS) {
-    if (part.k() <= 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          part_where, ": ", TemplatePart::Transform_Name(column.transform),
-          " needs k > 0, got ", part.k()));
-    }
-    column.k = part.k();
-  } else if (HasPattern(column.transform)) {
-    *pattern = part.pattern();
-  } else if (column.transform == TemplatePart::CLUSTER) {
-    if (part.k() < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          part_where, ": CLUSTER needs k >= 0 (0 = all bits), got ", part.k()));
-    }
-    column.k = part.k();
-  }
-  return column;
-}
-
-absl::StatusOr<int> FeatureExtractor::FindOrAddColumn(
-    Column column, const std::string& pattern, const std::string& part_where,
-    std::vector<std::string>* column_patterns) {
-  for (int c = 0; c < static_cast<int>(columns_.size()); ++c) {
-    const Column& other = columns_[c];
-    if (other.attribute == column.attribute &&
-        other.transform == column.transform && other.k == column.k &&
-        other.lowercase == column.lowercase &&
-        (*column_patterns)[c] == pattern) {
-      return c;
-    }
-  }
-  if (HasPattern(column.transform)) {
-    RE2::Options options;
-    options.set_log_errors(false);
-    auto re2 = std::make_unique<RE2>(pattern, options);
-    if (!re2->ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          part_where, ": bad ", TemplatePart::Transform_Name(column.transform),
-          " pattern '", pattern, "': ", re2->error()));
-    }
-    column.pattern = re2.get();
-    patterns_.push_back(std::move(re2));
-  }
-  columns_.push_back(column);
-  column_patterns->push_back(pattern);
-  return static_cast<int>(columns_.size()) - 1;
-}
-
-void FeatureExtractor::MakeMarkers() {
-  // Distances beyond the table read its farthest marker, which is every
-  // farther one's too for FIXED and WAPITI; NUMBERED offsets are bounded
-  // (AddTemplate), so its table reaches as far as any part reads.
-  const int64_t cap = config_->boundary_markers() == FeatureConfig::FIXED ? 1
-                      : config_->boundary_markers() == FeatureConfig::WAPITI
-                          ? 5
-                          : kMaxNumberedDistance;
-  const int before = static_cast<int>(std::clamp<int64_t>(max_before_, 1, cap));
-  const int after = static_cast<int>(std::clamp<int64_t>(max_after_, 1, cap));
-  marker_before_ = before;
-  const int per_column = before + after;
-  markers_.assign(columns_.size() * per_column, std::string());
-  for (size_t c = 0; c < columns_.size(); ++c) {
-    const Column& column = columns_[c];
-    for (int i = 0; i < per_column; ++i) {
-      const int distance = i < before ? i - before : i - before + 1;
-      std::string marker =
-          PartMarker(*config_, distance, column.transform, column.pattern);
-      max_marker_ = std::max(max_marker_, marker.size());
-      markers_[c * per_column + i] = std::move(marker);
-    }
-  }
-  marker_hashes_.clear();
-  for (const std::string& marker : markers_) {
-    marker_hashes_.push_back(ValueHash(marker, config_->hash_seed()));
-  }
-}
-
 size_t FeatureExtractor::MarkerIndex(int column, int64_t pos, int T) const {
   const int per_column =
       columns_.empty() ? 0
@@ -404,49 +176,6 @@ size_t FeatureExtractor::MarkerIndex(int column, int64_t pos, int T) const {
       pos < 0 ? std::max<int64_t>(marker_before_ + pos, 0)
               : std::min<int64_t>(marker_before_ + pos - T, per_column - 1);
   return static_cast<size_t>(column) * per_column + i;
-}
-
-void FeatureExtractor::GroupColumns() {
-  for (int c = 0; c < static_cast<int>(columns_.size()); ++c) {
-    const Column& column = columns_[c];
-    auto group =
-        std::find_if(attribute_columns_.begin(), attribute_columns_.end(),
-                     [&](const AttributeColumns& g) {
-                       return g.attribute == column.attribute;
-                     });
-    if (group == attribute_columns_.end()) {
-      attribute_columns_.push_back(AttributeColumns{column.attribute});
-      group = attribute_columns_.end() - 1;
-    }
-    if (column.transform == TemplatePart::IDENTITY && !column.lowercase) {
-      group->identity_column = c;
-    } else {
-      group->derived_columns.push_back(c);
-    }
-  }
-  const std::string bytes = config_->SerializeAsString();
-  fingerprint_ = XXH3_64bits(bytes.data(), bytes.size());
-}
-
-absl::Status FeatureExtractor::LoadClusters() {
-  const bool used =
-      std::any_of(columns_.begin(), columns_.end(), [](const Column& column) {
-        return column.transform == TemplatePart::CLUSTER;
-      });
-  if (!used) return absl::OkStatus();
-  if (!config_->has_clusters()) {
-    return absl::InvalidArgumentError(
-        "FeatureConfig: a CLUSTER part needs features.clusters (the "
-        "pipeline builds them from features.cluster_source)");
-  }
-  absl::StatusOr<WordClusterTable> table =
-      WordClusterTable::Create(config_->clusters());
-  if (!table.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("FeatureConfig clusters: ", table.status().message()));
-  }
-  clusters_ = std::make_shared<const WordClusterTable>(*std::move(table));
-  return absl::OkStatus();
 }
 
 bool FeatureExtractor::AppendCluster(absl::string_view value, int k,
