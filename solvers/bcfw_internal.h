@@ -1,5 +1,5 @@
-// What the files of BcfwRun (bcfw.cc and the bcfw_*.cc beside it) share
-// beyond bcfw_run.h; nothing else should include this header.
+// What the BCFW family's files (bcfw.cc, the bcfw_*.cc beside it and
+// bcfw_shared.h) share; nothing outside them should include this header.
 //
 // Thread-safety: constants and pure functions.
 

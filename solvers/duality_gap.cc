@@ -70,47 +70,6 @@ DualityGap AssembleGap(const Problem& problem, const double* w, double ell,
 
 }  // namespace
 
-DualityGap SmoothedDualityGap(const Problem& problem, const double* w,
-                              double lambda, const Smoothing& smoothing,
-                              int num_threads) {
-  const int n = problem.NumExamples();
-  const int64_t dim = problem.Dim();
-  // Blocks in chunks: their oracles on the threads, their sums in order,
-  // holding one chunk's states at a time.
-  constexpr int kChunk = 256;
-  std::vector<double> w_of_q(dim, 0.0), states, losses(kChunk), dots(kChunk);
-  std::vector<int64_t> offsets(kChunk + 1);
-  double loss_sum = 0, dot_sum = 0;
-  const double c = -1.0 / (lambda * n);  // w(q) += v_i/(lambda n)
-  for (int first = 0; first < n; first += kChunk) {
-    const int count = std::min(kChunk, n - first);
-    for (int k = 0; k < count; ++k) {
-      offsets[k + 1] = offsets[k] + problem.BlockStateSize(first + k);
-    }
-    states.resize(offsets[count]);
-    ParallelFor(count, std::max(1, num_threads), [&](int begin, int end) {
-      for (int k = begin; k < end; ++k) {
-        double* state = states.data() + offsets[k];
-        losses[k] = problem.SmoothedOracle(first + k, w, smoothing, state);
-        dots[k] = problem.StateDot(first + k, state, w);
-      }
-    });
-    for (int k = 0; k < count; ++k) {
-      const int i = first + k;
-      loss_sum += losses[k];
-      dot_sum += dots[k];
-      problem.AddCornerMinusState(i, problem.GoldCorner(i),
-                                  states.data() + offsets[k], c, w_of_q.data());
-    }
-  }
-  DualityGap result;
-  result.primal = 0.5 * lambda * SquaredNorm(w, dim) + loss_sum / n;
-  result.dual =
-      (loss_sum + dot_sum) / n - 0.5 * lambda * SquaredNorm(w_of_q.data(), dim);
-  result.gap = result.primal - result.dual;
-  return result;
-}
-
 double AverageHingeLoss(const Problem& problem, const double* w,
                         int num_threads) {
   std::vector<double> hinge;

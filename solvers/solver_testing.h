@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "solvers/duality_gap.h"
 #include "solvers/multiclass_problem_testing.h"
 #include "solvers/problem.h"
 #include "solvers/registry.h"
@@ -45,6 +46,21 @@ TrainingSummary ExpectStopsOnTheTimeBudget(SolverConfig config);
 // certificate: gap ≥ -1e-12 and primal − dual = gap (to 1e-12). Records
 // without an exact gap are skipped.
 void ExpectExactGapsAreCertificates(const std::vector<PassRecord>& records);
+
+// The duality gap of P(w) = lambda/2||w||^2 + 1/n sum_i f_{i,mu}(w) with
+// entropy smoothing (f_i = max_q <q, h_i> + mu H(q); with mu = 1 the CRF's
+// log-loss on a loss-free problem, problem.h). Its dual at distributions
+// q_i is D(q) = 1/n sum_i [<q_i, L_i> + mu H(q_i)] - lambda/2||w(q)||^2
+// with w(q) = 1/(lambda n) sum_i E_{q_i} psi_i; taking q_i the smoothed
+// oracle's distribution at w, <q_i, L_i> + mu H(q_i) = f_i(w) + <w, v_i>
+// (v_i its block state), so one pass of smoothed oracles gives P, D and
+// the gap P - D = lambda/2||w - w(q)||^2 = ||grad P(w)||^2/(2 lambda).
+// Blocks are summed in index order, so the result does not depend on
+// num_threads. The tests' reference for SvrgEpoch::Certify, which reads
+// the same quantities off its full-gradient pass.
+DualityGap SmoothedDualityGap(const Problem& problem, const double* w,
+                              double lambda, const Smoothing& smoothing,
+                              int num_threads);
 
 }  // namespace chaintag
 

@@ -81,10 +81,12 @@ class SvrgEpoch {
               std::vector<double>* last);
 
   // The exact duality gap at `point` of lambda/2||w||^2 + 1/n sum_i
-  // f_{i,mu}(w) with the settings' entropy smoothing (duality_gap.h's
-  // SmoothedDualityGap), from one full-gradient pass at `point`, which the
-  // next Run reuses when it starts there: certifying an epoch's output
-  // costs nothing when the next epoch starts from it (plain SVRG).
+  // f_{i,mu}(w) with the settings' entropy smoothing: the dual at the
+  // smoothing's distributions q_i is 1/n sum_i [f_i + <w, v_i>] -
+  // lambda/2||w(q)||^2, w(q) = 1/(lambda n) sum_i v_i (docs/solvers.md).
+  // From one full-gradient pass at `point`, which the next Run reuses when
+  // it starts there: certifying an epoch's output costs nothing when the
+  // next epoch starts from it (plain SVRG).
   DualityGap Certify(const SvrgEpochSettings& settings,
                      const std::vector<double>& point);
 
