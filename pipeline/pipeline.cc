@@ -2,6 +2,7 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -384,8 +385,11 @@ absl::StatusOr<ChainModel> TrainAndSave(PreparedCorpus* prepared,
   if (!solver.ok()) return solver.status();
   // A path run announces itself in TrainOnPath: its λ is not this one.
   if (config.lambda() != "path") {
-    say(absl::StrFormat("training: solver %s, lambda %g, up to %d passes",
+    say(absl::StrFormat("training: solver %s, lambda %g%s, up to %d passes",
                         solver_config->name(), solver_config->lambda(),
+                        solver_config->l1() > 0
+                            ? absl::StrFormat(", l1 %g", solver_config->l1())
+                            : "",
                         solver_config->max_passes()));
   }
   std::vector<double> weights;
@@ -393,6 +397,14 @@ absl::StatusOr<ChainModel> TrainAndSave(PreparedCorpus* prepared,
       TrainOnTrainingSplit(prepared, options, say, std::move(*solver),
                            solver_config, resume, &weights, result);
   if (!trained.ok()) return trained;
+  if (solver_config->l1() > 0) {
+    // The elastic net's sparsity, to compare with CRFsuite's "Number of
+    // active features".
+    const int64_t nonzero = std::count_if(weights.begin(), weights.end(),
+                                          [](double x) { return x != 0; });
+    say(absl::StrFormat("weights: %d non-zero of %d", nonzero,
+                        static_cast<int64_t>(weights.size())));
+  }
   absl::StatusOr<ChainModel> model = MakeModel(
       *prepared, *solver_config, weights, prepared->space(), result->summary);
   // The model holds its own copy; the solver's vector is not read again.

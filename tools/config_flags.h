@@ -141,7 +141,8 @@ absl::Status SetSolverOption(absl::string_view name, absl::string_view value,
 // The Frank-Wolfe family's choices (bcfw, active_set_bcfw, mp_bcfw, fw).
 #define CHAINTAG_SOLVER_FLAGS(X)                                               \
   X(std::string, solver, "solver.name", "",                                    \
-    "bcfw | active_set_bcfw | mp_bcfw | fw | ssg | svrg | casimir_svrg.")      \
+    "bcfw | active_set_bcfw | mp_bcfw | fw | ssg | sag | svrg | "              \
+    "casimir_svrg.")                                                           \
   X(std::string, sampling, "solver.sampling", "",                              \
     "uniform | permutation | gap (block sampling).")                           \
   X(std::string, step, "solver.bcfw.step", "",                                 \
@@ -168,8 +169,14 @@ absl::Status SetSolverOption(absl::string_view name, absl::string_view value,
   X(bool, nonnegative_transitions, "model.nonnegative_transitions", "",        \
     "Constrain transition weights to be >= 0 (bcfw, active_set_bcfw).")
 
-// SVRG and Casimir-SVRG.
+// The smooth objectives' solvers: SVRG, Casimir-SVRG and SAG.
 #define CHAINTAG_SVRG_FLAGS(X)                                                 \
+  X(double, l1, "solver.l1", "",                                               \
+    "L1 weight of the elastic net (sag; CRFsuite's c1 is l1 times n).")        \
+  X(double, sag_lr, "solver.sag.learning_rate", "", "sag: step size eta.")     \
+  X(std::string, sag_variant, "solver.sag.variant", "", "sag: sag | saga.")    \
+  X(bool, nonuniform_sampling, "solver.sag.nonuniform_sampling", "",           \
+    "sag: draw examples by their feature count (half) and uniformly.")         \
   X(std::string, smoothing, "solver.svrg.smoothing", "none:NO_SMOOTHING",      \
     "none | l2_top_k | entropy.")                                              \
   X(double, smoothing_mu, "solver.svrg.smoothing_mu", "",                      \

@@ -1,0 +1,65 @@
+#include "solvers/lazy_prox.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace chaintag {
+
+void LazyProx::Reset(double decay, double threshold, int max_steps) {
+  decay_ = decay;
+  threshold_ = threshold;
+  powers_.resize(max_steps + 1);
+  one_minus_powers_.resize(max_steps + 1);
+  powers_[0] = 1;
+  one_minus_powers_[0] = 0;
+  // 1 − a^m summed as Σ_{k<m} a^k (1 − a): accurate when a is close to 1.
+  for (int m = 1; m <= max_steps; ++m) {
+    powers_[m] = powers_[m - 1] * decay;
+    one_minus_powers_[m] =
+        one_minus_powers_[m - 1] + powers_[m - 1] * (1 - decay);
+  }
+}
+
+double LazyProx::Step(double x, double c) const {
+  const double y = decay_ * x + (1 - decay_) * c;
+  if (y > threshold_) return y - threshold_;
+  if (y < -threshold_) return y + threshold_;
+  return 0;
+}
+
+int LazyProx::StepsBeforeZero(double x, double p, int k) const {
+  const double distance = std::fabs(x - p);
+  const double limit = std::fabs(p);
+  // a^m·distance > limit ⟺ m < log(limit/distance)/log(a).
+  const double bound = std::log(limit / distance) / std::log(decay_);
+  int m = bound >= k ? k : std::max(1, static_cast<int>(std::ceil(bound)) - 1);
+  while (m < k && powers_[m + 1] * distance > limit) ++m;
+  while (m > 1 && powers_[m] * distance <= limit) --m;
+  return m;
+}
+
+double LazyProx::ApplyThresholded(double x, double c, int k) const {
+  const double b = (1 - decay_) * c;
+  const double shift = threshold_ / (1 - decay_);
+  while (k > 0) {
+    const double y = decay_ * x + b;
+    if (y > threshold_ || y < -threshold_) {
+      // On the positive (negative) piece the map is affine with fixed point
+      // p = c ∓ θ/(1 − a), valid while the iterate keeps its sign.
+      const bool positive = y > threshold_;
+      const double p = positive ? c - shift : c + shift;
+      if (positive ? p >= 0 : p <= 0) return p + powers_[k] * (x - p);
+      const int m = StepsBeforeZero(x, p, k);
+      x = p + powers_[m] * (x - p);
+      k -= m;
+      continue;
+    }
+    x = 0;
+    --k;
+    // At zero the next argument is b: within the threshold it stays there.
+    if (b <= threshold_ && b >= -threshold_) return 0;
+  }
+  return x;
+}
+
+}  // namespace chaintag

@@ -1,0 +1,393 @@
+#include "solvers/sag.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "base/batch_pool.h"
+#include "base/parallel.h"
+#include "base/random.h"
+#include "solvers/duality_gap.h"
+#include "solvers/lazy_prox.h"
+#include "solvers/pass_driver.h"
+
+namespace chaintag {
+namespace {
+
+struct SagSettings {
+  double lambda = 0;
+  double l1 = 0;
+  double learning_rate = 0;
+  bool saga = false;
+  bool nonuniform = false;
+  int batch = 1;
+  int threads = 1;
+};
+
+// Σ_j max(|x_j| − t, 0)²: the elastic net's conjugate, up to 1/(2λ), at a
+// point whose soft threshold is t.
+double SquaredSoftNorm(const double* x, int64_t dim, double t) {
+  double sum = 0;
+  for (int64_t j = 0; j < dim; ++j) {
+    const double excess = std::fabs(x[j]) - t;
+    if (excess > 0) sum += excess * excess;
+  }
+  return sum;
+}
+
+double AbsoluteSum(const double* x, int64_t dim) {
+  double sum = 0;
+  for (int64_t j = 0; j < dim; ++j) sum += std::fabs(x[j]);
+  return sum;
+}
+
+class SagSteps : public PassSteps {
+ public:
+  SagSteps(const SolverConfig& config, const Problem& problem,
+           const SagSettings& settings)
+      : config_(config),
+        problem_(problem),
+        settings_(settings),
+        n_(problem.NumExamples()),
+        dim_(problem.Dim()),
+        offsets_(BlockStateOffsets(problem)),
+        granularity_(RangeGranularity(problem)),
+        decay_(1 - settings.learning_rate * settings.lambda),
+        w_(dim_, 0.0),
+        fixed_point_(dim_, 0.0),
+        states_(offsets_[n_]),
+        terms_(n_, 0.0),
+        losses_(n_, 0.0),
+        last_step_(dim_ / granularity_, 0),
+        random_(config.seed()) {
+    smoothing_.kind = Smoothing::Kind::kEntropy;
+    smoothing_.mu = 1;
+    prox_.Reset(decay_, settings.learning_rate * settings.l1, n_);
+    int64_t largest = 0;
+    for (int i = 0; i < n_; ++i) {
+      largest = std::max(largest, offsets_[i + 1] - offsets_[i]);
+    }
+    state_stride_ = largest;
+    batch_.resize(settings.batch);
+    batch_ranges_.resize(settings.batch);
+    batch_states_.resize(static_cast<size_t>(largest) * settings.batch);
+    batch_terms_.resize(settings.batch);
+    if (settings.nonuniform) BuildSampling();
+    pool_ = std::make_unique<BatchPool>(settings.threads,
+                                        [this](int, int k) { BatchOracle(k); });
+  }
+
+  absl::Status RunSteps(int, PassDriver* driver) override {
+    if (!started_) {
+      Refresh();  // the stored gradients at the start point
+      started_ = true;
+    }
+    int32_t t = 0;
+    while (t < n_ && !driver->Expired(t)) {
+      const int size = std::min<int>(settings_.batch, n_ - t);
+      for (int k = 0; k < size; ++k) {
+        batch_[k] = Draw();
+        batch_ranges_[k].clear();
+        problem_.TouchedRanges(batch_[k], &batch_ranges_[k]);
+        CatchUp(batch_ranges_[k], t);
+      }
+      pool_->Start(size);
+      pool_->Finish();
+      oracle_calls_ += size;
+      for (int k = 0; k < size; ++k) {
+        CatchUp(batch_ranges_[k], t + k);
+        Apply(k);
+      }
+      t += size;
+    }
+    FinishEpoch(t);
+    for (int64_t j = 0; j < dim_; ++j) {
+      if (!std::isfinite(w_[j])) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "sag: the iterate diverged (learning rate ",
+            settings_.learning_rate, " too large); lower sag.learning_rate"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<PassEnd> EndPass(const PassEndRequest& request,
+                                  PassRecord*) override {
+    PassEnd end;
+    if (!request.gap_check_due) return end;
+    end.certificate = Refresh();
+    return end;
+  }
+
+  absl::Span<const double> Point() override { return w_; }
+  int64_t OracleCalls() const override { return oracle_calls_; }
+
+  absl::Status SaveState(CheckpointWriter* writer) const override {
+    writer->Reals("w", w_);
+    writer->Reals("fixed_point", fixed_point_);
+    writer->Reals("states", states_);
+    writer->Reals("terms", terms_);
+    writer->Integer("started", started_ ? 1 : 0);
+    writer->Integer("oracle_calls", oracle_calls_);
+    writer->Random("random", random_);
+    return absl::OkStatus();
+  }
+
+  absl::Status LoadState(const CheckpointReader& reader) override {
+    absl::Status status = reader.Reals("w", dim_, &w_);
+    if (status.ok()) status = reader.Reals("fixed_point", dim_, &fixed_point_);
+    if (status.ok()) status = reader.Reals("states", offsets_[n_], &states_);
+    if (status.ok()) status = reader.Reals("terms", n_, &terms_);
+    int64_t started = 0;
+    if (status.ok()) status = reader.Integer("started", &started);
+    started_ = started != 0;
+    if (status.ok()) status = reader.Integer("oracle_calls", &oracle_calls_);
+    if (status.ok()) status = reader.Random("random", &random_);
+    return status;
+  }
+
+  std::vector<double> TakeWeights() { return std::move(w_); }
+
+ private:
+  // Forward–backward for every example at w (on the threads): the stored
+  // gradients, their average and the dual terms all become w's, and the
+  // primal and dual at w follow.
+  DualityGap Refresh() {
+    ParallelFor(n_, settings_.threads, [&](int begin, int end) {
+      for (int i = begin; i < end; ++i) {
+        double* state = states_.data() + offsets_[i];
+        losses_[i] = problem_.SmoothedOracle(i, w_.data(), smoothing_, state);
+        terms_[i] = losses_[i] + problem_.StateDot(i, state, w_.data());
+      }
+    });
+    oracle_calls_ += n_;
+    // c = −ḡ/λ, summed in index order so that it does not depend on the
+    // threads.
+    std::fill(fixed_point_.begin(), fixed_point_.end(), 0.0);
+    const double rate = -1.0 / (n_ * settings_.lambda);
+    for (int i = 0; i < n_; ++i) {
+      problem_.AddCornerMinusState(i, problem_.GoldCorner(i),
+                                   states_.data() + offsets_[i], rate,
+                                   fixed_point_.data());
+    }
+    double loss_sum = 0, term_sum = 0;
+    for (int i = 0; i < n_; ++i) {
+      loss_sum += losses_[i];
+      term_sum += terms_[i];
+    }
+    const double lambda = settings_.lambda;
+    DualityGap result;
+    result.primal = loss_sum / n_ +
+                    0.5 * lambda * SquaredNorm(w_.data(), dim_) +
+                    settings_.l1 * AbsoluteSum(w_.data(), dim_);
+    // g*(−ḡ) = Σ_j max(|ḡ_j| − ℓ1, 0)²/(2λ), with ḡ = −λc.
+    result.dual = term_sum / n_ - 0.5 * lambda *
+                                      SquaredSoftNorm(fixed_point_.data(), dim_,
+                                                      settings_.l1 / lambda);
+    result.gap = result.primal - result.dual;
+    return result;
+  }
+
+  // Sampling ∝ ½/n + ½·s_i/Σs, s_i the coordinates block i touches.
+  void BuildSampling() {
+    std::vector<double> sizes(n_);
+    std::vector<CoordinateRange> ranges;
+    double total = 0;
+    for (int i = 0; i < n_; ++i) {
+      ranges.clear();
+      problem_.TouchedRanges(i, &ranges);
+      double size = 0;
+      for (const CoordinateRange& range : ranges) size += range.length;
+      sizes[i] = size;
+      total += size;
+    }
+    cumulative_.resize(n_);
+    double sum = 0;
+    for (int i = 0; i < n_; ++i) {
+      sum += 0.5 / n_ + (total > 0 ? 0.5 * sizes[i] / total : 0.5 / n_);
+      cumulative_[i] = sum;
+    }
+  }
+
+  int Draw() {
+    if (cumulative_.empty()) return static_cast<int>(random_.Uniform(n_));
+    const double u = random_.UniformDouble() * cumulative_.back();
+    const auto it = std::upper_bound(cumulative_.begin(), cumulative_.end(), u);
+    return static_cast<int>(
+        std::min<ptrdiff_t>(it - cumulative_.begin(), n_ - 1));
+  }
+
+  // Brings the coordinates of `ranges` to step `step` (the ranges are parts
+  // of a partition into slots of granularity_ coordinates; a range already
+  // there is skipped).
+  void CatchUp(const std::vector<CoordinateRange>& ranges, int32_t step) {
+    double* w = w_.data();
+    const double* c = fixed_point_.data();
+    for (const CoordinateRange& range : ranges) {
+      int32_t* slot = last_step_.data() + range.begin / granularity_;
+      const int32_t skipped = step - *slot;
+      if (skipped == 0) continue;
+      const int64_t end = range.begin + range.length;
+      if (prox_.threshold() == 0) {
+        const double power = prox_.Power(skipped);
+        const double rest = prox_.OneMinusPower(skipped);
+        for (int64_t j = range.begin; j < end; ++j) {
+          w[j] = power * w[j] + rest * c[j];
+        }
+      } else {
+        for (int64_t j = range.begin; j < end; ++j) {
+          w[j] = prox_.Apply(w[j], c[j], skipped);
+        }
+      }
+      std::fill(slot, slot + range.length / granularity_, step);
+    }
+  }
+
+  // Every coordinate to step `steps`, ending the epoch's lazy bookkeeping.
+  void FinishEpoch(int32_t steps) {
+    const int64_t slots = dim_ / granularity_;
+    for (int64_t k = 0; k < slots; ++k) {
+      const int32_t skipped = steps - last_step_[k];
+      if (skipped == 0) continue;
+      for (int64_t j = k * granularity_; j < (k + 1) * granularity_; ++j) {
+        w_[j] = prox_.Apply(w_[j], fixed_point_[j], skipped);
+      }
+    }
+    std::fill(last_step_.begin(), last_step_.end(), 0);
+  }
+
+  // The oracle of batch member k at the current w (its coordinates brought
+  // up to date): runs on the pool's threads, writing only k's slots.
+  void BatchOracle(int k) {
+    const int i = batch_[k];
+    double* state = batch_states_.data() + k * state_stride_;
+    const double loss =
+        problem_.SmoothedOracle(i, w_.data(), smoothing_, state);
+    batch_terms_[k] = loss + problem_.StateDot(i, state, w_.data());
+  }
+
+  // Stores member k's gradient in place of the old one and moves w and the
+  // average: c = −ḡ/λ gains −(∇_new − ∇_old)/(nλ) and, for SAGA, w (as u,
+  // see CatchUp) gains −(η/a)(∇_new − ∇_old)·scale.
+  void Apply(int k) {
+    const int i = batch_[k];
+    const int64_t size = offsets_[i + 1] - offsets_[i];
+    double* stored = states_.data() + offsets_[i];
+    double* difference = batch_states_.data() + k * state_stride_;
+    for (int64_t s = 0; s < size; ++s) {
+      const double fresh = difference[s];
+      difference[s] = fresh - stored[s];
+      stored[s] = fresh;
+    }
+    terms_[i] = batch_terms_[k];
+    // The state map is affine: v(new − old + gold) = v(new) − v(old).
+    const Corner& gold = problem_.GoldCorner(i);
+    problem_.AddCornerToState(i, gold, 1.0, difference);
+    problem_.AddCornerMinusState(i, gold, difference,
+                                 -1.0 / (n_ * settings_.lambda),
+                                 fixed_point_.data());
+    if (settings_.saga) {
+      double scale = 1;
+      if (!cumulative_.empty()) {
+        const double p = cumulative_[i] - (i > 0 ? cumulative_[i - 1] : 0.0);
+        scale = 1.0 / (n_ * p);
+      }
+      problem_.AddCornerMinusState(i, gold, difference,
+                                   -settings_.learning_rate * scale / decay_,
+                                   w_.data());
+    }
+  }
+
+  const SolverConfig& config_;
+  const Problem& problem_;
+  const SagSettings settings_;
+  const int n_;
+  const int64_t dim_;
+  const std::vector<int64_t> offsets_;
+  const int64_t granularity_;
+  const double decay_;  // a = 1 − ηλ
+  Smoothing smoothing_;
+  LazyProx prox_;
+  // w (u on the coordinates a SAGA step folded into, see CatchUp), and
+  // c = −ḡ/λ, the point the smooth part of a step pulls towards.
+  std::vector<double> w_;
+  std::vector<double> fixed_point_;
+  // Per example: the stored gradient as a block state, and the dual term
+  // f_i − ⟨w_i, ∇f_i⟩ at its point; losses_ at the last refresh.
+  std::vector<double> states_;
+  std::vector<double> terms_;
+  std::vector<double> losses_;
+  // The step each slot of granularity_ coordinates stands at this epoch.
+  std::vector<int32_t> last_step_;
+  bool started_ = false;            // the first Refresh is done
+  std::vector<double> cumulative_;  // non-uniform sampling
+  SolverRandom random_;
+  int64_t oracle_calls_ = 0;
+  // The mini-batch: examples, their ranges, oracle states and dual terms.
+  int64_t state_stride_ = 0;
+  std::vector<int> batch_;
+  std::vector<std::vector<CoordinateRange>> batch_ranges_;
+  std::vector<double> batch_states_;
+  std::vector<double> batch_terms_;
+  std::unique_ptr<BatchPool> pool_;
+};
+
+absl::StatusOr<SagSettings> ResolveSettings(const SolverConfig& config, int n) {
+  SagSettings settings;
+  settings.lambda = ResolveLambda(config, n);
+  settings.l1 = config.l1();
+  settings.learning_rate = config.sag().learning_rate();
+  settings.saga = config.sag().variant() == SolverConfig::SAGA;
+  settings.nonuniform = config.sag().nonuniform_sampling();
+  settings.batch = config.minibatch();
+  settings.threads = std::max(1, config.num_threads());
+  if (config.objective() != SolverConfig::LOG_SUM_EXP) {
+    return absl::InvalidArgumentError(
+        "sag minimises a smooth objective: set model.loss to LOG or "
+        "SOFTMAX_MARGIN (solver.objective LOG_SUM_EXP)");
+  }
+  if (!(settings.learning_rate > 0) ||
+      !(settings.learning_rate * settings.lambda < 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("sag: learning_rate must be positive and below 1/λ = ",
+                     1 / settings.lambda, ", got ", settings.learning_rate));
+  }
+  if (!(settings.l1 >= 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("solver.l1 must not be negative, got ", settings.l1));
+  }
+  if (settings.batch < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "solver.minibatch must be at least 1, got ", settings.batch));
+  }
+  return settings;
+}
+
+}  // namespace
+
+absl::StatusOr<TrainingSummary> SagSolver::Solve(const Problem& problem,
+                                                 Monitor* monitor,
+                                                 std::vector<double>* w_out) {
+  const int n = problem.NumExamples();
+  if (n <= 0) return absl::InvalidArgumentError("sag: no training examples");
+  absl::StatusOr<SagSettings> settings = ResolveSettings(config_, n);
+  if (!settings.ok()) return settings.status();
+  if (!problem.SupportsSmoothing(Smoothing::Kind::kEntropy)) {
+    return absl::InvalidArgumentError(
+        "sag: the problem has no smoothed oracle of kind ENTROPY; implement "
+        "Problem::SmoothedOracle");
+  }
+  SagSteps steps(config_, problem, *settings);
+  PassDriver driver(config_, "sag", settings->lambda, n, problem.Dim(),
+                    monitor);
+  absl::StatusOr<TrainingSummary> summary = driver.Run(&steps);
+  if (summary.ok()) *w_out = steps.TakeWeights();
+  return summary;
+}
+
+}  // namespace chaintag

@@ -1,0 +1,72 @@
+// The stochastic average gradient solver for the smooth objectives (the
+// CRF's log-loss and the softmax-margin loss, SolverConfig.objective
+// LOG_SUM_EXP), with an optional elastic net:
+//
+//   P(w) = 1/n Σ_i f_i(w) + λ/2‖w‖² + ℓ1‖w‖₁.
+//
+// SAG (Schmidt, Le Roux & Bach 2017; for CRFs Schmidt et al. 2015) keeps
+// the gradient of every f_i at the point it was last drawn, as the block
+// state of the distribution q_i that forward–backward returns, and their
+// average ḡ. A step draws i, replaces its stored gradient, and moves
+//
+//   SAG:  w ← prox_{ηℓ1}(w − η(ḡ + λw)),
+//   SAGA: w ← prox_{ηℓ1}(w − η(∇f_i(w) − y_i + ḡ + λw))  (Defazio et al. 2014),
+//
+// with ḡ already holding the new gradient (for SAGA the correction thus
+// weighs 1 + 1/n). Between two steps that touch coordinate j, its step is
+// the same scalar map, so coordinates are brought up to date only when a
+// step reads them (LazyProx, Problem::TouchedRanges): a step costs the
+// example's features, not Dim().
+//
+// Threads: a mini-batch of τ = SolverConfig.minibatch examples is drawn,
+// their oracles run on the threads at the same w, and their updates are
+// then applied one after the other as τ steps (each step's gradient is at
+// most τ − 1 steps stale). The result depends on τ and the seed, never on
+// the thread count.
+//
+// Certificate. The stored q_i are a dual point: D(q) = 1/n Σ_i (f_i(w_i) −
+// ⟨w_i, ∇f_i(w_i)⟩) − Σ_j max(|ḡ_j| − ℓ1, 0)²/(2λ), each example's term
+// taken where its gradient was (for the log-loss, the entropy of q_i).
+// When the pass driver asks for the gap, a pass of forward–backward at w
+// refreshes every stored gradient, giving the primal and the dual at the
+// same point; the next pass starts from those gradients.
+//
+// Thread-safety: one solver per run.
+//
+//   SolverConfig config;
+//   config.set_name("sag");
+//   config.set_objective(SolverConfig::LOG_SUM_EXP);
+//   config.set_l1(1e-5);
+//   SagSolver solver(config);
+//   std::vector<double> w;
+//   absl::StatusOr<TrainingSummary> summary = solver.Solve(problem, &monitor,
+//   &w);
+
+#ifndef CHAINTAG_SOLVERS_SAG_H_
+#define CHAINTAG_SOLVERS_SAG_H_
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "solvers/monitor.h"
+#include "solvers/problem.h"
+#include "solvers/solver.h"
+#include "solvers/solver_config.pb.h"
+
+namespace chaintag {
+
+class SagSolver : public Solver {
+ public:
+  explicit SagSolver(const SolverConfig& config) : config_(config) {}
+
+  absl::StatusOr<TrainingSummary> Solve(const Problem& problem,
+                                        Monitor* monitor,
+                                        std::vector<double>* w) override;
+
+ private:
+  const SolverConfig config_;
+};
+
+}  // namespace chaintag
+
+#endif  // CHAINTAG_SOLVERS_SAG_H_
