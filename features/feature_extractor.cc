@@ -13,7 +13,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "features/feature_extractor_internal.h"
 #include "features/part_values.h"
@@ -88,13 +87,6 @@ float FromSortableBits(uint32_t sortable) {
   float value;
   std::memcpy(&value, &bits, sizeof(value));
   return value;
-}
-
-// "file:line: " for messages about a sentence, when it knows where it is
-// from.
-std::string Where(const Sentence& sentence) {
-  if (sentence.source.empty()) return "";
-  return absl::StrCat(sentence.source, ":", sentence.first_line, ": ");
 }
 
 }  // namespace
@@ -182,29 +174,6 @@ bool FeatureExtractor::AppendCluster(absl::string_view value, int k,
   out->append(bits.data(), k > 0 ? std::min(bits.size(), static_cast<size_t>(k))
                                  : bits.size());
   return true;
-}
-
-absl::Status FeatureExtractor::CheckAttributes(const Sentence& sentence) const {
-  // One comparison on the common path; the templates are looked at only to
-  // name the one at fault.
-  if (max_attribute_ < sentence.num_attributes) return absl::OkStatus();
-  for (int j = 0; j < config_->templates_size(); ++j) {
-    if (templates_[j].max_attribute >= 0 && sentence.has_items()) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%stemplate %s reads attribute columns, but the sentence has "
-          "attribute lists (CRFsuite layout) and no columns: leave "
-          "features.templates empty",
-          Where(sentence), DescribeTemplate(j)));
-    }
-    if (templates_[j].max_attribute >= sentence.num_attributes) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%stemplate %s reads attribute %d but the sentence has %d "
-          "attributes",
-          Where(sentence), DescribeTemplate(j), templates_[j].max_attribute,
-          sentence.num_attributes));
-    }
-  }
-  return absl::OkStatus();
 }
 
 void FeatureExtractor::TransformColumns(const Sentence& sentence,
@@ -630,17 +599,27 @@ absl::Status FeatureExtractor::Extract(const Sentence& sentence,
     row.clear();
   };
   // Two instances of the loop, so that hashed features pay nothing for
-  // exact ones.
+  // exact ones, whose keys are looked up at the position's end, their
+  // slots prefetched, as ExtractRows does. (An error comes before any
+  // feature, so `keyed` is left empty.)
+  thread_local std::vector<std::pair<uint64_t, float>> keyed;
   absl::Status status =
       exact_ ? ForEachHash(
                    sentence,
                    [this](uint64_t hash, float value) {
-                     const int64_t bucket = keys_->Find(hash);
-                     if (bucket < 0) return;  // not seen in training
-                     row.push_back(static_cast<uint64_t>(bucket) << 32 |
-                                   SortableBits(value));
+                     keys_->Prefetch(hash);
+                     keyed.emplace_back(hash, value);
                    },
-                   end_position)
+                   [this, &end_position] {
+                     for (const auto& [hash, value] : keyed) {
+                       const int64_t bucket = keys_->Find(hash);
+                       if (bucket < 0) continue;  // not seen in training
+                       row.push_back(static_cast<uint64_t>(bucket) << 32 |
+                                     SortableBits(value));
+                     }
+                     keyed.clear();
+                     end_position();
+                   })
              : ForEachHash(
                    sentence,
                    [this](uint64_t hash, float value) {
@@ -658,7 +637,7 @@ namespace {
 // one (row_of(k), the row of its k-th feature, is -1): ids, and the values
 // (`values`) from the first value other than 1 on.
 template <typename RowOf>
-void AppendPositionRows(const std::vector<float>& values, RowOf row_of,
+void AppendPositionRows(absl::Span<const float> values, RowOf row_of,
                         bool* unit_values, FeatureSequence* out) {
   for (size_t k = 0; k < values.size(); ++k) {
     const int64_t row = row_of(k);
@@ -692,19 +671,24 @@ absl::Status FeatureExtractor::ExtractRows(const Sentence& sentence,
   values.clear();
   bool unit_values = true;
   if (exact_) {
+    // A loaded model keeps a row for every key of its table: a key's
+    // bucket is then its row, and the rank index need not be read.
+    const bool every_bucket =
+        rows.size() == static_cast<int64_t>(rows.num_buckets());
+    const FeatureKeys& keys = *keys_;
     status = ForEachHash(
         sentence,
-        [this](uint64_t hash, float value) {
-          keys_->Prefetch(hash);
+        [&keys](uint64_t hash, float value) {
+          keys.Prefetch(hash);
           hashes.push_back(hash);
           values.push_back(value);
         },
-        [this, &rows, &unit_values, out] {
+        [&keys, &rows, every_bucket, &unit_values, out] {
           AppendPositionRows(
               values,
-              [this, &rows](size_t k) -> int64_t {
-                const int64_t bucket = keys_->Find(hashes[k]);
-                return bucket < 0 ? -1 : rows.Find(bucket);
+              [&keys, &rows, every_bucket](size_t k) -> int64_t {
+                const int64_t bucket = keys.Find(hashes[k]);
+                return bucket < 0 || every_bucket ? bucket : rows.Find(bucket);
               },
               &unit_values, out);
           hashes.clear();

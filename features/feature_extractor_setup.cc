@@ -1,7 +1,8 @@
 // FeatureExtractor's construction (feature_extractor.h): the config's
 // checks, its templates' parts as columns, and the word clusters they read;
-// and what extraction calls off its hot path: the readable names of keys,
-// the key table's check. Extraction is in feature_extractor.cc.
+// and what extraction calls off its hot path: the checks of a sentence's
+// attributes and of the key table, the readable names of keys. Extraction is in
+// feature_extractor.cc.
 //
 // Thread-safety: Create builds a new extractor; the rest is const.
 
@@ -12,6 +13,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "features/feature_extractor.h"
@@ -19,6 +21,16 @@
 #include "features/part_values.h"
 
 namespace chaintag {
+namespace {
+
+// "file:line: " for messages about a sentence, when it knows where it is
+// from.
+std::string Where(const Sentence& sentence) {
+  if (sentence.source.empty()) return "";
+  return absl::StrCat(sentence.source, ":", sentence.first_line, ": ");
+}
+
+}  // namespace
 
 using feature_extractor_internal::kMaxNumberedDistance;
 using feature_extractor_internal::kPartSeparator;
@@ -301,6 +313,29 @@ void FeatureExtractor::GroupColumns() {
   }
   const std::string bytes = config_->SerializeAsString();
   fingerprint_ = XXH3_64bits(bytes.data(), bytes.size());
+}
+
+absl::Status FeatureExtractor::CheckAttributes(const Sentence& sentence) const {
+  // One comparison on the common path; the templates are looked at only to
+  // name the one at fault.
+  if (max_attribute_ < sentence.num_attributes) return absl::OkStatus();
+  for (int j = 0; j < config_->templates_size(); ++j) {
+    if (templates_[j].max_attribute >= 0 && sentence.has_items()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%stemplate %s reads attribute columns, but the sentence has "
+          "attribute lists (CRFsuite layout) and no columns: leave "
+          "features.templates empty",
+          Where(sentence), DescribeTemplate(j)));
+    }
+    if (templates_[j].max_attribute >= sentence.num_attributes) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%stemplate %s reads attribute %d but the sentence has %d "
+          "attributes",
+          Where(sentence), DescribeTemplate(j), templates_[j].max_attribute,
+          sentence.num_attributes));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::Status FeatureExtractor::CheckKeys(absl::string_view what) const {

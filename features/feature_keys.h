@@ -14,7 +14,8 @@
 // The lookup is open addressing with linear probing over a power-of-two
 // table at most 70% full, each slot the key and its bucket (16 bytes), so
 // a probe sequence usually stays in one cache line; the slot is found from
-// the key's bits by a multiplication (the keys are hashes already).
+// the key's bits by a multiplication (the keys are hashes already). The
+// table is on huge pages (base/huge_pages.h).
 //
 // Example:
 //   FeatureKeySet seen;
@@ -37,6 +38,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "base/huge_pages.h"
 
 namespace chaintag {
 
@@ -87,7 +89,9 @@ class FeatureKeys {
   }
 
   std::vector<uint64_t> keys_;
-  std::vector<Slot> slots_;
+  // Read at random, and megabytes for a large model: on huge pages, so that
+  // a lookup is not a TLB miss as well.
+  HugePageVector<Slot> slots_;
   int shift_ = 63;
   uint64_t mask_ = 1;
 };
