@@ -151,6 +151,14 @@ TEST(TrainingKeysTest, EveryKeyIsItsOwnBucketAndUnseenOnesAreDropped) {
   const BucketRows rows = BucketRows::Identity(fx->num_buckets());
   ASSERT_TRUE(fx->ExtractRows(unseen, rows, &seq).ok());
   EXPECT_THAT(seq.buckets, ElementsAre(rank(hashes[0]), rank(hashes[3])));
+  // Rows for some buckets only (a training problem's, when the table holds
+  // more keys): the others are dropped, the rest renumbered.
+  const uint32_t the = rank(hashes[0]);
+  absl::StatusOr<BucketRows> some =
+      BucketRows::FromSorted({the}, fx->num_buckets());
+  ASSERT_TRUE(some.ok());
+  ASSERT_TRUE(fx->ExtractRows(unseen, *some, &seq).ok());
+  EXPECT_THAT(seq.buckets, ElementsAre(0));
   std::vector<std::vector<NamedFeature>> named;
   ASSERT_TRUE(fx->ExtractNames(unseen, &named).ok());
   ASSERT_EQ(named.size(), 1u);
