@@ -13,9 +13,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "features/feature_extractor_internal.h"
 #include "features/part_values.h"
@@ -24,10 +21,9 @@
 namespace chaintag {
 namespace {
 
+using feature_extractor_internal::kPartSeparator;
 using feature_extractor_internal::ValueHash;
 using feature_extractor_internal::WriteTemplateId;
-
-constexpr char kPartSeparator = '\x1f';
 
 // memcpy of n bytes in fixed-size, possibly overlapping pieces, which
 // compile to plain moves: names are a dozen bytes, and a call per name was
@@ -91,13 +87,6 @@ float FromSortableBits(uint32_t sortable) {
   float value;
   std::memcpy(&value, &bits, sizeof(value));
   return value;
-}
-
-// "file:line: " for messages about a sentence, when it knows where it is
-// from.
-std::string Where(const Sentence& sentence) {
-  if (sentence.source.empty()) return "";
-  return absl::StrCat(sentence.source, ":", sentence.first_line, ": ");
 }
 
 }  // namespace
@@ -185,29 +174,6 @@ bool FeatureExtractor::AppendCluster(absl::string_view value, int k,
   out->append(bits.data(), k > 0 ? std::min(bits.size(), static_cast<size_t>(k))
                                  : bits.size());
   return true;
-}
-
-absl::Status FeatureExtractor::CheckAttributes(const Sentence& sentence) const {
-  // One comparison on the common path; the templates are looked at only to
-  // name the one at fault.
-  if (max_attribute_ < sentence.num_attributes) return absl::OkStatus();
-  for (int j = 0; j < config_->templates_size(); ++j) {
-    if (templates_[j].max_attribute >= 0 && sentence.has_items()) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%stemplate %s reads attribute columns, but the sentence has "
-          "attribute lists (CRFsuite layout) and no columns: leave "
-          "features.templates empty",
-          Where(sentence), DescribeTemplate(j)));
-    }
-    if (templates_[j].max_attribute >= sentence.num_attributes) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "%stemplate %s reads attribute %d but the sentence has %d "
-          "attributes",
-          Where(sentence), DescribeTemplate(j), templates_[j].max_attribute,
-          sentence.num_attributes));
-    }
-  }
-  return absl::OkStatus();
 }
 
 void FeatureExtractor::TransformColumns(const Sentence& sentence,
@@ -588,23 +554,11 @@ void FeatureExtractor::EmitCombinations(const Template& tmpl, int t, int T,
   }
 }
 
-void ClearFirstPosition(FeatureSequence* features) {
-  if (features->size() == 0) return;
-  const int32_t first = features->offsets[1];
-  if (first == 0) return;
-  features->buckets.erase(features->buckets.begin(),
-                          features->buckets.begin() + first);
-  if (!features->values.empty()) {
-    features->values.erase(features->values.begin(),
-                           features->values.begin() + first);
-  }
-  for (int32_t& offset : features->offsets)
-    offset = std::max(0, offset - first);
-}
-
 absl::Status FeatureExtractor::Extract(const Sentence& sentence,
                                        FeatureSequence* out) const {
   out->Clear();
+  absl::Status keys = CheckKeys("Extract");
+  if (!keys.ok()) return keys;
   if (item_attributes_ && sentence.has_items() && templates_.size() <= 1) {
     // The features are known up front (the lists and the bias): sized
     // once, rather than doubled into up to twice the training set's size.
@@ -619,118 +573,177 @@ absl::Status FeatureExtractor::Extract(const Sentence& sentence,
   // not depend on the sort algorithm.
   thread_local std::vector<uint64_t> row;
   row.clear();
-  absl::Status status = ForEachHash(
-      sentence,
-      [this](uint64_t hash, float value) {
-        row.push_back(uint64_t{Bucket(hash)} << 32 | SortableBits(value));
-      },
-      [out] {
-        // A position has a few dozen features: insertion sort beats
-        // std::sort's set-up there (the order is the same either way).
-        if (row.size() <= 64) {
-          for (size_t i = 1; i < row.size(); ++i) {
-            const uint64_t key = row[i];
-            size_t j = i;
-            for (; j > 0 && row[j - 1] > key; --j) row[j] = row[j - 1];
-            row[j] = key;
-          }
-        } else {
-          std::sort(row.begin(), row.end());
-        }
-        for (size_t i = 0; i < row.size();) {
-          const uint32_t bucket = static_cast<uint32_t>(row[i] >> 32);
-          float sum = 0;
-          for (; i < row.size() && (row[i] >> 32) == bucket; ++i) {
-            sum += FromSortableBits(static_cast<uint32_t>(row[i]));
-          }
-          out->buckets.push_back(bucket);
-          out->values.push_back(sum);
-        }
-        out->offsets.push_back(static_cast<int32_t>(out->buckets.size()));
-        row.clear();
-      });
+  auto end_position = [out] {
+    // A position has a few dozen features: insertion sort beats
+    // std::sort's set-up there (the order is the same either way).
+    if (row.size() <= 64) {
+      for (size_t i = 1; i < row.size(); ++i) {
+        const uint64_t key = row[i];
+        size_t j = i;
+        for (; j > 0 && row[j - 1] > key; --j) row[j] = row[j - 1];
+        row[j] = key;
+      }
+    } else {
+      std::sort(row.begin(), row.end());
+    }
+    for (size_t i = 0; i < row.size();) {
+      const uint32_t bucket = static_cast<uint32_t>(row[i] >> 32);
+      float sum = 0;
+      for (; i < row.size() && (row[i] >> 32) == bucket; ++i) {
+        sum += FromSortableBits(static_cast<uint32_t>(row[i]));
+      }
+      out->buckets.push_back(bucket);
+      out->values.push_back(sum);
+    }
+    out->offsets.push_back(static_cast<int32_t>(out->buckets.size()));
+    row.clear();
+  };
+  // Two instances of the loop, so that hashed features pay nothing for
+  // exact ones, whose keys are looked up at the position's end, their
+  // slots prefetched, as ExtractRows does. (An error comes before any
+  // feature, so `keyed` is left empty.)
+  thread_local std::vector<std::pair<uint64_t, float>> keyed;
+  absl::Status status =
+      exact_ ? ForEachHash(
+                   sentence,
+                   [this](uint64_t hash, float value) {
+                     keys_->Prefetch(hash);
+                     keyed.emplace_back(hash, value);
+                   },
+                   [this, &end_position] {
+                     for (const auto& [hash, value] : keyed) {
+                       const int64_t bucket = keys_->Find(hash);
+                       if (bucket < 0) continue;  // not seen in training
+                       row.push_back(static_cast<uint64_t>(bucket) << 32 |
+                                     SortableBits(value));
+                     }
+                     keyed.clear();
+                     end_position();
+                   })
+             : ForEachHash(
+                   sentence,
+                   [this](uint64_t hash, float value) {
+                     row.push_back(uint64_t{Bucket(hash)} << 32 |
+                                   SortableBits(value));
+                   },
+                   end_position);
   if (!status.ok()) out->Clear();
   return status;
 }
+
+namespace {
+
+// Appends one position's features to `out` as rows, dropping those without
+// one (row_of(k), the row of its k-th feature, is -1): ids, and the values
+// (`values`) from the first value other than 1 on.
+template <typename RowOf>
+void AppendPositionRows(absl::Span<const float> values, RowOf row_of,
+                        bool* unit_values, FeatureSequence* out) {
+  for (size_t k = 0; k < values.size(); ++k) {
+    const int64_t row = row_of(k);
+    if (row < 0) continue;  // zero weight
+    if (values[k] != 1.0f && *unit_values) {
+      *unit_values = false;
+      out->values.assign(out->buckets.size(), 1.0f);
+    }
+    out->buckets.push_back(static_cast<uint32_t>(row));
+    if (!*unit_values) out->values.push_back(values[k]);
+  }
+  out->offsets.push_back(static_cast<int32_t>(out->buckets.size()));
+}
+
+}  // namespace
 
 absl::Status FeatureExtractor::ExtractRows(const Sentence& sentence,
                                            const BucketRows& rows,
                                            FeatureSequence* out) const {
   out->Clear();
-  // A position's buckets and values, looked up together at its end so that
-  // the index's cache misses overlap.
+  absl::Status status = CheckKeys("ExtractRows");
+  if (!status.ok()) return status;
+  // A position's buckets (exact features: hashes) and values, looked up
+  // together at its end so that the cache misses of the index (the key
+  // table) overlap.
   thread_local std::vector<uint32_t> buckets;
+  thread_local std::vector<uint64_t> hashes;
   thread_local std::vector<float> values;
   buckets.clear();
+  hashes.clear();
   values.clear();
   bool unit_values = true;
-  absl::Status status = ForEachHash(
-      sentence,
-      [this, &rows](uint64_t hash, float value) {
-        const uint32_t bucket = Bucket(hash);
-        rows.Prefetch(bucket);
-        buckets.push_back(bucket);
-        values.push_back(value);
-      },
-      [&rows, &unit_values, out] {
-        for (size_t k = 0; k < buckets.size(); ++k) {
-          const int64_t row = rows.Find(buckets[k]);
-          if (row < 0) continue;  // zero weight
-          if (values[k] != 1.0f && unit_values) {
-            unit_values = false;
-            out->values.assign(out->buckets.size(), 1.0f);
-          }
-          out->buckets.push_back(static_cast<uint32_t>(row));
-          if (!unit_values) out->values.push_back(values[k]);
-        }
-        buckets.clear();
-        values.clear();
-        out->offsets.push_back(static_cast<int32_t>(out->buckets.size()));
-      });
+  if (exact_) {
+    // A loaded model keeps a row for every key of its table: a key's
+    // bucket is then its row, and the rank index need not be read.
+    const bool every_bucket =
+        rows.size() == static_cast<int64_t>(rows.num_buckets());
+    const FeatureKeys& keys = *keys_;
+    status = ForEachHash(
+        sentence,
+        [&keys](uint64_t hash, float value) {
+          keys.Prefetch(hash);
+          hashes.push_back(hash);
+          values.push_back(value);
+        },
+        [&keys, &rows, every_bucket, &unit_values, out] {
+          AppendPositionRows(
+              values,
+              [&keys, &rows, every_bucket](size_t k) -> int64_t {
+                const int64_t bucket = keys.Find(hashes[k]);
+                return bucket < 0 || every_bucket ? bucket : rows.Find(bucket);
+              },
+              &unit_values, out);
+          hashes.clear();
+          values.clear();
+        });
+  } else {
+    status = ForEachHash(
+        sentence,
+        [this, &rows](uint64_t hash, float value) {
+          const uint32_t bucket = Bucket(hash);
+          rows.Prefetch(bucket);
+          buckets.push_back(bucket);
+          values.push_back(value);
+        },
+        [&rows, &unit_values, out] {
+          AppendPositionRows(
+              values, [&rows](size_t k) { return rows.Find(buckets[k]); },
+              &unit_values, out);
+          buckets.clear();
+          values.clear();
+        });
+  }
   if (!status.ok()) out->Clear();
   return status;
-}
-
-std::string FeatureExtractor::NameOfKey(absl::string_view key) const {
-  const uint32_t id =
-      static_cast<uint32_t>(static_cast<unsigned char>(key[0])) |
-      static_cast<uint32_t>(static_cast<unsigned char>(key[1])) << 8 |
-      static_cast<uint32_t>(static_cast<unsigned char>(key[2])) << 16 |
-      static_cast<uint32_t>(static_cast<unsigned char>(key[3])) << 24;
-  if (id == kBiasTemplateId) return "bias";
-  key.remove_prefix(4);
-  if (id == kItemAttributeTemplateId) return std::string(key);  // as listed
-  if (!key.empty()) key.remove_suffix(1);  // the last part's separator
-  const FeatureTemplate& tmpl = config_->templates(id);
-  // One value per part: a separator inside a value stays in the last one.
-  std::vector<absl::string_view> values;
-  if (tmpl.parts_size() > 0) {
-    values = absl::StrSplit(
-        key, absl::MaxSplits(kPartSeparator, tmpl.parts_size() - 1));
-  }
-  if (tmpl.literals_size() > 0) {
-    std::string name = tmpl.literals(0);
-    for (size_t p = 0; p < values.size(); ++p) {
-      absl::StrAppend(&name, values[p], tmpl.literals(p + 1));
-    }
-    return name;
-  }
-  return absl::StrCat(TemplateName(id), "=", absl::StrJoin(values, "|"));
 }
 
 absl::Status FeatureExtractor::ExtractNames(
     const Sentence& sentence,
     std::vector<std::vector<NamedFeature>>* out) const {
   out->clear();
+  absl::Status keys = CheckKeys("ExtractNames");
+  if (!keys.ok()) return keys;
   std::vector<NamedFeature> position;
   absl::Status status = ForEachHash(
       sentence,
       [this, &position](uint64_t hash, float value, absl::string_view key) {
-        position.push_back(NamedFeature{Bucket(hash), value, NameOfKey(key)});
+        const int64_t bucket = FindBucket(hash);
+        if (bucket < 0) return;  // exact features: not seen in training
+        position.push_back(
+            NamedFeature{static_cast<uint32_t>(bucket), value, NameOfKey(key)});
       },
       [out, &position] { out->push_back(std::move(position)); });
   if (!status.ok()) out->clear();
   return status;
+}
+
+absl::Status FeatureExtractor::ForEachKey(
+    const Sentence& sentence,
+    absl::FunctionRef<void(uint64_t hash, absl::string_view key)> visit) const {
+  return ForEachHash(
+      sentence,
+      [&visit](uint64_t hash, float, absl::string_view key) {
+        visit(hash, key);
+      },
+      [] {});
 }
 
 absl::Status FeatureExtractor::ExtractHashes(const Sentence& sentence,

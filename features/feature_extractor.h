@@ -25,9 +25,17 @@
 // CRF++ and Wapiti spell them); a template's literals name its features
 // and are not hashed.
 //
-// Thread-safety: a FeatureExtractor is immutable after Create; Extract and
-// ExtractHashes may be called from any number of threads at once (each
-// thread uses its own scratch buffers).
+// Exact features (FeatureConfig.exact) skip the reduction: a feature's
+// bucket is its hash's index in a key table (features/feature_keys.h), the
+// sorted distinct hashes of the training data, and a feature whose hash the
+// table lacks has no bucket and is left out. An exact extractor made
+// without a table gives hashes and keys (ExtractHashes, ForEachKey), from
+// which training builds the table (features/training_keys.h); the others
+// need it.
+//
+// Thread-safety: a FeatureExtractor is immutable after Create; Extract,
+// ExtractHashes and the rest may be called from any number of threads at
+// once (each thread uses its own scratch buffers).
 
 #ifndef CHAINTAG_FEATURES_FEATURE_EXTRACTOR_H_
 #define CHAINTAG_FEATURES_FEATURE_EXTRACTOR_H_
@@ -38,11 +46,13 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "corpora/sentence.h"
 #include "features/bucket_rows.h"
 #include "features/feature_config.pb.h"
+#include "features/feature_keys.h"
 #include "features/feature_sequence.h"
 #include "features/word_clusters.h"
 #include "re2/re2.h"
@@ -66,18 +76,25 @@ struct NamedFeature {
 
 class FeatureExtractor {
  public:
-  // Validates the config: num_buckets in [1, 2^32], attribute >= 0, k > 0
-  // for PREFIX / SUFFIX / NGRAMS, span >= 1, MATCHES patterns compile,
-  // values finite. Errors name the template.
+  // Validates the config: num_buckets in [1, 2^32] (hashed features),
+  // attribute >= 0, k > 0 for PREFIX / SUFFIX / NGRAMS, span >= 1, MATCHES
+  // patterns compile, values finite, no pair templates with exact features.
+  // Errors name the template.
   static absl::StatusOr<FeatureExtractor> Create(const FeatureConfig& config);
+  // The same, and for exact features their key table (null: none yet, so
+  // only ExtractHashes and ForEachKey work). A table is refused for hashed
+  // features.
+  static absl::StatusOr<FeatureExtractor> Create(
+      const FeatureConfig& config, std::shared_ptr<const FeatureKeys> keys);
 
   FeatureExtractor(FeatureExtractor&&) = default;
   FeatureExtractor& operator=(FeatureExtractor&&) = default;
 
   // Fills `out` (cleared first, capacity reused) with one row per token:
-  // buckets ascending, equal buckets merged by summing their values. Fails
-  // when a template reads an attribute the sentence does not have (every
-  // column, for a sentence with attribute lists).
+  // buckets ascending, equal buckets merged by summing their values (exact
+  // features: only those with a bucket). Fails when a template reads an
+  // attribute the sentence does not have (every column, for a sentence
+  // with attribute lists), and for exact features without a key table.
   absl::Status Extract(const Sentence& sentence, FeatureSequence* out) const;
 
   // For scoring, where neither order nor merging changes a score (beyond
@@ -97,17 +114,48 @@ class FeatureExtractor {
 
   // Per position, its features in template order (bias last), not merged,
   // each with its readable name; for tests and model dumps. The names come
-  // from the very keys Extract hashes.
+  // from the very keys Extract hashes. Exact features: only those with a
+  // bucket, as Extract.
   absl::Status ExtractNames(const Sentence& sentence,
                             std::vector<std::vector<NamedFeature>>* out) const;
 
-  // hash % num_buckets, the reduction Extract applies.
+  // Calls visit(hash, key) for every feature of the sentence, in
+  // ExtractHashes' order, `key` being the bytes that identify it: the
+  // template index (4 bytes, little-endian) and its parts' values, each
+  // followed by '\x1f', or the listed attribute's name after its reserved
+  // index. Equal features give equal keys, and the feature's hash is a
+  // function of its key (for templates, of its parts' hashes, not XXH3 of
+  // the key). For exact features' key tables (features/training_keys.h).
+  absl::Status ForEachKey(
+      const Sentence& sentence,
+      absl::FunctionRef<void(uint64_t hash, absl::string_view key)> visit)
+      const;
+  // The readable name (NamedFeature::name) of the feature whose key
+  // ForEachKey gave.
+  std::string NameOfKey(absl::string_view key) const;
+
+  // hash % num_buckets, the reduction Extract applies to hashed features.
   uint32_t Bucket(uint64_t hash) const {
     return static_cast<uint32_t>(bucket_mask_ != 0 ? (hash & bucket_mask_)
                                                    : hash % num_buckets_);
   }
+  // The bucket of a feature's hash, either kind: Bucket(hash), or for exact
+  // features the hash's index in keys(), -1 when it has none.
+  int64_t FindBucket(uint64_t hash) const {
+    if (!exact_) return Bucket(hash);
+    return keys_ != nullptr ? keys_->Find(hash) : -1;
+  }
 
-  uint64_t num_buckets() const { return num_buckets_; }
+  // The buckets features fall into: num_buckets, or for exact features the
+  // key table's size (0 without one).
+  uint64_t num_buckets() const {
+    if (!exact_) return num_buckets_;
+    return keys_ != nullptr ? static_cast<uint64_t>(keys_->size()) : 0;
+  }
+  bool exact() const { return exact_; }
+  // Exact features' key table; null for hashed features, or before one is
+  // given.
+  const FeatureKeys* keys() const { return keys_.get(); }
   const FeatureConfig& config() const { return *config_; }
   // Highest attribute index any template reads (-1 if none; the pair
   // templates' included).
@@ -178,8 +226,9 @@ class FeatureExtractor {
   size_t MarkerIndex(int column, int64_t pos, int T) const;
   // attribute_columns_ from columns_, and the config's fingerprint.
   void GroupColumns();
-  // The name of the feature whose hash key is `key` (ExtractNames).
-  std::string NameOfKey(absl::string_view key) const;
+  // FailedPrecondition for exact features without a key table, naming
+  // what needed it.
+  absl::Status CheckKeys(absl::string_view what) const;
 
   // "'name' (#j)" or "#j", for error messages.
   std::string DescribeTemplate(int j) const;
@@ -255,6 +304,10 @@ class FeatureExtractor {
   std::unique_ptr<FeatureConfig> config_;
   uint64_t num_buckets_ = 1;
   uint64_t bucket_mask_ = 0;  // num_buckets - 1 when a power of two > 1
+  // Exact features, and their key table once given (shared by the copies
+  // of a model's extractor, and immutable).
+  bool exact_ = false;
+  std::shared_ptr<const FeatureKeys> keys_;
   int max_attribute_ = -1;
   int max_parts_ = 0;  // most parts in one template
   // Whether a sentence's attribute lists are features (not for the pair

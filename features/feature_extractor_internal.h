@@ -23,6 +23,9 @@ namespace feature_extractor_internal {
 // NUMBERED markers are tabulated up to this distance from the sentence.
 constexpr int64_t kMaxNumberedDistance = 1024;
 
+// Ends each part's value in a feature's key (ForEachKey).
+constexpr char kPartSeparator = '\x1f';
+
 inline uint64_t ValueHash(absl::string_view value, uint64_t seed) {
   return XXH3_64bits_withSeed(value.data(), value.size(), seed);
 }

@@ -1,6 +1,8 @@
 // FeatureExtractor's construction (feature_extractor.h): the config's
-// checks, its templates' parts as columns, and the word clusters they read.
-// Extraction, the hot path, is in feature_extractor.cc.
+// checks, its templates' parts as columns, and the word clusters they read;
+// and what extraction calls off its hot path: the checks of a sentence's
+// attributes and of the key table, the readable names of keys. Extraction is in
+// feature_extractor.cc.
 //
 // Thread-safety: Create builds a new extractor; the rest is const.
 
@@ -11,14 +13,27 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "features/feature_extractor.h"
 #include "features/feature_extractor_internal.h"
 #include "features/part_values.h"
 
 namespace chaintag {
+namespace {
+
+// "file:line: " for messages about a sentence, when it knows where it is
+// from.
+std::string Where(const Sentence& sentence) {
+  if (sentence.source.empty()) return "";
+  return absl::StrCat(sentence.source, ":", sentence.first_line, ": ");
+}
+
+}  // namespace
 
 using feature_extractor_internal::kMaxNumberedDistance;
+using feature_extractor_internal::kPartSeparator;
 using feature_extractor_internal::ValueHash;
 using feature_extractor_internal::WriteTemplateId;
 
@@ -35,9 +50,26 @@ std::string FeatureExtractor::DescribeTemplate(int j) const {
 
 absl::StatusOr<FeatureExtractor> FeatureExtractor::Create(
     const FeatureConfig& config) {
+  return Create(config, nullptr);
+}
+
+absl::StatusOr<FeatureExtractor> FeatureExtractor::Create(
+    const FeatureConfig& config, std::shared_ptr<const FeatureKeys> keys) {
   FeatureExtractor fx;
   fx.config_ = std::make_unique<FeatureConfig>(config);
-  const uint64_t num_buckets = config.num_buckets();
+  fx.exact_ = config.exact();
+  if (!fx.exact_ && keys != nullptr) {
+    return absl::InvalidArgumentError(
+        "FeatureConfig: a key table is for exact features (features.exact), "
+        "these are hashed");
+  }
+  if (fx.exact_ && config.pair_templates_size() > 0) {
+    return absl::InvalidArgumentError(
+        "FeatureConfig: exact features do not support pair_templates");
+  }
+  fx.keys_ = std::move(keys);
+  // Exact features leave num_buckets unused; Bucket() stays defined.
+  const uint64_t num_buckets = fx.exact_ ? 1 : config.num_buckets();
   if (num_buckets < 1 || num_buckets > (uint64_t{1} << 32)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "FeatureConfig: num_buckets must be in [1, 2^32], got ", num_buckets));
@@ -281,6 +313,78 @@ void FeatureExtractor::GroupColumns() {
   }
   const std::string bytes = config_->SerializeAsString();
   fingerprint_ = XXH3_64bits(bytes.data(), bytes.size());
+}
+
+absl::Status FeatureExtractor::CheckAttributes(const Sentence& sentence) const {
+  // One comparison on the common path; the templates are looked at only to
+  // name the one at fault.
+  if (max_attribute_ < sentence.num_attributes) return absl::OkStatus();
+  for (int j = 0; j < config_->templates_size(); ++j) {
+    if (templates_[j].max_attribute >= 0 && sentence.has_items()) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%stemplate %s reads attribute columns, but the sentence has "
+          "attribute lists (CRFsuite layout) and no columns: leave "
+          "features.templates empty",
+          Where(sentence), DescribeTemplate(j)));
+    }
+    if (templates_[j].max_attribute >= sentence.num_attributes) {
+      return absl::InvalidArgumentError(absl::StrFormat(
+          "%stemplate %s reads attribute %d but the sentence has %d "
+          "attributes",
+          Where(sentence), DescribeTemplate(j), templates_[j].max_attribute,
+          sentence.num_attributes));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FeatureExtractor::CheckKeys(absl::string_view what) const {
+  if (!exact_ || keys_ != nullptr) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      what,
+      " of exact features needs their key table (the training data's "
+      "keys, features/training_keys.h)"));
+}
+
+std::string FeatureExtractor::NameOfKey(absl::string_view key) const {
+  const uint32_t id =
+      static_cast<uint32_t>(static_cast<unsigned char>(key[0])) |
+      static_cast<uint32_t>(static_cast<unsigned char>(key[1])) << 8 |
+      static_cast<uint32_t>(static_cast<unsigned char>(key[2])) << 16 |
+      static_cast<uint32_t>(static_cast<unsigned char>(key[3])) << 24;
+  if (id == kBiasTemplateId) return "bias";
+  key.remove_prefix(4);
+  if (id == kItemAttributeTemplateId) return std::string(key);  // as listed
+  if (!key.empty()) key.remove_suffix(1);  // the last part's separator
+  const FeatureTemplate& tmpl = config_->templates(id);
+  // One value per part: a separator inside a value stays in the last one.
+  std::vector<absl::string_view> values;
+  if (tmpl.parts_size() > 0) {
+    values = absl::StrSplit(
+        key, absl::MaxSplits(kPartSeparator, tmpl.parts_size() - 1));
+  }
+  if (tmpl.literals_size() > 0) {
+    std::string name = tmpl.literals(0);
+    for (size_t p = 0; p < values.size(); ++p) {
+      absl::StrAppend(&name, values[p], tmpl.literals(p + 1));
+    }
+    return name;
+  }
+  return absl::StrCat(TemplateName(id), "=", absl::StrJoin(values, "|"));
+}
+
+void ClearFirstPosition(FeatureSequence* features) {
+  if (features->size() == 0) return;
+  const int32_t first = features->offsets[1];
+  if (first == 0) return;
+  features->buckets.erase(features->buckets.begin(),
+                          features->buckets.begin() + first);
+  if (!features->values.empty()) {
+    features->values.erase(features->values.begin(),
+                           features->values.begin() + first);
+  }
+  for (int32_t& offset : features->offsets)
+    offset = std::max(0, offset - first);
 }
 
 }  // namespace chaintag

@@ -67,7 +67,11 @@ FeatureStats StatsOf(const FeatureExtractor& extractor,
   FeatureStats stats;
   stats.occurrences = all.occurrences;
   absl::flat_hash_set<uint32_t> buckets;
-  for (uint64_t hash : all.attributes) buckets.insert(extractor.Bucket(hash));
+  for (uint64_t hash : all.attributes) {
+    // Exact features: a key without a bucket (not in the table) has no row.
+    const int64_t bucket = extractor.FindBucket(hash);
+    if (bucket >= 0) buckets.insert(static_cast<uint32_t>(bucket));
+  }
   stats.distinct_attributes = static_cast<int64_t>(all.attributes.size());
   stats.distinct_buckets = static_cast<int64_t>(buckets.size());
   if (stats.distinct_attributes > 0) {

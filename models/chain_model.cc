@@ -160,11 +160,25 @@ absl::StatusOr<ChainModel> ChainModel::FromFile(ModelFile file) {
   if (labels.size() != file.labels_size()) {
     return absl::InvalidArgumentError("model labels are not distinct");
   }
+  // Exact features: the file's keys are its rows', in order, so a
+  // feature's bucket (its key's index) is its row.
+  std::shared_ptr<const FeatureKeys> keys;
+  if (file.features().exact()) {
+    absl::StatusOr<FeatureKeys> table =
+        FeatureKeys::FromSorted(file.feature_keys());
+    if (!table.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("feature keys: ", table.status().message()));
+    }
+    keys = std::make_shared<const FeatureKeys>(*std::move(table));
+  }
   absl::StatusOr<FeatureExtractor> extractor =
-      FeatureExtractor::Create(file.features());
+      FeatureExtractor::Create(file.features(), keys);
   if (!extractor.ok()) return extractor.status();
   absl::StatusOr<BucketRows> rows =
-      BucketRows::FromSorted(file.emission_buckets(), extractor->num_buckets());
+      keys != nullptr ? BucketRows::Identity(keys->size())
+                      : BucketRows::FromSorted(file.emission_buckets(),
+                                               extractor->num_buckets());
   if (!rows.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("emission rows: ", rows.status().message()));
@@ -268,9 +282,9 @@ absl::StatusOr<ChainModel> ChainModel::Create(
 absl::StatusOr<ChainModel> ChainModel::Create(
     ModelFile header, const WeightSpace& space,
     absl::Span<const double> weights) {
-  absl::Status encoded =
-      EncodeModelWeights(space.Layout(header.labels_size()), *space.rows,
-                         space.structure, space.pair_rows, weights, &header);
+  absl::Status encoded = EncodeModelWeights(
+      space.Layout(header.labels_size()), *space.rows, space.keys,
+      space.structure, space.pair_rows, weights, &header);
   if (!encoded.ok()) return encoded;
   return FromFile(std::move(header));
 }
@@ -278,6 +292,7 @@ absl::StatusOr<ChainModel> ChainModel::Create(
 WeightSpace ChainModel::space() const {
   WeightSpace space{&rows_};
   space.structure = structure_.get();
+  space.keys = extractor_.keys();
   if (structure_ != nullptr ? file_.pair_labels_size() > 0
                             : HasFirstOrderPairRows(file_)) {
     space.pair_rows = &pair_rows_;

@@ -136,10 +136,14 @@ struct WeightsView {
 
 // What a solver's weight vector is over: the emission rows, with pair
 // templates the pair-feature rows, and at second order the structure.
+// With exact features also their key table: the rows' buckets are indices
+// into it (for the model file, which keys its rows by feature key; the
+// layout does not read it).
 struct WeightSpace {
   const BucketRows* rows = nullptr;
   const BucketRows* pair_rows = nullptr;
   const SecondOrderStructure* structure = nullptr;
+  const FeatureKeys* keys = nullptr;
 
   // The ChainLayout of weights over this space for `num_labels` labels.
   ChainLayout Layout(int num_labels) const;
@@ -165,7 +169,10 @@ class ChainModel {
   // The same for weights over `space` (second order when it has a
   // structure: the file then records the order, the weighted trigrams and
   // pairs and the non-zero pair rows, in format 3; first order with pair
-  // rows: the non-zero pair rows, L² weights each, in format 9).
+  // rows: the non-zero pair rows, L² weights each, in format 9). Exact
+  // features (header.features().exact()) need space.keys; the model then
+  // holds the keys of its non-zero rows only, so its buckets are those
+  // rows (rows() is the identity).
   static absl::StatusOr<ChainModel> Create(ModelFile header,
                                            const WeightSpace& space,
                                            absl::Span<const double> weights);
@@ -186,7 +193,9 @@ class ChainModel {
   const ChainModel* first_stage() const { return first_stage_.get(); }
   const LabelSet& labels() const { return labels_; }
   const FeatureExtractor& extractor() const { return extractor_; }
-  // The emission rows the model keeps (buckets with a non-zero weight).
+  // The emission rows the model keeps (buckets with a non-zero weight;
+  // exact features: every bucket, one per key of the model's table,
+  // extractor().keys()).
   const BucketRows& rows() const { return rows_; }
   // The pair-feature rows the model keeps (pair templates).
   const BucketRows& pair_rows() const { return pair_rows_; }

@@ -89,6 +89,13 @@ uint64_t WeightsChecksum(const ModelFile& file) {
     const int32_t word = file.document_word_attribute();
     add(&word, sizeof(word));
   }
+  if (file.features().exact() || file.feature_keys_size() > 0) {
+    // Only in exact files, so that the others keep their checksum.
+    constexpr char kKeys[] = "exact feature keys";
+    add(kKeys, sizeof(kKeys));
+    add(file.feature_keys().data(),
+        file.feature_keys_size() * sizeof(uint64_t));
+  }
   if (file.name_buckets_size() + file.pair_name_buckets_size() > 0) {
     // Last, so that a file without names keeps its checksum. Each name's
     // length goes before it, so that bytes cannot move between names.
@@ -137,6 +144,7 @@ void ClearWeights(ModelFile* file) {
   file->clear_pair_buckets();
   file->clear_pair_weights_f32();
   file->clear_pair_weights_f64();
+  file->clear_feature_keys();
 }
 
 template <typename Field>
@@ -211,8 +219,9 @@ absl::Status StoreSecondOrder(const SecondOrderStructure& structure,
 
 absl::Status CheckVersion(const ModelFile& file) {
   const uint32_t version = file.format_version();
-  const uint32_t expected = file.has_first_stage() ? kStackedFormatVersion
-                            : file.order() == 2    ? kSecondOrderFormatVersion
+  const uint32_t expected = file.features().exact()  ? kExactFormatVersion
+                            : file.has_first_stage() ? kStackedFormatVersion
+                            : file.order() == 2      ? kSecondOrderFormatVersion
                             : version == kFirstOrderPairFormatVersion
                                 ? kFirstOrderPairFormatVersion
                                 : kModelFormatVersion;
@@ -226,14 +235,17 @@ absl::Status CheckVersion(const ModelFile& file) {
         "format version ", version, " (stacked) without a first stage"));
   }
   if (version == kSecondOrderFormatVersion || version == kModelFormatVersion ||
-      version == kFirstOrderPairFormatVersion) {
+      version == kFirstOrderPairFormatVersion ||
+      version == kExactFormatVersion) {
     return absl::DataLossError(absl::StrCat(
         "format version ", version, " does not match order ", file.order(),
-        file.has_first_stage() ? " with a first stage" : ""));
+        file.has_first_stage() ? " with a first stage" : "",
+        file.features().exact() ? " with exact features" : "",
+        version == kExactFormatVersion ? " (10 is for exact features)" : ""));
   }
   return absl::DataLossError(absl::StrCat(
       "format version ", version, ", this build reads ", kModelFormatVersion,
-      " to ", kFirstOrderPairFormatVersion,
+      " to ", kExactFormatVersion,
       version < kModelFormatVersion
           ? " (an older chaintag's feature hashing): retrain the model"
           : ""));
@@ -302,6 +314,38 @@ absl::Status CheckFirstOrderPairFields(const ModelFile& file, bool f64) {
   return absl::OkStatus();
 }
 
+// An exact file's feature keys: ascending and distinct, in place of the
+// emission buckets, with no pair rows (exact features have no pair
+// templates); none in a hashed file. Their count is the rows' count,
+// which CheckWeightFields compares with the weights.
+absl::Status CheckFeatureKeys(const ModelFile& file) {
+  if (!file.features().exact()) {
+    if (file.feature_keys_size() == 0) return absl::OkStatus();
+    return absl::DataLossError(absl::StrCat(
+        file.feature_keys_size(),
+        " feature keys in a model with hashed features (keys are for "
+        "features.exact)"));
+  }
+  if (file.emission_buckets_size() > 0 || file.pair_buckets_size() > 0) {
+    return absl::DataLossError(
+        "buckets in a model with exact features (its rows are keyed by "
+        "feature_keys)");
+  }
+  const auto& keys = file.feature_keys();
+  for (int k = 1; k < keys.size(); ++k) {
+    if (keys[k] <= keys[k - 1]) {
+      return absl::DataLossError(absl::StrCat(
+          "feature key ", k, " of ", keys.size(),
+          " is not above the one before it (the key table must be sorted "
+          "and distinct)"));
+    }
+  }
+  if (static_cast<uint64_t>(keys.size()) > FeatureKeys::kMaxKeys) {
+    return absl::DataLossError("too many feature keys");
+  }
+  return absl::OkStatus();
+}
+
 // What Load checks of a parsed file before building the model: version,
 // sizes, finite values, the checksum.
 absl::Status CheckWeightFields(const ModelFile& file) {
@@ -313,7 +357,10 @@ absl::Status CheckWeightFields(const ModelFile& file) {
   if (!f64 && file.weight_precision() != FLOAT32) {
     return absl::DataLossError("unknown weight precision");
   }
-  const int64_t rows = file.emission_buckets_size();
+  absl::Status keys = CheckFeatureKeys(file);
+  if (!keys.ok()) return keys;
+  const int64_t rows = file.features().exact() ? file.feature_keys_size()
+                                               : file.emission_buckets_size();
   const int64_t f32_size = file.emission_weights_f32_size();
   const int64_t f64_size = file.emission_weights_f64_size();
   if ((f64 ? f64_size : f32_size) != rows * L ||
@@ -356,10 +403,27 @@ void KeepStoredNames(const google::protobuf::RepeatedField<uint32_t>& stored,
   names->DeleteSubrange(kept, names->size() - kept);
 }
 
+// An exact file's stored rows keyed by their feature keys instead of their
+// buckets (indices into `keys`), and its names by row: ascending buckets
+// give ascending keys, since the table is sorted.
+void KeyRowsByFeatureKeys(const FeatureKeys& keys, ModelFile* file) {
+  const auto& buckets = file->emission_buckets();
+  file->mutable_feature_keys()->Reserve(buckets.size());
+  for (uint32_t bucket : buckets) file->add_feature_keys(keys.keys()[bucket]);
+  // Both ascend, and every named bucket is stored (KeepStoredNames).
+  auto* named = file->mutable_name_buckets();
+  int row = 0;
+  for (int k = 0; k < named->size(); ++k) {
+    while (buckets[row] != named->Get(k)) ++row;
+    named->Set(k, static_cast<uint32_t>(row));
+  }
+  file->clear_emission_buckets();
+}
+
 }  // namespace
 
 absl::Status EncodeModelWeights(const ChainLayout& layout,
-                                const BucketRows& rows,
+                                const BucketRows& rows, const FeatureKeys* keys,
                                 const SecondOrderStructure* structure,
                                 const BucketRows* pair_rows,
                                 absl::Span<const double> weights,
@@ -381,7 +445,22 @@ absl::Status EncodeModelWeights(const ChainLayout& layout,
         absl::StrCat("model has ", weights.size(),
                      " weights, its layout needs ", layout.dim()));
   }
-  if (rows.num_buckets() != file->features().num_buckets()) {
+  const bool exact = file->features().exact();
+  if (exact) {
+    file->set_format_version(kExactFormatVersion);
+    if (keys == nullptr || pair_rows != nullptr) {
+      return absl::InvalidArgumentError(
+          "exact features need their key table, and have no pair rows");
+    }
+    if (rows.num_buckets() != static_cast<uint64_t>(keys->size())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the weights' rows are over ", rows.num_buckets(),
+                       " buckets, the key table has ", keys->size(), " keys"));
+    }
+  } else if (keys != nullptr) {
+    return absl::InvalidArgumentError(
+        "a key table for hashed features (it is for features.exact)");
+  } else if (rows.num_buckets() != file->features().num_buckets()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "the weights' rows are over ", rows.num_buckets(),
         " buckets, the features hash into ", file->features().num_buckets()));
@@ -420,6 +499,7 @@ absl::Status EncodeModelWeights(const ChainLayout& layout,
                   file->mutable_names());
   KeepStoredNames(file->pair_buckets(), file->mutable_pair_name_buckets(),
                   file->mutable_pair_names());
+  if (exact) KeyRowsByFeatureKeys(*keys, file);
   file->set_weights_checksum(WeightsChecksum(*file));
   return absl::OkStatus();
 }
@@ -469,7 +549,10 @@ absl::Status CheckModelFile(const ModelFile& file) {
   if (file.magic() != kModelMagic) return absl::DataLossError("wrong magic");
   absl::Status weights = CheckWeightFields(file);
   if (!weights.ok()) return weights;
-  const uint64_t num_buckets = file.features().num_buckets();
+  // An exact file names rows, a hashed one buckets.
+  const uint64_t num_buckets =
+      file.features().exact() ? static_cast<uint64_t>(file.feature_keys_size())
+                              : file.features().num_buckets();
   absl::Status names =
       CheckNames("named", file.name_buckets(), file.names_size(), num_buckets);
   if (!names.ok()) return names;
@@ -521,6 +604,9 @@ void ReserveWeightArrays(const uint8_t* data, int size, ModelFile* file) {
         break;
       case ModelFile::kPairWeightsF64FieldNumber:
         ReserveHugePageHinted(length, file->mutable_pair_weights_f64());
+        break;
+      case ModelFile::kFeatureKeysFieldNumber:
+        ReserveHugePageHinted(length, file->mutable_feature_keys());
         break;
       case ModelFile::kFirstStageFieldNumber:
         if (length <= static_cast<uint32_t>(size - offset)) {

@@ -3,14 +3,14 @@
 // tags with them (models/chain_model.h), so that a change to the format is a
 // change to this file alone.
 //
-// Only emission rows with a non-zero weight are stored, sorted by bucket, in
-// float32 or float64; a second-order file adds its trigrams, pairs and pair
-// rows. Reading parses straight from the file into the message's arrays and
-// checks everything the model then trusts without looking again: magic,
-// version, field sizes, label ids, finite values and a checksum that also
-// covers the fields that change decoding. Writing goes through a temporary
-// file and a rename, so an interrupted save never leaves a broken model
-// behind.
+// Only emission rows with a non-zero weight are stored, sorted by bucket (by
+// feature key for exact features), in float32 or float64; a second-order
+// file adds its trigrams, pairs and pair rows. Reading parses straight from the
+// file into the message's arrays and checks everything the model then trusts
+// without looking again: magic, version, field sizes, label ids, finite values
+// and a checksum that also covers the fields that change decoding. Writing goes
+// through a temporary file and a rename, so an interrupted save never leaves a
+// broken model behind.
 //
 // Thread-safety: stateless functions over caller-owned values.
 
@@ -27,6 +27,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "features/bucket_rows.h"
+#include "features/feature_keys.h"
 #include "models/chain_layout.h"
 #include "models/model_file.pb.h"
 #include "models/second_order.h"
@@ -49,6 +50,11 @@ constexpr uint32_t kStackedFormatVersion = 8;
 // build that reads pair rows only at second order refuses the file rather
 // than decoding without them.
 constexpr uint32_t kFirstOrderPairFormatVersion = 9;
+// Exact features (FeatureConfig.exact), of any order, stacked or not: the
+// emission rows are keyed by 64-bit feature keys (ModelFile.feature_keys)
+// instead of buckets. Its own version, so that a build that knows only
+// buckets refuses the file rather than reading it without rows.
+constexpr uint32_t kExactFormatVersion = 10;
 constexpr char kModelMagic[] = "chaintag-model";
 
 // Whether `file` is a first-order model with pair rows (format 9).
@@ -68,9 +74,12 @@ uint64_t WeightsChecksum(const ModelFile& file);
 // rest are stored in file->weight_precision() (FLOAT32 when unspecified). Fails
 // on a size that does not match the layout, rows over another number of buckets
 // than the features', non-finite weights, or weights beyond float32's range for
-// FLOAT32.
+// FLOAT32. Exact features (file->features().exact()) need `keys`, their key
+// table, bucket b being key keys->keys()[b]: the file then keys each row it
+// stores by its key (feature_keys), and its names by row; hashed features
+// take none.
 absl::Status EncodeModelWeights(const ChainLayout& layout,
-                                const BucketRows& rows,
+                                const BucketRows& rows, const FeatureKeys* keys,
                                 const SecondOrderStructure* structure,
                                 const BucketRows* pair_rows,
                                 absl::Span<const double> weights,
@@ -84,8 +93,9 @@ ReadSecondOrderStructure(const ModelFile& file,
                          const std::vector<std::string>& labels);
 
 // DataLoss naming the first fault of a parsed file: the magic, the version
-// (and whether it matches the order and the first stage), field sizes, label
-// ids, non-finite weights, the checksum. A first stage is not looked into:
+// (and whether it matches the order, the first stage and exact features),
+// field sizes, label ids, non-finite weights, the feature keys (ascending,
+// distinct, one per row), the checksum. A first stage is not looked into:
 // its checksum is covered, and it is checked as a file of its own when the
 // model is built from it.
 absl::Status CheckModelFile(const ModelFile& file);

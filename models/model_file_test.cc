@@ -38,7 +38,7 @@ ModelFile EncodedFile(bool constrained_decoding = false) {
   const int L = static_cast<int>(Labels().size());
   const absl::Status status = EncodeModelWeights(
       ChainLayout{L, kBuckets}, BucketRows::Identity(kBuckets), nullptr,
-      nullptr, RandomWeights(L), &file);
+      nullptr, nullptr, RandomWeights(L), &file);
   EXPECT_TRUE(status.ok()) << status;
   return file;
 }
@@ -53,8 +53,9 @@ ModelFile EncodedSecondOrderFile() {
   layout.num_pair_rows = kBuckets;
   layout.num_pairs = structure.num_pairs();
   const BucketRows rows = BucketRows::Identity(kBuckets);
-  const absl::Status status = EncodeModelWeights(
-      layout, rows, &structure, &rows, NormalWeights(layout.dim(), 7), &file);
+  const absl::Status status =
+      EncodeModelWeights(layout, rows, nullptr, &structure, &rows,
+                         NormalWeights(layout.dim(), 7), &file);
   EXPECT_TRUE(status.ok()) << status;
   return file;
 }
@@ -107,7 +108,7 @@ TEST(ModelFileTest, KeepsTheNamesOfStoredRowsUnderTheChecksum) {
   }
   ASSERT_TRUE(EncodeModelWeights(ChainLayout{L, kBuckets},
                                  BucketRows::Identity(kBuckets), nullptr,
-                                 nullptr, RandomWeights(L), &file)
+                                 nullptr, nullptr, RandomWeights(L), &file)
                   .ok());
   ASSERT_EQ(file.emission_buckets(0), 1u);
   ASSERT_EQ(file.name_buckets_size(), 2);
@@ -143,7 +144,8 @@ TEST(ModelFileTest, EncodeChecksSizes) {
   auto encode = [&](const ModelFile& base, const ChainLayout& layout,
                     const BucketRows& rows, const std::vector<double>& w) {
     ModelFile file = base;
-    return EncodeModelWeights(layout, rows, nullptr, nullptr, w, &file);
+    return EncodeModelWeights(layout, rows, nullptr, nullptr, nullptr, w,
+                              &file);
   };
   EXPECT_FALSE(encode(header, one_label, rows, std::vector<double>(3)).ok());
   // 8 rows · 1 label + 1 + 2 = 11 is right; rows over other buckets are not.

@@ -82,7 +82,11 @@ absl::StatusOr<ChainModel> MakeModel(const PreparedCorpus& prepared,
                 header.mutable_pair_name_buckets(),
                 header.mutable_pair_names());
   }
-  return ChainModel::Create(std::move(header), space, weights);
+  // Exact features: the rows' buckets are indices into the extractor's
+  // key table, which the file records instead.
+  WeightSpace keyed = space;
+  if (prepared.extractor != nullptr) keyed.keys = prepared.extractor->keys();
+  return ChainModel::Create(std::move(header), keyed, weights);
 }
 
 SolverConfig SolverConfigFor(const PreparedCorpus& prepared) {

@@ -19,6 +19,7 @@
 #include "corpora/tag_scheme.h"
 #include "features/bigram_counts.h"
 #include "features/brown_clustering.h"
+#include "features/training_keys.h"
 #include "models/transition_constraints.h"
 #include "pipeline/conll_splits.h"
 
@@ -268,6 +269,31 @@ absl::Status MakeExamples(const std::vector<Sentence>& sentences,
   return absl::OkStatus();
 }
 
+// Exact features (features.exact): the extractor over the key table of the
+// sentences the run trains on, the training split's and, when the run
+// retrains on train + dev, the dev split's; `hashing` is the one without a
+// table.
+absl::StatusOr<FeatureExtractor> ExactExtractor(
+    const FeatureExtractor& hashing, const PreparedCorpus& prepared) {
+  if (prepared.communicator != nullptr) {
+    // A rank's table would be its shard's, and the ranks' rows differ.
+    return absl::InvalidArgumentError(
+        "config: features.exact is not supported with distributed training");
+  }
+  std::vector<const Sentence*> sentences;
+  for (const Sentence& sentence : prepared.train)
+    sentences.push_back(&sentence);
+  if (prepared.config.corpus().retrain_on_train_and_dev()) {
+    for (const Sentence& sentence : prepared.dev_features()) {
+      sentences.push_back(&sentence);
+    }
+  }
+  absl::StatusOr<std::shared_ptr<const FeatureKeys>> keys =
+      CollectTrainingKeys(hashing, sentences, WorkerThreads(prepared.config));
+  if (!keys.ok()) return keys.status();
+  return FeatureExtractor::Create(prepared.config.features(), *std::move(keys));
+}
+
 // Each split's conlleval header, for the progress stream (the test report
 // is the caller's to print).
 std::string Headline(const std::string& report) {
@@ -370,6 +396,10 @@ absl::Status ConllTask::PrepareProblem(PreparedCorpus* prepared) const {
   absl::StatusOr<FeatureExtractor> extractor =
       FeatureExtractor::Create(prepared->config.features());
   if (!extractor.ok()) return extractor.status();
+  if (extractor->exact()) {
+    extractor = ExactExtractor(*extractor, *prepared);
+    if (!extractor.ok()) return extractor.status();
+  }
   prepared->extractor =
       std::make_unique<FeatureExtractor>(std::move(*extractor));
   // Labels in order of first appearance: train first, then dev when it is
@@ -468,6 +498,12 @@ void ConllTask::ReportCorpus(const PreparedCorpus& prepared,
           ? absl::StrFormat(", %d seen at least %d times",
                             prepared.rows->size(), min_count)
           : "";
+  if (prepared.extractor->exact()) {
+    say(absl::StrFormat(
+        "features: %d distinct attributes, exact (a row each%s), dim %d",
+        stats.distinct_attributes, kept, prepared.problem->layout().dim()));
+    return;
+  }
   say(absl::StrFormat(
       "features: %d distinct attributes in %d buckets (%d used%s), collision "
       "rate %.2f%%, dim %d",

@@ -312,5 +312,45 @@ TEST_F(ConllTaskTest, ConfigErrorsAreNamed) {
   EXPECT_EQ(halved.dev.size(), 6u);
 }
 
+TEST_F(ConllTaskTest, ExactFeaturesKeyTheRowsOfWhatTheRunTrainsOn) {
+  PipelineConfig config = TinyConfig();
+  config.mutable_features()->set_exact(true);
+  PreparedCorpus prepared;
+  ASSERT_TRUE(Prepare(config, &prepared).ok());
+  // John met Mary Acme Corp grew Paris . and the bias: a row each.
+  EXPECT_EQ(prepared.extractor->num_buckets(), 9u);
+  EXPECT_EQ(prepared.rows->size(), 9);
+  PipelineResult result;
+  std::vector<std::string> lines;
+  task_.ReportCorpus(
+      prepared, [&lines](const std::string& line) { lines.push_back(line); },
+      &result);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_THAT(lines[1], HasSubstr("9 distinct attributes, exact (a row each)"));
+
+  // Retraining on train + dev: the table holds dev's words too, which the
+  // train-only problem has no rows for and the train + dev problem has.
+  std::ofstream(TmpDir() + "/tiny_dev.txt", std::ios::app) << "Rome I-LOC\n\n";
+  config.mutable_corpus()->set_retrain_on_train_and_dev(true);
+  PreparedCorpus retrained;
+  ASSERT_TRUE(Prepare(config, &retrained).ok());
+  EXPECT_EQ(retrained.extractor->num_buckets(), 10u);
+  EXPECT_EQ(retrained.rows->size(), 9);
+  ASSERT_TRUE(task_.PrepareRetrainingProblem(&retrained).ok());
+  EXPECT_EQ(retrained.rows_with_dev->size(), 10);
+
+  // A rank of a distributed run would see only its shard's keys.
+  ThreadHub hub(1);
+  ThreadCommunicator communicator(&hub, 0);
+  PipelineOptions distributed = options_;
+  distributed.communicator = &communicator;
+  PreparedCorpus rank;
+  rank.config = TinyConfig();
+  rank.config.mutable_features()->set_exact(true);
+  task_.ResolveConfig(&rank.config);
+  EXPECT_THAT(task_.Prepare(distributed, &rank).message(),
+              HasSubstr("features.exact is not supported with distributed"));
+}
+
 }  // namespace
 }  // namespace chaintag

@@ -170,6 +170,21 @@ class ToyModelTest(unittest.TestCase):
         sentence = ["w3", "w4", "w5", "w3"]
         self.assertEqual(loaded.tag(sentence), self.model.tag(sentence))
 
+    def test_exact_features_tag_the_same_from_the_file(self):
+        model, _ = chaintag.train(toy_config(self.dir),
+                                  {"features.exact": True,
+                                   "features.bias": False},
+                                  progress=False)
+        path = os.path.join(self.dir, "exact.model")
+        model.save(path)
+        loaded = chaintag.Model.load(path)
+        for sentence in (["w3", "w4", "w5", "w3"], ["w0", "unseen", "w8"]):
+            self.assertEqual(loaded.tag(sentence), model.tag(sentence))
+            labelings, scores = loaded.nbest(sentence, 3)
+            expected_labelings, expected_scores = model.nbest(sentence, 3)
+            self.assertEqual(labelings, expected_labelings)
+            np.testing.assert_array_equal(scores, expected_scores)
+
     def all_labelings(self, model, tokens):
         total = len(model.labels) ** len(tokens)
         labelings, scores = model.nbest(tokens, total + 5)
