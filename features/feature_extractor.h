@@ -77,7 +77,9 @@ class FeatureExtractor {
   // Fills `out` (cleared first, capacity reused) with one row per token:
   // buckets ascending, equal buckets merged by summing their values. Fails
   // when a template reads an attribute the sentence does not have (every
-  // column, for a sentence with attribute lists).
+  // column, for a sentence with attribute lists); the error begins with the
+  // sentence's "source:first_line: " when it has a source, so callers return
+  // it as it is.
   absl::Status Extract(const Sentence& sentence, FeatureSequence* out) const;
 
   // For scoring, where neither order nor merging changes a score (beyond

@@ -258,12 +258,10 @@ absl::Status MakeExamples(const std::vector<Sentence>& sentences,
       (*examples)[i].pair_features.Compact();
     }
   }
-  for (size_t i = 0; i < errors.size(); ++i) {
-    if (!errors[i].ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(sentences[i].source, ":", sentences[i].first_line, ": ",
-                       errors[i].message()));
-    }
+  // The extractor's errors name the sentence's file and line already
+  // (FeatureExtractor::Extract), so they are returned as they are.
+  for (const absl::Status& error : errors) {
+    if (!error.ok()) return error;
   }
   return absl::OkStatus();
 }

@@ -293,6 +293,18 @@ TEST_F(ConllTaskTest, ExamplesHoldTheirSentencesFeaturesAcrossChunks) {
   }
 }
 
+TEST_F(ConllTaskTest, AnExtractionErrorNamesTheFileOnce) {
+  PipelineConfig config = TinyConfig();
+  FeatureTemplate* reads_one = config.mutable_features()->add_templates();
+  reads_one->set_name("w[1]");
+  reads_one->add_parts()->set_attribute(1);
+  PreparedCorpus prepared;
+  EXPECT_EQ(Prepare(config, &prepared).message(),
+            absl::StrCat(TmpDir(),
+                         "/tiny_train.txt:1: template 'w[1]' (#1) reads "
+                         "attribute 1 but the sentence has 1 attributes"));
+}
+
 TEST_F(ConllTaskTest, ConfigErrorsAreNamed) {
   PipelineConfig config = TinyConfig();
   config.mutable_corpus()->clear_train();
