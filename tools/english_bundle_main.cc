@@ -187,7 +187,8 @@ int StageConfig(const StageSpec& spec, const std::string& out_dir,
   }
   *config = *std::move(read);
   // AssignmentsNameStages checked the lists.
-  for (const std::string& assignment : SetAssignments().value()) {
+  const std::vector<std::string> assignments = *SetAssignments();
+  for (const std::string& assignment : assignments) {
     if (!absl::StartsWith(assignment, spec.name + ".")) continue;
     absl::Status set = ApplyAssignment(
         absl::string_view(assignment).substr(spec.name.size() + 1), config);
