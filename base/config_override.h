@@ -1,7 +1,8 @@
 // Setting any field of a config proto from text, by its dotted path
 // ("solver.lambda=1e-4", "features.num_buckets=2097152", enums by value
-// name in any case), through protobuf reflection: one mechanism for every
-// tool's overrides.
+// name in any case, repeated fields by a list: "corpus.format.
+// attribute_columns=[0,2]"), through protobuf reflection: one mechanism for
+// every tool's overrides.
 //
 // Thread-safety: stateless functions; each call mutates only its message.
 
@@ -9,6 +10,7 @@
 #define CHAINTAG_BASE_CONFIG_OVERRIDE_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -19,10 +21,13 @@
 
 namespace chaintag {
 
-// Sets the singular scalar field at `path` (field names joined by '.',
-// through singular message fields) of `root` from `value`: numbers, bools
-// (true/false/1/0), strings, enums by value name (case-insensitive). Errors
-// name the path and list the fields or values that exist.
+// Sets the scalar field at `path` (field names joined by '.', through
+// singular message fields) of `root` from `value`: numbers, bools
+// (true/false/1/0), strings, enums by value name (case-insensitive). A
+// repeated scalar field takes a list in brackets, "[0,2]" (blanks around
+// the elements ignored; an element cannot hold ',' or ']'), which replaces
+// its values; "[]" clears it. Errors name the path and list the fields or
+// values that exist; a failed call changes nothing.
 absl::Status SetFieldByPath(absl::string_view path, absl::string_view value,
                             google::protobuf::Message* root);
 
@@ -37,7 +42,16 @@ absl::Status ApplyAssignment(absl::string_view assignment,
 absl::StatusOr<std::string> FieldDefaultByPath(
     const google::protobuf::Descriptor& root, absl::string_view path);
 
-// ApplyAssignment for each, in order; stops at the first error.
+// The assignments of `pieces` split at every comma (as Abseil parses a
+// std::vector<std::string> flag, "--set=a=1,b=[0,2]" gives "a=1", "b=[0",
+// "2]"): the pieces of a list, from the one whose value opens it with '['
+// to the one that ends with ']', joined again with commas. Errors on a
+// list that is never closed.
+absl::StatusOr<std::vector<std::string>> JoinListPieces(
+    absl::Span<const std::string> pieces);
+
+// ApplyAssignment for each assignment of JoinListPieces(assignments), in
+// order; stops at the first error.
 absl::Status ApplyAssignments(absl::Span<const std::string> assignments,
                               google::protobuf::Message* root);
 

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "base/config_override_test.pb.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace chaintag {
@@ -10,6 +11,8 @@ namespace {
 
 using override_test::Inner;
 using override_test::Outer;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
 
 TEST(ConfigOverrideTest, AllScalarKinds) {
   Inner config;
@@ -73,6 +76,60 @@ TEST(ConfigOverrideTest, ErrorsNameThePathAndWhatExists) {
   EXPECT_FALSE(ApplyAssignment("=1", &config).ok());
   // A failed override changes no value.
   EXPECT_FALSE(config.solver().has_lambda());
+}
+
+TEST(ConfigOverrideTest, RepeatedFieldsTakeAListThatReplacesThem) {
+  Outer config;
+  config.mutable_solver()->add_columns(7);
+  ASSERT_TRUE(ApplyAssignment("solver.columns=[0,2]", &config).ok());
+  EXPECT_THAT(config.solver().columns(), ElementsAre(0, 2));
+  ASSERT_TRUE(ApplyAssignment("solver.columns=[ 3 , 1 ]", &config).ok());
+  EXPECT_THAT(config.solver().columns(), ElementsAre(3, 1));
+  ASSERT_TRUE(ApplyAssignment("solver.paths=[a.txt,b=c.txt]", &config).ok());
+  EXPECT_THAT(config.solver().paths(), ElementsAre("a.txt", "b=c.txt"));
+  ASSERT_TRUE(ApplyAssignment("solver.schemes=[iobes,IOB2]", &config).ok());
+  EXPECT_THAT(config.solver().schemes(),
+              ElementsAre(override_test::IOBES, override_test::IOB2));
+  ASSERT_TRUE(ApplyAssignment("solver.columns=[]", &config).ok());
+  EXPECT_THAT(config.solver().columns(), IsEmpty());
+  ASSERT_TRUE(ApplyAssignment("solver.columns=[5]", &config).ok());
+  EXPECT_THAT(config.solver().columns(), ElementsAre(5));
+
+  // Errors say what a list is; a bad element changes nothing.
+  absl::Status status = ApplyAssignment("solver.columns=4", &config);
+  EXPECT_EQ(status.message(),
+            "solver.columns: Inner.columns is a repeated field: give its "
+            "values as a list in brackets, which replaces them "
+            "(columns=[v1,v2], or [] for none), not \"4\"");
+  status = ApplyAssignment("solver.columns=[1,x]", &config);
+  EXPECT_EQ(status.message(),
+            "solver.columns: Inner.columns: \"x\" is not a 32-bit integer");
+  status = ApplyAssignment("solver.columns=[1,,2]", &config);
+  EXPECT_EQ(status.message(),
+            "solver.columns: Inner.columns: \"\" is not a 32-bit integer");
+  EXPECT_THAT(config.solver().columns(), ElementsAre(5));
+  EXPECT_EQ(ApplyAssignment("runs=[1]", &config).message(),
+            "Outer.runs is a list of messages, not a scalar field; set it in "
+            "the config file");
+}
+
+TEST(ConfigOverrideTest, ListsSplitAtTheirCommasAreJoined) {
+  // --set=name=x,solver.columns=[0,2],model.columns=[1] as Abseil splits it.
+  Outer config;
+  ASSERT_TRUE(ApplyAssignments({"name=x", "solver.columns=[0", "2]",
+                                "model.columns=[1]", "solver.gap_check=3"},
+                               &config)
+                  .ok());
+  EXPECT_EQ(config.name(), "x");
+  EXPECT_THAT(config.solver().columns(), ElementsAre(0, 2));
+  EXPECT_THAT(config.model().columns(), ElementsAre(1));
+  EXPECT_EQ(config.solver().gap_check(), 3);
+  EXPECT_EQ(ApplyAssignments({"solver.columns=[0", "2"}, &config).message(),
+            "\"solver.columns=[0,2\": the list has no closing ']' (a list is "
+            "[v1,v2,...])");
+  // A piece outside a list is an assignment of its own.
+  EXPECT_EQ(ApplyAssignments({"solver.lambda=1", "2]"}, &config).message(),
+            "\"2]\" is not path=value (e.g. solver.lambda=1e-4)");
 }
 
 TEST(ConfigOverrideTest, FieldDefaultsReadBackAsTheirValues) {

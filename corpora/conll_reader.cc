@@ -133,6 +133,7 @@ absl::Status ConllReader::ResolveLayout() {
   }
 
   num_fields_ = num_fields;
+  layout_line_ = line_number_;
   label_column_ = label;
   resolved_ = format_;
   resolved_.set_label_column(label);
@@ -398,8 +399,10 @@ absl::StatusOr<bool> ConllReader::Next(Item* item) {
       if (!status_.ok()) return status_;
     }
     if (static_cast<int>(fields_.size()) != num_fields_) {
-      status_ = Error(absl::StrCat("expected ", num_fields_, " fields, got ",
-                                   fields_.size()));
+      status_ = Error(absl::StrCat(
+          "expected ", num_fields_, " fields, got ", fields_.size(),
+          " (every token line has the fields of the first, line ", layout_line_,
+          ")"));
       return status_;
     }
     if (!in_sentence) {

@@ -120,6 +120,7 @@ class ConllReader {
   bool layout_fixed_ = false;
   bool has_labels_ = true;
   int num_fields_ = 0;
+  int64_t layout_line_ = 0;  // the first token line, which fixed the layout
   int label_column_ = -1;
   std::vector<int> attribute_columns_;
 };

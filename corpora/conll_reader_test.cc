@@ -193,17 +193,20 @@ TEST(ConllReaderTest, WrongFieldCountNamesSourceAndLine) {
   const absl::Status status = ReadError(
       "a DT B-NP\ncat NN I-NP\n\ndog NN I-NP\nran VBD\n", ConllFormat());
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(status.message(), "train.txt:5: expected 3 fields, got 2");
+  EXPECT_EQ(status.message(),
+            "train.txt:5: expected 3 fields, got 2 (every token line has the "
+            "fields of the first, line 1)");
 }
 
 TEST(ConllReaderTest, ErrorIsSticky) {
   std::istringstream input("a b c\nd e\nf g h\n");
   ConllReader reader(&input, "x", ConllFormat());
   ConllReader::Item item;
-  EXPECT_EQ(reader.Next(&item).status().message(),
-            "x:2: expected 3 fields, got 2");
-  EXPECT_EQ(reader.Next(&item).status().message(),
-            "x:2: expected 3 fields, got 2");
+  const std::string message =
+      "x:2: expected 3 fields, got 2 (every token line has the fields of the "
+      "first, line 1)";
+  EXPECT_EQ(reader.Next(&item).status().message(), message);
+  EXPECT_EQ(reader.Next(&item).status().message(), message);
 }
 
 TEST(ConllReaderTest, LabelColumnInTheMiddle) {
@@ -276,9 +279,11 @@ TEST(ConllReaderTest, AllowMissingLabelWithResolvedFormat) {
 
   // Missing consistently, not line by line.
   EXPECT_EQ(ReadError("a DT\ncat NN I-NP\n", format).message(),
-            "train.txt:2: expected 2 fields, got 3");
+            "train.txt:2: expected 2 fields, got 3 (every token line has the "
+            "fields of the first, line 1)");
   EXPECT_EQ(ReadError("a DT B-NP\ncat NN\n", format).message(),
-            "train.txt:2: expected 3 fields, got 2");
+            "train.txt:2: expected 3 fields, got 2 (every token line has the "
+            "fields of the first, line 1)");
   format.set_allow_missing_label(false);
   EXPECT_EQ(ReadError("a DT\n", format).message(),
             "train.txt:1: label column 2 out of range (2 fields)");

@@ -160,4 +160,36 @@ std::vector<std::string> ConvertTags(const std::vector<std::string>& tags,
   return out;
 }
 
+void TagSchemeInference::Add(const std::vector<std::string>& tags) {
+  SplitTag prev{"O", ""};
+  for (const std::string& tag : tags) {
+    if (tag == "O") {
+      prev = {"O", ""};
+      continue;
+    }
+    const bool chunk_prefix = !tag.empty() && (tag[0] == 'B' || tag[0] == 'I' ||
+                                               tag[0] == 'E' || tag[0] == 'S');
+    if (!chunk_prefix || (tag.size() > 1 && tag[1] != '-')) {
+      if (plain_label_.empty()) plain_label_ = tag.empty() ? "''" : tag;
+      prev = Split(tag, "O");
+      continue;
+    }
+    chunk_tags_ = true;
+    if (tag.size() > 2) typed_ = true;
+    if (tag[0] == 'E' || tag[0] == 'S') iobes_ = true;
+    const SplitTag cur = Split(tag, "O");
+    if (StartOfChunk(prev, cur)) {
+      if (tag[0] == 'B') ++begins_with_b_;
+      if (tag[0] == 'I') ++begins_with_i_;
+    }
+    prev = cur;
+  }
+}
+
+TagScheme TagSchemeInference::scheme() const {
+  if (!chunk_tags_ || !plain_label_.empty()) return NONE;
+  if (iobes_) return IOBES;
+  return begins_with_i_ > begins_with_b_ ? IOB1 : IOB2;
+}
+
 }  // namespace chaintag

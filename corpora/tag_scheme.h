@@ -7,6 +7,7 @@
 #ifndef CHAINTAG_CORPORA_TAG_SCHEME_H_
 #define CHAINTAG_CORPORA_TAG_SCHEME_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,41 @@ std::vector<Chunk> ExtractChunks(const std::vector<std::string>& tags,
 std::vector<std::string> ConvertTags(const std::vector<std::string>& tags,
                                      TagScheme from, TagScheme to,
                                      absl::string_view outside = "O");
+
+// How a corpus's labels are encoded, read from the labels themselves (for a
+// config that names no tag scheme). The labels are chunk tags when every one
+// is "O" or B, I, E or S, alone (an untyped chunk tag, "B") or followed by
+// '-' and a type ("B-NP"), and some are not "O". Chunk tags are IOBES when
+// some begin with E or S; otherwise IOB1 when more chunks begin with I than
+// with B (IOB1 writes B only where a chunk follows one of its type), else
+// IOB2. Other labels (POS tags, characters, letters) are NONE: plain labels,
+// scored by token accuracy. The scheme never changes the chunks conlleval
+// reads, only how predictions are written back and which transitions are
+// valid.
+//
+//   TagSchemeInference inference;
+//   for (const Sentence& s : train) inference.Add(s.tags);
+//   format.set_tag_scheme(inference.scheme());
+class TagSchemeInference {
+ public:
+  // The tags of one sentence, in order.
+  void Add(const std::vector<std::string>& tags);
+
+  TagScheme scheme() const;
+  // Some chunk tag has a type ("B-NP"); false for B/I/O alone, whose chunks
+  // are all of one (empty) type.
+  bool typed() const { return typed_; }
+  // The first label that is not a chunk tag ("" when there is none).
+  const std::string& plain_label() const { return plain_label_; }
+
+ private:
+  bool typed_ = false;
+  bool chunk_tags_ = false;  // some label is a chunk tag other than "O"
+  bool iobes_ = false;
+  int64_t begins_with_b_ = 0;
+  int64_t begins_with_i_ = 0;
+  std::string plain_label_;
+};
 
 }  // namespace chaintag
 

@@ -173,5 +173,52 @@ TEST(TagSchemeTest, AgreesWithConllevalOnSequencesWithoutIobes) {
   EXPECT_GT(checked, 10000);
 }
 
+TagSchemeInference Infer(const std::vector<Tags>& sentences) {
+  TagSchemeInference inference;
+  for (const Tags& tags : sentences) inference.Add(tags);
+  return inference;
+}
+
+TEST(TagSchemeInferenceTest, ChunkTagsAndTheirScheme) {
+  // CoNLL-2000: every chunk begins with B.
+  TagSchemeInference iob2 =
+      Infer({{"B-NP", "I-NP", "B-VP", "O"}, {"B-PP", "B-NP", "I-NP"}});
+  EXPECT_EQ(iob2.scheme(), IOB2);
+  EXPECT_TRUE(iob2.typed());
+  // CoNLL-2003: I begins a chunk, B only between two of a type.
+  EXPECT_EQ(Infer({{"I-PER", "O", "I-LOC", "I-LOC"},
+                   {"I-ORG", "B-ORG", "O"},
+                   {"O", "I-MISC"}})
+                .scheme(),
+            IOB1);
+  // A chunk of another type after I-X begins there too.
+  EXPECT_EQ(Infer({{"I-PER", "I-LOC"}}).scheme(), IOB1);
+  // A stray I-X in IOB2 data does not outvote the B-X starts.
+  EXPECT_EQ(Infer({{"B-NP", "I-NP", "O", "I-NP"}, {"B-VP"}}).scheme(), IOB2);
+  EXPECT_EQ(Infer({{"B-PER", "E-PER", "O", "S-LOC"}}).scheme(), IOBES);
+  // Untyped chunk tags (word segmentation): chunks of one type.
+  TagSchemeInference untyped = Infer({{"B", "I", "B", "B", "I", "I"}});
+  EXPECT_EQ(untyped.scheme(), IOB2);
+  EXPECT_FALSE(untyped.typed());
+  EXPECT_EQ(Infer({{"B", "E", "S", "B", "I", "E"}}).scheme(), IOBES);
+  EXPECT_EQ(Infer({{"B", "O", "I"}, {"I", "O"}}).scheme(), IOB1);
+}
+
+TEST(TagSchemeInferenceTest, OtherLabelsArePlain) {
+  // POS tags: a label outside the chunk form anywhere makes all plain.
+  TagSchemeInference pos = Infer({{"NN", "VBZ", "DT"}});
+  EXPECT_EQ(pos.scheme(), NONE);
+  EXPECT_EQ(pos.plain_label(), "NN");
+  TagSchemeInference mixed = Infer({{"B-NP", "I-NP"}, {"O", "IN", "B-NP"}});
+  EXPECT_EQ(mixed.scheme(), NONE);
+  EXPECT_EQ(mixed.plain_label(), "IN");
+  // "BI" and "Is" are not B-/I- tags; letters of OCR are plain.
+  EXPECT_EQ(Infer({{"BI", "I"}}).scheme(), NONE);
+  EXPECT_EQ(Infer({{"b", "i"}}).scheme(), NONE);
+  // Only "O": no chunk at all.
+  EXPECT_EQ(Infer({{"O", "O"}}).scheme(), NONE);
+  EXPECT_EQ(Infer({}).scheme(), NONE);
+}
+
 }  // namespace
 }  // namespace chaintag

@@ -94,7 +94,9 @@ class FeatureExtractor {
   // buckets ascending, equal buckets merged by summing their values (exact
   // features: only those with a bucket). Fails when a template reads an
   // attribute the sentence does not have (every column, for a sentence
-  // with attribute lists), and for exact features without a key table.
+  // with attribute lists), and for exact features without a key table; the
+  // error begins with the sentence's "source:first_line: " when it has a
+  // source, so callers return it as it is.
   absl::Status Extract(const Sentence& sentence, FeatureSequence* out) const;
 
   // For scoring, where neither order nor merging changes a score (beyond

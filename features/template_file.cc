@@ -38,6 +38,11 @@ absl::string_view StripComment(absl::string_view line) {
   return line;
 }
 
+// Advances *i past blanks (spaces, tabs).
+void SkipBlanks(absl::string_view text, size_t* i) {
+  while (*i < text.size() && IsBlank(text[*i])) ++*i;
+}
+
 // Reads an optionally signed decimal integer at text[*i].
 bool ReadInt(absl::string_view text, size_t* i, int64_t* value) {
   bool negative = false;
@@ -107,13 +112,22 @@ bool ParseMacros(absl::string_view line, FeatureTemplate* tmpl,
           absl::StrCat("Wapiti's '", line.substr(i, 1),
                        "' rows (absolute, indirect) are not supported"));
     }
+    // Wapiti reads the numbers with sscanf's "[%i,%u", which skips blanks
+    // before each of them ("%x[ 0,0]" in its shipped pattern files) but not
+    // after; so does chaintag.
     int64_t row = 0, col = 0;
+    SkipBlanks(line, &i);
     if (!ReadInt(line, &i, &row)) return fail("expected a row number");
-    if (i >= line.size() || line[i] != ',') return fail("expected ','");
+    if (i >= line.size() || line[i] != ',') {
+      return fail(
+          i < line.size() && IsBlank(line[i])
+              ? "expected ',' (a blank may come before a number, not after it)"
+              : "expected ','");
+    }
     ++i;
+    SkipBlanks(line, &i);
     const size_t col_start = i;
-    if (!ReadInt(line, &i, &col) || line[col_start] == '-' ||
-        line[col_start] == '+') {
+    if (!ReadInt(line, &i, &col) || line[col_start] == '-') {
       return fail("expected a column number (>= 0)");
     }
     if (part.transform() != TemplatePart::IDENTITY) {
@@ -138,7 +152,12 @@ bool ParseMacros(absl::string_view line, FeatureTemplate* tmpl,
       }
       part.set_pattern(regex);
     }
-    if (i >= line.size() || line[i] != ']') return fail("expected ']'");
+    if (i >= line.size() || line[i] != ']') {
+      return fail(
+          i < line.size() && IsBlank(line[i])
+              ? "expected ']' (a blank may come before a number, not after it)"
+              : "expected ']'");
+    }
     ++i;
     part.set_offset(static_cast<int32_t>(row));
     part.set_attribute(static_cast<int32_t>(col));

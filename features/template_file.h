@@ -17,8 +17,11 @@
 //   %X[row,col]        (Wapiti) the value, ASCII-lowercased (lowercase)
 //   %t[row,col,"re"]   "true" / "false": does re match      (REGEX_TEST)
 //   %m[row,col,"re"]   the leftmost match of re, "" if none (REGEX_MATCH)
-// %T is %t (its values are lower case already). Wapiti's %M (the match
-// lowercased), `@` (absolute) and `*` (indirect) rows are refused. Text
+// %T is %t (its values are lower case already). Blanks may come before the
+// row and before the column ("%x[ 0, 0]", as Wapiti's shipped pattern files
+// write them; Wapiti reads "[%i,%u"), nowhere else inside the brackets.
+// Wapiti's %M (the match lowercased), `@` (absolute) and `*` (indirect) rows
+// are refused, naming the file, line and column. Text
 // before the first macro (the identifier, "U01:") and between macros
 // becomes the template's literals; the template's name is the whole line.
 // Blank lines are skipped; `#` at the start of a line, or after a blank,
@@ -47,10 +50,13 @@
 // in RE2 they are refused as bad regexes (naming the line) or mean
 // something else (\a the bell character, \A the start of the text).
 //
-// Differences from CRF++: CRF++ keys a feature by its expanded string, so
-// two lines that expand alike share a weight; chaintag keys it by the
-// line's index and the macro values (the literals name, never hash). CRF++
-// refuses rows beyond ±8 (±4 in old versions); NUMBERED reaches ±1024.
+// Differences from CRF++: CRF++ reads only %x, with no blanks in macros,
+// and skips a line that starts with anything but U or B without a word;
+// chaintag reads u, b and * lines as Wapiti does and refuses other kinds.
+// CRF++ keys a feature by its expanded string, so two lines that expand
+// alike share a weight; chaintag keys it by the line's index and the macro
+// values (the literals name, never hash). CRF++ refuses rows beyond ±8 (±4
+// in old versions); NUMBERED reaches ±1024.
 //
 // Thread-safety: functions of their arguments (and the file they read).
 

@@ -171,6 +171,76 @@ TEST(TemplateFileTest, WapitiPatterns) {
                           ElementsAre("*:w=the", "b:p=VBZ/DT")));
 }
 
+TEST(TemplateFileTest, BlanksBeforeTheNumbersAsWapitiReadsThem) {
+  // Wapiti's sscanf("[%i,%u") skips blanks before each number.
+  const TemplateFile blanks = Parse(
+      "U:Wrd-1 X=%x[ 0,0]\n"
+      "U:a=%x[\t-1, 1]\n"
+      "U:t=%t[ 0, +0,\"^[A-Z]\"]\n");
+  const TemplateFile tight = Parse(
+      "U:Wrd-1 X=%x[0,0]\n"
+      "U:a=%x[-1,1]\n"
+      "U:t=%t[0,0,\"^[A-Z]\"]\n");
+  ASSERT_EQ(blanks.templates.size(), 3u);
+  EXPECT_EQ(blanks.templates[0].name(), "U:Wrd-1 X=%x[ 0,0]");
+  EXPECT_THAT(blanks.templates[0].literals(), ElementsAre("U:Wrd-1 X=", ""));
+  EXPECT_EQ(blanks.templates[1].parts(0).offset(), -1);
+  EXPECT_EQ(blanks.templates[1].parts(0).attribute(), 1);
+  EXPECT_EQ(blanks.templates[2].parts(0).pattern(), "^[A-Z]");
+  EXPECT_THAT(Names(blanks, FeatureConfig::WAPITI, HeReckons())[0],
+              ElementsAre("U:Wrd-1 X=He", "U:a=_x-1", "U:t=true"));
+  // The same features as without the blanks: the hash reads the line's
+  // index and the values.
+  absl::StatusOr<FeatureExtractor> a =
+      FeatureExtractor::Create(ConfigOf(blanks, FeatureConfig::WAPITI));
+  absl::StatusOr<FeatureExtractor> b =
+      FeatureExtractor::Create(ConfigOf(tight, FeatureConfig::WAPITI));
+  ASSERT_TRUE(a.ok() && b.ok());
+  std::vector<int32_t> o1, o2;
+  std::vector<uint64_t> h1, h2;
+  std::vector<float> v1, v2;
+  ASSERT_TRUE(a->ExtractHashes(HeReckons(), &o1, &h1, &v1).ok());
+  ASSERT_TRUE(b->ExtractHashes(HeReckons(), &o2, &h2, &v2).ok());
+  EXPECT_EQ(h1, h2);
+
+  // Wapiti refuses a blank after a number, and so does chaintag, saying
+  // where.
+  absl::StatusOr<TemplateFile> after =
+      ParseTemplateFile("*\nU:a=%x[0 ,0]\n", "chpattern.txt");
+  EXPECT_EQ(after.status().message(),
+            "chpattern.txt:2: expected ',' (a blank may come before a "
+            "number, not after it) in the macro at column 5: 'U:a=%x[0 ,0]'");
+  after = ParseTemplateFile("U:a=%x[ 0,0 ]\n", "chpattern.txt");
+  EXPECT_EQ(after.status().message(),
+            "chpattern.txt:1: expected ']' (a blank may come before a "
+            "number, not after it) in the macro at column 5: "
+            "'U:a=%x[ 0,0 ]'");
+}
+
+TEST(TemplateFileTest, AWapitiChunkingPatternFile) {
+  absl::StatusOr<TemplateFile> file =
+      ReadTemplateFile("features/testdata/wapiti_chunking.pattern");
+  ASSERT_TRUE(file.ok()) << file.status();
+  // `*`, 7 word, 3 shape and 12 POS lines, and `*:Pos`.
+  ASSERT_EQ(file->templates.size(), 24u);
+  ASSERT_EQ(file->pair_templates.size(), 1u);
+  EXPECT_TRUE(file->plain_transitions);
+  EXPECT_EQ(file->templates[3].name(), "U:Wrd   X=%x[ 0,0]");
+  EXPECT_EQ(file->templates[10].name(), "U:Suf   X=%m[ 0,0,\".?.?.?$\"]");
+  EXPECT_EQ(file->pair_templates[0].name(), "*:Pos   X=%x[ 0,1]");
+  EXPECT_THAT(
+      Names(*file, FeatureConfig::WAPITI, HeReckons())[1],
+      ElementsAre("*", "U:Wrd-2 X=_x-1", "U:Wrd-1 X=He", "U:Wrd   X=reckons",
+                  "U:Wrd+1 X=the", "U:Wrd+2 X=_x+1", "U:Wrd-1 X=He/reckons",
+                  "U:Wrd+1 X=reckons/the", "U:Cap   X=false", "U:Num   X=false",
+                  "U:Suf   X=ons", "U:Pos-2 X=_x-1", "U:Pos-1 X=PRP",
+                  "U:Pos   X=VBZ", "U:Pos+1 X=DT", "U:Pos+2 X=_x+1",
+                  "U:Pos-2 X=_x-1/PRP", "U:Pos-1 X=PRP/VBZ", "U:Pos+1 X=VBZ/DT",
+                  "U:Pos+2 X=DT/_x+1", "U:Pos-3 X=_x-1/PRP/VBZ",
+                  "U:Pos   X=PRP/VBZ/DT", "U:Pos+3 X=VBZ/DT/_x+1",
+                  "*:Pos   X=VBZ"));
+}
+
 TEST(TemplateFileTest, BareBigramsAndMacroFreeLines) {
   TemplateFile file = Parse("B\n");
   EXPECT_TRUE(file.plain_transitions);
@@ -216,6 +286,10 @@ TEST(TemplateFileTest, ErrorsNameTheFileAndLine) {
       {"U01:%x[0,-1]", "expected a column number"},
       {"U01:%x[0;0]", "expected ','"},
       {"U01:%x[@1,0]", "absolute, indirect"},
+      {"U01:%x[*1,0]", "absolute, indirect"},
+      {"U01:%x[0 ,0]", "expected ','"},
+      {"U01:%x[0,0 ]", "expected ']'"},
+      {"U01:%x[ ,0]", "expected a row number"},
       {"U01:%t[0,0]", "expected ,\"regex\""},
       {"U01:%t[0,0,\"abc]", "an unterminated quote"},
       {"U01:%m[0,0,\"(\"]", "a bad regex \"(\""},

@@ -6,7 +6,10 @@
 #include <iterator>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/types/span.h"
 #include "base/communicator.h"
 #include "base/paths.h"
@@ -41,12 +44,67 @@ absl::StatusOr<std::vector<Sentence>> ReadTrainingFile(
   return sentences;
 }
 
+// The note of a tag scheme read from the labels, for the progress stream.
+std::string SchemeNote(const TagSchemeInference& inference) {
+  const TagScheme scheme = inference.scheme();
+  if (scheme == NONE) {
+    return inference.plain_label().empty()
+               ? "labels all O: scored by token accuracy"
+               : absl::StrCat("labels such as '", inference.plain_label(),
+                              "' are not chunk tags: scored by token "
+                              "accuracy");
+  }
+  std::string tags = scheme == IOBES ? "B-X, I-X, E-X, S-X, O" : "B-X, I-X, O";
+  if (!inference.typed()) absl::StrReplaceAll({{"-X", ""}}, &tags);
+  return absl::StrCat("labels ", tags, ": ",
+                      absl::AsciiStrToUpper(TagSchemeName(scheme)), " chunks",
+                      inference.typed() ? "" : " of one type",
+                      ", scored by conlleval F1");
+}
+
+// A tag scheme read from the labels, into the format the run reads with and
+// the config the model records (and the training scheme, when unset).
+void SetSchemeFromLabels(const TagSchemeInference& inference,
+                         PreparedCorpus* prepared) {
+  const TagScheme scheme = inference.scheme();
+  prepared->format.set_tag_scheme(scheme);
+  prepared->config.mutable_corpus()->mutable_format()->set_tag_scheme(scheme);
+  ModelConfig* model = prepared->config.mutable_model();
+  if (model->train_scheme() == TAG_SCHEME_UNSPECIFIED) {
+    model->set_train_scheme(scheme);
+  }
+  prepared->inferred_input = SchemeNote(inference);
+}
+
+// The note of columns read from the file (the config lists none).
+std::string ColumnsNote(const ConllFormat& resolved, int num_columns) {
+  const int attributes = resolved.attribute_columns_size();
+  bool in_order = resolved.label_column() == num_columns - 1;
+  for (int c = 0; c < attributes; ++c) {
+    in_order = in_order && resolved.attribute_columns(c) == c;
+  }
+  if (in_order) {
+    return absl::StrCat(
+        num_columns, " columns, the label the last, %x[row,c] reading column c",
+        attributes == 1 ? " (0)" : absl::StrCat(" (0..", attributes - 1, ")"));
+  }
+  return absl::StrCat(num_columns, " columns, the label in column ",
+                      resolved.label_column(), ", attributes 0..",
+                      attributes - 1, " in columns ",
+                      absl::StrJoin(resolved.attribute_columns(), ", "));
+}
+
 // The attribute whose words features.cluster_source clusters.
 int ClusterAttribute(const PreparedCorpus& prepared) {
   return prepared.config.features().cluster_source().attribute();
 }
 
 }  // namespace
+
+bool SchemeFromLabels(const PipelineConfig& config) {
+  const ConllFormat& format = config.corpus().format();
+  return format.layout() == ConllFormat::COLUMNS && !format.has_tag_scheme();
+}
 
 absl::StatusOr<size_t> DevFractionCount(const CorpusConfig& corpus,
                                         size_t count) {
@@ -115,6 +173,12 @@ absl::Status ReadAllTraining(const std::string& path,
       path, corpus.format(), &prepared->format, &prepared->num_columns);
   if (!train.ok()) return train.status();
   prepared->train = std::move(*train);
+  if (SchemeFromLabels(prepared->config)) {
+    TagSchemeInference inference;
+    for (const Sentence& sentence : prepared->train)
+      inference.Add(sentence.tags);
+    SetSchemeFromLabels(inference, prepared);
+  }
   absl::Status cut = CutTraining(corpus, prepared);
   if (!cut.ok()) return cut;
   if (cluster_counts == nullptr) return absl::OkStatus();
@@ -150,6 +214,11 @@ absl::Status TakeGivenSentences(GivenSentences* given,
   }
   prepared->format = corpus.format();
   prepared->num_columns = 0;
+  if (SchemeFromLabels(prepared->config)) {
+    TagSchemeInference inference;
+    for (const Sentence& sentence : given->train) inference.Add(sentence.tags);
+    SetSchemeFromLabels(inference, prepared);
+  }
   prepared->train = std::move(given->train);
   prepared->dev = std::move(given->dev);
   if (corpus.dev_fraction() != 0 && !prepared->dev.empty()) {
@@ -206,6 +275,19 @@ absl::Status ReadTrainingShard(const std::string& path,
                                BigramCounts* cluster_counts,
                                PreparedCorpus* prepared) {
   const CorpusConfig& corpus = prepared->config.corpus();
+  if (SchemeFromLabels(prepared->config)) {
+    // The scan numbers the labels in the training scheme, so the labels
+    // decide it in a pass before.
+    TagSchemeInference inference;
+    absl::Status read = ForEachConllSentence(
+        path, corpus.format(),
+        [&](int64_t, Sentence* sentence) -> absl::StatusOr<bool> {
+          inference.Add(sentence->tags);
+          return true;
+        });
+    if (!read.ok()) return read;
+    SetSchemeFromLabels(inference, prepared);
+  }
   absl::StatusOr<TrainingFileScan> scan = ScanTrainingFile(path, prepared);
   if (!scan.ok()) return scan.status();
   const int64_t count = scan->count;
@@ -278,6 +360,15 @@ absl::Status ReadSplits(const PipelineOptions& options,
                               prepared)
           : ReadAllTraining(train_path, cluster_counts, prepared);
   if (!read.ok()) return read;
+  if (corpus.format().layout() == ConllFormat::COLUMNS &&
+      corpus.format().attribute_columns().empty()) {
+    const std::string columns =
+        ColumnsNote(prepared->format, prepared->num_columns);
+    prepared->inferred_input =
+        prepared->inferred_input.empty()
+            ? columns
+            : absl::StrCat(columns, "; ", prepared->inferred_input);
+  }
   ConllFormat held_out_format = prepared->format;
   held_out_format.set_allow_missing_label(false);
   for (const auto& [path, split] :

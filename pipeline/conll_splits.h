@@ -47,6 +47,15 @@ absl::Status HoldOutDevFraction(const CorpusConfig& corpus,
                                 std::vector<Sentence>* train,
                                 std::vector<Sentence>* dev);
 
+// Whether the config leaves the tag scheme to the training labels: CoNLL
+// columns whose format names no tag_scheme. ReadSplits then sets it
+// (corpora/tag_scheme.h's TagSchemeInference over the training file's
+// labels) in prepared->format and in the config's corpus.format, and
+// model.train_scheme too when that is unset, and notes it in
+// prepared->inferred_input, as it notes columns read from the file (a
+// format without attribute_columns).
+bool SchemeFromLabels(const PipelineConfig& config);
+
 // The training-scheme tags of a training sentence, or the error naming it
 // when it has none.
 absl::StatusOr<std::vector<std::string>> TrainingTags(const Sentence& sentence,

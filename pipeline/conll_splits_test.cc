@@ -276,6 +276,26 @@ TEST_F(ConllSplitsTest, GivenSentencesReplaceTheTrainingFile) {
   EXPECT_TRUE(given.train.empty());                            // taken
 }
 
+TEST_F(ConllSplitsTest, GivenSentencesDecideTheSchemeTheConfigLeavesOut) {
+  config_.mutable_corpus()->clear_train();
+  config_.mutable_corpus()->mutable_format()->clear_tag_scheme();
+  config_.mutable_model()->clear_train_scheme();
+  GivenSentences chunks = GivenWords(3, "B-NP");
+  options_.given = &chunks;
+  PreparedCorpus prepared;
+  ASSERT_TRUE(Read(&prepared).ok());
+  EXPECT_EQ(prepared.format.tag_scheme(), IOB2);
+  EXPECT_EQ(prepared.config.model().train_scheme(), IOB2);
+  // No columns to note: the sentences came as they are.
+  EXPECT_EQ(prepared.inferred_input,
+            "labels B-X, I-X, O: IOB2 chunks, scored by conlleval F1");
+  GivenSentences letters = GivenWords(3, "a");
+  options_.given = &letters;
+  PreparedCorpus plain;
+  ASSERT_TRUE(Read(&plain).ok());
+  EXPECT_EQ(plain.format.tag_scheme(), NONE);
+}
+
 TEST_F(ConllSplitsTest, EmptyGivenSentencesAreLeftOut) {
   config_.mutable_corpus()->clear_train();
   GivenSentences given = GivenWords(2, "V");

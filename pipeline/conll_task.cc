@@ -259,12 +259,10 @@ absl::Status MakeExamples(const std::vector<Sentence>& sentences,
       (*examples)[i].pair_features.Compact();
     }
   }
-  for (size_t i = 0; i < errors.size(); ++i) {
-    if (!errors[i].ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(sentences[i].source, ":", sentences[i].first_line, ": ",
-                       errors[i].message()));
-    }
+  // The extractor's errors name the sentence's file and line already
+  // (FeatureExtractor::Extract), so they are returned as they are.
+  for (const absl::Status& error : errors) {
+    if (!error.ok()) return error;
   }
   return absl::OkStatus();
 }
@@ -356,7 +354,10 @@ absl::StatusOr<double> EvaluateModel(
 
 void ConllTask::ResolveConfig(PipelineConfig* config) const {
   ModelConfig* model = config->mutable_model();
-  if (model->train_scheme() == TAG_SCHEME_UNSPECIFIED) {
+  // A config without a tag scheme has it read from the training labels,
+  // and its training scheme with it (ReadSplits).
+  if (model->train_scheme() == TAG_SCHEME_UNSPECIFIED &&
+      !SchemeFromLabels(*config)) {
     model->set_train_scheme(config->corpus().format().tag_scheme());
   }
 }
@@ -482,6 +483,10 @@ void ConllTask::ReportCorpus(const PreparedCorpus& prepared,
   const FeatureStats& stats = prepared.feature_stats;
   result->num_dev_sentences = static_cast<int>(prepared.dev.size());
   result->num_test_sentences = static_cast<int>(prepared.test.size());
+  if (!prepared.inferred_input.empty()) {
+    say(absl::StrCat("read from the training file (the config names none): ",
+                     prepared.inferred_input));
+  }
   say(absl::StrFormat(
       "corpus: %d training sentences, %s%d test sentences, %d labels (%s; "
       "input and output in %s)",

@@ -167,6 +167,86 @@ TEST_F(ConllTaskTest, RanksReadOnlyTheirShardButLabelAndCountAsOneProcess) {
   }
 }
 
+// TinyConfig with neither columns nor a tag scheme: the file decides.
+PipelineConfig FromTheFile() {
+  PipelineConfig config = TinyConfig();
+  config.mutable_corpus()->clear_format();
+  config.mutable_model()->clear_train_scheme();
+  return config;
+}
+
+TEST_F(ConllTaskTest, ColumnsAndSchemeFromTheFile) {
+  PreparedCorpus prepared;
+  ASSERT_TRUE(Prepare(FromTheFile(), &prepared).ok());
+  // The tiny corpus begins its chunks with I: IOB1, trained as it is.
+  EXPECT_EQ(prepared.format.tag_scheme(), IOB1);
+  EXPECT_EQ(prepared.format.label_column(), 1);
+  EXPECT_THAT(prepared.format.attribute_columns(), ElementsAre(0));
+  // The model's config records what ran.
+  EXPECT_EQ(prepared.config.corpus().format().tag_scheme(), IOB1);
+  EXPECT_EQ(prepared.config.model().train_scheme(), IOB1);
+  EXPECT_THAT(prepared.labels.names(),
+              ElementsAre("I-PER", "O", "I-ORG", "I-LOC"));
+  PipelineResult result;
+  result.num_train_sentences = prepared.problem->NumExamples();
+  std::vector<std::string> lines;
+  task_.ReportCorpus(
+      prepared, [&lines](const std::string& line) { lines.push_back(line); },
+      &result);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0],
+            "read from the training file (the config names none): 2 columns, "
+            "the label the last, %x[row,c] reading column c (0); labels B-X, "
+            "I-X, O: IOB1 chunks, scored by conlleval F1");
+  EXPECT_EQ(task_.MakeHeldOutScorer(prepared, true).name, "dev_F1");
+
+  // A training scheme the config names is kept.
+  PipelineConfig config = FromTheFile();
+  config.mutable_model()->set_train_scheme(IOB2);
+  PreparedCorpus iob2;
+  ASSERT_TRUE(Prepare(config, &iob2).ok());
+  EXPECT_EQ(iob2.format.tag_scheme(), IOB1);
+  EXPECT_THAT(iob2.labels.names(),
+              ElementsAre("B-PER", "O", "B-ORG", "I-ORG", "B-LOC"));
+
+  // Labels that are not chunk tags are scored by accuracy; columns the
+  // config lists are not noted.
+  std::ofstream(TmpDir() + "/pos.txt") << "John NNP\nmet VBD\n\nMary NNP\n\n";
+  config = FromTheFile();
+  config.mutable_corpus()->set_train("pos.txt");
+  config.mutable_corpus()->set_dev("pos.txt");
+  config.mutable_corpus()->mutable_format()->add_attribute_columns(0);
+  PreparedCorpus pos;
+  ASSERT_TRUE(Prepare(config, &pos).ok());
+  EXPECT_EQ(pos.format.tag_scheme(), NONE);
+  EXPECT_EQ(pos.inferred_input,
+            "labels such as 'NNP' are not chunk tags: scored by token "
+            "accuracy");
+  EXPECT_EQ(task_.MakeHeldOutScorer(pos, true).name, "dev_accuracy");
+
+  // A scheme the config names is not second-guessed, even IOB2 on this
+  // IOB1 file.
+  config = TinyConfig();
+  config.mutable_corpus()->mutable_format()->set_tag_scheme(IOB2);
+  PreparedCorpus named;
+  ASSERT_TRUE(Prepare(config, &named).ok());
+  EXPECT_EQ(named.format.tag_scheme(), IOB2);
+  EXPECT_TRUE(named.inferred_input.empty());
+}
+
+TEST_F(ConllTaskTest, RanksInferTheSchemeAsOneProcess) {
+  PreparedCorpus one;
+  ASSERT_TRUE(Prepare(FromTheFile(), &one).ok());
+  const std::vector<PreparedCorpus> ranks =
+      PrepareOnRanks(FromTheFile(), options_, 2);
+  for (const PreparedCorpus& rank : ranks) {
+    EXPECT_EQ(rank.format.tag_scheme(), IOB1);
+    EXPECT_EQ(rank.config.model().train_scheme(), IOB1);
+    EXPECT_EQ(rank.labels.names(), one.labels.names());
+    EXPECT_EQ(rank.inferred_input, one.inferred_input);
+  }
+}
+
 TEST_F(ConllTaskTest, ReportsTheCorpusAndItsFeatures) {
   PreparedCorpus prepared;
   ASSERT_TRUE(Prepare(TinyConfig(), &prepared).ok());
@@ -291,6 +371,18 @@ TEST_F(ConllTaskTest, ExamplesHoldTheirSentencesFeaturesAcrossChunks) {
     expect_features(prepared.problem_with_dev->example(2700 + i).features,
                     dev[i], prepared.rows_with_dev.get(), i);
   }
+}
+
+TEST_F(ConllTaskTest, AnExtractionErrorNamesTheFileOnce) {
+  PipelineConfig config = TinyConfig();
+  FeatureTemplate* reads_one = config.mutable_features()->add_templates();
+  reads_one->set_name("w[1]");
+  reads_one->add_parts()->set_attribute(1);
+  PreparedCorpus prepared;
+  EXPECT_EQ(Prepare(config, &prepared).message(),
+            absl::StrCat(TmpDir(),
+                         "/tiny_train.txt:1: template 'w[1]' (#1) reads "
+                         "attribute 1 but the sentence has 1 attributes"));
 }
 
 TEST_F(ConllTaskTest, ConfigErrorsAreNamed) {

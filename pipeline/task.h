@@ -128,7 +128,8 @@ class Task {
 
   // Fills the config's defaults that depend on the task (the training tag
   // scheme; OCR's fixed feature map), so that the model file records
-  // exactly what ran.
+  // exactly what ran. What depends on the data (CoNLL: a tag scheme the
+  // config leaves to the labels) is filled by Prepare, in prepared->config.
   virtual void ResolveConfig(PipelineConfig* config) const = 0;
 
   // Reads the corpus prepared->config names (resolved, paths against
@@ -242,6 +243,10 @@ struct PreparedCorpus {
   // OCR, whose held-out words live in its task.
   ConllFormat format;   // resolved column layout of the training file
   int num_columns = 0;  // fields of a labelled token line
+  // What the training file decided because the config did not (its columns,
+  // its tag scheme), for the progress stream; empty when the config said it
+  // all.
+  std::string inferred_input;
   std::vector<Sentence> train;
   std::vector<Sentence> dev;  // empty without corpus.dev
   std::vector<Sentence> test;

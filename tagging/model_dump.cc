@@ -45,13 +45,10 @@ absl::StatusOr<ModelFeatureNames> RecoverFeatureNames(const ChainModel& model,
   std::vector<std::vector<NamedFeature>> named;
   absl::Status read = ForEachConllSentence(
       path, format, [&](int64_t, Sentence* sentence) -> absl::StatusOr<bool> {
+        // The extractor's errors name the file and line already.
         absl::Status status = AddSentenceNames(
             model.extractor(), *sentence, &named, &names.emission, &names.pair);
-        if (!status.ok()) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(sentence->source, ":", sentence->first_line, ": ",
-                           status.message()));
-        }
+        if (!status.ok()) return status;
         return true;
       });
   if (!read.ok()) return read;

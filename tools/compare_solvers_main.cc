@@ -43,11 +43,13 @@ ABSL_FLAG(std::string, runs, "bcfw",
           "SolverConfig fields, plus label=... for the legend.");
 ABSL_FLAG(std::string, seeds, "1", "Comma-separated seeds; each run per seed.");
 ABSL_FLAG(std::string, out, "", "Output directory (created if missing).");
-ABSL_FLAG(std::vector<std::string>, set, {},
-          "Sets any singular config field of every run by its dotted path, "
-          "after the named flags and before each run spec: "
-          "--set=model.order=2,features.num_buckets=2097152 (assignments "
-          "separated by commas, one --set; enums by name).");
+CHAINTAG_DEFINE_SET_FLAG(
+    "Sets any config field of every run by its dotted path, after the named "
+    "flags and before each run spec: "
+    "--set=model.order=2,features.num_buckets=2097152 (assignments "
+    "separated by commas; every --set applies, in order; enums by name; a "
+    "repeated field takes a list in brackets: "
+    "corpus.format.attribute_columns=[0,2]).")
 // The named flags every run shares; a run spec's own field wins.
 #define COMPARE_FLAGS(X) CHAINTAG_RUN_FLAGS(X) CHAINTAG_LAMBDA_FLAGS(X)
 COMPARE_FLAGS(CHAINTAG_DEFINE_CONFIG_FLAG)
@@ -121,7 +123,7 @@ int Run() {
       ParseSeeds(absl::GetFlag(FLAGS_seeds));
   if (!seeds.ok()) return Fail(seeds.status(), 2);
   absl::StatusOr<PipelineConfig> base = LoadConfig(
-      kConfigFlags, absl::GetFlag(FLAGS_config), absl::GetFlag(FLAGS_set));
+      kConfigFlags, absl::GetFlag(FLAGS_config), GivenSetAssignments());
   if (!base.ok()) {
     return Fail(base.status(), absl::IsInvalidArgument(base.status()) ? 2 : 1);
   }

@@ -98,6 +98,13 @@ template double ConfigFieldDefault<double>(absl::string_view);
 template bool ConfigFieldDefault<bool>(absl::string_view);
 template std::string ConfigFieldDefault<std::string>(absl::string_view);
 
+// Every --set flag's pieces, in command-line order.
+std::vector<std::string>& SetPieces()
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(given_mutex) {
+  static auto* const pieces = new std::vector<std::string>;
+  return *pieces;
+}
+
 std::vector<char*> ParseToolCommandLine(int argc, char* argv[]) {
   parsing.store(true);
   std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
@@ -109,6 +116,18 @@ void NoteFlagUpdate(absl::string_view name) {
   if (!parsing.load()) return;
   absl::MutexLock lock(&given_mutex);
   GivenFlags().emplace(name);
+}
+
+void NoteSetFlag(const std::vector<std::string>& pieces) {
+  if (!parsing.load()) return;
+  absl::MutexLock lock(&given_mutex);
+  std::vector<std::string>& all = SetPieces();
+  all.insert(all.end(), pieces.begin(), pieces.end());
+}
+
+std::vector<std::string> GivenSetAssignments() {
+  absl::MutexLock lock(&given_mutex);
+  return SetPieces();
 }
 
 bool FlagWasGiven(absl::string_view name) {

@@ -5,7 +5,8 @@
 // sentencepiece's spm_train_main.cc does with its default TrainerSpec) and
 // sets its field only when given on the command line, so every value, 0
 // and the default included, is honoured. `--set=path=value` reaches any other
-// singular field through the same mechanism (base/config_override.h).
+// scalar field, a repeated one by a list "[v1,v2]", through the same
+// mechanism (base/config_override.h); every --set applies, in order.
 //
 // A main defines the flags of the tables it uses, builds its table from the
 // same lists and parses with ParseToolCommandLine, which notes the flags
@@ -76,6 +77,18 @@ bool FlagWasGiven(absl::string_view name);
 // every update, and also once when the flag is defined, so only the calls
 // made while ParseToolCommandLine parses are taken as "given".
 void NoteFlagUpdate(absl::string_view name);
+
+// The --set flag's assignments: the pieces of every --set on the command
+// line (or in a flag file), in order. Abseil keeps only the last value of a
+// flag given twice, so the flag notes each as it is parsed
+// (CHAINTAG_DEFINE_SET_FLAG). Abseil splits a piece at every comma, a
+// list's included; LoadConfig (base/config_override.h's ApplyAssignments)
+// joins a list's pieces again.
+std::vector<std::string> GivenSetAssignments();
+
+// The callback of CHAINTAG_DEFINE_SET_FLAG: notes `pieces`, the flag's
+// value, while ParseToolCommandLine parses.
+void NoteSetFlag(const std::vector<std::string>& pieces);
 
 // Sets the field of every flag in `flags` that was given, from its value
 // (words translated); errors name the flag.
@@ -233,6 +246,14 @@ absl::Status SetSolverOption(absl::string_view name, absl::string_view value,
 //   ABSL_FLAG(double, dev_fraction, 0, "...")
 //       .OnUpdate(CHAINTAG_NOTE_GIVEN(dev_fraction));
 #define CHAINTAG_NOTE_GIVEN(flag) [] { ::chaintag::NoteFlagUpdate(#flag); }
+
+// A main's --set flag, every occurrence of which applies
+// (GivenSetAssignments):
+//   CHAINTAG_DEFINE_SET_FLAG("Sets any config field by its dotted path ...");
+#define CHAINTAG_DEFINE_SET_FLAG(help)                             \
+  ABSL_FLAG(std::vector<std::string>, set, {}, help).OnUpdate([] { \
+    ::chaintag::NoteSetFlag(absl::GetFlag(FLAGS_set));             \
+  });
 
 // X-macro bodies: a flag definition, and a row of a main's table.
 #define CHAINTAG_DEFINE_CONFIG_FLAG(type, flag, path, words, help)  \

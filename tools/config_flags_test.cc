@@ -21,6 +21,7 @@
   CHAINTAG_SEED_FLAGS(X)   \
   CHAINTAG_SOLVER_FLAGS(X) CHAINTAG_SVRG_FLAGS(X) CHAINTAG_OUTPUT_FLAGS(X)
 ALL_FLAGS(CHAINTAG_DEFINE_CONFIG_FLAG)
+CHAINTAG_DEFINE_SET_FLAG("Sets config fields by their dotted paths.")
 
 namespace chaintag {
 namespace {
@@ -42,6 +43,9 @@ const char* const kArgv[] = {
     "--step=PAIRWISE",   // an enum by name, any case
     "--model=given.model",
     "--predictions=",  // an empty path is a value, not "not given"
+    // Every --set applies, lists and all.
+    "--set=name=first,corpus.format.attribute_columns=[0,2]",
+    "--set=corpus.test=t.txt,name=second",
 };
 
 const FieldDescriptor* FindField(const std::string& path) {
@@ -249,6 +253,33 @@ TEST(ConfigFlagsTest, GivenFlagsWinOverTheFileAndSetWinsOverThem) {
   EXPECT_EQ(solver.gap_check(), 7);
   EXPECT_EQ(solver.sampling(), SolverConfig::GAP);
   EXPECT_FALSE(solver.has_lambda());
+}
+
+TEST(ConfigFlagsTest, EverySetFlagAppliesInOrder) {
+  // As Abseil splits them, at every comma.
+  EXPECT_EQ(GivenSetAssignments(),
+            std::vector<std::string>(
+                {"name=first", "corpus.format.attribute_columns=[0", "2]",
+                 "corpus.test=t.txt", "name=second"}));
+  absl::StatusOr<PipelineConfig> config =
+      LoadConfig(kFlags, WriteConfig("corpus { format { label_column: 3 } }"),
+                 GivenSetAssignments());
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->name(), "second");
+  EXPECT_EQ(config->corpus().test(), "t.txt");
+  EXPECT_EQ(config->corpus().format().label_column(), 3);
+  ASSERT_EQ(config->corpus().format().attribute_columns_size(), 2);
+  EXPECT_EQ(config->corpus().format().attribute_columns(1), 2);
+  // Abseil's own value is the last flag's.
+  EXPECT_EQ(absl::GetFlag(FLAGS_set),
+            std::vector<std::string>({"corpus.test=t.txt", "name=second"}));
+  // A list left open is the command line's error.
+  EXPECT_EQ(LoadConfig(kFlags, WriteConfig(""),
+                       {"corpus.format.attribute_columns=[0"})
+                .status(),
+            absl::InvalidArgumentError(
+                "\"corpus.format.attribute_columns=[0\": the list has no "
+                "closing ']' (a list is [v1,v2,...])"));
 }
 
 TEST(ConfigFlagsTest, ToolDefaultsComeBeforeTheFlags) {

@@ -27,8 +27,8 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -41,6 +41,7 @@
 #include "pipeline/pipeline.h"
 #include "tagging/bundle.h"
 #include "tagging/bundle_eval.h"
+#include "tools/config_flags.h"
 
 ABSL_FLAG(std::string, out, "english_bundle",
           "Bundle directory to write (relative to the caller's directory).");
@@ -53,10 +54,11 @@ ABSL_FLAG(bool, ner, false,
 ABSL_FLAG(bool, retrain, false, "Train even when up-to-date models exist.");
 ABSL_FLAG(bool, evaluate, true, "Score the bundle on the test splits.");
 ABSL_FLAG(bool, quiet, false, "No training progress lines.");
-ABSL_FLAG(std::vector<std::string>, set, {},
-          "Overrides a stage's config field: --set=ner.solver.lambda=1e-4 "
-          "(the stage, pos, chunk or ner, then the field's dotted path; "
-          "assignments separated by commas, in one --set).");
+CHAINTAG_DEFINE_SET_FLAG(
+    "Overrides a stage's config field: --set=ner.solver.lambda=1e-4 (the "
+    "stage, pos, chunk or ner, then the field's dotted path; assignments "
+    "separated by commas; every --set applies, in order; a repeated field "
+    "takes a list in brackets).")
 ABSL_FLAG(std::string, pos_config, "", "The POS preset (set by the target).");
 ABSL_FLAG(std::string, chunk_config, "",
           "The chunking preset (set by the target).");
@@ -138,9 +140,21 @@ std::vector<StageSpec> StageSpecs() {
   return specs;
 }
 
+// The --set assignments, each whole (a list's pieces, which the flag's
+// parser split at its commas, joined again).
+absl::StatusOr<std::vector<std::string>> SetAssignments() {
+  return JoinListPieces(GivenSetAssignments());
+}
+
 // Every --set assignment names a stage of this run.
 bool AssignmentsNameStages(const std::vector<StageSpec>& specs) {
-  for (const std::string& assignment : absl::GetFlag(FLAGS_set)) {
+  absl::StatusOr<std::vector<std::string>> assignments = SetAssignments();
+  if (!assignments.ok()) {
+    std::fprintf(stderr, "english_bundle: --set: %s\n",
+                 std::string(assignments.status().message()).c_str());
+    return false;
+  }
+  for (const std::string& assignment : *assignments) {
     const bool known = std::any_of(
         specs.begin(), specs.end(), [&assignment](const StageSpec& spec) {
           return absl::StartsWith(assignment, spec.name + ".");
@@ -172,7 +186,9 @@ int StageConfig(const StageSpec& spec, const std::string& out_dir,
     return 1;
   }
   *config = *std::move(read);
-  for (const std::string& assignment : absl::GetFlag(FLAGS_set)) {
+  // AssignmentsNameStages checked the lists.
+  const std::vector<std::string> assignments = *SetAssignments();
+  for (const std::string& assignment : assignments) {
     if (!absl::StartsWith(assignment, spec.name + ".")) continue;
     absl::Status set = ApplyAssignment(
         absl::string_view(assignment).substr(spec.name.size() + 1), config);
@@ -331,6 +347,6 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Builds and scores the English bundle (POS -> chunk [-> NER]): "
       "english_bundle [--out=DIR] [--ner] [--retrain]");
-  absl::ParseCommandLine(argc, argv);
+  chaintag::ParseToolCommandLine(argc, argv);
   return chaintag::Run();
 }

@@ -29,10 +29,12 @@
 #include "tools/regpath_plot.h"
 
 ABSL_FLAG(std::string, config, "", "PipelineConfig in protobuf text format.");
-ABSL_FLAG(std::vector<std::string>, set, {},
-          "Sets any singular config field by its dotted path, after the named "
-          "flags: --set=solver.path.epsilon=0.05,features.num_buckets=2097152 "
-          "(assignments separated by commas, one --set; enums by name).");
+CHAINTAG_DEFINE_SET_FLAG(
+    "Sets any config field by its dotted path, after the named flags: "
+    "--set=solver.path.epsilon=0.05,features.num_buckets=2097152 "
+    "(assignments separated by commas; every --set applies, in order; enums "
+    "by name; a repeated field takes a list in brackets: "
+    "corpus.format.attribute_columns=[0,2]).")
 ABSL_FLAG(std::string, corpora, "",
           "Corpora root (default: $CHAINTAG_CORPORA, else ../shared/corpora "
           "beside the workspace).");
@@ -115,7 +117,7 @@ absl::Status RegpathDefaults(PipelineConfig* config) {
 int Run() {
   absl::StatusOr<PipelineConfig> config =
       LoadConfig(kConfigFlags, absl::GetFlag(FLAGS_config),
-                 absl::GetFlag(FLAGS_set), RegpathDefaults);
+                 GivenSetAssignments(), RegpathDefaults);
   if (!config.ok()) {
     std::fprintf(stderr, "regpath: %s\n", config.status().ToString().c_str());
     return absl::IsInvalidArgument(config.status()) ? 2 : 1;

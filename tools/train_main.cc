@@ -44,12 +44,12 @@ ABSL_FLAG(std::string, resume, "",
           "Continue the run of this checkpoint (same config and flags, "
           "threads aside): the model is the one the run would have written "
           "without the stop.");
-ABSL_FLAG(std::vector<std::string>, set, {},
-          "Sets any singular config field by its dotted path, after the named "
-          "flags: "
-          "--set=solver.lambda=1e-4,features.num_buckets=2097152 "
-          "(assignments separated by commas, one --set: a repeated flag "
-          "keeps its last value; enums by name).");
+CHAINTAG_DEFINE_SET_FLAG(
+    "Sets any config field by its dotted path, after the named flags: "
+    "--set=solver.lambda=1e-4,features.num_buckets=2097152 (assignments "
+    "separated by commas; every --set applies, in order; enums by name). A "
+    "repeated field takes a list in brackets, which replaces its values: "
+    "--set=corpus.format.attribute_columns=[0,2].")
 // The named flags: aliases of config fields, applied only when given.
 #define TRAIN_FLAGS(X)     \
   CHAINTAG_RUN_FLAGS(X)    \
@@ -69,7 +69,7 @@ constexpr ConfigFlag kConfigFlags[] = {TRAIN_FLAGS(CHAINTAG_CONFIG_ROW)};
 
 int Run(Communicator* communicator) {
   absl::StatusOr<PipelineConfig> config = LoadConfig(
-      kConfigFlags, absl::GetFlag(FLAGS_config), absl::GetFlag(FLAGS_set));
+      kConfigFlags, absl::GetFlag(FLAGS_config), GivenSetAssignments());
   if (!config.ok()) {
     std::fprintf(stderr, "train: %s\n", config.status().ToString().c_str());
     return absl::IsInvalidArgument(config.status()) ? 2 : 1;
