@@ -71,7 +71,19 @@ PipelineConfig ResolvePipelineConfig(const PipelineConfig& config) {
   // The solver's objective follows the model's loss; a hinge config's
   // solver is left as given, so that its model file stays as it was.
   if (resolved.model().loss() != HINGE) {
-    resolved.mutable_solver()->set_objective(SolverConfig::LOG_SUM_EXP);
+    SolverConfig* solver = resolved.mutable_solver();
+    solver->set_objective(SolverConfig::LOG_SUM_EXP);
+    // The Frank-Wolfe family minimises the hinge only: a smooth loss asked
+    // of a hinge preset is solved by sag, the smooth losses' default, with
+    // eight oracles at a time on the threads and a certificate (which also
+    // refreshes its stored gradients) every pass, unless the config says
+    // otherwise (docs/experiments.md#the-crf-against-crfsuites-l-bfgs).
+    if (solver->name() != "sag" && solver->name() != "svrg" &&
+        solver->name() != "casimir_svrg") {
+      solver->set_name("sag");
+      if (!solver->has_minibatch()) solver->set_minibatch(8);
+      solver->set_gap_check(1);
+    }
   } else {
     resolved.mutable_solver()->clear_objective();
   }

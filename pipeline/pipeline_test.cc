@@ -541,8 +541,8 @@ TEST_F(PipelineTest, ConstrainedDecodingIsRecordedInTheModel) {
 // model.loss LOG trains the CRF: svrg minimises its log-loss (the logged
 // primal decreases), the model tags as well as the hinge model, and the
 // file records the loss and the solver's objective; a hinge model's file
-// records neither (so that it stays as it was), and the BCFW family
-// refuses the log-loss.
+// records neither (so that it stays as it was), and a hinge preset asked
+// for a smooth loss trains it with sag.
 TEST_F(PipelineTest, LogLossTrainsACrfAndIsRecordedInTheModel) {
   PipelineConfig config = SmallConfig();
   config.mutable_model()->set_loss(LOG);
@@ -571,12 +571,19 @@ TEST_F(PipelineTest, LogLossTrainsACrfAndIsRecordedInTheModel) {
   EXPECT_FALSE(model->header().has_loss());
   EXPECT_FALSE(model->header().solver().has_objective());
 
-  PipelineConfig bcfw = SmallConfig();
-  bcfw.mutable_model()->set_loss(SOFTMAX_MARGIN);
-  absl::StatusOr<PipelineResult> refused = RunPipeline(bcfw, options_);
-  ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.status().message().find("svrg"), std::string::npos)
-      << refused.status();
+  // A hinge preset's solver (bcfw) asked for a smooth loss becomes sag,
+  // which trains it and certifies the result.
+  PipelineConfig preset = SmallConfig();
+  preset.mutable_model()->set_loss(SOFTMAX_MARGIN);
+  preset.mutable_solver()->set_max_passes(10);
+  preset.mutable_solver()->set_gap_check(1);
+  preset.set_model_path("softmax_margin.model");
+  absl::StatusOr<PipelineResult> smooth = RunPipeline(preset, options_);
+  ASSERT_TRUE(smooth.ok()) << smooth.status();
+  EXPECT_EQ(smooth->summary.solver(), "sag");
+  EXPECT_GT(smooth->test_f1, 95.0);
+  EXPECT_GE(smooth->summary.gap(), 0);
+  EXPECT_LT(smooth->summary.primal(), 1.0);
 }
 
 }  // namespace
