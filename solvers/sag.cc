@@ -19,6 +19,9 @@
 namespace chaintag {
 namespace {
 
+// How many ranges ahead a catch-up prefetches.
+constexpr size_t kPrefetchAhead = 12;
+
 struct SagSettings {
   double lambda = 0;
   double l1 = 0;
@@ -228,7 +231,19 @@ class SagSteps : public PassSteps {
   void CatchUp(const std::vector<CoordinateRange>& ranges, int32_t step) {
     double* w = w_.data();
     const double* c = fixed_point_.data();
-    for (const CoordinateRange& range : ranges) {
+    const size_t count = ranges.size();
+    for (size_t r = 0; r < count; ++r) {
+      // The rows are scattered over w and c: fetching a dozen ranges ahead
+      // overlaps their cache misses.
+      if (r + kPrefetchAhead < count) {
+        const CoordinateRange& ahead = ranges[r + kPrefetchAhead];
+        __builtin_prefetch(w + ahead.begin, 1);
+        __builtin_prefetch(w + ahead.begin + ahead.length - 1, 1);
+        __builtin_prefetch(c + ahead.begin);
+        __builtin_prefetch(c + ahead.begin + ahead.length - 1);
+        __builtin_prefetch(last_step_.data() + ahead.begin / granularity_, 1);
+      }
+      const CoordinateRange& range = ranges[r];
       int32_t* slot = last_step_.data() + range.begin / granularity_;
       const int32_t skipped = step - *slot;
       if (skipped == 0) continue;
