@@ -4,6 +4,12 @@
 #include <cmath>
 
 namespace chaintag {
+namespace {
+
+// Up to this many skipped steps are applied one by one.
+constexpr int kStepsOneByOne = 8;
+
+}  // namespace
 
 void LazyProx::Reset(double decay, double threshold, int max_steps) {
   decay_ = decay;
@@ -39,6 +45,11 @@ int LazyProx::StepsBeforeZero(double x, double p, int k) const {
 }
 
 double LazyProx::ApplyThresholded(double x, double c, int k) const {
+  // A few steps cost less one by one than the closed form's logarithm.
+  if (k <= kStepsOneByOne) {
+    for (int m = 0; m < k; ++m) x = Step(x, c);
+    return x;
+  }
   const double b = (1 - decay_) * c;
   const double shift = threshold_ / (1 - decay_);
   while (k > 0) {

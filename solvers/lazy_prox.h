@@ -22,6 +22,7 @@
 #ifndef CHAINTAG_SOLVERS_LAZY_PROX_H_
 #define CHAINTAG_SOLVERS_LAZY_PROX_H_
 
+#include <cmath>
 #include <vector>
 
 namespace chaintag {
@@ -40,6 +41,9 @@ class LazyProx {
   // M^k(x) for the fixed point c (0 ≤ k ≤ max_steps).
   double Apply(double x, double c, int k) const {
     if (threshold_ == 0) return powers_[k] * x + one_minus_powers_[k] * c;
+    // Most weights of an ℓ1 model sit at zero with a pull too weak to move
+    // them: they stay there, whatever k.
+    if (x == 0 && std::fabs((1 - decay_) * c) <= threshold_) return 0;
     return ApplyThresholded(x, c, k);
   }
 
