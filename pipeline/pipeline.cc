@@ -75,9 +75,9 @@ PipelineConfig ResolvePipelineConfig(const PipelineConfig& config) {
     solver->set_objective(SolverConfig::LOG_SUM_EXP);
     // The Frank-Wolfe family minimises the hinge only: a smooth loss asked
     // of a hinge preset is solved by sag, the smooth losses' default, with
-    // eight oracles at a time on the threads and a certificate (which also
-    // refreshes its stored gradients) every pass, unless the config says
-    // otherwise (docs/experiments.md#the-crf-against-crfsuites-l-bfgs).
+    // a certificate (which also refreshes its stored gradients) every pass
+    // and, unless the config sets τ, eight oracles at a time on the threads
+    // (docs/experiments.md#the-crf-against-crfsuites-l-bfgs).
     if (solver->name() != "sag" && solver->name() != "svrg" &&
         solver->name() != "casimir_svrg") {
       solver->set_name("sag");

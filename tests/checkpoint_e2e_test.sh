@@ -64,6 +64,7 @@ check svrg run.model.ckpt --max_passes=30 --solver=svrg --lr=0.02
 check casimir_svrg run.model.ckpt --max_passes=30 --solver=casimir_svrg \
   --lr=0.02 --casimir_variant=adapt --warm_start=extrapolation
 # Stopped in the train + dev run: the resume reuses the train-only model.
+check sag run.model.ckpt --max_passes=30 --loss=crf --l1=0.0001
 check retrain run.log.jsonl.train_and_dev --max_passes=40 \
   --set=corpus.dev_fraction=0.2 --retrain_on_train_and_dev=true
 cmp -s whole.model.train_only run.model.train_only \
