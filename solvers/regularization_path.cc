@@ -20,6 +20,12 @@ namespace {
 // The inner solver's config: the iterate travels, never the average.
 absl::StatusOr<SolverConfig> InnerConfig(const Problem& problem,
                                          const SolverConfig& config) {
+  if (config.objective() == SolverConfig::LOG_SUM_EXP) {
+    return absl::InvalidArgumentError(
+        "regularization path: the path is the hinge loss's (its breakpoints "
+        "come from the block gaps of BCFW); for model.loss LOG or "
+        "SOFTMAX_MARGIN give a lambda (--lambda)");
+  }
   if (config.name() != "bcfw" && config.name() != "active_set_bcfw") {
     return absl::InvalidArgumentError(absl::StrCat(
         "regularization path: solver '", config.name(),

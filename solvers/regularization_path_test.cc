@@ -251,7 +251,8 @@ class GoldLossProblem : public MulticlassProblem {
   }
 };
 
-TEST(RegularizationPathTest, RejectsNonzeroGoldLossAndOtherSolvers) {
+TEST(RegularizationPathTest,
+     RejectsNonzeroGoldLossOtherSolversAndSmoothLosses) {
   const GoldLossProblem bad(RandomMulticlassProblem(5, 2, 3, 1));
   SolverConfig config;
   config.set_name("bcfw");
@@ -266,6 +267,14 @@ TEST(RegularizationPathTest, RejectsNonzeroGoldLossAndOtherSolvers) {
   points = RunRegularizationPath(good, config, nullptr);
   ASSERT_FALSE(points.ok());
   EXPECT_NE(points.status().message().find("ssg"), std::string::npos);
+
+  // A smooth loss has no path here: the refusal says to give a λ.
+  config.set_name("sag");
+  config.set_objective(SolverConfig::LOG_SUM_EXP);
+  points = RunRegularizationPath(good, config, nullptr);
+  ASSERT_FALSE(points.ok());
+  EXPECT_NE(points.status().message().find("give a lambda"), std::string::npos)
+      << points.status();
 }
 
 }  // namespace
