@@ -102,10 +102,9 @@ class SagSteps : public PassSteps {
       pool_->Start(size);
       pool_->Finish();
       oracle_calls_ += size;
-      for (int k = 0; k < size; ++k) {
-        CatchUp(batch_ranges_[k], t + k);
-        Apply(k);
-      }
+      // The batch's updates all land at step t (their rows are there), and
+      // its τ steps' maps follow lazily: one catch-up per member, not two.
+      for (int k = 0; k < size; ++k) Apply(k);
       t += size;
     }
     FinishEpoch(t);

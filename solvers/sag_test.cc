@@ -82,9 +82,10 @@ double SoftThreshold(double x, double t) {
 }
 
 // The textbook solver: dense vectors, every coordinate every step. A batch
-// of τ examples is drawn, their gradients taken at the batch's first w, and
-// their steps applied in order: ḡ gains the change of the example's stored
-// gradient, then w ← S_{ηℓ1}(w − η(ḡ + λw) [− η·scale·(∇_new − ∇_old)]).
+// of τ examples is drawn, their gradients taken at the same w; ḡ gains the
+// changes of their stored gradients, then w takes τ steps
+// w ← S_{ηℓ1}(w − η(ḡ + λw)), the first also − η·Σ scale·(∇_new − ∇_old)
+// for SAGA.
 std::vector<double> DenseSag(const Problem& problem, const SolverConfig& config,
                              int passes) {
   const int n = problem.NumExamples();
@@ -132,19 +133,28 @@ std::vector<double> DenseSag(const Problem& problem, const SolverConfig& config,
       std::vector<int> members(size);
       std::vector<std::vector<double>> fresh(size);
       for (int k = 0; k < size; ++k) members[k] = draw();
-      for (int k = 0; k < size; ++k)
+      for (int k = 0; k < size; ++k) {
         fresh[k] = Gradient(problem, members[k], w);
+      }
+      // The stored gradients and their average take the batch's, then w
+      // takes τ steps, the first with the SAGA corrections.
+      std::vector<double> correction(dim, 0.0);
       for (int k = 0; k < size; ++k) {
         const int i = members[k];
         const double scale = 1.0 / (n * probability[i]);
         for (int64_t j = 0; j < dim; ++j) {
           const double change = fresh[k][j] - stored[i][j];
           average[j] += change / n;
-          double step = average[j] + kLambda * w[j];
-          if (saga) step += scale * change;
-          w[j] = SoftThreshold(w[j] - eta * step, eta * l1);
+          if (saga) correction[j] += scale * change;
         }
         stored[i] = fresh[k];
+      }
+      for (int step = 0; step < size; ++step) {
+        for (int64_t j = 0; j < dim; ++j) {
+          double direction = average[j] + kLambda * w[j];
+          if (step == 0) direction += correction[j];
+          w[j] = SoftThreshold(w[j] - eta * direction, eta * l1);
+        }
       }
     }
   }
