@@ -53,8 +53,7 @@ class SagSteps : public PassSteps {
  public:
   SagSteps(const SolverConfig& config, const Problem& problem,
            const SagSettings& settings)
-      : config_(config),
-        problem_(problem),
+      : problem_(problem),
         settings_(settings),
         n_(problem.NumExamples()),
         dim_(problem.Dim()),
@@ -317,7 +316,6 @@ class SagSteps : public PassSteps {
     }
   }
 
-  const SolverConfig& config_;
   const Problem& problem_;
   const SagSettings settings_;
   const int n_;
