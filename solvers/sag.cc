@@ -285,8 +285,9 @@ class SagSteps : public PassSteps {
   }
 
   // Stores member k's gradient in place of the old one and moves w and the
-  // average: c = −ḡ/λ gains −(∇_new − ∇_old)/(nλ) and, for SAGA, w (as u,
-  // see CatchUp) gains −(η/a)(∇_new − ∇_old)·scale.
+  // average: c = −ḡ/λ gains −(∇_new − ∇_old)/(nλ) and, for SAGA, w gains
+  // −(η/a)(∇_new − ∇_old)·scale, which the next application of the map
+  // a·x + (1 − a)·c turns into the step's −η·scale·(∇_new − ∇_old).
   void Apply(int k) {
     const int i = batch_[k];
     const int64_t size = offsets_[i + 1] - offsets_[i];
@@ -325,8 +326,10 @@ class SagSteps : public PassSteps {
   const double decay_;  // a = 1 − ηλ
   Smoothing smoothing_;
   LazyProx prox_;
-  // w (u on the coordinates a SAGA step folded into, see CatchUp), and
-  // c = −ḡ/λ, the point the smooth part of a step pulls towards.
+  // w, its rows at the step last_step_ says (plus, on the rows of this
+  // step's batch, the SAGA correction the map has yet to apply; see
+  // Apply), and c = −ḡ/λ, the point the smooth part of a step pulls
+  // towards.
   std::vector<double> w_;
   std::vector<double> fixed_point_;
   // Per example: the stored gradient as a block state, and the dual term
