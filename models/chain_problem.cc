@@ -23,7 +23,6 @@ using chain_problem_internal::kSparseUnaryShare;
 using chain_problem_internal::Scratch;
 using chain_problem_internal::ThreadScratch;
 
-
 // out[labels[j]] = position t's unary score of labels[j], j < count ≤ 4.
 // Four sums kept in registers over the position's rows: accumulating in
 // `out` chained every row's addition to the last one's store.

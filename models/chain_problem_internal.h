@@ -21,8 +21,8 @@
 namespace chaintag {
 namespace chain_problem_internal {
 
-// ComputeCornerUnary (and a few-labeling state's reads) fall back to all labels' scores when more than
-// 1/kSparseUnaryShare of them would be needed.
+// ComputeCornerUnary (and a few-labeling state's reads) fall back to all
+// labels' scores when more than 1/kSparseUnaryShare of them would be needed.
 constexpr int64_t kSparseUnaryShare = 3;
 
 // Per-thread scratch, so the oracles allocate nothing once warm.
