@@ -1,6 +1,7 @@
 #include "solvers/duality_gap.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 #include <vector>
 
@@ -12,6 +13,25 @@ double SquaredNorm(const double* w, int64_t dim) {
   double sum = 0;
   for (int64_t j = 0; j < dim; ++j) sum += w[j] * w[j];
   return sum;
+}
+
+DualityGap SmoothCertificate(const double* w, int64_t dim, double loss_sum,
+                             double term_sum, int n, const double* gradient,
+                             double gradient_scale, double lambda, double l1) {
+  double absolute_sum = 0, soft_squares = 0;
+  const double threshold = l1 / std::fabs(gradient_scale);
+  for (int64_t j = 0; j < dim; ++j) {
+    absolute_sum += std::fabs(w[j]);
+    const double excess = std::fabs(gradient[j]) - threshold;
+    if (excess > 0) soft_squares += excess * excess;
+  }
+  DualityGap result;
+  result.primal =
+      loss_sum / n + 0.5 * lambda * SquaredNorm(w, dim) + l1 * absolute_sum;
+  result.dual = term_sum / n -
+                gradient_scale * gradient_scale * soft_squares / (2 * lambda);
+  result.gap = result.primal - result.dual;
+  return result;
 }
 
 namespace {

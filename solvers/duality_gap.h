@@ -24,6 +24,16 @@ struct DualityGap {
 
 double SquaredNorm(const double* w, int64_t dim);
 
+// The certificate of a smooth objective P(w) = 1/n Σ_i f_i(w) + λ/2‖w‖² +
+// ℓ1‖w‖₁ (docs/solvers.md): P from loss_sum = Σ_i f_i(w), and the dual of
+// the gradients v_i = ∇f_i(w_i) taken at points w_i,
+//   D = term_sum/n − Σ_j max(|ḡ_j| − ℓ1, 0)²/(2λ),
+// term_sum = Σ_i f_i(w_i) − ⟨w_i, v_i⟩, ḡ = 1/n Σ_i v_i given as
+// gradient_scale · gradient[j].
+DualityGap SmoothCertificate(const double* w, int64_t dim, double loss_sum,
+                             double term_sum, int n, const double* gradient,
+                             double gradient_scale, double lambda, double l1);
+
 // 1/n Σ_i H_i(w): the average structured hinge loss.
 
 double AverageHingeLoss(const Problem& problem, const double* w,

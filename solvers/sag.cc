@@ -32,23 +32,6 @@ struct SagSettings {
   int threads = 1;
 };
 
-// Σ_j max(|x_j| − t, 0)²: the elastic net's conjugate, up to 1/(2λ), at a
-// point whose soft threshold is t.
-double SquaredSoftNorm(const double* x, int64_t dim, double t) {
-  double sum = 0;
-  for (int64_t j = 0; j < dim; ++j) {
-    const double excess = std::fabs(x[j]) - t;
-    if (excess > 0) sum += excess * excess;
-  }
-  return sum;
-}
-
-double AbsoluteSum(const double* x, int64_t dim) {
-  double sum = 0;
-  for (int64_t j = 0; j < dim; ++j) sum += std::fabs(x[j]);
-  return sum;
-}
-
 class SagSteps : public PassSteps {
  public:
   SagSteps(const SolverConfig& config, const Problem& problem,
@@ -181,17 +164,9 @@ class SagSteps : public PassSteps {
       loss_sum += losses_[i];
       term_sum += terms_[i];
     }
-    const double lambda = settings_.lambda;
-    DualityGap result;
-    result.primal = loss_sum / n_ +
-                    0.5 * lambda * SquaredNorm(w_.data(), dim_) +
-                    settings_.l1 * AbsoluteSum(w_.data(), dim_);
-    // g*(−ḡ) = Σ_j max(|ḡ_j| − ℓ1, 0)²/(2λ), with ḡ = −λc.
-    result.dual = term_sum / n_ - 0.5 * lambda *
-                                      SquaredSoftNorm(fixed_point_.data(), dim_,
-                                                      settings_.l1 / lambda);
-    result.gap = result.primal - result.dual;
-    return result;
+    return SmoothCertificate(w_.data(), dim_, loss_sum, term_sum, n_,
+                             fixed_point_.data(), -settings_.lambda,
+                             settings_.lambda, settings_.l1);  // ḡ = −λc
   }
 
   // Sampling ∝ ½/n + ½·s_i/Σs, s_i the coordinates block i touches.

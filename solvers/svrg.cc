@@ -55,14 +55,9 @@ DualityGap SvrgEpoch::Certify(const SvrgEpochSettings& settings,
     loss_sum += snapshot_losses_[i];
     dot_sum += snapshot_dots_[i];
   }
-  const double lambda = settings.lambda;
-  DualityGap result;
-  result.primal =
-      0.5 * lambda * SquaredNorm(point.data(), dim_) + loss_sum / n_;
-  result.dual = (loss_sum + dot_sum) / n_ -
-                SquaredNorm(fixed_point_.data(), dim_) / (2 * lambda);
-  result.gap = result.primal - result.dual;
-  return result;
+  return SmoothCertificate(point.data(), dim_, loss_sum, loss_sum + dot_sum, n_,
+                           fixed_point_.data(), 1.0, settings.lambda,
+                           /*l1=*/0);
 }
 
 namespace {
