@@ -11,8 +11,8 @@ constexpr int kStepsOneByOne = 8;
 
 }  // namespace
 
-void LazyProx::Reset(double decay, double threshold, int max_steps) {
-  decay_ = decay;
+void LazyProx::Reset(double rate, double threshold, int max_steps) {
+  decay_ = 1.0 - rate;
   threshold_ = threshold;
   powers_.resize(max_steps + 1);
   one_minus_powers_.resize(max_steps + 1);
@@ -20,9 +20,8 @@ void LazyProx::Reset(double decay, double threshold, int max_steps) {
   one_minus_powers_[0] = 0;
   // 1 − a^m summed as Σ_{k<m} a^k (1 − a): accurate when a is close to 1.
   for (int m = 1; m <= max_steps; ++m) {
-    powers_[m] = powers_[m - 1] * decay;
-    one_minus_powers_[m] =
-        one_minus_powers_[m - 1] + powers_[m - 1] * (1 - decay);
+    powers_[m] = powers_[m - 1] * decay_;
+    one_minus_powers_[m] = one_minus_powers_[m - 1] + powers_[m - 1] * rate;
   }
 }
 

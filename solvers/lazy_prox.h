@@ -16,7 +16,7 @@
 // Thread-safety: a LazyProx is read-only after Reset; share it freely.
 //
 //   LazyProx prox;
-//   prox.Reset(/*decay=*/1 - eta * lambda, /*threshold=*/eta * l1, n);
+//   prox.Reset(/*rate=*/eta * lambda, /*threshold=*/eta * l1, n);
 //   w[j] = prox.Apply(w[j], fixed_point[j], skipped_steps);
 
 #ifndef CHAINTAG_SOLVERS_LAZY_PROX_H_
@@ -29,8 +29,9 @@ namespace chaintag {
 
 class LazyProx {
  public:
-  // decay a in (0, 1); threshold θ ≥ 0; powers tabulated for k ≤ max_steps.
-  void Reset(double decay, double threshold, int max_steps);
+  // rate 1 − a = ηλ in (0, 1); threshold θ ≥ 0; powers tabulated for
+  // k ≤ max_steps.
+  void Reset(double rate, double threshold, int max_steps);
 
   double decay() const { return decay_; }
   double threshold() const { return threshold_; }

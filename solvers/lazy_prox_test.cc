@@ -21,7 +21,7 @@ TEST(LazyProxTest, ClosedFormMatchesRepeatedSteps) {
     const double threshold = trial % 5 == 0 ? 0.0 : 0.3 * unit(random);
     const int max_steps = 200;
     LazyProx prox;
-    prox.Reset(decay, threshold, max_steps);
+    prox.Reset(1 - decay, threshold, max_steps);
     const double x = 3 * normal(random);
     const double c = trial % 7 == 0 ? 0.0 : 5 * normal(random);
     const int k = static_cast<int>(unit(random) * max_steps);

@@ -52,7 +52,8 @@ class SagSteps : public PassSteps {
         random_(config.seed()) {
     smoothing_.kind = Smoothing::Kind::kEntropy;
     smoothing_.mu = 1;
-    prox_.Reset(decay_, settings.learning_rate * settings.l1, n_);
+    prox_.Reset(settings.learning_rate * settings.lambda,
+                settings.learning_rate * settings.l1, n_);
     int64_t largest = 0;
     for (int i = 0; i < n_; ++i) {
       largest = std::max(largest, offsets_[i + 1] - offsets_[i]);

@@ -84,15 +84,7 @@ int64_t SvrgEpoch::Run(const SvrgEpochSettings& settings,
   if (lazy) {
     // a^m and 1 − a^m for every gap m an epoch can skip, by the same
     // repeated multiplication the dense steps perform.
-    powers_.resize(n_ + 1);
-    one_minus_powers_.resize(n_ + 1);
-    powers_[0] = 1;
-    one_minus_powers_[0] = 0;
-    for (int m = 1; m <= n_; ++m) {
-      powers_[m] = powers_[m - 1] * decay;
-      one_minus_powers_[m] =
-          one_minus_powers_[m - 1] + powers_[m - 1] * (eta * strength);
-    }
+    prox_.Reset(eta * strength, /*threshold=*/0, n_);
   }
 
   const absl::Time begin = absl::Now();
@@ -173,7 +165,7 @@ void SvrgEpoch::LazySteps(const SvrgEpochSettings& settings,
   step_weights_.resize(n_);
   double weight = 0;
   for (int32_t t = n_ - 1; t >= 0; --t) {
-    weight += powers_[n_ - 1 - t];
+    weight += prox_.Power(n_ - 1 - t);
     step_weights_[t] = weight;
   }
 
@@ -195,8 +187,8 @@ void SvrgEpoch::LazySteps(const SvrgEpochSettings& settings,
       int32_t* slot = last_step + begin / granularity_;
       const int32_t skipped = t - *slot;
       if (skipped == 0) continue;
-      const double power = powers_[skipped];
-      const double rest = one_minus_powers_[skipped];
+      const double power = prox_.Power(skipped);
+      const double rest = prox_.OneMinusPower(skipped);
       const int64_t end = begin + ranges[r].length;
       for (int64_t j = begin; j < end; ++j) {
         w[j] = power * w[j] + rest * fixed_point[j];
@@ -239,8 +231,8 @@ void SvrgEpoch::LazyFinish(const SvrgEpochSettings& settings,
     const int64_t slots = dim_ / granularity_;
     for (int64_t k = 0; k < slots; ++k) {
       const int32_t skipped = n_ - last_step[k];
-      const double power = powers_[skipped];
-      const double rest = one_minus_powers_[skipped];
+      const double power = prox_.Power(skipped);
+      const double rest = prox_.OneMinusPower(skipped);
       const int64_t end = (k + 1) * granularity_;
       for (int64_t j = k * granularity_; j < end; ++j) {
         w[j] = power * w[j] + rest * fixed_point[j];
@@ -254,8 +246,8 @@ void SvrgEpoch::LazyFinish(const SvrgEpochSettings& settings,
   // the average.
   double p = 0, n_minus_p = 0;
   for (int k = 1; k <= n_; ++k) {
-    p += powers_[k];
-    n_minus_p += one_minus_powers_[k];
+    p += prox_.Power(k);
+    n_minus_p += prox_.OneMinusPower(k);
   }
   const double rate = -settings.learning_rate / n_minus_p;
   for (int i = 0; i < n_; ++i) {

@@ -53,6 +53,7 @@
 #include "base/huge_pages.h"
 #include "base/random.h"
 #include "solvers/duality_gap.h"
+#include "solvers/lazy_prox.h"
 #include "solvers/problem.h"
 
 namespace chaintag {
@@ -142,11 +143,10 @@ class SvrgEpoch {
   // Per-epoch constants of the dense map w ← a·w + (1 − a)·c with
   // a = 1 − η(λ + κ): the fixed points c_j (ḡ until the full-gradient pass
   // is done; the lazy path forms the average in their place at the end),
-  // and for m = 0…n: a^m and 1 − a^m (summed as Σ_{k<m} a^k(1−a), accurate
-  // when a is close to 1).
+  // and for m = 0…n: a^m and 1 − a^m (LazyProx's tables, without a
+  // threshold).
   HugePageVector<double> fixed_point_;
-  std::vector<double> powers_;
-  std::vector<double> one_minus_powers_;
+  LazyProx prox_;
 
   double full_gradient_seconds_ = 0;
   double steps_seconds_ = 0;
