@@ -9,6 +9,9 @@ namespace {
 // Up to this many skipped steps are applied one by one.
 constexpr int kStepsOneByOne = 8;
 
+// How many ranges ahead a catch-up prefetches.
+constexpr size_t kPrefetchAhead = 12;
+
 }  // namespace
 
 void LazyProx::Reset(double rate, double threshold, int max_steps) {
@@ -22,6 +25,39 @@ void LazyProx::Reset(double rate, double threshold, int max_steps) {
   for (int m = 1; m <= max_steps; ++m) {
     powers_[m] = powers_[m - 1] * decay_;
     one_minus_powers_[m] = one_minus_powers_[m - 1] + powers_[m - 1] * rate;
+  }
+}
+
+void LazyProx::CatchUp(const CoordinateRange* ranges, size_t count,
+                       int32_t step, int64_t granularity,
+                       const double* fixed_point, double* w,
+                       int32_t* last_step) const {
+  for (size_t r = 0; r < count; ++r) {
+    if (r + kPrefetchAhead < count) {
+      const CoordinateRange& ahead = ranges[r + kPrefetchAhead];
+      __builtin_prefetch(w + ahead.begin, 1);
+      __builtin_prefetch(w + ahead.begin + ahead.length - 1, 1);
+      __builtin_prefetch(fixed_point + ahead.begin);
+      __builtin_prefetch(fixed_point + ahead.begin + ahead.length - 1);
+      __builtin_prefetch(last_step + ahead.begin / granularity, 1);
+    }
+    const CoordinateRange& range = ranges[r];
+    int32_t* slot = last_step + range.begin / granularity;
+    const int32_t skipped = step - *slot;
+    if (skipped == 0) continue;
+    const int64_t end = range.begin + range.length;
+    if (threshold_ == 0) {
+      const double power = powers_[skipped];
+      const double rest = one_minus_powers_[skipped];
+      for (int64_t j = range.begin; j < end; ++j) {
+        w[j] = power * w[j] + rest * fixed_point[j];
+      }
+    } else {
+      for (int64_t j = range.begin; j < end; ++j) {
+        w[j] = Apply(w[j], fixed_point[j], skipped);
+      }
+    }
+    std::fill(slot, slot + range.length / granularity, step);
   }
 }
 

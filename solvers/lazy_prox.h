@@ -23,7 +23,11 @@
 #define CHAINTAG_SOLVERS_LAZY_PROX_H_
 
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <vector>
+
+#include "solvers/problem.h"
 
 namespace chaintag {
 
@@ -47,6 +51,15 @@ class LazyProx {
     if (x == 0 && std::fabs((1 - decay_) * c) <= threshold_) return 0;
     return ApplyThresholded(x, c, k);
   }
+
+  // Brings the coordinates of ranges[0, count) to step `step`: the ranges
+  // are parts of a partition into slots of `granularity` coordinates, and
+  // last_step[k] is the step slot k stands at (a range already there, as a
+  // repeated one, is skipped). `fixed_point` holds each coordinate's c.
+  // The rows are scattered, so ranges a dozen ahead are prefetched.
+  void CatchUp(const CoordinateRange* ranges, size_t count, int32_t step,
+               int64_t granularity, const double* fixed_point, double* w,
+               int32_t* last_step) const;
 
   // One step, M(x): the reference Apply must match.
   double Step(double x, double c) const;

@@ -19,9 +19,6 @@
 namespace chaintag {
 namespace {
 
-// How many ranges ahead a catch-up prefetches.
-constexpr size_t kPrefetchAhead = 12;
-
 struct SagSettings {
   double lambda = 0;
   double l1 = 0;
@@ -199,42 +196,9 @@ class SagSteps : public PassSteps {
         std::min<ptrdiff_t>(it - cumulative_.begin(), n_ - 1));
   }
 
-  // Brings the coordinates of `ranges` to step `step` (the ranges are parts
-  // of a partition into slots of granularity_ coordinates; a range already
-  // there is skipped).
   void CatchUp(const std::vector<CoordinateRange>& ranges, int32_t step) {
-    double* w = w_.data();
-    const double* c = fixed_point_.data();
-    const size_t count = ranges.size();
-    for (size_t r = 0; r < count; ++r) {
-      // The rows are scattered over w and c: fetching a dozen ranges ahead
-      // overlaps their cache misses.
-      if (r + kPrefetchAhead < count) {
-        const CoordinateRange& ahead = ranges[r + kPrefetchAhead];
-        __builtin_prefetch(w + ahead.begin, 1);
-        __builtin_prefetch(w + ahead.begin + ahead.length - 1, 1);
-        __builtin_prefetch(c + ahead.begin);
-        __builtin_prefetch(c + ahead.begin + ahead.length - 1);
-        __builtin_prefetch(last_step_.data() + ahead.begin / granularity_, 1);
-      }
-      const CoordinateRange& range = ranges[r];
-      int32_t* slot = last_step_.data() + range.begin / granularity_;
-      const int32_t skipped = step - *slot;
-      if (skipped == 0) continue;
-      const int64_t end = range.begin + range.length;
-      if (prox_.threshold() == 0) {
-        const double power = prox_.Power(skipped);
-        const double rest = prox_.OneMinusPower(skipped);
-        for (int64_t j = range.begin; j < end; ++j) {
-          w[j] = power * w[j] + rest * c[j];
-        }
-      } else {
-        for (int64_t j = range.begin; j < end; ++j) {
-          w[j] = prox_.Apply(w[j], c[j], skipped);
-        }
-      }
-      std::fill(slot, slot + range.length / granularity_, step);
-    }
+    prox_.CatchUp(ranges.data(), ranges.size(), step, granularity_,
+                  fixed_point_.data(), w_.data(), last_step_.data());
   }
 
   // Every coordinate to step `steps`, ending the epoch's lazy bookkeeping.

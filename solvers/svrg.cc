@@ -60,19 +60,6 @@ DualityGap SvrgEpoch::Certify(const SvrgEpochSettings& settings,
                            /*l1=*/0);
 }
 
-namespace {
-
-// How many ranges ahead the catch-up sweep prefetches.
-constexpr size_t kPrefetchAhead = 12;
-
-template <typename T>
-void PrefetchRange(const T* first, int64_t length) {
-  __builtin_prefetch(first, 1);
-  __builtin_prefetch(first + length - 1, 1);
-}
-
-}  // namespace
-
 int64_t SvrgEpoch::Run(const SvrgEpochSettings& settings,
                        const std::vector<double>& start, const double* center,
                        SolverRandom* random, std::vector<double>* average,
@@ -174,27 +161,8 @@ void SvrgEpoch::LazySteps(const SvrgEpochSettings& settings,
     ranges_.clear();
     problem_.TouchedRanges(i, &ranges_);
     // Bring the ranges to w_t; a repeated range is already there.
-    const CoordinateRange* ranges = ranges_.data();
-    const size_t count = ranges_.size();
-    for (size_t r = 0; r < count; ++r) {
-      if (r + kPrefetchAhead < count) {
-        const CoordinateRange& ahead = ranges[r + kPrefetchAhead];
-        PrefetchRange(w + ahead.begin, ahead.length);
-        PrefetchRange(fixed_point + ahead.begin, ahead.length);
-        __builtin_prefetch(last_step + ahead.begin / granularity_, 1);
-      }
-      const int64_t begin = ranges[r].begin;
-      int32_t* slot = last_step + begin / granularity_;
-      const int32_t skipped = t - *slot;
-      if (skipped == 0) continue;
-      const double power = prox_.Power(skipped);
-      const double rest = prox_.OneMinusPower(skipped);
-      const int64_t end = begin + ranges[r].length;
-      for (int64_t j = begin; j < end; ++j) {
-        w[j] = power * w[j] + rest * fixed_point[j];
-      }
-      std::fill(slot, slot + ranges[r].length / granularity_, t);
-    }
+    prox_.CatchUp(ranges_.data(), ranges_.size(), t, granularity_, fixed_point,
+                  w, last_step);
     const int64_t size = state_offset_[i + 1] - state_offset_[i];
     step_state_.resize(size);
     problem_.SmoothedOracle(i, w, settings.smoothing, step_state_.data());
