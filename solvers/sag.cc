@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -61,8 +62,18 @@ class SagSteps : public PassSteps {
     batch_states_.resize(static_cast<size_t>(largest) * settings.batch);
     batch_terms_.resize(settings.batch);
     if (settings.nonuniform) BuildSampling();
+    // Slices of whole slots; a few per thread, so that threads whose rows
+    // are busier do not hold the others up.
+    const int64_t slots = dim_ / granularity_;
+    const int slices = static_cast<int>(std::max<int64_t>(
+        1, std::min<int64_t>(
+               slots, settings.threads == 1 ? 1 : 4 * settings.threads)));
+    for (int slice = 0; slice <= slices; ++slice) {
+      slice_bounds_.push_back(SplitPoint(slots, slice, slices) * granularity_);
+    }
+    slice_ranges_.resize(slices);
     pool_ = std::make_unique<BatchPool>(settings.threads,
-                                        [this](int, int k) { BatchOracle(k); });
+                                        [this](int, int item) { job_(item); });
   }
 
   absl::Status RunSteps(int, PassDriver* driver) override {
@@ -77,23 +88,22 @@ class SagSteps : public PassSteps {
         batch_[k] = Draw();
         batch_ranges_[k].clear();
         problem_.TouchedRanges(batch_[k], &batch_ranges_[k]);
-        CatchUp(batch_ranges_[k], t);
       }
-      pool_->Start(size);
-      pool_->Finish();
+      // Each coordinate is caught up and moved by the members in order,
+      // whichever slice's thread owns it: the same w on any thread count.
+      RunPhase(NumSlices(), [&](int slice) { CatchUpSlice(slice, size, t); });
+      RunPhase(size, [this](int k) { BatchOracle(k); });
       oracle_calls_ += size;
+      for (int k = 0; k < size; ++k) StoreGradient(k);
       // The batch's updates all land at step t (their rows are there), and
       // its τ steps' maps follow lazily: one catch-up per member, not two.
-      for (int k = 0; k < size; ++k) Apply(k);
+      RunPhase(NumSlices(), [&](int slice) { ApplySlice(slice, size); });
       t += size;
     }
-    FinishEpoch(t);
-    for (int64_t j = 0; j < dim_; ++j) {
-      if (!std::isfinite(w_[j])) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "sag: the iterate diverged (learning rate ",
-            settings_.learning_rate, " too large); lower sag.learning_rate"));
-      }
+    if (!FinishEpoch(t)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "sag: the iterate diverged (learning rate ", settings_.learning_rate,
+          " too large); lower sag.learning_rate"));
     }
     return absl::OkStatus();
   }
@@ -148,15 +158,19 @@ class SagSteps : public PassSteps {
       }
     });
     oracle_calls_ += n_;
-    // c = −ḡ/λ, summed in index order so that it does not depend on the
-    // threads.
-    std::fill(fixed_point_.begin(), fixed_point_.end(), 0.0);
+    // c = −ḡ/λ, each coordinate summed in index order so that it does not
+    // depend on the threads.
     const double rate = -1.0 / (n_ * settings_.lambda);
-    for (int i = 0; i < n_; ++i) {
-      problem_.AddCornerMinusState(i, problem_.GoldCorner(i),
-                                   states_.data() + offsets_[i], rate,
-                                   fixed_point_.data());
-    }
+    RunPhase(NumSlices(), [&](int slice) {
+      const int64_t begin = slice_bounds_[slice];
+      const int64_t end = slice_bounds_[slice + 1];
+      std::fill(fixed_point_.begin() + begin, fixed_point_.begin() + end, 0.0);
+      for (int i = 0; i < n_; ++i) {
+        problem_.AddCornerMinusStateInSlice(i, problem_.GoldCorner(i),
+                                            states_.data() + offsets_[i], rate,
+                                            begin, end, fixed_point_.data());
+      }
+    });
     double loss_sum = 0, term_sum = 0;
     for (int i = 0; i < n_; ++i) {
       loss_sum += losses_[i];
@@ -196,22 +210,52 @@ class SagSteps : public PassSteps {
         std::min<ptrdiff_t>(it - cumulative_.begin(), n_ - 1));
   }
 
-  void CatchUp(const std::vector<CoordinateRange>& ranges, int32_t step) {
-    prox_.CatchUp(ranges.data(), ranges.size(), step, granularity_,
-                  fixed_point_.data(), w_.data(), last_step_.data());
+  int NumSlices() const { return static_cast<int>(slice_ranges_.size()); }
+
+  // job(item) for items [0, count) on the threads.
+  void RunPhase(int count, const std::function<void(int)>& job) {
+    job_ = job;
+    pool_->Start(count);
+    pool_->Finish();
   }
 
-  // Every coordinate to step `steps`, ending the epoch's lazy bookkeeping.
-  void FinishEpoch(int32_t steps) {
-    const int64_t slots = dim_ / granularity_;
-    for (int64_t k = 0; k < slots; ++k) {
-      const int32_t skipped = steps - last_step_[k];
-      if (skipped == 0) continue;
-      for (int64_t j = k * granularity_; j < (k + 1) * granularity_; ++j) {
-        w_[j] = prox_.Apply(w_[j], fixed_point_[j], skipped);
+  // The batch's first `size` members' ranges inside `slice`, brought to
+  // step `step`.
+  void CatchUpSlice(int slice, int size, int32_t step) {
+    const int64_t begin = slice_bounds_[slice];
+    const int64_t end = slice_bounds_[slice + 1];
+    std::vector<CoordinateRange>& clipped = slice_ranges_[slice];
+    for (int k = 0; k < size; ++k) {
+      clipped.clear();
+      for (const CoordinateRange& range : batch_ranges_[k]) {
+        const int64_t from = std::max(range.begin, begin);
+        const int64_t to = std::min(range.begin + range.length, end);
+        if (from < to) clipped.push_back({from, to - from});
       }
+      prox_.CatchUp(clipped.data(), clipped.size(), step, granularity_,
+                    fixed_point_.data(), w_.data(), last_step_.data());
     }
-    std::fill(last_step_.begin(), last_step_.end(), 0);
+  }
+
+  // Every coordinate to step `steps`, ending the epoch's lazy bookkeeping;
+  // false when w is no longer finite.
+  bool FinishEpoch(int32_t steps) {
+    std::vector<char> finite(NumSlices(), 1);
+    RunPhase(NumSlices(), [&](int slice) {
+      for (int64_t k = slice_bounds_[slice] / granularity_;
+           k < slice_bounds_[slice + 1] / granularity_; ++k) {
+        const int32_t skipped = steps - last_step_[k];
+        last_step_[k] = 0;
+        for (int64_t j = k * granularity_; j < (k + 1) * granularity_; ++j) {
+          if (skipped > 0) {
+            w_[j] = prox_.Apply(w_[j], fixed_point_[j], skipped);
+          }
+          if (!std::isfinite(w_[j])) finite[slice] = 0;
+        }
+      }
+    });
+    return std::all_of(finite.begin(), finite.end(),
+                       [](char ok) { return ok != 0; });
   }
 
   // The oracle of batch member k at the current w (its coordinates brought
@@ -224,11 +268,10 @@ class SagSteps : public PassSteps {
     batch_terms_[k] = loss + problem_.StateDot(i, state, w_.data());
   }
 
-  // Stores member k's gradient in place of the old one and moves w and the
-  // average: c = −ḡ/λ gains −(∇_new − ∇_old)/(nλ) and, for SAGA, w gains
-  // −(η/a)(∇_new − ∇_old)·scale, which the next application of the map
-  // a·x + (1 − a)·c turns into the step's −η·scale·(∇_new − ∇_old).
-  void Apply(int k) {
+  // Stores member k's gradient in place of the old one, leaving in its
+  // oracle state the change ∇_new − ∇_old as a state (with the gold
+  // corner's, so that ApplySlice's ψ(gold) − state is that change).
+  void StoreGradient(int k) {
     const int i = batch_[k];
     const int64_t size = offsets_[i + 1] - offsets_[i];
     double* stored = states_.data() + offsets_[i];
@@ -240,20 +283,35 @@ class SagSteps : public PassSteps {
     }
     terms_[i] = batch_terms_[k];
     // The state map is affine: v(new − old + gold) = v(new) − v(old).
-    const Corner& gold = problem_.GoldCorner(i);
-    problem_.AddCornerToState(i, gold, 1.0, difference);
-    problem_.AddCornerMinusState(i, gold, difference,
-                                 -1.0 / (n_ * settings_.lambda),
-                                 fixed_point_.data());
-    if (settings_.saga) {
-      double scale = 1;
-      if (!cumulative_.empty()) {
-        const double p = cumulative_[i] - (i > 0 ? cumulative_[i - 1] : 0.0);
-        scale = 1.0 / (n_ * p);
+    problem_.AddCornerToState(i, problem_.GoldCorner(i), 1.0, difference);
+  }
+
+  // Moves w's and the average's coordinates in `slice` by the first `size`
+  // members' changes, in member order: c = −ḡ/λ gains
+  // −(∇_new − ∇_old)/(nλ) and, for SAGA, w gains −(η/a)(∇_new − ∇_old)·scale,
+  // which the next application of the map a·x + (1 − a)·c turns into the
+  // step's −η·scale·(∇_new − ∇_old).
+  void ApplySlice(int slice, int size) {
+    const int64_t begin = slice_bounds_[slice];
+    const int64_t end = slice_bounds_[slice + 1];
+    for (int k = 0; k < size; ++k) {
+      const int i = batch_[k];
+      const double* difference = batch_states_.data() + k * state_stride_;
+      const Corner& gold = problem_.GoldCorner(i);
+      problem_.AddCornerMinusStateInSlice(i, gold, difference,
+                                          -1.0 / (n_ * settings_.lambda),
+                                          begin, end, fixed_point_.data());
+      if (settings_.saga) {
+        double scale = 1;
+        if (!cumulative_.empty()) {
+          const double p =
+              cumulative_[i] - (i > 0 ? cumulative_[i - 1] : 0.0);
+          scale = 1.0 / (n_ * p);
+        }
+        problem_.AddCornerMinusStateInSlice(
+            i, gold, difference, -settings_.learning_rate * scale / decay_,
+            begin, end, w_.data());
       }
-      problem_.AddCornerMinusState(i, gold, difference,
-                                   -settings_.learning_rate * scale / decay_,
-                                   w_.data());
     }
   }
 
@@ -289,6 +347,11 @@ class SagSteps : public PassSteps {
   std::vector<std::vector<CoordinateRange>> batch_ranges_;
   std::vector<double> batch_states_;
   std::vector<double> batch_terms_;
+  // w's slices, [slice_bounds_[s], slice_bounds_[s + 1]), whole slots each,
+  // and each slice's clipped ranges.
+  std::vector<int64_t> slice_bounds_;
+  std::vector<std::vector<CoordinateRange>> slice_ranges_;
+  std::function<void(int)> job_;  // the phase the pool runs
   std::unique_ptr<BatchPool> pool_;
 };
 
