@@ -404,11 +404,14 @@ absl::Status ConllStreamTagger::CutChunk(size_t min_bytes) {
   const size_t cut = EndOfLastBlankLine();
   if (cut == 0) return absl::OkStatus();
   Chunk* chunk = AddChunk();
-  chunk->text.assign(carry_, 0, cut);
+  // The read text becomes the chunk's, and only its tail, the start of the
+  // next sentence, is copied back.
+  chunk->text.swap(carry_);
+  carry_.assign(chunk->text, cut, std::string::npos);
+  chunk->text.resize(cut);
   chunk->lines_before = lines_before_carry_;
   lines_before_carry_ +=
       std::count(chunk->text.begin(), chunk->text.end(), '\n');
-  carry_.erase(0, cut);
   carry_scanned_ = 0;
   return EndBatchIfFull();
 }
