@@ -291,8 +291,9 @@ absl::StatusOr<TrainingSummary> SolveWith(const SolverConfig& config,
     // MP-BCFW's rule prices an oracle call by a measured time unless r is
     // pinned: pinned, its passes do not depend on how fast this build is
     // (the core-only problem's O(Dim) speed paths, sanitizers).
-    MpBcfwSolver solver(config);
-    solver.set_oracle_cost_for_testing(4);
+    SolverConfig pinned = config;
+    pinned.mutable_mp_bcfw()->set_oracle_cost(4);
+    MpBcfwSolver solver(pinned);
     return solver.Solve(problem, monitor, w);
   }
   absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(config);

@@ -737,11 +737,13 @@ absl::StatusOr<TrainingSummary> MpBcfwSolver::Solve(
         "mp_bcfw: max_planes, max_approx_passes and inactive_iterations "
         "must be non-negative");
   }
-  if (fixed_oracle_cost_ < 0) {
-    return absl::InvalidArgumentError("mp_bcfw: oracle cost must be > 0");
+  const double oracle_cost = options.oracle_cost();
+  if (!(oracle_cost >= 0)) {
+    return absl::InvalidArgumentError(
+        "mp_bcfw: oracle_cost must be > 0 (or 0 to measure it)");
   }
   const double lambda = ResolveLambda(config_, n);
-  MpBcfwSteps steps(config_, problem, lambda, fixed_oracle_cost_);
+  MpBcfwSteps steps(config_, problem, lambda, oracle_cost);
   PassDriver driver(config_, "mp_bcfw", lambda, n, problem.Dim(), monitor);
   absl::StatusOr<TrainingSummary> summary = driver.Run(&steps);
   max_working_set_size_ = steps.max_working_set_size();

@@ -28,7 +28,8 @@
 //     / planes scored), then rounded to a power of two and frozen. Given r the
 //     iterates depend on the seed only; rounding makes different runs on one
 //     machine pick the same r unless the measured ratio sits at a rounding
-//     boundary. set_oracle_cost_for_testing() pins r.
+//     boundary, or a busy machine moves it. solver.mp_bcfw.oracle_cost pins
+//     r.
 //   - WALL_CLOCK: seconds, as the paper.
 //
 // Averaging (§3.5): with weighted_averaging, the iterates after exact steps
@@ -80,12 +81,6 @@ class MpBcfwSolver : public Solver {
                                         Monitor* monitor,
                                         std::vector<double>* w) override;
 
-  // Pins the DETERMINISTIC rule's cost of one oracle call, in plane
-  // evaluations, instead of measuring it (> 0; tests use it for exact
-  // reproducibility).
-  void set_oracle_cost_for_testing(double plane_evaluations) {
-    fixed_oracle_cost_ = plane_evaluations;
-  }
   // The largest working set of the last Solve, at any time.
   int max_working_set_size() const { return max_working_set_size_; }
   // The oracle cost r the last Solve used (0 if never needed).
@@ -97,7 +92,6 @@ class MpBcfwSolver : public Solver {
 
  private:
   SolverConfig config_;
-  double fixed_oracle_cost_ = 0;
   int max_working_set_size_ = 0;
   double oracle_cost_ = 0;
   MpBcfwInvariants* invariants_ = nullptr;

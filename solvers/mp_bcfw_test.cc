@@ -139,8 +139,8 @@ TEST(MpBcfwTest, BlocksReadFromAlphaKeepExactBookkeeping) {
     config.mutable_mp_bcfw()->set_max_planes(max_planes);
     config.mutable_mp_bcfw()->set_inactive_iterations(max_planes == 2 ? 1
                                                                       : 1000);
+    config.mutable_mp_bcfw()->set_oracle_cost(4);
     MpBcfwSolver solver(config);
-    solver.set_oracle_cost_for_testing(4);
     MpBcfwInvariants invariants;
     solver.set_invariants_output(&invariants);
     std::vector<double> w;
@@ -166,14 +166,14 @@ TEST(MpBcfwTest, SameSeedSameIterates) {
   config.set_seed(11);
   std::vector<double> w1, w2, w3;
   for (std::vector<double>* w : {&w1, &w2}) {
+    config.mutable_mp_bcfw()->set_oracle_cost(4);
     MpBcfwSolver solver(config);
-    solver.set_oracle_cost_for_testing(4);
     ASSERT_TRUE(solver.Solve(problem, nullptr, w).ok());
   }
   EXPECT_EQ(w1, w2);
   config.set_seed(12);
+  config.mutable_mp_bcfw()->set_oracle_cost(4);
   MpBcfwSolver solver(config);
-  solver.set_oracle_cost_for_testing(4);
   ASSERT_TRUE(solver.Solve(problem, nullptr, &w3).ok());
   EXPECT_NE(w1, w3);
 }
@@ -186,8 +186,8 @@ TEST(MpBcfwTest, FewerOracleCallsThanBcfw) {
   SolverConfig config = MpConfig(0.1);
   config.set_gap_tolerance(1e-4);
   config.set_weighted_averaging(false);
+  config.mutable_mp_bcfw()->set_oracle_cost(4);
   MpBcfwSolver mp_solver(config);
-  mp_solver.set_oracle_cost_for_testing(4);
   std::vector<double> w;
   absl::StatusOr<TrainingSummary> mp = mp_solver.Solve(problem, nullptr, &w);
   ASSERT_TRUE(mp.ok()) << mp.status();

@@ -299,13 +299,12 @@ class SagSteps : public PassSteps {
       const double* difference = batch_states_.data() + k * state_stride_;
       const Corner& gold = problem_.GoldCorner(i);
       problem_.AddCornerMinusStateInSlice(i, gold, difference,
-                                          -1.0 / (n_ * settings_.lambda),
-                                          begin, end, fixed_point_.data());
+                                          -1.0 / (n_ * settings_.lambda), begin,
+                                          end, fixed_point_.data());
       if (settings_.saga) {
         double scale = 1;
         if (!cumulative_.empty()) {
-          const double p =
-              cumulative_[i] - (i > 0 ? cumulative_[i - 1] : 0.0);
+          const double p = cumulative_[i] - (i > 0 ? cumulative_[i - 1] : 0.0);
           scale = 1.0 / (n_ * p);
         }
         problem_.AddCornerMinusStateInSlice(
