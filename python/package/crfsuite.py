@@ -249,6 +249,18 @@ class Trainer:
         return trained
 
 
+class BaseTrainer(Trainer):
+    """python-crfsuite's BaseTrainer: a Trainer whose message() ignores
+    the progress lines (override it to receive them)."""
+
+    def message(self, message):
+        pass
+
+
+# python-crfsuite's error class: here the base of chaintag's errors.
+CRFSuiteError = _chaintag.Error
+
+
 class ParsedDump:
     """What Tagger.info() returns, as pycrfsuite's: labels and attributes
     {name: id}, transitions {(from, to): w}, state_features
