@@ -92,10 +92,16 @@ class TrainerTest(unittest.TestCase):
             trainer.train(path)
             self.assertTrue(os.path.isfile(path))
 
-    def test_train_without_sequences_is_refused(self):
-        # Named in docs/python.md: chaintag writes no model without labels.
-        with self.assertRaisesRegex(ValueError, "no sequences to train on"):
-            pycrfsuite.Trainer(verbose=False).train(scratch("model"))
+    def test_train_without_sequences_writes_a_model_without_labels(self):
+        for algorithm in (None, "lbfgs", "pa"):
+            trainer = pycrfsuite.Trainer(algorithm, verbose=False)
+            path = scratch("model")
+            trainer.train(path)
+            with pycrfsuite.Tagger().open(path) as tagger:
+                self.assertEqual(tagger.labels(), [])
+                self.assertEqual(tagger.tag([]), [])
+                with self.assertRaisesRegex(ValueError, "no labels"):
+                    tagger.tag(XSEQ)
 
     def test_messages_reach_a_subclass_that_skips_init(self):
         class Capturing(pycrfsuite.Trainer):

@@ -232,15 +232,23 @@ class Trainer:
 
     def train(self, model, holdout=-1):
         """Trains on the appended sequences (group `holdout` held out and
-        scored after each pass) and writes the model file `model`."""
+        scored after each pass) and writes the model file `model`; with
+        nothing appended, a model without labels."""
         train = _chaintag.ItemSequences()
         dev = _chaintag.ItemSequences()
         for group, sequences in self._groups.items():
             (dev if group == holdout else train).add(sequences)
         if len(train) == 0:
-            raise ValueError(
-                "no sequences to train on: append(xseq, yseq) first "
-                "(chaintag writes no model without labels)")
+            # As python-crfsuite: a model of no labels, which tags only
+            # empty sequences. The parameters are checked all the same.
+            run = _settings.run_settings(self._algorithm, self._params,
+                                         self._options, 1)
+            self.message("no sequences appended: the model has no labels\n")
+            _chaintag.empty_model(_settings.config_text(
+                run["lam"], num_buckets=run["num_buckets"],
+                loss=run["loss"])).save(model)
+            self.logparser = TrainingLog([])
+            return None
         trained, summary = training_run(
             train, self._algorithm, self._params, self._options, dev=dev,
             keep=False, progress=lambda line: self.message(line + "\n"))
