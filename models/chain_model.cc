@@ -54,6 +54,12 @@ absl::Status ComputeSentenceUnary(const FeatureExtractor& extractor,
                                   const WeightsView& weights,
                                   const Sentence& sentence,
                                   TagScratch* scratch) {
+  if (weights.num_labels == 0 && sentence.size() > 0) {
+    // A model trained on no sentences (python-crfsuite's empty Trainer).
+    return absl::FailedPreconditionError(
+        "the model has no labels (it was trained on no sentences): it "
+        "cannot tag a non-empty sentence");
+  }
   absl::Status status = ScoreRows(
       extractor, *weights.rows, weights.num_labels, weights.emission_f32,
       weights.emission_f64, sentence, &scratch->features, &scratch->unary);
@@ -152,8 +158,14 @@ absl::StatusOr<ChainModel> ChainModel::FromFile(ModelFile file) {
     file.clear_first_stage();
     first_stage = std::make_shared<const ChainModel>(*std::move(stage));
   }
-  if (file.labels_size() == 0) {
-    return absl::InvalidArgumentError("a model needs at least one label");
+  // A model without labels (trained on nothing) holds no weights and
+  // tags only empty sentences (ComputeSentenceUnary refuses the others).
+  if (file.labels_size() == 0 &&
+      (file.emission_buckets_size() > 0 || file.feature_keys_size() > 0 ||
+       file.order() == 2 || first_stage != nullptr)) {
+    return absl::InvalidArgumentError(
+        "a model without labels must have no weights, order 1 and no first "
+        "stage");
   }
   LabelSet labels(
       std::vector<std::string>(file.labels().begin(), file.labels().end()));

@@ -163,6 +163,42 @@ TEST(ChainModelTest, LoadNamesTheFileInItsErrors) {
             absl::StatusCode::kNotFound);
 }
 
+// A run on no sentences (python-crfsuite's empty Trainer) gives a model
+// without labels or weights: it loads, tags an empty sentence to nothing
+// and refuses a non-empty one by name. Labels are then the only thing
+// missing: weight rows without labels are a damaged file.
+TEST(ChainModelTest, AModelWithoutLabelsTagsOnlyEmptySentences) {
+  absl::StatusOr<ChainModel> empty =
+      ChainModel::Create(WordModelHeader({}, false, FLOAT32),
+                         BucketRows::FromSorted({}, kBuckets).value(), {});
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  const std::string path = TempPath("no_labels.model");
+  ASSERT_TRUE(empty->Save(path).ok());
+  absl::StatusOr<ChainModel> loaded = ChainModel::Load(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->labels().size(), 0);
+  TagScratch scratch;
+  std::vector<std::string> tags = {"stale"};
+  ASSERT_TRUE(loaded->Tag(WordSentence({}), &scratch, &tags).ok());
+  EXPECT_TRUE(tags.empty());
+  const absl::Status refused =
+      loaded->Tag(WordSentence({"a"}), &scratch, &tags);
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.message().find("no labels"), std::string::npos);
+  Decoded decoded;
+  EXPECT_EQ(loaded
+                ->PredictNBest(WordSentence({"a"}), DecodeOptions{}, &scratch,
+                               &decoded)
+                .code(),
+            absl::StatusCode::kFailedPrecondition);
+
+  ModelFile damaged = loaded->ToProto();
+  damaged.add_emission_buckets(3);
+  WriteAll(path, damaged.SerializeAsString());
+  const absl::Status status = ChainModel::Load(path).status();
+  EXPECT_NE(status.message().find("no labels"), std::string::npos) << status;
+}
+
 TEST(ChainModelTest, TagsInTheOutputScheme) {
   ChainModel model = MakeModel();
   Sentence sentence;

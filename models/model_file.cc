@@ -352,7 +352,6 @@ absl::Status CheckWeightFields(const ModelFile& file) {
   absl::Status version = CheckVersion(file);
   if (!version.ok()) return version;
   const int64_t L = file.labels_size();
-  if (L == 0) return absl::DataLossError("no labels");
   const bool f64 = file.weight_precision() == FLOAT64;
   if (!f64 && file.weight_precision() != FLOAT32) {
     return absl::DataLossError("unknown weight precision");
@@ -361,6 +360,8 @@ absl::Status CheckWeightFields(const ModelFile& file) {
   if (!keys.ok()) return keys;
   const int64_t rows = file.features().exact() ? file.feature_keys_size()
                                                : file.emission_buckets_size();
+  // A model trained on no sentences has no labels, and then no weights.
+  if (L == 0 && rows > 0) return absl::DataLossError("weights but no labels");
   const int64_t f32_size = file.emission_weights_f32_size();
   const int64_t f64_size = file.emission_weights_f64_size();
   if ((f64 ? f64_size : f32_size) != rows * L ||

@@ -29,10 +29,18 @@ class ItemWriter {
  public:
   ItemWriter(int sequence, Sentence* sentence, ItemNameInterner* interner)
       : sequence_(sequence), sentence_(sentence), interner_(interner) {}
+  // Writes each item as a dict {name: value} into `items` instead (values
+  // as given, those of 0 kept: python-crfsuite's ItemSequence.items()).
+  explicit ItemWriter(py::list* items)
+      : sequence_(-1), sentence_(nullptr), interner_(nullptr), dicts_(items) {}
 
   void AddItem(PyObject* item, int position) {
     position_ = position;
     prefix_.clear();
+    if (dicts_ != nullptr) {
+      dict_ = py::dict();
+      dicts_->append(dict_);
+    }
     if (PyDict_Check(item)) {
       AddDict(item);
     } else if (PyUnicode_Check(item) || PyBytes_Check(item)) {
@@ -77,6 +85,10 @@ class ItemWriter {
   // The attribute prefix_ + name [+ ":" + *suffix] with `value`.
   void Add(absl::string_view name, std::optional<absl::string_view> suffix,
            double value) {
+    if (dicts_ != nullptr) {
+      AddToDict(name, suffix, value);
+      return;
+    }
     const float stored = static_cast<float>(value);
     if (!std::isfinite(stored)) {
       throw StatusException(absl::InvalidArgumentError(
@@ -105,6 +117,18 @@ class ItemWriter {
       sentence_->item_name_ends.push_back(static_cast<int32_t>(names.size()));
     }
     if (!values.empty()) values.push_back(stored);
+  }
+
+  void AddToDict(absl::string_view name,
+                 std::optional<absl::string_view> suffix, double value) {
+    if (!std::isfinite(value)) {
+      throw StatusException(absl::InvalidArgumentError(
+          absl::StrCat(Where(), ": the value of '", prefix_, name, "' is ",
+                       value, "; values must be finite floats")));
+    }
+    std::string full = absl::StrCat(prefix_, name);
+    if (suffix.has_value()) absl::StrAppend(&full, ":", *suffix);
+    dict_[py::str(full)] = py::float_(value);
   }
 
   // A list, tuple, set or other iterable of names, each with value 1.
@@ -138,7 +162,8 @@ class ItemWriter {
     PyObject* value;
     while (PyDict_Next(dict, &position, &key, &value)) {
       const absl::string_view name = Text(key);
-      if (PyUnicode_Check(value)) {
+      if (PyUnicode_Check(value) || PyBytes_Check(value)) {
+        // "name:value" (bytes as UTF-8, as python-crfsuite reads them).
         Add(name, Text(value), 1.0);
       } else if (PyFloat_CheckExact(value)) {
         Add(name, std::nullopt, PyFloat_AS_DOUBLE(value));
@@ -185,6 +210,8 @@ class ItemWriter {
   int position_ = 0;
   std::string prefix_;
   std::string interned_name_;
+  py::list* const dicts_ = nullptr;
+  py::dict dict_;
 };
 
 std::string Named(const char* name, int index) {
@@ -289,6 +316,18 @@ void ItemSequences::Add(const ItemSequences& other) {
   num_attributes_ += other.num_attributes_;
 }
 
+py::list ItemDicts(py::handle xseq) {
+  py::object items = SequenceItems(xseq, "xseq", -1);
+  const Py_ssize_t T = PySequence_Fast_GET_SIZE(items.ptr());
+  PyObject** item = PySequence_Fast_ITEMS(items.ptr());
+  py::list dicts;
+  ItemWriter writer(&dicts);
+  for (Py_ssize_t t = 0; t < T; ++t) {
+    writer.AddItem(item[t], static_cast<int>(t));
+  }
+  return dicts;
+}
+
 std::vector<Sentence> ItemSequences::Take() {
   num_items_ = 0;
   num_attributes_ = 0;
@@ -306,6 +345,10 @@ const Sentence& SequenceAt(ItemSequences& self, int i) {
 }  // namespace
 
 void RegisterItemSequences(py::module_& module) {
+  module.def("item_dicts", &ItemDicts, py::arg("xseq"),
+             "One sequence's items as dicts {attribute: value}, read as "
+             "training reads them but with values as given and those of 0 "
+             "kept (python-crfsuite's ItemSequence.items()).");
   py::class_<ItemSequences>(
       module, "ItemSequences",
       "Item sequences (and labels) converted for training or tagging: "

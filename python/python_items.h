@@ -6,7 +6,7 @@
 // Item forms, exactly as python-crfsuite reads them:
 //   ["a", "b"]            attributes a and b, value 1 (a tuple or set too);
 //   {"a": 2.5}            attribute a, value 2.5 (an int or any number);
-//   {"a": "x"}            attribute "a:x", value 1;
+//   {"a": "x"}            attribute "a:x", value 1 (b"x" too, as UTF-8);
 //   {"a": True / False}   attribute a, value 1 / 0 (an attribute of value 0
 //                         is no feature, so it is not kept);
 //   {"a": {"b": 1.5}}     attribute "a:b", value 1.5 (nested dicts and
@@ -39,6 +39,11 @@ namespace chaintag {
 // there (Sentence::item_ids), else kept in the sentence.
 void ReadItemSequence(pybind11::handle xseq, pybind11::handle yseq, int index,
                       Sentence* sentence, ItemNameInterner* interner = nullptr);
+
+// One sequence's items as dicts {attribute name: value}: the attributes
+// ReadItemSequence makes, with the values as given (double) and those of 0
+// kept, as python-crfsuite's ItemSequence.items() returns them.
+pybind11::list ItemDicts(pybind11::handle xseq);
 
 // A list of item sequences and their labels, converted on arrival and held
 // compactly (the Python objects can go): chaintag.ItemSequences.

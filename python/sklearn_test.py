@@ -82,7 +82,7 @@ class ItemFormsTest(unittest.TestCase):
             {"f": 2.5, "i": 3, "s": "x", "t": True, "u": False},
             {"n": {"p": 1.5, "q": "r", "deep": {"z": 0.5}}},
             {"l": ["u", "v"], b"raw": 1.0},
-            {"e": ""},
+            {"e": "", "b": "не светит".encode()},
             set(["only"]),
         ])
         self.assertEqual(got, [
@@ -91,9 +91,24 @@ class ItemFormsTest(unittest.TestCase):
             [("f", 2.5), ("i", 3.0), ("s:x", 1.0), ("t", 1.0)],  # u: 0
             [("n:p", 1.5), ("n:q:r", 1.0), ("n:deep:z", 0.5)],
             [("l:u", 1.0), ("l:v", 1.0), ("raw", 1.0)],
-            [("e:", 1.0)],
+            [("e:", 1.0), ("b:не светит", 1.0)],
             [("only", 1.0)],
         ])
+
+    def test_item_sequence_keeps_values_as_given(self):
+        # python-crfsuite's ItemSequence.items(): the same attributes, with
+        # zeros kept and the values unrounded (training keeps float32).
+        seq = chaintag.crfsuite.ItemSequence(
+            [{"f": -0.1, "t": True, "u": False, "n": {"b": b"x", "k": ["y"]}},
+             ["a", "a2"], {}])
+        self.assertEqual(len(seq), 3)
+        self.assertEqual(seq.items(), [
+            {"f": -0.1, "t": 1.0, "u": 0.0, "n:b:x": 1.0, "n:k:y": 1.0},
+            {"a": 1.0, "a2": 1.0}, {}])
+        self.assertEqual(
+            chaintag.crfsuite.ItemSequence(seq.items()).items(), seq.items())
+        self.assertEqual(chaintag.ItemSequences([seq.items()]).attributes(0),
+                         self.attributes(seq._items))
 
     def test_non_ascii_names_are_utf8(self):
         self.assertEqual(self.attributes([{"w": "Zürich", "é": 1.0}]),
@@ -133,12 +148,35 @@ class EstimatorTest(unittest.TestCase):
         cls.X_test, cls.y_test = featurise(corpus(40, 2))
 
     def crf(self, **kwargs):
+        kwargs.setdefault("algorithm", "pa")  # the structured SVM
         kwargs.setdefault("regularization", 0.01)
         kwargs.setdefault("max_iterations", 15)
         return sklearn_crfsuite.CRF(**kwargs)
 
     def test_fit_predict_matches_the_cli_on_the_crfsuite_file(self):
-        crf = self.crf(keep_feature_names=False).fit(self.X, self.y)
+        # pa: the structured SVM (hinge, BCFW).
+        self.check_against_cli(self.crf(keep_feature_names=False),
+                               _settings.config_text(0.01, max_passes=15,
+                                                     keep_feature_names=False))
+
+    def test_lbfgs_trains_the_crf_with_c1_and_c2_as_crfsuite(self):
+        # CRFsuite's Σ NLL + c1‖w‖₁ + c2‖w‖² divided by n: λ = 2·c2/n and
+        # l1 = c1/n, the CRF loss, solved by sag.
+        n = len(self.X)
+        crf = sklearn_crfsuite.CRF(algorithm="lbfgs", c1=0.5, c2=0.25,
+                                   max_iterations=15, keep_feature_names=False)
+        self.check_against_cli(crf, _settings.config_text(
+            2 * 0.25 / n, max_passes=15, keep_feature_names=False,
+            loss=_settings.CRF, solver="sag", l1=0.5 / n))
+        self.assertEqual(crf.summary_["solver"], "sag")
+        self.assertAlmostEqual(crf.summary_["lambda"], 0.5 / n)
+        # A CRF's marginals are its probabilities: each row sums to 1 and
+        # the labeling's probability is the product along a chain.
+        self.assertAlmostEqual(
+            sum(crf.predict_marginals_single(self.X_test[0])[0].values()), 1.0)
+
+    def check_against_cli(self, crf, config_text):
+        crf.fit(self.X, self.y)
         directory = tempfile.mkdtemp()
         train = os.path.join(directory, "train.crfsuite")
         test = os.path.join(directory, "test.crfsuite")
@@ -146,8 +184,7 @@ class EstimatorTest(unittest.TestCase):
         write_crfsuite(test, self.X_test, self.y_test)
         config = os.path.join(directory, "config.textproto")
         with open(config, "w") as f:
-            f.write(_settings.config_text(0.01, max_passes=15,
-                                          keep_feature_names=False))
+            f.write(config_text)
         model = os.path.join(directory, "cli.model")
         subprocess.run([os.environ["CHAINTAG_TRAIN"], "--config=" + config,
                         "--set=corpus.train=" + train, "--model=" + model],
@@ -157,7 +194,7 @@ class EstimatorTest(unittest.TestCase):
                 [os.environ["CHAINTAG_TAG"], "--model=" + model], stdin=f,
                 check=True, capture_output=True, text=True).stdout
         cli = [block.split("\n") for block in tagged.strip("\n").split("\n\n")]
-        self.assertEqual(crf.predict(self.X_test), cli)
+        self.assertEqual(crf.predict(self.X_test).tolist(), cli)
         self.assertEqual(chaintag.Model.load(model).tag(self.X_test[0]),
                          crf.predict_single(self.X_test[0]))
 
@@ -177,7 +214,7 @@ class EstimatorTest(unittest.TestCase):
         crf = self.crf().fit(self.X, self.y)
         marginals = crf.predict_marginals(self.X_test[:5])
         for xseq, rows, tags in zip(self.X_test, marginals,
-                                    crf.predict(self.X_test[:5])):
+                                    crf.predict(self.X_test[:5]).tolist()):
             self.assertEqual(len(rows), len(xseq))
             for row, tag in zip(rows, tags):
                 self.assertEqual(set(row), set(crf.classes_))
@@ -195,7 +232,7 @@ class EstimatorTest(unittest.TestCase):
         X = [[{"w": "a"}, {"w": "b"}], [], [{"w": "a"}]]
         y = [["A", "B"], [], ["A"]]
         crf = self.crf().fit(X, y)  # the empty one is left out
-        self.assertEqual(crf.predict([[], [{"w": "a"}]]), [[], ["A"]])
+        self.assertEqual(crf.predict([[], [{"w": "a"}]]).tolist(), [[], ["A"]])
         self.assertEqual(crf.predict_marginals_single([]), [])
         with self.assertRaisesRegex(ValueError, "no sentences to train on"):
             self.crf().fit([[]], [[]])
@@ -208,13 +245,18 @@ class EstimatorTest(unittest.TestCase):
         crf = self.crf().fit(self.X, self.y)
         copy = pickle.loads(pickle.dumps(crf))
         self.assertEqual(copy.get_params(), crf.get_params())
-        self.assertEqual(copy.predict(self.X_test), crf.predict(self.X_test))
+        self.assertEqual(copy.predict(self.X_test).tolist(),
+                         crf.predict(self.X_test).tolist())
         self.assertEqual(copy.state_features_, crf.state_features_)
         model = pickle.loads(pickle.dumps(crf.model_))  # a Model alone
-        self.assertEqual(model.tag_batch(self.X_test), crf.predict(self.X_test))
+        self.assertEqual(model.tag_batch(self.X_test),
+                         crf.predict(self.X_test).tolist())
         unfitted = pickle.loads(pickle.dumps(self.crf()))
-        with self.assertRaises(AttributeError):
-            unfitted.classes_
+        # sklearn-crfsuite's unfitted attributes are None.
+        for name in ("classes_", "size_", "tagger_", "attributes_",
+                     "num_attributes_", "state_features_",
+                     "transition_features_"):
+            self.assertIsNone(getattr(unfitted, name), name)
 
     def test_clone_grid_search_and_pipeline(self):
         grid = [1.0, 0.01]
@@ -239,27 +281,41 @@ class EstimatorTest(unittest.TestCase):
         self.assertEqual(clone(search.best_estimator_).get_params(),
                          search.best_estimator_.get_params())
         pipeline = Pipeline([("crf", self.crf())]).fit(self.X, self.y)
-        self.assertEqual(pipeline.predict(self.X_test), self.y_test)
+        self.assertEqual(pipeline.predict(self.X_test).tolist(), self.y_test)
 
     def test_crfsuite_options(self):
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        n = len(self.X)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # every option means something
             crf = sklearn_crfsuite.CRF(algorithm="lbfgs", c1=0.1, c2=0.5,
                                        max_iterations=5,
-                                       all_possible_transitions=True)
+                                       all_possible_transitions=True,
+                                       epsilon=1e-5)  # CRFsuite's default
             crf.fit(self.X, self.y)
-        self.assertEqual(len(caught), 1)
-        self.assertIn("no L1 term", str(caught[0].message))
-        self.assertIn("structured SVM", str(caught[0].message))
-        self.assertAlmostEqual(crf.summary_["lambda"], 2 * 0.5 / len(self.X))
-        self.assertEqual(len(crf.training_log_.iterations), 5)
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            self.crf().fit(self.X, self.y)  # no warning without them
+        self.assertAlmostEqual(crf.summary_["lambda"], 2 * 0.5 / n)
+        self.assertEqual(crf.summary_["solver"], "sag")
+        self.assertEqual(len(crf.training_log_.iterations), 5)  # the cap
+        # pa's c is the block weight bound 1/(λn).
+        pa = sklearn_crfsuite.CRF(algorithm="passive-aggressive", c=4.0,
+                                  max_iterations=2).fit(self.X, self.y)
+        self.assertEqual(pa.summary_["solver"], "bcfw")
+        self.assertAlmostEqual(pa.summary_["lambda"], 1 / (4.0 * n))
+        # The run stops on its certificate before max_iterations.
+        loose = sklearn_crfsuite.CRF(c2=1.0, max_iterations=200,
+                                     gap_tolerance=0.05).fit(self.X, self.y)
+        self.assertEqual(loose.summary_["stop_reason"], "gap_tolerance")
+        self.assertLess(loose.summary_["passes"], 200)
+        self.assertLess(loose.summary_["gap"], 0.05)
+        with self.assertRaisesRegex(ValueError, "unknown algorithm 'bad'"):
+            sklearn_crfsuite.CRF(algorithm="bad").fit(self.X, self.y)
+        with self.assertRaisesRegex(ValueError, "'c1' is not a parameter of pa"):
+            sklearn_crfsuite.CRF(algorithm="pa", c1=1.0).fit(self.X, self.y)
         with self.assertRaisesRegex(ValueError, "gap_tolerance"):
-            self.crf(epsilon=1e-5).fit(self.X, self.y)
+            self.crf(algorithm="lbfgs", epsilon=1e-3).fit(self.X, self.y)
         with self.assertRaisesRegex(ValueError, "not both"):
-            self.crf(c2=0.1).fit(self.X, self.y)
+            self.crf(algorithm="lbfgs", c2=0.1).fit(self.X, self.y)
+        with self.assertRaisesRegex(ValueError, "trains the structured SVM"):
+            self.crf(algorithm="lbfgs", solver="bcfw").fit(self.X, self.y)
 
     def test_min_freq_drops_rare_attributes(self):
         rare = [[{"w": "x", "once": 1.0}], [{"w": "x"}], [{"w": "y"}]]
@@ -274,7 +330,8 @@ class EstimatorTest(unittest.TestCase):
         path = os.path.join(tempfile.mkdtemp(), "crf.model")
         crf = self.crf(model_filename=path).fit(self.X, self.y)
         loaded = sklearn_crfsuite.CRF(model_filename=path)
-        self.assertEqual(loaded.predict(self.X_test), crf.predict(self.X_test))
+        self.assertEqual(loaded.predict(self.X_test).tolist(),
+                         crf.predict(self.X_test).tolist())
 
     def test_metrics(self):
         y_true = [["A", "B"], ["B"]]
@@ -291,7 +348,7 @@ class CrfsuiteApiTest(unittest.TestCase):
         for xseq, yseq in zip(X, y):
             trainer.append(xseq, yseq)
         trainer.set_params({"regularization": 0.05, "max_iterations": 10,
-                            "feature.minfreq": 0})
+                            "feature.minfreq": 0, "gap_tolerance": 1e-12})
         self.assertEqual(trainer.get("max_iterations"), 10)
         path = os.path.join(tempfile.mkdtemp(), "model")
         trainer.train(path)
@@ -323,8 +380,66 @@ class CrfsuiteApiTest(unittest.TestCase):
         self.assertIn(("w:dog", "N"), info.state_features)
         with self.assertRaisesRegex(ValueError, "unknown parameter"):
             trainer.set("feature.nonsense", 1)
+        trainer.set("num_memories", 6)  # L-BFGS's default: no effect
         with self.assertRaisesRegex(ValueError, "no chaintag counterpart"):
-            trainer.set("num_memories", 6)
+            trainer.set("num_memories", 10)
+
+    def test_trainer_algorithms_and_their_parameters(self):
+        trainer = chaintag.Trainer(verbose=False)
+        self.assertEqual(trainer.get("c2"), 1.0)  # lbfgs, CRFsuite's default
+        self.assertIn("c1", trainer.params())
+        self.assertIn("L1", trainer.help("c1"))
+        self.assertIn("c1/n", trainer.help("c1"))
+        trainer.set("c2", 0.5)
+        trainer.select("l2sgd")  # back to l2sgd's defaults
+        self.assertEqual(trainer.get("c2"), 1.0)
+        self.assertNotIn("c1", trainer.params())
+        with self.assertRaisesRegex(ValueError, "not a parameter of l2sgd"):
+            trainer.help("c1")
+        for algorithm in ("ap", "pa", "arow", "lbfgs", "l2sgd"):
+            trainer.select(algorithm)
+            params = trainer.get_params()
+            trainer.set_params(params)
+            self.assertEqual(trainer.get_params(), params)
+        with self.assertRaisesRegex(ValueError, "unknown algorithm 'foo'"):
+            trainer.select("foo")
+
+    def test_trainer_messages_and_algorithms(self):
+        X, y = featurise(corpus(30, 4))
+        for algorithm, solver in (("lbfgs", "sag"), ("arow", "bcfw")):
+            lines = []
+
+            class Capturing(chaintag.Trainer):
+                def __init__(self):  # python-crfsuite allows skipping super
+                    pass
+
+                def message(self, message):
+                    lines.append(message)
+
+            trainer = Capturing()
+            trainer.select(algorithm)
+            for xseq, yseq in zip(X, y):
+                trainer.append(chaintag.crfsuite.ItemSequence(xseq), yseq)
+            path = os.path.join(tempfile.mkdtemp(), "model")
+            trainer.train(path)
+            self.assertIn("type: CRF1d\n", lines)
+            self.assertTrue(all(line.endswith("\n") for line in lines))
+            self.assertIn("training: solver %s" % solver, "".join(lines))
+            tagger = chaintag.Tagger().open(path)
+            self.assertEqual(tagger.tag(X[0]), y[0])
+            dump = os.path.join(tempfile.mkdtemp(), "dump")
+            tagger.dump(dump)
+            with open(dump, encoding="utf-8") as f:
+                text = f.read()
+            self.assertIn("LABELS = {", text)
+            self.assertIn("w:dog --> N: ", text)
+            info = tagger.info()
+            self.assertEqual(info.header["num_labels"], str(len(info.labels)))
+            tagger.close()
+            with self.assertRaises(RuntimeError):
+                tagger.info()
+            with self.assertRaises(ValueError):
+                tagger.labels()
 
 
 if __name__ == "__main__":

@@ -24,6 +24,9 @@
 #include "base/config_override.h"
 #include "base/file_io.h"
 #include "base/paths.h"
+#include "features/bucket_rows.h"
+#include "models/chain_model.h"
+#include "models/model_file.pb.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/pipeline_config.pb.h"
 #include "pybind11/stl.h"
@@ -296,9 +299,36 @@ py::tuple TrainSequences(ItemSequences& train, py::object config,
                      progress, &given);
 }
 
+// The model of a run on no sentences: the config's features and input
+// format, no labels and no weights. It tags empty sentences only
+// (python-crfsuite's Trainer.train with nothing appended writes one).
+py::object EmptyModel(py::object config) {
+  const PipelineConfig pipeline_config = ReadConfig(ConfigSpec(config));
+  ModelFile header;
+  *header.mutable_features() = pipeline_config.features();
+  ConllFormat format = pipeline_config.corpus().format();
+  format.set_allow_missing_label(true);
+  header.set_output_scheme(format.tag_scheme());
+  *header.mutable_input_format() = std::move(format);
+  header.set_input_num_columns(0);
+  header.set_train_scheme(pipeline_config.model().train_scheme());
+  header.set_normalize_loss(pipeline_config.model().normalize_loss());
+  if (pipeline_config.model().loss() != HINGE) {
+    header.set_loss(pipeline_config.model().loss());
+  }
+  const BucketRows rows = ValueOrThrow(BucketRows::FromSorted(
+      {}, static_cast<uint64_t>(pipeline_config.features().num_buckets())));
+  return py::cast(std::make_unique<PyModel>(ValueOrThrow(ChainModel::Create(
+      std::move(header), rows, absl::Span<const double>()))));
+}
+
 }  // namespace
 
 void RegisterTrain(py::module_& module) {
+  module.def("empty_model", &EmptyModel, py::arg("config"),
+             "The model a run of `config` on no sentences gives: its "
+             "features and input format, no labels, no weights; it tags "
+             "only empty sentences.");
   module.def(
       "train", &Train, py::arg("config"), py::arg("overrides") = py::none(),
       py::kw_only(), py::arg("corpora") = py::none(),

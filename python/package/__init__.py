@@ -1,4 +1,4 @@
-"""chaintag: linear-chain structured SVM sequence tagging.
+"""chaintag: linear-chain structured SVM and CRF sequence tagging.
 
 The C++ extension (chaintag._chaintag) trains, tags and evaluates; this
 package adds python-crfsuite's Trainer and Tagger (chaintag.crfsuite) and a
@@ -9,6 +9,8 @@ whole API.
 
 import os
 import tempfile
+
+__version__ = "0.1.0"
 
 from chaintag._chaintag import (Bundle, Error, InvalidArgumentError,
                                 ItemSequences, Model, NotFoundError,

@@ -236,8 +236,8 @@ Item = Union[Sequence[Union[str, bytes]], Mapping[Union[str, bytes], Any]]
 class ItemSequences:
     """Item sequences (python-crfsuite's forms) and labels, converted in C++
     on arrival: a list (tuple, set) of names is attributes of value 1;
-    {name: number} gives the value; {name: str} is the attribute
-    "name:str"; True is 1, False 0 (not kept: no feature); a nested dict
+    {name: number} gives the value; {name: str} (or bytes, as UTF-8) is
+    the attribute "name:str"; True is 1, False 0 (not kept: no feature); a nested dict
     or list prefixes its attributes with "name:". Names are interned."""
 
     def __init__(self, X: Optional[Sequence[Sequence[Item]]] = None,
@@ -271,6 +271,18 @@ def train_sequences(train: ItemSequences, config: Union[str, "os.PathLike[str]"]
     (which must be unset; corpus.format.layout must be CRFSUITE). The
     sequences are taken (emptied) unless ``keep``. summary["log"] holds the
     run's JSON log lines."""
+
+
+def empty_model(config: Union[str, "os.PathLike[str]"]) -> Model:
+    """The model a run of ``config`` on no sentences gives: its features
+    and input format, no labels, no weights. It tags empty sentences only
+    (python-crfsuite's Trainer.train with nothing appended writes one)."""
+
+
+def item_dicts(xseq: Sequence[Any]) -> List[Dict[str, float]]:
+    """One sequence's items as {attribute: value} dicts, read as training
+    reads them but with the values as given and those of 0 kept
+    (python-crfsuite's ItemSequence.items())."""
 
 
 def evaluate(gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]],

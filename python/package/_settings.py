@@ -1,26 +1,30 @@
-"""Training settings shared by chaintag.sklearn.CRF and chaintag.Trainer.
+"""CRFsuite's training algorithms and parameters, mapped onto chaintag's.
 
-CRFsuite's options (as sklearn-crfsuite and python-crfsuite name them) are
-mapped to chaintag's config here, in one place, each to a documented
-meaning or refused with what to use instead (docs/python.md lists them):
+chaintag.sklearn.CRF and chaintag.crfsuite.Trainer share this table, so
+that `algorithm`, `c1`, `c2` and the rest mean what they mean in
+python-crfsuite and sklearn-crfsuite (docs/python.md lists them all):
 
-  c2               λ = 2·c2 / n (n training sequences): CRFsuite minimises
-                   -log-likelihood + c2‖w‖², chaintag λ/2‖w‖² + the mean
-                   hinge loss, so the same weight on ‖w‖² per sequence.
-  max_iterations   solver.max_passes: one pass over the data, as one L-BFGS
-                   iteration is one gradient over the data.
-  min_freq         features.min_feature_count: attributes seen at fewer
-                   positions get no weight.
-  c1, algorithm    no counterpart (no L1 term; a structured SVM trained by
-                   the chaintag solver): accepted with one warning.
-  all_possible_transitions, all_possible_states
-                   chaintag always weighs every label pair and every
-                   (attribute, label) pair (CRFsuite's True); False is
-                   accepted with the same warning.
+  lbfgs, l2sgd   the CRF: model.loss LOG (the negative log-likelihood),
+                 trained by sag. CRFsuite minimises
+                 Σ_i NLL_i + c1‖w‖₁ + c2‖w‖², chaintag
+                 1/n Σ_i NLL_i + l1‖w‖₁ + λ/2‖w‖²: the same objective
+                 divided by n with λ = 2·c2/n and l1 = c1/n.
+  pa             the structured SVM (hinge with the Hamming loss, BCFW):
+                 PA-I's step is a block's dual step clipped at c, and
+                 BCFW's block weight is at most 1/(λn), so λ = 1/(c·n).
+  ap, arow       the structured SVM too (BCFW, averaged iterates): they
+                 have no regulariser, chaintag needs one, so λ = 2/n
+                 (CRFsuite's default c2 = 1 converted), or `regularization`.
+
+Every algorithm's parameters are listed with CRFsuite's defaults. The
+solvers' own internals (L-BFGS's memory, line search and stopping rule,
+SGD's calibration, the online learners' epsilon) have no chaintag
+counterpart: their default values are accepted (so that get_params and
+set_params round-trip) and have no effect; another value is refused with
+what to use instead.
 """
 
 import math
-import warnings
 
 # The estimator's defaults: what a user of sklearn-crfsuite gets without
 # options (docs/experiments.md has the grid on CoNLL-2003).
@@ -29,97 +33,280 @@ DEFAULT_C2 = 1.0  # CRFsuite's
 DEFAULT_PASSES = 30
 DEFAULT_GAP_TOLERANCE = 0.01
 
-# CRFsuite options of its other algorithms' and L-BFGS's inner workings:
-# refused, with what chaintag offers instead.
-REFUSED = {
-    "num_memories": "L-BFGS's memory; chaintag's solvers need none",
-    "epsilon": "L-BFGS's stopping rule; chaintag stops when the duality gap "
-               "is below gap_tolerance (a certificate), or after "
-               "max_iterations passes",
-    "period": "L-BFGS's stopping rule; use gap_tolerance",
-    "delta": "L-BFGS's stopping rule; use gap_tolerance",
-    "linesearch": "L-BFGS's line search; chaintag's BCFW steps are exact "
-                  "line searches",
-    "max_linesearch": "L-BFGS's line search; chaintag's BCFW steps are "
-                      "exact line searches",
-    "calibration_eta": "SGD's step size; chaintag's solvers need none",
-    "calibration_rate": "SGD's step size; chaintag's solvers need none",
-    "calibration_samples": "SGD's step size; chaintag's solvers need none",
-    "calibration_candidates": "SGD's step size; chaintag's solvers need none",
-    "calibration_max_trials": "SGD's step size; chaintag's solvers need none",
-    "pa_type": "the passive-aggressive trainer's; use solver= and "
-               "regularization=",
-    "c": "the passive-aggressive trainer's; use regularization=",
-    "error_sensitive": "the passive-aggressive trainer's; use solver=",
-    "averaging": "the averaged perceptron's and PA's; BCFW averages its "
-                 "iterates (weighted_averaging in config/overrides)",
-    "variance": "AROW's; use regularization=",
-    "gamma": "AROW's; use regularization=",
+CRF = "crf"
+HINGE = "hinge"
+
+# CRFsuite's names of an algorithm (and its aliases) to its canonical name.
+ALGORITHM_NAMES = {
+    "lbfgs": "lbfgs",
+    "l2sgd": "l2sgd",
+    "ap": "ap",
+    "averaged-perceptron": "ap",
+    "pa": "pa",
+    "passive-aggressive": "pa",
+    "arow": "arow",
+}
+LOSS = {"lbfgs": CRF, "l2sgd": CRF, "ap": HINGE, "pa": HINGE, "arow": HINGE}
+
+_FEATURES = [
+    ("feature.minfreq", 0.0,
+     "The minimum frequency of features: attributes seen at fewer positions "
+     "get no weight (chaintag: features.min_feature_count)"),
+    ("feature.possible_states", False,
+     "Force to generate possible state features. chaintag weighs every "
+     "(attribute, label) pair of the training attributes, as CRFsuite does "
+     "with True; either value is accepted"),
+    ("feature.possible_transitions", False,
+     "Force to generate possible transition features. chaintag weighs every "
+     "label pair, as CRFsuite does with True; either value is accepted"),
+]
+
+_STOP = "the run stops when its duality gap is below gap_tolerance (a " \
+        "certificate), or after max_iterations passes"
+
+# (name, CRFsuite's default, help) per algorithm, in CRFsuite's order.
+PARAMETERS = {
+    "lbfgs": _FEATURES + [
+        ("c1", 0.0, "Coefficient for L1 regularization (chaintag: "
+         "solver.l1 = c1/n, the elastic net, n the training sequences)"),
+        ("c2", 1.0, "Coefficient for L2 regularization (chaintag: "
+         "lambda = 2*c2/n)"),
+        ("max_iterations", DEFAULT_PASSES,
+         "The maximum number of passes over the data (one L-BFGS iteration "
+         "is one gradient over the data); chaintag's default; the run stops "
+         "earlier when its duality gap is below gap_tolerance"),
+        ("num_memories", 6, "L-BFGS's memory; chaintag's sag needs none"),
+        ("epsilon", 1e-5, "L-BFGS's stopping rule; " + _STOP),
+        ("period", 10, "L-BFGS's stopping rule; " + _STOP),
+        ("delta", 1e-5, "L-BFGS's stopping rule; " + _STOP),
+        ("linesearch", "MoreThuente",
+         "L-BFGS's line search; sag takes steps of solver.sag.learning_rate"),
+        ("max_linesearch", 20,
+         "L-BFGS's line search; sag takes steps of solver.sag.learning_rate"),
+    ],
+    "l2sgd": _FEATURES + [
+        ("c2", 1.0, "Coefficient for L2 regularization (chaintag: "
+         "lambda = 2*c2/n)"),
+        ("max_iterations", DEFAULT_PASSES,
+         "The maximum number of epochs (passes over the data); chaintag's "
+         "default; the run stops earlier when its duality gap is below "
+         "gap_tolerance"),
+        ("period", 10, "SGD's stopping rule; " + _STOP),
+        ("delta", 1e-6, "SGD's stopping rule; " + _STOP),
+        ("calibration.eta", 0.1, "SGD's step-size calibration; sag's step "
+         "is solver.sag.learning_rate (overrides)"),
+        ("calibration.rate", 2.0, "SGD's step-size calibration; sag's step "
+         "is solver.sag.learning_rate (overrides)"),
+        ("calibration.samples", 1000.0, "SGD's step-size calibration; sag's "
+         "step is solver.sag.learning_rate (overrides)"),
+        ("calibration.candidates", 10, "SGD's step-size calibration; sag's "
+         "step is solver.sag.learning_rate (overrides)"),
+        ("calibration.max_trials", 20, "SGD's step-size calibration; sag's "
+         "step is solver.sag.learning_rate (overrides)"),
+    ],
+    "ap": _FEATURES + [
+        ("max_iterations", 100, "The maximum number of passes; the run "
+         "stops earlier when its duality gap is below gap_tolerance"),
+        ("epsilon", 0.0, "The perceptron's stopping rule (the ratio of "
+         "wrong labels); " + _STOP),
+    ],
+    "pa": _FEATURES + [
+        ("type", 1, "The update: 1, PA type I, is the structured SVM's "
+         "(a block's dual step clipped at c); 0 and 2 have no chaintag "
+         "counterpart"),
+        ("c", 1.0, "The aggressiveness parameter (chaintag: lambda = "
+         "1/(c*n), a block's weight bound 1/(lambda*n) being PA-I's c)"),
+        ("error_sensitive", True, "Count the wrong labels in the cost: "
+         "the structured SVM's Hamming loss (True only)"),
+        ("averaging", True, "Average the weights: BCFW's weighted "
+         "averaging (solver.weighted_averaging)"),
+        ("max_iterations", 100, "The maximum number of passes; the run "
+         "stops earlier when its duality gap is below gap_tolerance"),
+        ("epsilon", 0.0, "PA's stopping rule (the mean loss); " + _STOP),
+    ],
+    "arow": _FEATURES + [
+        ("variance", 1.0, "AROW's initial variance; the structured SVM's "
+         "regulariser is regularization= (lambda)"),
+        ("gamma", 1.0, "AROW's trade-off; the structured SVM's regulariser "
+         "is regularization= (lambda)"),
+        ("max_iterations", 100, "The maximum number of passes; the run "
+         "stops earlier when its duality gap is below gap_tolerance"),
+        ("epsilon", 0.0, "AROW's stopping rule (the mean loss); " + _STOP),
+    ],
+}
+
+# Parameters with no chaintag counterpart: only their default is accepted.
+# name -> what to use instead.
+INTERNALS = {
+    "num_memories": "chaintag's solvers keep no L-BFGS memory",
+    "epsilon": "use gap_tolerance: " + _STOP,
+    "period": "use gap_tolerance: " + _STOP,
+    "delta": "use gap_tolerance: " + _STOP,
+    "linesearch": "sag's step is solver.sag.learning_rate (overrides=)",
+    "max_linesearch": "sag's step is solver.sag.learning_rate (overrides=)",
+    "calibration.eta": "sag's step is solver.sag.learning_rate (overrides=)",
+    "calibration.rate": "sag's step is solver.sag.learning_rate (overrides=)",
+    "calibration.samples":
+        "sag's step is solver.sag.learning_rate (overrides=)",
+    "calibration.candidates":
+        "sag's step is solver.sag.learning_rate (overrides=)",
+    "calibration.max_trials":
+        "sag's step is solver.sag.learning_rate (overrides=)",
+    "type": "chaintag's structured SVM is PA type I (type=1)",
+    "error_sensitive": "chaintag's structured SVM counts wrong labels "
+                       "(the Hamming loss)",
+    "variance": "use regularization= (lambda)",
+    "gamma": "use regularization= (lambda)",
+}
+
+# chaintag's own parameters (beside CRFsuite's), with their help.
+CHAINTAG_PARAMETERS = {
+    "regularization": "lambda itself (instead of c2 or c)",
+    "solver": "the solver: sag (default), svrg or casimir_svrg for the CRF; "
+              "bcfw (default) or any other chaintag solver for the "
+              "structured SVM (docs/solvers.md)",
+    "order": "1 or 2: a first- or second-order chain",
+    "num_threads": "training threads (results are the same for any count)",
+    "seed": "the solver's seed",
+    "num_buckets": "hashed attribute buckets (default 2^20)",
+    "gap_tolerance": "stop when the duality gap (absolute, in the "
+                     "objective's units) is below it (default 0.01)",
+    "keep_feature_names": "keep attribute names in the model (default True)",
+    "overrides": "{dotted.config.path: value}, as `train --set`",
 }
 
 
-def refuse_unsupported(options):
-    """ValueError for the first refused CRFsuite option that is set."""
-    for name, why in REFUSED.items():
-        if options.get(name) is not None:
-            raise ValueError(
-                "%s=%r has no chaintag counterpart (%s)" % (name, options[name], why))
-
-
-def compatibility_warning(algorithm=None, c1=None, all_possible_states=None,
-                          all_possible_transitions=None, stacklevel=3):
-    """The one warning for CRFsuite options accepted but not applied."""
-    notes = []
-    if algorithm is not None:
-        notes.append(
-            "algorithm=%r: chaintag trains a structured SVM (hinge loss) "
-            "with its own solver (solver=, default BCFW), not CRFsuite's "
-            "%s" % (algorithm, algorithm))
-    if c1 is not None and c1 != 0:
-        notes.append(
-            "c1=%r: chaintag has no L1 term; the L2 term (c2 or "
-            "regularization) is the only regulariser and c1 is not used"
-            % (c1,))
-    if all_possible_states is False:
-        notes.append(
-            "all_possible_states=False: chaintag weighs every (attribute, "
-            "label) pair, as CRFsuite does with True")
-    if all_possible_transitions is False:
-        notes.append(
-            "all_possible_transitions=False: chaintag weighs every label "
-            "transition, as CRFsuite does with True")
-    if notes:
-        warnings.warn("; ".join(notes), UserWarning, stacklevel=stacklevel)
-
-
-def resolve_lambda(c2, regularization, num_sequences):
-    """λ from c2 (λ = 2·c2/n) or regularization; both set is an error; neither
-    is CRFsuite's default c2 = 1."""
-    if c2 is not None and regularization is not None:
+def canonical_algorithm(algorithm):
+    """CRFsuite's canonical name of `algorithm` (None: lbfgs, its default);
+    ValueError naming the choices for any other."""
+    if algorithm is None:
+        return "lbfgs"
+    name = ALGORITHM_NAMES.get(str(algorithm).lower())
+    if name is None:
         raise ValueError(
-            "give c2 (CRFsuite's L2 coefficient, converted to λ = 2·c2/n) or "
-            "regularization (λ itself), not both")
+            "unknown algorithm %r; CRFsuite's are %s (docs/python.md says "
+            "what each trains in chaintag)"
+            % (algorithm, ", ".join(sorted(ALGORITHM_NAMES))))
+    return name
+
+
+def defaults(algorithm):
+    """{name: CRFsuite's default} of the algorithm's parameters."""
+    return {name: value for name, value, _ in PARAMETERS[algorithm]}
+
+
+def help_text(algorithm, name):
+    for parameter, default, text in PARAMETERS[algorithm]:
+        if parameter == name:
+            if name in INTERNALS:
+                text += (" (accepted at CRFsuite's default %r only, with no "
+                         "effect in chaintag)" % (default,))
+            return text
+    if name in CHAINTAG_PARAMETERS:
+        return "chaintag's: " + CHAINTAG_PARAMETERS[name]
+    raise ValueError("%r is not a parameter of %s; its parameters are %s"
+                     % (name, algorithm,
+                        ", ".join(defaults(algorithm))))
+
+
+def _same(value, default):
+    if isinstance(default, bool):
+        return bool(value) == default
+    if isinstance(default, str):
+        return value == default
+    try:
+        return float(value) == float(default)
+    except (TypeError, ValueError):
+        return False
+
+
+def check_parameters(algorithm, params):
+    """ValueError for a parameter the algorithm lacks, and for an internal
+    set to a value other than CRFsuite's default (with what to use)."""
+    known = defaults(algorithm)
+    for name, value in params.items():
+        if name not in known:
+            raise ValueError(
+                "%r is not a parameter of %s; its parameters are %s"
+                % (name, algorithm, ", ".join(known)))
+        if name in INTERNALS and not _same(value, known[name]):
+            raise ValueError(
+                "%s=%r has no chaintag counterpart (%s); only its default "
+                "%r is accepted" % (name, value, INTERNALS[name], known[name]))
+
+
+def run_settings(algorithm, params, options, num_sequences):
+    """config_text's arguments for CRFsuite's `algorithm` with CRFsuite's
+    `params` (those set; the rest take CRFsuite's defaults) and chaintag's
+    `options` (regularization, solver, ...; None = default)."""
+    algorithm = canonical_algorithm(algorithm)
+    check_parameters(algorithm, params)
+    values = defaults(algorithm)
+    values.update(params)
+    n = num_sequences
+    loss = LOSS[algorithm]
+    regularization = options.get("regularization")
+    if regularization is not None and (
+            "c2" in params or "c" in params):
+        raise ValueError(
+            "give %s (CRFsuite's coefficient, converted to lambda) or "
+            "regularization (lambda itself), not both"
+            % ("c2" if "c2" in params else "c"))
     if regularization is not None:
-        value = float(regularization)
+        lam = float(regularization)
+    elif algorithm == "pa":
+        c = float(values["c"])
+        if not c > 0:
+            raise ValueError("c must be positive, got %r" % (values["c"],))
+        lam = 1.0 / (c * n)
     else:
-        value = 2.0 * float(DEFAULT_C2 if c2 is None else c2) / num_sequences
-    if not value > 0 or math.isinf(value):
-        raise ValueError("the L2 regularisation must be positive and finite; "
-                         "got λ = %r" % (value,))
-    return value
+        lam = 2.0 * float(values.get("c2", DEFAULT_C2)) / n
+    if not lam > 0 or math.isinf(lam):
+        raise ValueError("the L2 regularisation must be positive and "
+                         "finite; got lambda = %r" % (lam,))
+    l1 = float(values.get("c1", 0.0)) / n
+    if l1 < 0 or math.isinf(l1):
+        raise ValueError("c1 must be >= 0 and finite, got %r"
+                         % (values["c1"],))
+    solver = options.get("solver")
+    if loss == CRF:
+        solver = solver or "sag"
+        if solver not in ("sag", "svrg", "casimir_svrg"):
+            raise ValueError(
+                "solver=%r trains the structured SVM (hinge); %s trains the "
+                "CRF with sag, svrg or casimir_svrg (or choose "
+                "algorithm='pa' for the structured SVM)" % (solver, algorithm))
+    else:
+        solver = solver or "bcfw"
+    return dict(
+        lam=lam, l1=l1, loss=loss, solver=solver,
+        max_passes=values["max_iterations"],
+        min_freq=values["feature.minfreq"],
+        averaging=values.get("averaging", True) is not False,
+        order=options.get("order") or 1,
+        num_threads=options.get("num_threads") or 1,
+        seed=1 if options.get("seed") is None else options["seed"],
+        num_buckets=options.get("num_buckets"),
+        gap_tolerance=options.get("gap_tolerance"),
+        keep_feature_names=options.get("keep_feature_names", True)
+        is not False)
 
 
 def gap_check_passes(passes):
-    """Passes between duality-gap checks: every 10, or a quarter of the run
-    when longer (a check costs a pass; at max_iterations=100 checking every
-    25 instead of 10 saves 3-10% of fit, the same model)."""
+    """Passes between duality-gap checks of the structured SVM: every 10, or
+    a quarter of the run when longer (a check costs a pass; at
+    max_iterations=100 checking every 25 instead of 10 saves 3-10% of fit,
+    the same model). sag checks every pass: its check also refreshes its
+    stored gradients, which speeds the next pass up."""
     return min(passes, max(10, passes // 4))
 
 
 def config_text(lam, max_passes=None, min_freq=None, solver="bcfw", order=1,
                 num_threads=1, seed=1, num_buckets=None, gap_tolerance=None,
-                keep_feature_names=True, evaluate_dev=False):
-    """The PipelineConfig text of a run on item sequences."""
+                keep_feature_names=True, evaluate_dev=False, loss=HINGE,
+                l1=0.0, averaging=True):
+    """The PipelineConfig text of a run on item sequences. No bias feature:
+    CRFsuite has none, and the attributes are then exactly the items'."""
     min_count = 0
     if min_freq is not None and min_freq > 0:
         min_count = int(math.ceil(min_freq))
@@ -128,18 +315,28 @@ def config_text(lam, max_passes=None, min_freq=None, solver="bcfw", order=1,
         raise ValueError("max_iterations must be >= 1, got %r" % (passes,))
     tolerance = (DEFAULT_GAP_TOLERANCE if gap_tolerance is None
                  else float(gap_tolerance))
+    crf = loss == CRF
+    solver_fields = [
+        'name: "%s"' % solver, "lambda: %r" % lam, "max_passes: %d" % passes,
+        "gap_tolerance: %r" % tolerance,
+        "gap_check: %d" % (1 if crf else gap_check_passes(passes)),
+        "seed: %d" % int(seed), "num_threads: %d" % int(num_threads)]
+    if crf and solver == "sag":
+        solver_fields.append("minibatch: 8")  # the pipeline's CRF default
+    if l1:
+        solver_fields.append("l1: %r" % l1)
+    if not averaging:
+        solver_fields.append("weighted_averaging: false")
     return "\n".join([
         'name: "items"',
         "corpus { format { layout: CRFSUITE tag_scheme: NONE } }",
-        "features { num_buckets: %d hash_seed: 0 bias: true "
+        "features { num_buckets: %d hash_seed: 0 bias: false "
         "min_feature_count: %d }"
         % (num_buckets or DEFAULT_BUCKETS, min_count),
         "model { order: %d train_scheme: NONE normalize_loss: false "
-        "keep_feature_names: %s }"
-        % (int(order), "true" if keep_feature_names else "false"),
-        'solver { name: "%s" lambda: %r max_passes: %d gap_tolerance: %r '
-        "gap_check: %d seed: %d num_threads: %d }"
-        % (solver, lam, passes, tolerance, gap_check_passes(passes), int(seed),
-           int(num_threads)),
+        "keep_feature_names: %s%s }"
+        % (int(order), "true" if keep_feature_names else "false",
+           " loss: LOG" if crf else ""),
+        "solver { %s }" % " ".join(solver_fields),
         "eval_every: %d" % (1 if evaluate_dev else 0),
     ])

@@ -1,13 +1,15 @@
-"""python-crfsuite's Trainer and Tagger on chaintag.
+"""python-crfsuite's calls on chaintag: ItemSequence, Trainer, Tagger.
 
-Code that uses pycrfsuite's Trainer and Tagger runs with `import chaintag
-as pycrfsuite`: Trainer.append / set_params / train(path) write a chaintag model file, and
-Tagger.open / tag / probability / marginal / labels / info read it. Items
-are python-crfsuite's (lists of attribute names, or dicts of features;
-chaintag.ItemSequences says how each form is read), converted in C++ as they
-are appended. What differs is the model: a structured SVM, so `probability`
-and `marginal` come from exp(score) normalised by forward-backward, which
-ranks labelings but is not a calibrated probability.
+Code written for pycrfsuite runs with `import chaintag.crfsuite as
+pycrfsuite`: Trainer.append / select / set_params / train(path) write a
+chaintag model file, and Tagger.open / tag / probability / marginal /
+labels / info / dump read it. Items are python-crfsuite's (lists of
+attribute names, or dicts of features; chaintag.ItemSequences says how each
+form is read), converted in C++ as they are appended. The algorithms map
+onto chaintag's losses and solvers as chaintag._settings says: lbfgs and
+l2sgd train the CRF, whose `probability` and `marginal` are its own; ap,
+pa and arow the structured SVM, whose exp(score) normalised by
+forward-backward ranks labelings but is not a calibrated probability.
 """
 
 import json
@@ -15,18 +17,41 @@ import sys
 
 from chaintag import _chaintag, _settings
 
-# Trainer parameters: CRFsuite's names (mapped by chaintag._settings) and
-# chaintag's own.
-_CRFSUITE_NAMES = {
-    "c1": "c1",
-    "c2": "c2",
-    "max_iterations": "max_iterations",
-    "feature.minfreq": "min_freq",
-    "feature.possible_states": "all_possible_states",
-    "feature.possible_transitions": "all_possible_transitions",
-}
-_CHAINTAG_NAMES = ("solver", "regularization", "order", "num_threads", "seed",
-                   "num_buckets", "gap_tolerance", "keep_feature_names")
+try:
+    from chaintag import __version__ as _VERSION
+except ImportError:  # a package without a version
+    _VERSION = "unknown"
+
+# python-crfsuite's CRFSUITE_VERSION names the CRFsuite library it wraps;
+# here it is chaintag's version.
+CRFSUITE_VERSION = "chaintag " + _VERSION
+
+
+class ItemSequence:
+    """python-crfsuite's ItemSequence: one sequence's items, read as
+    training reads them (chaintag.ItemSequences says how each form is read).
+
+    `items()` gives each item as a dict {attribute: value}, the values as
+    given (those of 0 kept); Trainer.append and Tagger.tag take it in place
+    of the items.
+    """
+
+    def __init__(self, xseq):
+        self._items = _chaintag.item_dicts(xseq)
+
+    def items(self):
+        return [dict(item) for item in self._items]
+
+    def __len__(self):
+        return len(self._items)
+
+    def __repr__(self):
+        return "<ItemSequence (%d items)>" % len(self._items)
+
+
+def _plain(xseq):
+    """The items of an ItemSequence, or xseq itself."""
+    return xseq._items if isinstance(xseq, ItemSequence) else xseq
 
 
 class TrainingLog:
@@ -63,121 +88,191 @@ class TrainingLog:
         return "<TrainingLog: %d passes>" % len(self.iterations)
 
 
-def training_run(train, settings, dev=None, keep=False, progress=False):
-    """Trains on ItemSequences with CRFsuite-style settings; (model, summary).
+def describe(algorithm, run):
+    """The lines that open a run's messages: CRFsuite's model type and what
+    the algorithm trains in chaintag."""
+    what = ("the CRF (model.loss LOG)" if run["loss"] == _settings.CRF
+            else "the structured SVM (hinge loss)")
+    lines = [
+        "chaintag %s: algorithm %s trains %s with solver %s" % (
+            _VERSION, algorithm, what, run["solver"]),
+        "type: CRF1d",
+        "lambda: %r" % run["lam"],
+    ]
+    if run["l1"]:
+        lines.append("l1: %r" % run["l1"])
+    lines.append("max_passes: %s" % run["max_passes"])
+    return lines
 
-    `settings` holds the keys of chaintag.sklearn.CRF's parameters.
+
+def training_run(train, algorithm, params, options, dev=None, keep=False,
+                 progress=False):
+    """Trains on ItemSequences; (model, summary).
+
+    `algorithm` and `params` are CRFsuite's (those set; _settings maps
+    them), `options` chaintag's own (regularization, solver, order, ...).
     """
     if len(train) == 0:
         raise ValueError("no sequences to train on")
-    _settings.refuse_unsupported(settings)
-    _settings.compatibility_warning(
-        settings.get("algorithm"), settings.get("c1"),
-        settings.get("all_possible_states"),
-        settings.get("all_possible_transitions"), stacklevel=4)
-    lam = _settings.resolve_lambda(settings.get("c2"),
-                                   settings.get("regularization"), len(train))
+    run = _settings.run_settings(algorithm, params, options, len(train))
+    if callable(progress):
+        for line in describe(_settings.canonical_algorithm(algorithm), run):
+            progress(line)
     text = _settings.config_text(
-        lam, max_passes=settings.get("max_iterations"),
-        min_freq=settings.get("min_freq"),
-        solver=settings.get("solver") or "bcfw",
-        order=settings.get("order") or 1,
-        num_threads=settings.get("num_threads") or 1,
-        seed=1 if settings.get("seed") is None else settings["seed"],
-        num_buckets=settings.get("num_buckets"),
-        gap_tolerance=settings.get("gap_tolerance"),
-        keep_feature_names=settings.get("keep_feature_names", True) is not False,
-        evaluate_dev=dev is not None and len(dev) > 0)
+        run["lam"], max_passes=run["max_passes"], min_freq=run["min_freq"],
+        solver=run["solver"], order=run["order"],
+        num_threads=run["num_threads"], seed=run["seed"],
+        num_buckets=run["num_buckets"], gap_tolerance=run["gap_tolerance"],
+        keep_feature_names=run["keep_feature_names"],
+        evaluate_dev=dev is not None and len(dev) > 0, loss=run["loss"],
+        l1=run["l1"], averaging=run["averaging"])
     return _chaintag.train_sequences(
-        train, text, dict(settings.get("overrides") or {}),
+        train, text, dict(options.get("overrides") or {}),
         dev=dev if dev is not None and len(dev) > 0 else None, keep=keep,
-        output_dir=settings.get("output_dir"), progress=progress)
+        output_dir=options.get("output_dir"), progress=progress)
 
 
 class Trainer:
-    """python-crfsuite's Trainer: append sequences, set parameters, train.
+    """python-crfsuite's Trainer: append sequences, select an algorithm,
+    set its parameters, train.
 
-    `algorithm` is accepted as pycrfsuite accepts it (with one warning when
-    given: chaintag trains a structured SVM with its own solver). Parameters
-    are CRFsuite's names (c1, c2, max_iterations, feature.minfreq,
-    feature.possible_states, feature.possible_transitions) and chaintag's
-    (solver, regularization, order, num_threads, seed, num_buckets,
-    gap_tolerance, keep_feature_names, overrides).
+    The algorithms and their parameters are CRFsuite's (select(); params()
+    and help() list them; _settings says what each maps to in chaintag),
+    beside chaintag's own (regularization, solver, order, num_threads,
+    seed, num_buckets, gap_tolerance, keep_feature_names, overrides).
     """
+
+    def __new__(cls, *args, **kwargs):
+        # The state lives here, so that a subclass whose __init__ does not
+        # call Trainer.__init__ (as python-crfsuite allows) still works.
+        self = super().__new__(cls)
+        self.verbose = True
+        self._algorithm = "lbfgs"
+        self._params = {}
+        self._options = {}
+        self._groups = {}
+        self.logparser = TrainingLog([])
+        return self
 
     def __init__(self, algorithm=None, params=None, verbose=True):
         self.verbose = verbose
-        self._settings = {"algorithm": algorithm}
-        self._groups = {}
-        self.logparser = TrainingLog([])
+        if algorithm is not None:
+            self.select(algorithm)
         if params:
             self.set_params(params)
 
     def append(self, xseq, yseq, group=0):
         """Adds a sequence and its labels (converted now, in C++)."""
         self._groups.setdefault(group, _chaintag.ItemSequences()).append(
-            xseq, yseq)
+            _plain(xseq), yseq)
 
     def clear(self):
         self._groups = {}
 
     def select(self, algorithm, type="crf1d"):
+        """Chooses CRFsuite's training algorithm (lbfgs, l2sgd, ap, pa,
+        arow); its parameters start at CRFsuite's defaults."""
         if type != "crf1d":
             raise ValueError("chaintag trains linear-chain models only "
                              "(type='crf1d'), got %r" % (type,))
-        self._settings["algorithm"] = algorithm
+        self._algorithm = _settings.canonical_algorithm(algorithm)
+        self._params = {}
 
-    def _key(self, name):
-        if name in _CRFSUITE_NAMES:
-            return _CRFSUITE_NAMES[name]
-        if name in _CHAINTAG_NAMES or name in _settings.REFUSED or name == "overrides":
-            return name
-        raise ValueError("unknown parameter %r; chaintag's are %s" % (
-            name, ", ".join(sorted(set(_CRFSUITE_NAMES) | set(_CHAINTAG_NAMES)))))
+    def _check(self, name):
+        if name in _settings.CHAINTAG_PARAMETERS:
+            return
+        known = _settings.defaults(self._algorithm)
+        if name not in known:
+            raise ValueError(
+                "unknown parameter %r of %s; its parameters are %s, and "
+                "chaintag's %s" % (
+                    name, self._algorithm, ", ".join(known),
+                    ", ".join(_settings.CHAINTAG_PARAMETERS)))
 
     def set(self, name, value):
-        key = self._key(name)
-        if key in _settings.REFUSED:
-            _settings.refuse_unsupported({key: value})
-        self._settings[key] = value
+        self._check(name)
+        if name in _settings.CHAINTAG_PARAMETERS:
+            self._options[name] = value
+        else:
+            _settings.check_parameters(self._algorithm, {name: value})
+            self._params[name] = value
 
     def get(self, name):
-        return self._settings.get(self._key(name))
+        self._check(name)
+        if name in _settings.CHAINTAG_PARAMETERS:
+            return self._options.get(name)
+        return self._params.get(name,
+                                _settings.defaults(self._algorithm)[name])
 
     def set_params(self, params):
         for name, value in params.items():
             self.set(name, value)
 
     def get_params(self):
-        return {name: self.get(name)
-                for name in list(_CRFSUITE_NAMES) + list(_CHAINTAG_NAMES)
-                if self.get(name) is not None}
+        """The algorithm's parameters (CRFsuite's defaults where not set)
+        and chaintag's that are set."""
+        params = {name: self.get(name)
+                  for name in _settings.defaults(self._algorithm)}
+        params.update({name: value for name, value in self._options.items()
+                       if value is not None})
+        return params
 
     def params(self):
-        return list(_CRFSUITE_NAMES) + list(_CHAINTAG_NAMES)
+        return (list(_settings.defaults(self._algorithm)) +
+                list(_settings.CHAINTAG_PARAMETERS))
+
+    def help(self, name):
+        return _settings.help_text(self._algorithm, name)
 
     def message(self, message):
-        """Receives each progress line; prints it when verbose."""
+        """Receives each progress line (with its newline); writes it to
+        stderr when verbose."""
         if self.verbose:
-            print(message, file=sys.stderr)
+            sys.stderr.write(message)
 
     def train(self, model, holdout=-1):
         """Trains on the appended sequences (group `holdout` held out and
-        scored after each pass) and writes the model file `model`."""
+        scored after each pass) and writes the model file `model`; with
+        nothing appended, a model without labels."""
         train = _chaintag.ItemSequences()
         dev = _chaintag.ItemSequences()
         for group, sequences in self._groups.items():
             (dev if group == holdout else train).add(sequences)
+        if len(train) == 0:
+            # As python-crfsuite: a model of no labels, which tags only
+            # empty sequences. The parameters are checked all the same.
+            run = _settings.run_settings(self._algorithm, self._params,
+                                         self._options, 1)
+            self.message("no sequences appended: the model has no labels\n")
+            _chaintag.empty_model(_settings.config_text(
+                run["lam"], num_buckets=run["num_buckets"],
+                loss=run["loss"])).save(model)
+            self.logparser = TrainingLog([])
+            return None
         trained, summary = training_run(
-            train, self._settings, dev=dev, keep=False, progress=self.message)
+            train, self._algorithm, self._params, self._options, dev=dev,
+            keep=False, progress=lambda line: self.message(line + "\n"))
         self.logparser = TrainingLog(summary["log"])
         trained.save(model)
         return trained
 
 
+class BaseTrainer(Trainer):
+    """python-crfsuite's BaseTrainer: a Trainer whose message() ignores
+    the progress lines (override it to receive them)."""
+
+    def message(self, message):
+        pass
+
+
+# python-crfsuite's error class: here the base of chaintag's errors.
+CRFSuiteError = _chaintag.Error
+
+
 class ParsedDump:
-    """What Tagger.info() returns, as pycrfsuite's: labels, attributes,
-    transitions {(from, to): w}, state_features {(attr, label): w}, header."""
+    """What Tagger.info() returns, as pycrfsuite's: labels and attributes
+    {name: id}, transitions {(from, to): w}, state_features
+    {(attribute, label): w} and header {field: text}."""
 
     def __init__(self, model):
         self.labels = {name: i for i, name in enumerate(model.labels)}
@@ -185,8 +280,38 @@ class ParsedDump:
         self.transitions = model.transition_features()
         attributes = sorted({attribute for attribute, _ in self.state_features})
         self.attributes = {name: i for i, name in enumerate(attributes)}
-        self.header = {"order": model.order, "num_labels": len(model.labels)}
-        self.header.update(model.summary)
+        header = {"type": "CRF1d", "order": model.order,
+                  "num_labels": len(model.labels),
+                  "num_attrs": len(attributes),
+                  "num_features": len(self.state_features) +
+                  len(self.transitions)}
+        header.update(model.summary)
+        self.header = {key: str(value) for key, value in header.items()}
+
+
+def write_dump(model, out):
+    """The model as `crfsuite dump` prints one: its header, labels,
+    attributes, transitions and state features (non-zero weights)."""
+    dump = ParsedDump(model)
+    out.write("FILEHEADER = {\n")
+    for key, value in dump.header.items():
+        out.write("  %s: %s\n" % (key, value))
+    out.write("}\n\nLABELS = {\n")
+    for name, i in dump.labels.items():
+        out.write("%7d: %s\n" % (i, name))
+    out.write("}\n\nATTRIBUTES = {\n")
+    for name, i in dump.attributes.items():
+        out.write("%7d: %s\n" % (i, name))
+    out.write("}\n\nTRANSITIONS = {\n")
+    for (source, target), weight in dump.transitions.items():
+        out.write("  (%d) %s --> %s: %f\n" % (1, source, target, weight))
+    out.write("}\n\nSTATE_FEATURES = {\n")
+    for (attribute, label), weight in sorted(
+            dump.state_features.items(),
+            key=lambda item: (dump.attributes[item[0][0]],
+                              dump.labels[item[0][1]])):
+        out.write("  (%d) %s --> %s: %f\n" % (0, attribute, label, weight))
+    out.write("}\n\n")
 
 
 class Tagger:
@@ -197,15 +322,35 @@ class Tagger:
         self._xseq = None
         self._marginals = None  # of _xseq, computed when first asked
 
+    @classmethod
+    def from_model(cls, model):
+        """A Tagger opened on a chaintag.Model (sklearn's tagger_)."""
+        tagger = cls()
+        tagger._model = model
+        return tagger
+
     def open(self, name):
+        """Opens a model file: FileNotFoundError (an IOError) when it is
+        missing, ValueError when it is not a valid chaintag model."""
         self.close()
-        self._model = _chaintag.Model.load(name)
+        try:
+            self._model = _chaintag.Model.load(name)
+        except _chaintag.NotFoundError:
+            raise
+        except _chaintag.Error as e:
+            raise ValueError("%s is not a chaintag model file: %s"
+                             % (name, e)) from e
         return self
 
     def open_inmemory(self, value):
+        """Opens a model file's bytes (ValueError when not a valid one)."""
         from chaintag import model_from_bytes
         self.close()
-        self._model = model_from_bytes(value)
+        try:
+            self._model = model_from_bytes(value)
+        except _chaintag.Error as e:
+            raise ValueError("not a chaintag model file's bytes: %s"
+                             % (e,)) from e
         return self
 
     def close(self):
@@ -219,9 +364,9 @@ class Tagger:
     def __exit__(self, *exc):
         self.close()
 
-    def _opened(self):
+    def _opened(self, error=ValueError):
         if self._model is None:
-            raise ValueError("no model: call open(path) first")
+            raise error("no model: call open(path) first")
         return self._model
 
     def labels(self):
@@ -229,7 +374,7 @@ class Tagger:
 
     def set(self, xseq):
         self._opened()
-        self._xseq = xseq
+        self._xseq = _plain(xseq)
         self._marginals = None
 
     def _sequence(self):
@@ -262,4 +407,16 @@ class Tagger:
         return float(marginals[pos, labels.index(y)])
 
     def info(self):
-        return ParsedDump(self._opened())
+        """The model's labels, attributes, weights and header (RuntimeError
+        when no model is open, as python-crfsuite's)."""
+        return ParsedDump(self._opened(RuntimeError))
+
+    def dump(self, filename=None):
+        """Writes the model as `crfsuite dump` prints one, to `filename`
+        (default: stdout); RuntimeError when no model is open."""
+        model = self._opened(RuntimeError)
+        if filename is None:
+            write_dump(model, sys.stdout)
+            return
+        with open(filename, "w", encoding="utf-8") as out:
+            write_dump(model, out)
