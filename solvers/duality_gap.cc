@@ -15,21 +15,72 @@ double SquaredNorm(const double* w, int64_t dim) {
   return sum;
 }
 
+namespace {
+
+// max over s in [0, 1] of s·a − Σ_j max(s·m_j − ℓ1, 0)²/(2λ), for the
+// magnitudes m_j > ℓ1 (the others add nothing for s ≤ 1). The function is
+// concave; its slope a − Σ_j m_j·max(s·m_j − ℓ1, 0)/λ is found to change
+// sign by bisection.
+double BestScaledDual(double a, const std::vector<double>& magnitudes,
+                      double lambda, double l1) {
+  auto conjugate = [&](double s) {
+    double sum = 0;
+    for (double m : magnitudes) {
+      const double excess = s * m - l1;
+      if (excess > 0) sum += excess * excess;
+    }
+    return sum / (2 * lambda);
+  };
+  auto slope = [&](double s) {
+    double sum = 0;
+    for (double m : magnitudes) {
+      const double excess = s * m - l1;
+      if (excess > 0) sum += m * excess;
+    }
+    return a - sum / lambda;
+  };
+  if (a <= 0) return 0;  // D(0) = 0: the losses are non-negative
+  double s = 1;
+  if (slope(1) < 0) {
+    double low = 0, high = 1;
+    for (int step = 0; step < 40; ++step) {
+      const double middle = 0.5 * (low + high);
+      (slope(middle) < 0 ? high : low) = middle;
+    }
+    s = low;
+  }
+  return s * a - conjugate(s);
+}
+
+}  // namespace
+
 DualityGap SmoothCertificate(const double* w, int64_t dim, double loss_sum,
                              double term_sum, int n, const double* gradient,
                              double gradient_scale, double lambda, double l1) {
-  double absolute_sum = 0, soft_squares = 0;
-  const double threshold = l1 / std::fabs(gradient_scale);
+  double absolute_sum = 0, squares = 0;
+  const double scale = std::fabs(gradient_scale);
+  std::vector<double> magnitudes;  // |ḡ_j| > ℓ1, with ℓ1 > 0
   for (int64_t j = 0; j < dim; ++j) {
     absolute_sum += std::fabs(w[j]);
-    const double excess = std::fabs(gradient[j]) - threshold;
-    if (excess > 0) soft_squares += excess * excess;
+    const double magnitude = scale * std::fabs(gradient[j]);
+    if (l1 == 0) {
+      squares += magnitude * magnitude;
+    } else if (magnitude > l1) {
+      magnitudes.push_back(magnitude);
+    }
   }
   DualityGap result;
   result.primal =
       loss_sum / n + 0.5 * lambda * SquaredNorm(w, dim) + l1 * absolute_sum;
-  result.dual = term_sum / n -
-                gradient_scale * gradient_scale * soft_squares / (2 * lambda);
+  const double a = term_sum / n;
+  if (l1 == 0) {
+    // s·a − s²·‖ḡ‖²/(2λ), at its best s in [0, 1].
+    const double s =
+        a <= 0 ? 0 : (squares == 0 ? 1 : std::min(1.0, a * lambda / squares));
+    result.dual = s * a - s * s * squares / (2 * lambda);
+  } else {
+    result.dual = BestScaledDual(a, magnitudes, lambda, l1);
+  }
   result.gap = result.primal - result.dual;
   return result;
 }

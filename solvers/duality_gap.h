@@ -29,7 +29,11 @@ double SquaredNorm(const double* w, int64_t dim);
 // the gradients v_i = ∇f_i(w_i) taken at points w_i,
 //   D = term_sum/n − Σ_j max(|ḡ_j| − ℓ1, 0)²/(2λ),
 // term_sum = Σ_i f_i(w_i) − ⟨w_i, v_i⟩, ḡ = 1/n Σ_i v_i given as
-// gradient_scale · gradient[j].
+// gradient_scale · gradient[j]. The losses are non-negative (the CRF's and
+// softmax-margin's are), so f_i*(0) ≤ 0 and the scaled gradients s·v_i,
+// s in [0, 1], have the dual D(s) ≥ s·term_sum/n − Σ_j max(s|ḡ_j| − ℓ1,
+// 0)²/(2λ): the certificate takes the best s. Far from the optimum, where
+// ḡ is still large next to λ, this is far above D(1); at the optimum s = 1.
 DualityGap SmoothCertificate(const double* w, int64_t dim, double loss_sum,
                              double term_sum, int n, const double* gradient,
                              double gradient_scale, double lambda, double l1);

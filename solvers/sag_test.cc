@@ -297,19 +297,57 @@ TEST(SagSolverTest, ReachesTheCertifiedOptimum) {
 // dual lies below the optimum's objective.
 TEST(SagSolverTest, EveryCertificateBoundsTheOptimum) {
   const MulticlassProblem problem = SparseProblem(20, 6, 3, 8);
-  const double l1 = 0.03;
-  const double optimum =
-      Objective(problem, ProximalGradientOptimum(problem, l1), l1);
-  SolverConfig config = SagConfig();
-  config.mutable_sag()->set_variant(SolverConfig::SAGA);
-  config.set_l1(l1);
-  config.set_gap_check(1);
-  for (int passes : {1, 2, 5, 20}) {
-    config.set_max_passes(passes);
-    std::vector<double> w;
-    const TrainingSummary summary = RunSag(problem, config, &w);
-    EXPECT_LE(summary.dual(), optimum + 1e-12) << passes;
-    EXPECT_GE(summary.primal(), optimum - 1e-12) << passes;
+  for (double l1 : {0.0, 0.03}) {
+    const double optimum =
+        Objective(problem, ProximalGradientOptimum(problem, l1), l1);
+    SolverConfig config = SagConfig();
+    config.mutable_sag()->set_variant(SolverConfig::SAGA);
+    config.set_l1(l1);
+    config.set_gap_check(1);
+    for (int passes : {1, 2, 5, 20}) {
+      config.set_max_passes(passes);
+      std::vector<double> w;
+      const TrainingSummary summary = RunSag(problem, config, &w);
+      EXPECT_LE(summary.dual(), optimum + 1e-12) << l1 << " " << passes;
+      EXPECT_GE(summary.primal(), optimum - 1e-12) << l1 << " " << passes;
+    }
+  }
+}
+
+// The certificate's dual is the best over the scaled gradients s·v_i, s in
+// [0, 1]: checked against a fine grid of s, never below s = 1's value, and
+// 0 when the terms are not positive.
+TEST(SagSolverTest, TheCertificateTakesTheBestScaleOfTheGradients) {
+  const std::vector<double> w = {0.5, -1, 0, 2};
+  const std::vector<double> gradient = {0.3, -2.0, 0.05, 1.2};
+  const double lambda = 0.1, term_sum = 2.0, loss_sum = 7.0;
+  const int n = 4;
+  for (double l1 : {0.0, 0.1}) {
+    for (double scale : {1.0, -0.5}) {
+      auto dual_at = [&](double s) {
+        double conjugate = 0;
+        for (double g : gradient) {
+          const double excess = s * std::fabs(scale * g) - l1;
+          if (excess > 0) conjugate += excess * excess / (2 * lambda);
+        }
+        return s * term_sum / n - conjugate;
+      };
+      double best = dual_at(1);
+      for (int k = 0; k <= 100000; ++k) best = std::max(best, dual_at(k / 1e5));
+      const DualityGap certificate =
+          SmoothCertificate(w.data(), w.size(), loss_sum, term_sum, n,
+                            gradient.data(), scale, lambda, l1);
+      EXPECT_NEAR(certificate.dual, best, 1e-9) << l1 << " " << scale;
+      EXPECT_GT(certificate.dual, dual_at(1) + 1) << l1 << " " << scale;
+      const double primal = loss_sum / n + 0.5 * lambda * (0.25 + 1 + 4) +
+                            l1 * (0.5 + 1 + 2);
+      EXPECT_DOUBLE_EQ(certificate.primal, primal);
+      EXPECT_DOUBLE_EQ(certificate.gap, primal - certificate.dual);
+      const DualityGap negative =
+          SmoothCertificate(w.data(), w.size(), loss_sum, -1.0, n,
+                            gradient.data(), scale, lambda, l1);
+      EXPECT_EQ(negative.dual, 0.0);
+    }
   }
 }
 
