@@ -21,4 +21,7 @@ if ! "$PYTHON" -c 'import numpy' 2> /dev/null; then
 fi
 source "$(dirname "$0")/preload_sanitizers.sh"
 cd "${TEST_TMPDIR:-$(mktemp -d)}"
-PYTHONPATH="$(dirname "$PACKAGE")" exec "$PYTHON" "$TEST" -v "${@:8}"
+# PYTHONSAFEPATH: the script's directory (python/, through the runfiles'
+# symlink) is not put first on the path, where python/chaintag/ (the
+# sources without the extension) would shadow the package.
+PYTHONSAFEPATH=1 PYTHONPATH="$(dirname "$PACKAGE")" exec "$PYTHON" "$TEST" -v "${@:8}"

@@ -29,4 +29,7 @@ mkdir -p repo/pipeline/configs shared
 cp "$CONFIG" repo/pipeline/configs/conll2000_chunking.textproto
 ln -sfn "$CHAINTAG_CORPORA" shared/corpora
 cd repo
-PYTHONPATH="$(dirname "$PACKAGE")" exec "$PYTHON" "$TEST" "$README" "$PYTHON"
+# PYTHONSAFEPATH: the script's directory (python/, through the runfiles'
+# symlink) is not put first on the path, where python/chaintag/ (the
+# sources without the extension) would shadow the package.
+PYTHONSAFEPATH=1 PYTHONPATH="$(dirname "$PACKAGE")" exec "$PYTHON" "$TEST" "$README" "$PYTHON"

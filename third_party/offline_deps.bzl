@@ -195,6 +195,48 @@ system_cc_repo = repository_rule(
     environ = ["PKG_CONFIG_PATH"],
 )
 
+# -------------------------------------------- the Python the module is for
+
+_PYTHON_QUERY = """
+import sys, sysconfig
+paths = sysconfig.get_paths()
+print(paths["include"])
+print(paths.get("platinclude") or paths["include"])
+print(sysconfig.get_config_var("EXT_SUFFIX") or ".so")
+print("%d.%d" % sys.version_info[:2])
+"""
+
+def _python_headers_impl(rctx):
+    python = rctx.os.environ.get("CHAINTAG_PYTHON", "") or "/usr/bin/python3"
+    res = rctx.execute([python, "-c", _PYTHON_QUERY])
+    if res.return_code != 0:
+        fail("CHAINTAG_PYTHON=%s: cannot run it: %s" % (python, res.stderr))
+    include, platinclude, ext_suffix, version = res.stdout.strip().split("\n")
+    links = []
+    for i, d in enumerate([include] if platinclude == include else [include, platinclude]):
+        if not rctx.path(d).exists:
+            fail("%s (Python %s's headers, from %s) is missing: install its " % (d, version, python) +
+                 "-dev package (Debian: python%s-dev)" % version)
+        rctx.symlink(d, "_include%d" % i)
+        links.append("_include%d" % i)
+    if not rctx.path(include + "/Python.h").exists:
+        fail("%s/Python.h is missing: install Python %s's -dev package" % (include, version))
+    rctx.file("WORKSPACE", "workspace(name = %r)\n" % rctx.name)
+    rctx.file("BUILD.bazel", """package(default_visibility = ["//visibility:public"])
+# Python {version}'s headers ({python}); extensions are named *{ext_suffix}.
+cc_library(
+    name = "python3",
+    hdrs = glob([{globs}], allow_empty = True),
+    includes = {links},
+)
+""".format(version = version, python = python, ext_suffix = ext_suffix, links = repr(links),
+           globs = ", ".join(["%r" % (l + "/**") for l in links])))
+
+python_headers_repo = repository_rule(
+    implementation = _python_headers_impl,
+    environ = ["CHAINTAG_PYTHON"],
+)
+
 # Rules for protocol buffers: protoc and the C++ runtime from Debian, well-known
 # types from /usr/include/google/protobuf. Makes proto_library and
 # cc_proto_library work with their default flags.
@@ -274,13 +316,13 @@ def offline_deps():
     )
     # Optional: fetched only when a target that needs them is built, and
     # installed by ./bazelw then (see its PKGS). The Python module's headers:
-    system_cc_repo(
-        name = "python3",
-        targets = {"python3": ["python3"]},
-    )
+    # The headers of the Python that the module is built for: $CHAINTAG_PYTHON
+    # (the interpreter running `pip install`, which python/backend passes
+    # with --repo_env), else Debian's /usr/bin/python3.
+    python_headers_repo(name = "python3")
     system_cc_repo(
         name = "pybind11",
-        targets = {"pybind11": ["pybind11", "python3"]},
+        targets = {"pybind11": ["pybind11"]},
     )
     # The tagging service (//tools:serve): cpp-httplib, built by Debian as a
     # shared library with OpenSSL, zlib and Brotli (its .pc defines them).

@@ -5,8 +5,11 @@ max_iterations=100, all_possible_transitions=True), fit, predict, the
 metrics, the learnt transitions and state features) with only the import
 changed, plus conlleval's report from chaintag.evaluate.
 
-    PYTHONPATH=$(./bazelw info bazel-bin)/python \\
-        /usr/bin/python3 python/examples/conll2003_tutorial.py [CORPORA]
+    ~/venvs/tagging/bin/python python/examples/conll2003_tutorial.py [CORPORA]
+
+with chaintag installed there (pip install --no-index ./python), or with
+PYTHONPATH=$(./bazelw info bazel-bin)/python/site after
+./bazelw build //python:site.
 
 CORPORA defaults to $CHAINTAG_CORPORA, else ../shared/corpora.
 """

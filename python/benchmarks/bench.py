@@ -1,8 +1,8 @@
 """Measurements of python/README.md: tag_batch against the `tag` CLI on the
 same model and CoNLL file, and the cost of one model.tag call.
 
-  /usr/bin/python3 python/bench.py throughput <model> <conll> <tag CLI> [runs] [threads]
-  /usr/bin/python3 python/bench.py call <model> <conll> [length] [calls] [runs]
+  /usr/bin/python3 python/benchmarks/bench.py throughput <model> <conll> <tag CLI> [runs] [threads]
+  /usr/bin/python3 python/benchmarks/bench.py call <model> <conll> [length] [calls] [runs]
 
 throughput: per run, the CLI's wall time (`tag --model --input`, output to
 /dev/null; process start and model load included) and tag_batch's (the
