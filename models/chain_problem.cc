@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -360,6 +361,7 @@ void ChainProblem::Oracle(int i, const double* w, double scale,
   // recomputed without it.
   AddLossToUnary(i, 1.0, scores.unary);
   result->corner.resize(T);
+  ForbidTransitions(&scores);
   DecodeBest(scores, result->corner.data());
   AddLossToUnary(i, -1.0, scores.unary);
   int wrong = 0;
@@ -404,14 +406,32 @@ double ChainProblem::SmoothedOracle(int i, const double* w,
   const double gold_score = ScoreOf(scores, example.labels.data());
   // h(y) = L(y) + ⟨w, φ(y)⟩ − ⟨w, φ(y_i)⟩: augmented scores minus gold's.
   AddLossToUnary(i, 1.0, scores.unary);
+  ForbidTransitions(&scores);
   switch (smoothing.kind) {
-    case Smoothing::Kind::kEntropy:
-      return (structure_ == nullptr
-                  ? scratch.forward_backward.Compute(scores.first, smoothing.mu,
-                                                     state)
-                  : scratch.second_order_forward_backward.Compute(
-                        *structure_, scores.second, smoothing.mu, state)) -
-             gold_score;
+    case Smoothing::Kind::kEntropy: {
+      if (structure_ != nullptr) {
+        return scratch.second_order_forward_backward.Compute(
+                   *structure_, scores.second, smoothing.mu, state) -
+               gold_score;
+      }
+      if (tail_full_.empty()) {
+        return scratch.forward_backward.Compute(scores.first, smoothing.mu,
+                                                state) -
+               gold_score;
+      }
+      // The marginals in the full layout, then the tail's allowed entries
+      // (the forbidden ones are 0).
+      const int64_t head = TailStateOffset(i);
+      std::vector<double>& full = scratch.difference;
+      full.resize(head + layout_.tail_size());
+      const double value = scratch.forward_backward.Compute(
+          scores.first, smoothing.mu, full.data());
+      std::copy(full.begin(), full.begin() + head, state);
+      for (int64_t k = 0; k < StateTailSize(); ++k) {
+        state[head + k] = full[head + FullTailIndex(k)];
+      }
+      return value - gold_score;
+    }
     case Smoothing::Kind::kTopKL2:
       return TopKSmoothed(i, scores, smoothing, state) - gold_score;
     case Smoothing::Kind::kNone:
@@ -458,6 +478,7 @@ void ChainProblem::Decode(int i, const double* w, Corner* corner) const {
   corner->resize(Length(i));
   Scores scores;
   ComputeScores(i, w, 1.0, &scores);
+  ForbidTransitions(&scores);
   DecodeBest(scores, corner->data());
 }
 
@@ -465,6 +486,9 @@ bool ChainProblem::IsCorner(int i, const Corner& y) const {
   if (y.size() != examples_[i].labels.size()) return false;
   for (int32_t label : y) {
     if (label < 0 || label >= layout_.num_labels) return false;
+  }
+  for (size_t t = 1; !allowed_.empty() && t < y.size(); ++t) {
+    if (!allowed_[int64_t{y[t - 1]} * layout_.num_labels + y[t]]) return false;
   }
   return structure_ == nullptr ||
          structure_->IsAllowed(y.data(), static_cast<int>(y.size()));
@@ -499,7 +523,7 @@ bool ChainProblem::TailSupport(int i, const double* state,
                                std::vector<int64_t>* indices) const {
   const int T = Length(i);
   const int L = layout_.num_labels;
-  const int64_t most = layout_.tail_size() / kSparseUnaryShare;
+  const int64_t most = StateTailSize() / kSparseUnaryShare;
   Scratch& scratch = ThreadScratch();
   std::vector<int32_t>& labels = scratch.support_labels;
   std::vector<int32_t>& begin = scratch.support_begin;
@@ -519,8 +543,10 @@ bool ChainProblem::TailSupport(int i, const double* state,
   std::vector<uint8_t>& marked = scratch.marked_tail;
   marked.resize(layout_.tail_size(), 0);
   indices->clear();
-  auto add = [&](int64_t k) {
-    if (!marked[k]) {
+  // State tail indices; a forbidden transition has none (no mass).
+  auto add = [&](int64_t full) {
+    const int64_t k = StateTailIndex(full);
+    if (k >= 0 && !marked[k]) {
       marked[k] = 1;
       indices->push_back(k);
     }
@@ -570,10 +596,11 @@ double ChainProblem::StateDot(int i, const double* w, const Scores& scores,
   const double* tail_state = state + tail_offset;
   std::vector<int64_t>& support = ThreadScratch().tail_indices;
   if (TailSupport(i, state, &support)) {
-    for (int64_t k : support) expected += tail[k] * tail_state[k];
+    for (int64_t k : support)
+      expected += tail[FullTailIndex(k)] * tail_state[k];
   } else {
-    for (int64_t k = 0; k < layout_.tail_size(); ++k) {
-      expected += tail[k] * tail_state[k];
+    for (int64_t k = 0; k < StateTailSize(); ++k) {
+      expected += tail[FullTailIndex(k)] * tail_state[k];
     }
   }
   return gold_score - expected;
@@ -604,6 +631,55 @@ void ChainProblem::ScoreCorners(int i, const double* w, const double* state,
 void ChainProblem::AddTailFeatures(const int32_t* y, int T, double c,
                                    double* tail) const {
   ForEachTailIndex(y, T, [&](int64_t k) { tail[k] += c; });
+}
+
+void ChainProblem::AddStateTailFeatures(const int32_t* y, int T, double c,
+                                        double* tail) const {
+  ForEachTailIndex(y, T, [&](int64_t k) { tail[StateTailIndex(k)] += c; });
+}
+
+absl::Status ChainProblem::SetAllowedTransitions(std::vector<uint8_t> allowed) {
+  const int L = layout_.num_labels;
+  if (structure_ != nullptr) {
+    return absl::InvalidArgumentError(
+        "allowed transitions are for first-order problems");
+  }
+  if (static_cast<int64_t>(allowed.size()) != int64_t{L} * L) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("allowed transitions need ", int64_t{L} * L,
+                     " entries, not ", allowed.size()));
+  }
+  for (size_t i = 0; i < examples_.size(); ++i) {
+    const std::vector<int32_t>& y = examples_[i].labels;
+    for (size_t t = 1; t < y.size(); ++t) {
+      if (!allowed[int64_t{y[t - 1]} * L + y[t]]) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "example ", i, ": its gold labeling has a forbidden transition"));
+      }
+    }
+  }
+  allowed_ = std::move(allowed);
+  tail_slot_.assign(layout_.tail_size(), -1);
+  tail_full_.clear();
+  for (int64_t k = 0; k < layout_.tail_size(); ++k) {
+    if (k < int64_t{L} * L && !allowed_[k]) continue;
+    tail_slot_[k] = static_cast<int32_t>(tail_full_.size());
+    tail_full_.push_back(k);
+  }
+  return absl::OkStatus();
+}
+
+void ChainProblem::ForbidTransitions(Scores* scores) const {
+  if (allowed_.empty()) return;
+  std::vector<double>& masked = ThreadScratch().masked_transition;
+  const int64_t squared = static_cast<int64_t>(allowed_.size());
+  masked.resize(squared);
+  const double* transition = scores->first.transition;
+  for (int64_t k = 0; k < squared; ++k) {
+    masked[k] =
+        allowed_[k] ? transition[k] : -std::numeric_limits<double>::infinity();
+  }
+  scores->first.transition = masked.data();
 }
 
 double ChainProblem::TailDistanceSquared(const int32_t* a, const int32_t* b,

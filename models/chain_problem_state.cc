@@ -21,7 +21,7 @@ using chain_problem_internal::Scratch;
 using chain_problem_internal::ThreadScratch;
 
 int64_t ChainProblem::BlockStateSize(int i) const {
-  return TailStateOffset(i) + layout_.tail_size();
+  return TailStateOffset(i) + StateTailSize();
 }
 
 void ChainProblem::InitBlockState(int i, double* state) const {
@@ -51,7 +51,7 @@ void ChainProblem::AddCornerToState(int i, const Corner& y, double c,
 void ChainProblem::AddLabelingToState(int i, const int32_t* y, double c,
                                       double* state) const {
   AddLabelingToStateHead(i, y, c, state);
-  AddTailFeatures(y, Length(i), c, state + TailStateOffset(i));
+  AddStateTailFeatures(y, Length(i), c, state + TailStateOffset(i));
 }
 
 void ChainProblem::AddLabelingToStateHead(int i, const int32_t* y, double c,
@@ -91,7 +91,9 @@ double ChainProblem::StateDistanceSquared(int i, const double* state,
   std::vector<double>& counts = ThreadScratch().tail_counts;
   counts.resize(layout_.tail_size(), 0.0);
   for (int64_t k : support) counts[k] = -tail_state[k];
-  ForEachTailIndex(y.data(), T, [&](int64_t k) { counts[k] += 1; });
+  // State tail indices throughout (y's transitions are allowed ones).
+  ForEachTailIndex(y.data(), T,
+                   [&](int64_t k) { counts[StateTailIndex(k)] += 1; });
   // Each index read once and reset (a repeat then reads 0).
   double tail = 0;
   auto take = [&](int64_t k) {
@@ -99,7 +101,7 @@ double ChainProblem::StateDistanceSquared(int i, const double* state,
     counts[k] = 0;
   };
   for (int64_t k : support) take(k);
-  ForEachTailIndex(y.data(), T, take);
+  ForEachTailIndex(y.data(), T, [&](int64_t k) { take(StateTailIndex(k)); });
   std::vector<double>& d = ThreadScratch().difference;
   d.resize(tail_offset);
   for (int64_t k = 0; k < tail_offset; ++k) d[k] = -state[k];
@@ -250,10 +252,10 @@ void ChainProblem::AddCornerMinusStateIn(int i, const Corner& y,
                       tail);
     }
   } else if (TailSupport(i, state, &support)) {
-    for (int64_t k : support) tail[k] += c * tail_state[k];
+    for (int64_t k : support) tail[FullTailIndex(k)] += c * tail_state[k];
   } else {
-    for (int64_t k = 0; k < layout_.tail_size(); ++k) {
-      tail[k] += c * tail_state[k];
+    for (int64_t k = 0; k < StateTailSize(); ++k) {
+      tail[FullTailIndex(k)] += c * tail_state[k];
     }
   }
   AddTailFeatures(y.data(), T, -c, tail);
@@ -313,8 +315,8 @@ void ChainProblem::EncodeCornerMinusState(int i, const Corner& y,
   const int32_t tail = update->AddVector(layout_.tail_size());
   double* values = update->values.data() + update->VectorBegin(tail);
   const double* tail_state = state + tail_offset;
-  for (int64_t k = 0; k < layout_.tail_size(); ++k) {
-    values[k] = c * tail_state[k];
+  for (int64_t k = 0; k < StateTailSize(); ++k) {
+    values[FullTailIndex(k)] = c * tail_state[k];
   }
   AddTailFeatures(y.data(), static_cast<int>(y.size()), -c, values);
   update->AddAddition(layout_.transition_offset(), tail, 1.0);
