@@ -361,7 +361,7 @@ void ChainProblem::Oracle(int i, const double* w, double scale,
   // recomputed without it.
   AddLossToUnary(i, 1.0, scores.unary);
   result->corner.resize(T);
-  ForbidTransitions(&scores);
+  ForbidTransitions(&scores, /*viterbi_only=*/true);
   DecodeBest(scores, result->corner.data());
   AddLossToUnary(i, -1.0, scores.unary);
   int wrong = 0;
@@ -406,7 +406,7 @@ double ChainProblem::SmoothedOracle(int i, const double* w,
   const double gold_score = ScoreOf(scores, example.labels.data());
   // h(y) = L(y) + ⟨w, φ(y)⟩ − ⟨w, φ(y_i)⟩: augmented scores minus gold's.
   AddLossToUnary(i, 1.0, scores.unary);
-  ForbidTransitions(&scores);
+  ForbidTransitions(&scores, /*viterbi_only=*/false);
   switch (smoothing.kind) {
     case Smoothing::Kind::kEntropy: {
       if (structure_ != nullptr) {
@@ -478,7 +478,7 @@ void ChainProblem::Decode(int i, const double* w, Corner* corner) const {
   corner->resize(Length(i));
   Scores scores;
   ComputeScores(i, w, 1.0, &scores);
-  ForbidTransitions(&scores);
+  ForbidTransitions(&scores, /*viterbi_only=*/true);
   DecodeBest(scores, corner->data());
 }
 
@@ -659,6 +659,7 @@ absl::Status ChainProblem::SetAllowedTransitions(std::vector<uint8_t> allowed) {
     }
   }
   allowed_ = std::move(allowed);
+  lists_ = TransitionLists::FromMask(allowed_.data(), L);
   tail_slot_.assign(layout_.tail_size(), -1);
   tail_full_.clear();
   for (int64_t k = 0; k < layout_.tail_size(); ++k) {
@@ -669,8 +670,10 @@ absl::Status ChainProblem::SetAllowedTransitions(std::vector<uint8_t> allowed) {
   return absl::OkStatus();
 }
 
-void ChainProblem::ForbidTransitions(Scores* scores) const {
+void ChainProblem::ForbidTransitions(Scores* scores, bool viterbi_only) const {
   if (allowed_.empty()) return;
+  if (scores->first.pair == nullptr) scores->first.lists = &lists_;
+  if (viterbi_only && scores->first.pair == nullptr) return;
   std::vector<double>& masked = ThreadScratch().masked_transition;
   const int64_t squared = static_cast<int64_t>(allowed_.size());
   masked.resize(squared);

@@ -226,9 +226,11 @@ class ChainProblem : public Problem {
     return tail_full_.empty() ? layout_.tail_size()
                               : static_cast<int64_t>(tail_full_.size());
   }
-  // With allowed transitions, points scores->first.transition at a copy
-  // with −∞ on the forbidden pairs (before decoding).
-  void ForbidTransitions(Scores* scores) const;
+  // With allowed transitions, before decoding: gives scores->first the
+  // allowed pairs' lists (ViterbiDecoder then visits those alone) and,
+  // unless `viterbi_only` and without pair scores, points its transitions
+  // at a copy with −∞ on the forbidden pairs (the other decoders).
+  void ForbidTransitions(Scores* scores, bool viterbi_only) const;
   // visit(k) for each tail index y's transitions, biases and trigrams hit
   // (once per occurrence).
   template <typename Visit>
@@ -305,6 +307,7 @@ class ChainProblem : public Problem {
   std::vector<uint8_t> allowed_;
   std::vector<int32_t> tail_slot_;
   std::vector<int64_t> tail_full_;
+  TransitionLists lists_;  // of allowed_
 };
 
 }  // namespace chaintag
