@@ -32,13 +32,6 @@ absl::StatusOr<ChainModel> MakeModel(const PreparedCorpus& prepared,
                                      const WeightSpace& space,
                                      const TrainingSummary& training);
 
-// A first-order model over allowed transitions only
-// (ChainProblem::SetAllowedTransitions) scores every other label pair
-// kForbiddenTransition in its file: finite, so the file's checks and
-// format stay as they are, and low enough that no labeling through one
-// beats a labeling without (the forward-backward's weight of one is 0).
-constexpr double kForbiddenTransition = -1e30;
-
 // weights' transitions of the pairs `problem` forbids = kForbiddenTransition
 // (nothing without allowed transitions). Before MakeModel.
 void ForbidTransitions(const ChainProblem& problem,
