@@ -595,12 +595,22 @@ double ChainProblem::StateDot(int i, const double* w, const Scores& scores,
   const double* tail = w + layout_.transition_offset();
   const double* tail_state = state + tail_offset;
   std::vector<int64_t>& support = ThreadScratch().tail_indices;
+  const bool all = tail_full_.empty();  // the branch out of the loops
   if (TailSupport(i, state, &support)) {
-    for (int64_t k : support)
-      expected += tail[FullTailIndex(k)] * tail_state[k];
+    if (all) {
+      for (int64_t k : support) expected += tail[k] * tail_state[k];
+    } else {
+      for (int64_t k : support) {
+        expected += tail[tail_full_[k]] * tail_state[k];
+      }
+    }
+  } else if (all) {
+    for (int64_t k = 0; k < layout_.tail_size(); ++k) {
+      expected += tail[k] * tail_state[k];
+    }
   } else {
     for (int64_t k = 0; k < StateTailSize(); ++k) {
-      expected += tail[FullTailIndex(k)] * tail_state[k];
+      expected += tail[tail_full_[k]] * tail_state[k];
     }
   }
   return gold_score - expected;

@@ -252,7 +252,11 @@ void ChainProblem::AddCornerMinusStateIn(int i, const Corner& y,
                       tail);
     }
   } else if (TailSupport(i, state, &support)) {
-    for (int64_t k : support) tail[FullTailIndex(k)] += c * tail_state[k];
+    if (tail_full_.empty()) {
+      for (int64_t k : support) tail[k] += c * tail_state[k];
+    } else {
+      for (int64_t k : support) tail[tail_full_[k]] += c * tail_state[k];
+    }
   } else {
     for (int64_t k = 0; k < StateTailSize(); ++k) {
       tail[FullTailIndex(k)] += c * tail_state[k];
