@@ -643,43 +643,6 @@ void ChainProblem::AddTailFeatures(const int32_t* y, int T, double c,
   ForEachTailIndex(y, T, [&](int64_t k) { tail[k] += c; });
 }
 
-void ChainProblem::AddStateTailFeatures(const int32_t* y, int T, double c,
-                                        double* tail) const {
-  ForEachTailIndex(y, T, [&](int64_t k) { tail[StateTailIndex(k)] += c; });
-}
-
-absl::Status ChainProblem::SetAllowedTransitions(std::vector<uint8_t> allowed) {
-  const int L = layout_.num_labels;
-  if (structure_ != nullptr) {
-    return absl::InvalidArgumentError(
-        "allowed transitions are for first-order problems");
-  }
-  if (static_cast<int64_t>(allowed.size()) != int64_t{L} * L) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("allowed transitions need ", int64_t{L} * L,
-                     " entries, not ", allowed.size()));
-  }
-  for (size_t i = 0; i < examples_.size(); ++i) {
-    const std::vector<int32_t>& y = examples_[i].labels;
-    for (size_t t = 1; t < y.size(); ++t) {
-      if (!allowed[int64_t{y[t - 1]} * L + y[t]]) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "example ", i, ": its gold labeling has a forbidden transition"));
-      }
-    }
-  }
-  allowed_ = std::move(allowed);
-  lists_ = TransitionLists::FromMask(allowed_.data(), L);
-  tail_slot_.assign(layout_.tail_size(), -1);
-  tail_full_.clear();
-  for (int64_t k = 0; k < layout_.tail_size(); ++k) {
-    if (k < int64_t{L} * L && !allowed_[k]) continue;
-    tail_slot_[k] = static_cast<int32_t>(tail_full_.size());
-    tail_full_.push_back(k);
-  }
-  return absl::OkStatus();
-}
-
 void ChainProblem::ForbidTransitions(Scores* scores, bool viterbi_only) const {
   if (allowed_.empty()) return;
   if (scores->first.pair == nullptr) scores->first.lists = &lists_;
