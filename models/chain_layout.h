@@ -55,6 +55,13 @@ struct ChainLayout {
   int64_t tail_size() const { return dim() - transition_offset(); }
 };
 
+// The transition score of a label pair a model trained over allowed
+// transitions only (ChainProblem::SetAllowedTransitions) never saw: finite,
+// so the model file's checks and format stay as they are, and low enough
+// that no labeling through one beats a labeling without (its
+// forward-backward weight is 0).
+constexpr double kForbiddenTransition = -1e30;
+
 // How many features ahead the scoring and update loops prefetch weight rows.
 constexpr int kPrefetchDistance = 16;
 

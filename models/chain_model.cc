@@ -146,6 +146,20 @@ ChainModel::ChainModel(ModelFile file, LabelSet labels,
   tail_.insert(tail_.end(), file_.end().begin(), file_.end().end());
   tail_.insert(tail_.end(), file_.trigram_weights().begin(),
                file_.trigram_weights().end());
+  const int L = labels_.size();
+  if (structure_ == nullptr && pair_rows_.size() == 0 &&
+      file_.transitions_size() == L * L) {
+    std::vector<uint8_t> allowed(static_cast<size_t>(L) * L);
+    int64_t count = 0;
+    for (size_t k = 0; k < allowed.size(); ++k) {
+      allowed[k] = tail_[k] > kForbiddenTransition / 2;
+      count += allowed[k];
+    }
+    if (count * 4 <= int64_t{L} * L) {
+      lists_ = std::make_shared<const TransitionLists>(
+          TransitionLists::FromMask(allowed.data(), L));
+    }
+  }
 }
 
 absl::StatusOr<ChainModel> ChainModel::FromFile(ModelFile file) {
@@ -323,6 +337,7 @@ WeightsView ChainModel::weights() const {
     view.emission_f32 = file_.emission_weights_f32().data();
   }
   view.tail = tail_.data();
+  view.lists = lists_.get();
   view.structure = structure_.get();
   view.pair_rows = space().pair_rows;
   if (view.pair_rows != nullptr) {
@@ -414,6 +429,15 @@ absl::StatusOr<double> DecodeBest(const WeightsView& weights, int length,
   absl::StatusOr<ChainScores> scores =
       FirstOrderView(weights, length, constraints, scratch);
   if (!scores.ok()) return scores.status();
+  if (constraints == nullptr && scores->pair == nullptr &&
+      weights.lists != nullptr) {
+    // Over the listed transitions: the labeling the full decoder finds
+    // whenever one avoids every unlisted transition (kForbiddenTransition).
+    ChainScores listed = *scores;
+    listed.lists = weights.lists;
+    const double best = scratch->decoder.Decode(listed, labels);
+    if (best != -std::numeric_limits<double>::infinity()) return best;
+  }
   return scratch->decoder.Decode(*scores, labels);
 }
 

@@ -132,6 +132,11 @@ struct WeightsView {
   const BucketRows* pair_rows = nullptr;
   const float* pair_f32 = nullptr;
   const double* pair_f64 = nullptr;
+  // First order without pair rows, optionally: the transitions that score
+  // above kForbiddenTransition (a model trained over allowed transitions),
+  // which plain decoding then visits alone (S a position instead of L²),
+  // falling back to every transition when no labeling avoids the others.
+  const TransitionLists* lists = nullptr;
 };
 
 // What a solver's weight vector is over: the emission rows, with pair
@@ -298,6 +303,8 @@ class ChainModel {
   // Transitions, start, end and trigrams (WeightsView::tail).
   std::vector<double> tail_;
   TransitionConstraints constraints_;
+  // WeightsView::lists, when at most a quarter of the pairs are allowed.
+  std::shared_ptr<const TransitionLists> lists_;
 };
 
 // Label ids to their names, re-encoded from scheme `from` to `to`.

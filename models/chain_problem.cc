@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -360,6 +361,7 @@ void ChainProblem::Oracle(int i, const double* w, double scale,
   // recomputed without it.
   AddLossToUnary(i, 1.0, scores.unary);
   result->corner.resize(T);
+  ForbidTransitions(&scores, /*viterbi_only=*/true);
   DecodeBest(scores, result->corner.data());
   AddLossToUnary(i, -1.0, scores.unary);
   int wrong = 0;
@@ -404,14 +406,32 @@ double ChainProblem::SmoothedOracle(int i, const double* w,
   const double gold_score = ScoreOf(scores, example.labels.data());
   // h(y) = L(y) + ⟨w, φ(y)⟩ − ⟨w, φ(y_i)⟩: augmented scores minus gold's.
   AddLossToUnary(i, 1.0, scores.unary);
+  ForbidTransitions(&scores, /*viterbi_only=*/false);
   switch (smoothing.kind) {
-    case Smoothing::Kind::kEntropy:
-      return (structure_ == nullptr
-                  ? scratch.forward_backward.Compute(scores.first, smoothing.mu,
-                                                     state)
-                  : scratch.second_order_forward_backward.Compute(
-                        *structure_, scores.second, smoothing.mu, state)) -
-             gold_score;
+    case Smoothing::Kind::kEntropy: {
+      if (structure_ != nullptr) {
+        return scratch.second_order_forward_backward.Compute(
+                   *structure_, scores.second, smoothing.mu, state) -
+               gold_score;
+      }
+      if (tail_full_.empty()) {
+        return scratch.forward_backward.Compute(scores.first, smoothing.mu,
+                                                state) -
+               gold_score;
+      }
+      // The marginals in the full layout, then the tail's allowed entries
+      // (the forbidden ones are 0).
+      const int64_t head = TailStateOffset(i);
+      std::vector<double>& full = scratch.difference;
+      full.resize(head + layout_.tail_size());
+      const double value = scratch.forward_backward.Compute(
+          scores.first, smoothing.mu, full.data());
+      std::copy(full.begin(), full.begin() + head, state);
+      for (int64_t k = 0; k < StateTailSize(); ++k) {
+        state[head + k] = full[head + FullTailIndex(k)];
+      }
+      return value - gold_score;
+    }
     case Smoothing::Kind::kTopKL2:
       return TopKSmoothed(i, scores, smoothing, state) - gold_score;
     case Smoothing::Kind::kNone:
@@ -458,6 +478,7 @@ void ChainProblem::Decode(int i, const double* w, Corner* corner) const {
   corner->resize(Length(i));
   Scores scores;
   ComputeScores(i, w, 1.0, &scores);
+  ForbidTransitions(&scores, /*viterbi_only=*/true);
   DecodeBest(scores, corner->data());
 }
 
@@ -465,6 +486,9 @@ bool ChainProblem::IsCorner(int i, const Corner& y) const {
   if (y.size() != examples_[i].labels.size()) return false;
   for (int32_t label : y) {
     if (label < 0 || label >= layout_.num_labels) return false;
+  }
+  for (size_t t = 1; !allowed_.empty() && t < y.size(); ++t) {
+    if (!allowed_[int64_t{y[t - 1]} * layout_.num_labels + y[t]]) return false;
   }
   return structure_ == nullptr ||
          structure_->IsAllowed(y.data(), static_cast<int>(y.size()));
@@ -499,7 +523,7 @@ bool ChainProblem::TailSupport(int i, const double* state,
                                std::vector<int64_t>* indices) const {
   const int T = Length(i);
   const int L = layout_.num_labels;
-  const int64_t most = layout_.tail_size() / kSparseUnaryShare;
+  const int64_t most = StateTailSize() / kSparseUnaryShare;
   Scratch& scratch = ThreadScratch();
   std::vector<int32_t>& labels = scratch.support_labels;
   std::vector<int32_t>& begin = scratch.support_begin;
@@ -519,8 +543,10 @@ bool ChainProblem::TailSupport(int i, const double* state,
   std::vector<uint8_t>& marked = scratch.marked_tail;
   marked.resize(layout_.tail_size(), 0);
   indices->clear();
-  auto add = [&](int64_t k) {
-    if (!marked[k]) {
+  // State tail indices; a forbidden transition has none (no mass).
+  auto add = [&](int64_t full) {
+    const int64_t k = StateTailIndex(full);
+    if (k >= 0 && !marked[k]) {
       marked[k] = 1;
       indices->push_back(k);
     }
@@ -569,11 +595,22 @@ double ChainProblem::StateDot(int i, const double* w, const Scores& scores,
   const double* tail = w + layout_.transition_offset();
   const double* tail_state = state + tail_offset;
   std::vector<int64_t>& support = ThreadScratch().tail_indices;
+  const bool all = tail_full_.empty();  // the branch out of the loops
   if (TailSupport(i, state, &support)) {
-    for (int64_t k : support) expected += tail[k] * tail_state[k];
-  } else {
+    if (all) {
+      for (int64_t k : support) expected += tail[k] * tail_state[k];
+    } else {
+      for (int64_t k : support) {
+        expected += tail[tail_full_[k]] * tail_state[k];
+      }
+    }
+  } else if (all) {
     for (int64_t k = 0; k < layout_.tail_size(); ++k) {
       expected += tail[k] * tail_state[k];
+    }
+  } else {
+    for (int64_t k = 0; k < StateTailSize(); ++k) {
+      expected += tail[tail_full_[k]] * tail_state[k];
     }
   }
   return gold_score - expected;
@@ -604,6 +641,21 @@ void ChainProblem::ScoreCorners(int i, const double* w, const double* state,
 void ChainProblem::AddTailFeatures(const int32_t* y, int T, double c,
                                    double* tail) const {
   ForEachTailIndex(y, T, [&](int64_t k) { tail[k] += c; });
+}
+
+void ChainProblem::ForbidTransitions(Scores* scores, bool viterbi_only) const {
+  if (allowed_.empty()) return;
+  if (scores->first.pair == nullptr) scores->first.lists = &lists_;
+  if (viterbi_only && scores->first.pair == nullptr) return;
+  std::vector<double>& masked = ThreadScratch().masked_transition;
+  const int64_t squared = static_cast<int64_t>(allowed_.size());
+  masked.resize(squared);
+  const double* transition = scores->first.transition;
+  for (int64_t k = 0; k < squared; ++k) {
+    masked[k] =
+        allowed_[k] ? transition[k] : -std::numeric_limits<double>::infinity();
+  }
+  scores->first.transition = masked.data();
 }
 
 double ChainProblem::TailDistanceSquared(const int32_t* a, const int32_t* b,

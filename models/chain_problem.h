@@ -17,7 +17,9 @@
 //   [T×L per-position marginals μ_t]
 //   [T×P per-position pair marginals (with pair features; row 0 zero)]
 //   [L×L transition counts][L start][L end][K trigram counts],
-// the last four in the same order as the weights' tail, so
+// the last four in the same order as the weights' tail (with allowed
+// transitions set, the transition counts hold only the S allowed pairs, in
+// row-major order: S + 2L tail entries instead of L² + 2L), so
 // v_i = φ(x_i, y_i) − E_β φ. Inner products with w come from the unary
 // scores, and ‖v_i − ψ_i(y)‖² = ‖φ(y) − E_β φ‖² from the sentence's Gram
 // matrices ⟨x_t, x_t'⟩ (and ⟨z_t, z_t'⟩), computed once. Nothing is O(dim).
@@ -76,6 +78,17 @@ class ChainProblem : public Problem {
   // the max oracle plain decoding. Set before any solver runs.
   void set_loss_scale(double scale) { loss_scale_ = scale; }
   double loss_scale() const { return loss_scale_; }
+
+  // Restricts a first-order problem's labelings to those whose every
+  // transition (a, b) has allowed[a·L + b] ≠ 0 (L² entries; CRFsuite's
+  // all_possible_transitions=false, with the pairs of the training
+  // labelings): every oracle decodes over them only, and a block state's
+  // tail holds the allowed pairs' counts alone. Every gold labeling must be
+  // allowed. Set before any solver runs; fails at second order (whose
+  // structure already prunes) and on a wrong size or a forbidden gold pair.
+  absl::Status SetAllowedTransitions(std::vector<uint8_t> allowed);
+  // Empty when every transition is allowed.
+  const std::vector<uint8_t>& allowed_transitions() const { return allowed_; }
 
   const ChainLayout& layout() const { return layout_; }
   // Null at first order.
@@ -196,9 +209,28 @@ class ChainProblem : public Problem {
   // ⟨v_i, w⟩ = score(y_i) − ⟨E_β φ, w⟩ from the unary scores.
   double StateDot(int i, const double* w, const Scores& scores,
                   double gold_score, const double* state) const;
-  // tail += c·(the transition, bias and trigram indicators of y): the same
-  // for w's tail and a state's.
+  // tail += c·(the transition, bias and trigram indicators of y) on w's
+  // tail (AddTailFeatures) or a state's (AddStateTailFeatures).
   void AddTailFeatures(const int32_t* y, int T, double c, double* tail) const;
+  void AddStateTailFeatures(const int32_t* y, int T, double c,
+                            double* tail) const;
+  // A tail index of w (layout) as a state's tail index (-1 for a forbidden
+  // transition), and back.
+  int64_t StateTailIndex(int64_t k) const {
+    return tail_slot_.empty() ? k : tail_slot_[k];
+  }
+  int64_t FullTailIndex(int64_t k) const {
+    return tail_full_.empty() ? k : tail_full_[k];
+  }
+  int64_t StateTailSize() const {
+    return tail_full_.empty() ? layout_.tail_size()
+                              : static_cast<int64_t>(tail_full_.size());
+  }
+  // With allowed transitions, before decoding: gives scores->first the
+  // allowed pairs' lists (ViterbiDecoder then visits those alone) and,
+  // unless `viterbi_only` and without pair scores, points its transitions
+  // at a copy with −∞ on the forbidden pairs (the other decoders).
+  void ForbidTransitions(Scores* scores, bool viterbi_only) const;
   // visit(k) for each tail index y's transitions, biases and trigrams hit
   // (once per occurrence).
   template <typename Visit>
@@ -269,6 +301,13 @@ class ChainProblem : public Problem {
   std::shared_ptr<const SecondOrderStructure> structure_;
   GramMatrices gram_;       // of the label features
   GramMatrices pair_gram_;  // of the pair features (second order)
+  // SetAllowedTransitions: the L² mask, each tail index's state index (-1
+  // forbidden) and each state tail index's tail index; all empty when every
+  // transition is allowed.
+  std::vector<uint8_t> allowed_;
+  std::vector<int32_t> tail_slot_;
+  std::vector<int64_t> tail_full_;
+  TransitionLists lists_;  // of allowed_
 };
 
 }  // namespace chaintag

@@ -30,6 +30,8 @@ struct Scratch {
   std::vector<double> unary;
   std::vector<double> pair_unary;
   std::vector<double> scaled_tail;  // transitions, biases, trigrams × scale
+  // The transitions with −∞ on the forbidden pairs (ForbidTransitions).
+  std::vector<double> masked_transition;
   std::vector<double> difference;
   ViterbiDecoder decoder;
   TopKViterbi top_k;

@@ -1,15 +1,19 @@
 // ChainProblem's block states (chain_problem.h's layout of marginals and
-// tail counts) and the updates of w they drive: a state's size, its
-// scaling and mixing, distances from the Gram matrices, w += c*(psi - v)
-// on all of w or a slice, and both as BlockUpdates for mini-batch rounds.
+// tail counts) and the updates of w they drive: a state's size (and the
+// allowed transitions that shape its tail), its scaling and mixing,
+// distances from the Gram matrices, w += c*(psi - v) on all of w or a
+// slice, and both as BlockUpdates for mini-batch rounds.
 // The oracles and scores are in chain_problem.cc.
 //
 // Thread-safety: as ChainProblem's (const; scratch is per thread).
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "models/chain_problem.h"
 #include "models/chain_problem_internal.h"
 
@@ -20,8 +24,45 @@ using chain_problem_internal::kSparseUnaryShare;
 using chain_problem_internal::Scratch;
 using chain_problem_internal::ThreadScratch;
 
+void ChainProblem::AddStateTailFeatures(const int32_t* y, int T, double c,
+                                        double* tail) const {
+  ForEachTailIndex(y, T, [&](int64_t k) { tail[StateTailIndex(k)] += c; });
+}
+
+absl::Status ChainProblem::SetAllowedTransitions(std::vector<uint8_t> allowed) {
+  const int L = layout_.num_labels;
+  if (structure_ != nullptr) {
+    return absl::InvalidArgumentError(
+        "allowed transitions are for first-order problems");
+  }
+  if (static_cast<int64_t>(allowed.size()) != int64_t{L} * L) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("allowed transitions need ", int64_t{L} * L,
+                     " entries, not ", allowed.size()));
+  }
+  for (size_t i = 0; i < examples_.size(); ++i) {
+    const std::vector<int32_t>& y = examples_[i].labels;
+    for (size_t t = 1; t < y.size(); ++t) {
+      if (!allowed[int64_t{y[t - 1]} * L + y[t]]) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "example ", i, ": its gold labeling has a forbidden transition"));
+      }
+    }
+  }
+  allowed_ = std::move(allowed);
+  lists_ = TransitionLists::FromMask(allowed_.data(), L);
+  tail_slot_.assign(layout_.tail_size(), -1);
+  tail_full_.clear();
+  for (int64_t k = 0; k < layout_.tail_size(); ++k) {
+    if (k < int64_t{L} * L && !allowed_[k]) continue;
+    tail_slot_[k] = static_cast<int32_t>(tail_full_.size());
+    tail_full_.push_back(k);
+  }
+  return absl::OkStatus();
+}
+
 int64_t ChainProblem::BlockStateSize(int i) const {
-  return TailStateOffset(i) + layout_.tail_size();
+  return TailStateOffset(i) + StateTailSize();
 }
 
 void ChainProblem::InitBlockState(int i, double* state) const {
@@ -51,7 +92,7 @@ void ChainProblem::AddCornerToState(int i, const Corner& y, double c,
 void ChainProblem::AddLabelingToState(int i, const int32_t* y, double c,
                                       double* state) const {
   AddLabelingToStateHead(i, y, c, state);
-  AddTailFeatures(y, Length(i), c, state + TailStateOffset(i));
+  AddStateTailFeatures(y, Length(i), c, state + TailStateOffset(i));
 }
 
 void ChainProblem::AddLabelingToStateHead(int i, const int32_t* y, double c,
@@ -91,7 +132,9 @@ double ChainProblem::StateDistanceSquared(int i, const double* state,
   std::vector<double>& counts = ThreadScratch().tail_counts;
   counts.resize(layout_.tail_size(), 0.0);
   for (int64_t k : support) counts[k] = -tail_state[k];
-  ForEachTailIndex(y.data(), T, [&](int64_t k) { counts[k] += 1; });
+  // State tail indices throughout (y's transitions are allowed ones).
+  ForEachTailIndex(y.data(), T,
+                   [&](int64_t k) { counts[StateTailIndex(k)] += 1; });
   // Each index read once and reset (a repeat then reads 0).
   double tail = 0;
   auto take = [&](int64_t k) {
@@ -99,7 +142,7 @@ double ChainProblem::StateDistanceSquared(int i, const double* state,
     counts[k] = 0;
   };
   for (int64_t k : support) take(k);
-  ForEachTailIndex(y.data(), T, take);
+  ForEachTailIndex(y.data(), T, [&](int64_t k) { take(StateTailIndex(k)); });
   std::vector<double>& d = ThreadScratch().difference;
   d.resize(tail_offset);
   for (int64_t k = 0; k < tail_offset; ++k) d[k] = -state[k];
@@ -250,10 +293,14 @@ void ChainProblem::AddCornerMinusStateIn(int i, const Corner& y,
                       tail);
     }
   } else if (TailSupport(i, state, &support)) {
-    for (int64_t k : support) tail[k] += c * tail_state[k];
+    if (tail_full_.empty()) {
+      for (int64_t k : support) tail[k] += c * tail_state[k];
+    } else {
+      for (int64_t k : support) tail[tail_full_[k]] += c * tail_state[k];
+    }
   } else {
-    for (int64_t k = 0; k < layout_.tail_size(); ++k) {
-      tail[k] += c * tail_state[k];
+    for (int64_t k = 0; k < StateTailSize(); ++k) {
+      tail[FullTailIndex(k)] += c * tail_state[k];
     }
   }
   AddTailFeatures(y.data(), T, -c, tail);
@@ -313,8 +360,8 @@ void ChainProblem::EncodeCornerMinusState(int i, const Corner& y,
   const int32_t tail = update->AddVector(layout_.tail_size());
   double* values = update->values.data() + update->VectorBegin(tail);
   const double* tail_state = state + tail_offset;
-  for (int64_t k = 0; k < layout_.tail_size(); ++k) {
-    values[k] = c * tail_state[k];
+  for (int64_t k = 0; k < StateTailSize(); ++k) {
+    values[FullTailIndex(k)] = c * tail_state[k];
   }
   AddTailFeatures(y.data(), static_cast<int>(y.size()), -c, values);
   update->AddAddition(layout_.transition_offset(), tail, 1.0);

@@ -21,10 +21,12 @@ constexpr uint64_t kBuckets = ::chaintag::chain_testing::kBuckets;
 constexpr int kPairBuckets = 4;
 
 // The models the tests cover: first order, first order with pair features
-// (an L×L block per pair row), second order (with pair features).
-enum class Model { kFirst, kFirstWithPairs, kSecond };
+// (an L×L block per pair row), second order (with pair features), and
+// first order over allowed transitions only (the gold labelings' pairs and
+// some random others: SetAllowedTransitions).
+enum class Model { kFirst, kFirstWithPairs, kSecond, kFirstAllowed };
 constexpr Model kModels[] = {Model::kFirst, Model::kFirstWithPairs,
-                             Model::kSecond};
+                             Model::kSecond, Model::kFirstAllowed};
 
 int OrderOf(Model model) { return model == Model::kSecond ? 2 : 1; }
 
@@ -35,15 +37,23 @@ struct TestChain {
   ChainLayout layout;
   std::vector<ChainExample> examples;
   std::shared_ptr<const SecondOrderStructure> structure;
+  std::vector<uint8_t> allowed;  // L² (kFirstAllowed), else empty
 
   bool Allowed(const std::vector<int32_t>& y) const {
+    for (size_t t = 1; !allowed.empty() && t < y.size(); ++t) {
+      if (!allowed[y[t - 1] * layout.num_labels + y[t]]) return false;
+    }
     return structure == nullptr ||
            structure->IsAllowed(y.data(), static_cast<int>(y.size()));
   }
   std::unique_ptr<ChainProblem> Problem(bool normalize) const {
     EXPECT_TRUE(ChainProblem::Validate(layout, examples, structure.get()).ok());
-    return std::make_unique<ChainProblem>(layout, examples, normalize,
-                                          structure);
+    auto problem =
+        std::make_unique<ChainProblem>(layout, examples, normalize, structure);
+    if (!allowed.empty()) {
+      EXPECT_TRUE(problem->SetAllowedTransitions(allowed).ok());
+    }
+    return problem;
   }
 };
 
@@ -72,6 +82,18 @@ TestChain MakeTestChain(int L, Model model, int n, std::mt19937* rng,
   chain.layout = ChainLayout{L, kBuckets};
   chain.examples = RandomExamples(n, L, rng, max_length, kind);
   if (model == Model::kFirst) return chain;
+  if (model == Model::kFirstAllowed) {
+    const int squared = L * L;
+    std::bernoulli_distribution coin(0.3);
+    chain.allowed.assign(squared, 0);
+    for (int k = 0; k < squared; ++k) chain.allowed[k] = coin(*rng);
+    for (const ChainExample& example : chain.examples) {
+      for (size_t t = 1; t < example.labels.size(); ++t) {
+        chain.allowed[example.labels[t - 1] * L + example.labels[t]] = 1;
+      }
+    }
+    return chain;
+  }
   if (model == Model::kFirstWithPairs) {
     chain.layout.num_pair_rows = kPairBuckets;
     chain.layout.num_pairs = L * L;
@@ -261,7 +283,10 @@ void CheckBlockStateAlgebra(Model model, Values kind, bool normalize_loss) {
     std::uniform_int_distribution<int> label(0, L - 1);
     for (int step = 0; step < 20; ++step) {
       Corner y(T);
-      for (int32_t& label_t : y) label_t = label(rng);
+      // Corners are allowed labelings (kFirstAllowed draws again).
+      do {
+        for (int32_t& label_t : y) label_t = label(rng);
+      } while (model == Model::kFirstAllowed && !chain.Allowed(y));
       const std::vector<double> psi = DensePsi(chain, example, y);
       OracleResult result;
       problem.MaxOracleWithStateDot(i, w.data(), state.data(), &result);
@@ -338,7 +363,9 @@ void CheckBlockStateAlgebra(Model model, Values kind, bool normalize_loss) {
       // The active-set operations: several corners scored at once, the
       // distance between two corners, and an affine move of the state.
       Corner other(T);
-      for (int32_t& label_t : other) label_t = label(rng);
+      do {
+        for (int32_t& label_t : other) label_t = label(rng);
+      } while (model == Model::kFirstAllowed && !chain.Allowed(other));
       const std::vector<double> other_psi = DensePsi(chain, example, other);
       const Corner* corners[] = {&y, &other, &example.labels};
       double scores[3], state_dot = 0;
@@ -739,6 +766,48 @@ TEST_P(ChainProblemTest, SmoothedOraclesMatchBruteForce) {
 }
 
 INSTANTIATE_TEST_SUITE_P(NormalizedAndNot, ChainProblemTest, ::testing::Bool());
+
+// A state over allowed transitions holds S + 2L tail entries, not L² + 2L;
+// the setter refuses a wrong size, a forbidden gold pair and second order.
+TEST(AllowedTransitionsTest, StateTailHoldsTheAllowedPairsOnly) {
+  std::mt19937 rng(11);
+  const int L = 5;
+  TestChain chain = MakeTestChain(L, Model::kFirstAllowed, 4, &rng);
+  int allowed = 0;
+  for (uint8_t a : chain.allowed) allowed += a;
+  ASSERT_LT(allowed, L * L);
+  const std::unique_ptr<ChainProblem> problem = chain.Problem(true);
+  const TestChain plain_chain = [&] {
+    TestChain plain = chain;
+    plain.allowed.clear();
+    return plain;
+  }();
+  const std::unique_ptr<ChainProblem> plain = plain_chain.Problem(true);
+  for (int i = 0; i < problem->NumExamples(); ++i) {
+    EXPECT_EQ(plain->BlockStateSize(i) - problem->BlockStateSize(i),
+              L * L - allowed);
+  }
+  std::unique_ptr<ChainProblem> other = plain_chain.Problem(true);
+  EXPECT_FALSE(other->SetAllowedTransitions(std::vector<uint8_t>(3, 1)).ok());
+  EXPECT_FALSE(
+      other->SetAllowedTransitions(std::vector<uint8_t>(L * L, 0)).ok());
+  const TestChain second = MakeTestChain(4, Model::kSecond, 2, &rng);
+  EXPECT_FALSE(second.Problem(true)
+                   ->SetAllowedTransitions(std::vector<uint8_t>(16, 1))
+                   .ok());
+  // A labeling with a forbidden pair is not a corner.
+  const ChainExample& example = chain.examples[0];
+  for (int a = 0; a < L; ++a) {
+    for (int b = 0; b < L; ++b) {
+      if (chain.allowed[a * L + b]) continue;
+      Corner y(example.labels.size(), a);
+      if (y.size() >= 2) {
+        y[1] = b;
+        EXPECT_FALSE(problem->IsCorner(0, y));
+      }
+    }
+  }
+}
 
 }  // namespace
 }  // namespace chaintag

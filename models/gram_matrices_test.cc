@@ -119,6 +119,57 @@ TEST(GramMatricesTest, NormSquaredMatchesBruteForce) {
   }
 }
 
+// States of a few labels out of many: NormSquared sums over the nonzero
+// entries only, and must give the bits of the full loops (the triangle
+// row by row, each dot over every entry in order), here with the Gram
+// entries exact (dyadic values) so that the reference can recompute them.
+TEST(GramMatricesTest, SparseDifferencesGiveTheFullLoopsBits) {
+  std::mt19937 random(13);
+  constexpr uint32_t kIds = 30;
+  constexpr int kWidth = 40;
+  std::vector<FeatureSequence> sequences;
+  for (int i = 0; i < 8; ++i) {
+    sequences.push_back(RandomSequence(&random, 1 + 3 * i, 6, kIds, true));
+  }
+  std::vector<const FeatureSequence*> pointers;
+  for (const FeatureSequence& f : sequences) pointers.push_back(&f);
+  const GramMatrices gram(pointers);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  std::uniform_int_distribution<int> label(0, kWidth - 1);
+  for (int few : {1, 3, 12, kWidth}) {
+    for (size_t i = 0; i < sequences.size(); ++i) {
+      const FeatureSequence& f = sequences[i];
+      const int T = f.size();
+      std::vector<double> d(static_cast<size_t>(T) * kWidth, 0.0);
+      for (int t = 0; t < T; ++t) {
+        for (int j = 0; j < few; ++j)
+          d[t * kWidth + label(random)] = uniform(random);
+      }
+      double full = 0;
+      for (int a = 0; a < T; ++a) {
+        double diagonal = 0;
+        for (int k = 0; k < kWidth; ++k) {
+          diagonal += d[a * kWidth + k] * d[a * kWidth + k];
+        }
+        full += DenseDot(f, a, a, kIds) * diagonal;
+        for (int b = a + 1; b < T; ++b) {
+          const double g = DenseDot(f, a, b, kIds);
+          if (g == 0) continue;
+          double dot = 0;
+          for (int k = 0; k < kWidth; ++k) {
+            dot += d[a * kWidth + k] * d[b * kWidth + k];
+          }
+          full += 2 * g * dot;
+        }
+      }
+      EXPECT_EQ(gram.NormSquared(static_cast<int>(i), kWidth, d.data()), full)
+          << "few " << few << " sequence " << i;
+      EXPECT_NEAR(full, BruteNormSquared(f, kWidth, d, kIds),
+                  1e-12 * std::max(1.0, full));
+    }
+  }
+}
+
 TEST(GramMatricesTest, ThreadCountDoesNotChangeAnyBit) {
   std::mt19937 random(3);
   std::vector<FeatureSequence> sequences;

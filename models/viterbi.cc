@@ -1,6 +1,7 @@
 #include "models/viterbi.h"
 
 #include <cstddef>
+#include <limits>
 
 #include "base/cpu_dispatch.h"
 
@@ -18,6 +19,89 @@ double ScoreLabeling(const ChainScores& scores, const int32_t* labels) {
   return total;
 }
 
+TransitionLists TransitionLists::FromMask(const uint8_t* allowed,
+                                          int num_labels) {
+  const int L = num_labels;
+  TransitionLists lists;
+  lists.num_labels = L;
+  lists.next_begin.assign(1, 0);
+  lists.previous_begin.assign(1, 0);
+  for (int p = 0; p < L; ++p) {
+    for (int y = 0; y < L; ++y) {
+      if (allowed[static_cast<int64_t>(p) * L + y]) lists.next.push_back(y);
+    }
+    lists.next_begin.push_back(static_cast<int32_t>(lists.next.size()));
+  }
+  for (int y = 0; y < L; ++y) {
+    for (int p = 0; p < L; ++p) {
+      if (allowed[static_cast<int64_t>(p) * L + y]) lists.previous.push_back(p);
+    }
+    lists.previous_begin.push_back(static_cast<int32_t>(lists.previous.size()));
+  }
+  return lists;
+}
+
+double ViterbiDecoder::DecodeListed(const ChainScores& scores,
+                                    int32_t* labels) {
+  const int T = scores.length;
+  const int L = scores.num_labels;
+  const TransitionLists& lists = *scores.lists;
+  constexpr double kNone = -std::numeric_limits<double>::infinity();
+  delta_.resize(static_cast<size_t>(T) * L);
+  double* delta = delta_.data();
+  for (int y = 0; y < L; ++y) delta[y] = scores.start[y] + scores.unary[y];
+  const int32_t* next_begin = lists.next_begin.data();
+  const int32_t* next = lists.next.data();
+  for (int t = 1; t < T; ++t) {
+    const double* previous = delta + static_cast<int64_t>(t - 1) * L;
+    double* __restrict current = delta + static_cast<int64_t>(t) * L;
+    for (int y = 0; y < L; ++y) current[y] = kNone;
+    // Maxima only (exact, so the order of the candidates does not matter).
+    for (int p = 0; p < L; ++p) {
+      const double from_p = previous[p];
+      const double* row = scores.transition + static_cast<int64_t>(p) * L;
+      for (int32_t k = next_begin[p]; k < next_begin[p + 1]; ++k) {
+        const int32_t y = next[k];
+        const double candidate = from_p + row[y];
+        current[y] = current[y] < candidate ? candidate : current[y];
+      }
+    }
+    const double* unary = scores.unary + static_cast<int64_t>(t) * L;
+    for (int y = 0; y < L; ++y) current[y] += unary[y];
+  }
+  const double* last = delta + static_cast<int64_t>(T - 1) * L;
+  double best = last[0] + scores.end[0];
+  int32_t label = 0;
+  for (int y = 1; y < L; ++y) {
+    const double candidate = last[y] + scores.end[y];
+    if (candidate > best) {
+      best = candidate;
+      label = y;
+    }
+  }
+  // Backward as the full decoder: the lowest previous label of the best
+  // sum (label 0 where every sum is −∞, as the full decoder gives).
+  labels[T - 1] = label;
+  for (int t = T - 1; t > 0; --t) {
+    const double* previous = delta + static_cast<int64_t>(t - 1) * L;
+    double best_previous = kNone;
+    int32_t from = 0;
+    for (int32_t k = lists.previous_begin[label];
+         k < lists.previous_begin[label + 1]; ++k) {
+      const int32_t p = lists.previous[k];
+      const double candidate =
+          previous[p] + scores.transition[static_cast<int64_t>(p) * L + label];
+      if (candidate > best_previous) {
+        best_previous = candidate;
+        from = p;
+      }
+    }
+    label = from;
+    labels[t - 1] = label;
+  }
+  return best;
+}
+
 // Also built for AVX2 and picked at load time where the CPU has it: the
 // max-plus loop then runs four labels wide instead of two (same values).
 CHAINTAG_AVX2_CLONES double ViterbiDecoder::Decode(const ChainScores& scores,
@@ -25,6 +109,9 @@ CHAINTAG_AVX2_CLONES double ViterbiDecoder::Decode(const ChainScores& scores,
   const int T = scores.length;
   const int L = scores.num_labels;
   if (T == 0) return 0;
+  if (scores.lists != nullptr && scores.pair == nullptr) {
+    return DecodeListed(scores, labels);
+  }
   delta_.resize(static_cast<size_t>(T) * L);
   double* delta = delta_.data();
   for (int y = 0; y < L; ++y) delta[y] = scores.start[y] + scores.unary[y];

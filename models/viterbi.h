@@ -12,6 +12,22 @@
 
 namespace chaintag {
 
+// A chain's allowed transitions as lists, for a decoder that visits only
+// them (S pairs a position instead of L²): the labels allowed after p are
+// next[next_begin[p], next_begin[p + 1]), those allowed before y are
+// previous[previous_begin[y], previous_begin[y + 1]), both ascending.
+struct TransitionLists {
+  int num_labels = 0;
+  std::vector<int32_t> next_begin;
+  std::vector<int32_t> next;
+  std::vector<int32_t> previous_begin;
+  std::vector<int32_t> previous;
+
+  // From allowed[p·L + y] ≠ 0 (L² entries).
+  static TransitionLists FromMask(const uint8_t* allowed, int num_labels);
+  int64_t size() const { return static_cast<int64_t>(next.size()); }
+};
+
 // Scores of one chain: score(y) = Σ_t unary[t][y_t] + start[y_0]
 //   + Σ_{t>0} (transition[y_{t−1}][y_t] + pair[t][y_{t−1}][y_t])
 //   + end[y_{T−1}].
@@ -27,6 +43,11 @@ struct ChainScores {
   // is never read. Null without pair features: the transitions are then the
   // same at every position.
   const double* pair = nullptr;
+  // Without pair scores, optionally the allowed transitions: ViterbiDecoder
+  // then reads only theirs, every other counting as −∞ whatever
+  // `transition` holds (the other decoders ignore the lists: give them
+  // −∞ there).
+  const TransitionLists* lists = nullptr;
 };
 
 // The transition scores into position t ≥ 1: `transition` itself without
@@ -64,6 +85,10 @@ class ViterbiDecoder {
   double Decode(const ChainScores& scores, int32_t* labels);
 
  private:
+  // Decode over scores.lists: the same labeling and score as the full
+  // decoder over transitions that are −∞ outside the lists.
+  double DecodeListed(const ChainScores& scores, int32_t* labels);
+
   std::vector<double> delta_;
   std::vector<double> transition_;  // L²: one position's, with pair scores
 };

@@ -1,6 +1,7 @@
 #include "models/viterbi.h"
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -79,6 +80,48 @@ TEST(ViterbiTest, OptimalScoreWithManyTies) {
     EXPECT_DOUBLE_EQ(ScoreLabeling(chain.scores(), got.data()), best);
     decoder.Decode(chain.scores(), again.data());
     EXPECT_EQ(got, again);
+  }
+}
+
+// Decoding over allowed transitions (lists; the table holds garbage, not
+// −∞, where they forbid) finds the best allowed labeling by brute force,
+// and exactly the labeling and score of the full decoder with −∞ written
+// into the forbidden transitions, ties included (integer scores).
+TEST(ViterbiTest, ListedTransitionsMatchBruteForceAndFullDecoder) {
+  std::mt19937 rng(23);
+  std::bernoulli_distribution coin(0.5);
+  ViterbiDecoder listed, full;
+  for (int trial = 0; trial < 600; ++trial) {
+    const int T = 1 + trial % 5, L = 1 + (trial / 5) % 5;
+    const bool integer = trial % 2 == 1;
+    RandomChain chain = MakeChain(T, L, &rng, integer);
+    std::vector<uint8_t> allowed(L * L);
+    for (uint8_t& a : allowed) a = coin(rng);
+    // Keep one allowed cycle (0 → 0) so that some labeling is allowed.
+    allowed[0] = 1;
+    const TransitionLists lists = TransitionLists::FromMask(allowed.data(), L);
+    RandomChain masked = chain;
+    for (int k = 0; k < L * L; ++k) {
+      if (!allowed[k]) {
+        chain.transition[k] = 1e6;  // never read by the listed decoder
+        masked.transition[k] = -std::numeric_limits<double>::infinity();
+      }
+    }
+    double best = -std::numeric_limits<double>::infinity();
+    ForEachLabeling(T, L, [&](const std::vector<int32_t>& y) {
+      for (int t = 1; t < T; ++t) {
+        if (!allowed[y[t - 1] * L + y[t]]) return;
+      }
+      best = std::max(best, HandScore(chain, y));
+    });
+    ChainScores scores = chain.scores();
+    scores.lists = &lists;
+    std::vector<int32_t> got(T), expected(T);
+    const double score = listed.Decode(scores, got.data());
+    const double full_score = full.Decode(masked.scores(), expected.data());
+    EXPECT_NEAR(score, best, 1e-12) << "T=" << T << " L=" << L;
+    EXPECT_EQ(score, full_score);
+    EXPECT_EQ(got, expected) << "T=" << T << " L=" << L;
   }
 }
 

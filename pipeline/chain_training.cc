@@ -89,6 +89,15 @@ absl::StatusOr<ChainModel> MakeModel(const PreparedCorpus& prepared,
   return ChainModel::Create(std::move(header), keyed, weights);
 }
 
+void ForbidTransitions(const ChainProblem& problem,
+                       std::vector<double>* weights) {
+  const std::vector<uint8_t>& allowed = problem.allowed_transitions();
+  double* transitions = weights->data() + problem.layout().transition_offset();
+  for (size_t k = 0; k < allowed.size(); ++k) {
+    if (!allowed[k]) transitions[k] = kForbiddenTransition;
+  }
+}
+
 SolverConfig SolverConfigFor(const PreparedCorpus& prepared) {
   const ChainProblem& problem = *prepared.problem;
   SolverConfig solver_config = prepared.config.solver();
@@ -113,6 +122,7 @@ absl::StatusOr<ChainModel> TrainChainModel(const PreparedCorpus& prepared) {
   absl::StatusOr<TrainingSummary> summary =
       (*solver)->Solve(*prepared.problem, &monitor, &weights);
   if (!summary.ok()) return summary.status();
+  ForbidTransitions(*prepared.problem, &weights);
   return MakeModel(prepared, solver_config, weights, prepared.space(),
                    *summary);
 }

@@ -32,6 +32,11 @@ absl::StatusOr<ChainModel> MakeModel(const PreparedCorpus& prepared,
                                      const WeightSpace& space,
                                      const TrainingSummary& training);
 
+// weights' transitions of the pairs `problem` forbids = kForbiddenTransition
+// (nothing without allowed transitions). Before MakeModel.
+void ForbidTransitions(const ChainProblem& problem,
+                       std::vector<double>* weights);
+
 // The solver as it runs on `prepared`: λ resolved against the number of
 // examples, and the box of model.nonnegative_transitions.
 SolverConfig SolverConfigFor(const PreparedCorpus& prepared);

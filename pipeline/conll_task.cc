@@ -545,14 +545,31 @@ HeldOutScorer ConllTask::MakeHeldOutScorer(const PreparedCorpus& prepared,
     constraints = std::make_shared<const TransitionConstraints>(labels->names(),
                                                                 train_scheme);
   }
+  // Over allowed transitions, the others as the saved model scores them.
+  const std::vector<uint8_t> allowed = prepared.problem->allowed_transitions();
+  std::shared_ptr<const TransitionLists> lists;
+  if (!allowed.empty() && layout.num_pair_rows == 0) {
+    lists = std::make_shared<const TransitionLists>(
+        TransitionLists::FromMask(allowed.data(), layout.num_labels));
+  }
   scorer.score = [=](const double* w) -> absl::StatusOr<double> {
     double accuracy = 0;
+    WeightsView view = SolverWeightsView(layout, space, w);
+    std::vector<double> tail;
+    if (!allowed.empty()) {
+      tail.assign(view.tail, view.tail + layout.tail_size());
+      for (size_t k = 0; k < allowed.size(); ++k) {
+        if (!allowed[k]) tail[k] = kForbiddenTransition;
+      }
+      view.tail = tail.data();
+      view.lists = lists.get();
+    }
     absl::StatusOr<double> f1 = ScoreTagger(
         [&](const Sentence& s, TagScratch* scratch,
             std::vector<std::string>* tags) {
-          absl::Status status = PredictWithWeights(
-              *extractor, SolverWeightsView(layout, space, w), s, scratch,
-              &scratch->labels, constraints.get());
+          absl::Status status =
+              PredictWithWeights(*extractor, view, s, scratch, &scratch->labels,
+                                 constraints.get());
           if (!status.ok()) return status;
           *tags = LabelsToTags(*labels, train_scheme, input_scheme,
                                scratch->labels);

@@ -362,6 +362,7 @@ absl::StatusOr<ChainModel> TrainFinalModel(PreparedCorpus* prepared,
   NoteCheckpoint(monitor, result);
   result->train_only_summary = result->summary;
   result->summary = *summary;
+  ForbidTransitions(with_dev, &weights);
   return MakeModel(*prepared, solver_config, weights,
                    prepared->space_with_dev(), *summary);
 }
@@ -417,6 +418,7 @@ absl::StatusOr<ChainModel> TrainAndSave(PreparedCorpus* prepared,
     say(absl::StrFormat("weights: %d non-zero of %d", nonzero,
                         static_cast<int64_t>(weights.size())));
   }
+  ForbidTransitions(*prepared->problem, &weights);
   absl::StatusOr<ChainModel> model = MakeModel(
       *prepared, *solver_config, weights, prepared->space(), result->summary);
   // The model holds its own copy; the solver's vector is not read again.

@@ -187,6 +187,27 @@ absl::StatusOr<TrainingProblem> MakeTrainingProblem(
   training.problem = std::make_unique<ChainProblem>(
       layout, std::move(examples), model.normalize_loss(), training.structure,
       num_threads);
+  const bool given_rows = fixed_rows != nullptr;
+  const bool observed =
+      model.transitions() == ModelConfig::OBSERVED_TRANSITIONS ||
+      (model.transitions() == ModelConfig::TRANSITIONS_AUTO && !given_rows &&
+       model.order() == 1 && labels.size() >= kObservedTransitionsFrom);
+  if (observed) {
+    if (model.order() != 1 || given_rows) {
+      return absl::InvalidArgumentError(
+          "config: model.transitions OBSERVED_TRANSITIONS needs order 1 and "
+          "no given rows (not distributed, not OCR)");
+    }
+    const int64_t L = labels.size();
+    std::vector<uint8_t> allowed(L * L, 0);
+    for (int i = 0; i < training.problem->NumExamples(); ++i) {
+      const std::vector<int32_t>& y = training.problem->example(i).labels;
+      for (size_t t = 1; t < y.size(); ++t) allowed[y[t - 1] * L + y[t]] = 1;
+    }
+    absl::Status set =
+        training.problem->SetAllowedTransitions(std::move(allowed));
+    if (!set.ok()) return set;
+  }
   // The CRF's log-loss is the entropy-smoothed oracle of a loss-free
   // problem (solver.objective LOG_SUM_EXP).
   if (model.loss() == LOG) training.problem->set_loss_scale(0);
