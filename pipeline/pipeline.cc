@@ -150,6 +150,8 @@ absl::Status CheckDistributed(const PipelineConfig& config,
 }
 
 absl::Status CheckLambdaSelection(const PipelineConfig& config) {
+  absl::Status forms = CheckLambdaForms(config.solver());
+  if (!forms.ok()) return forms;
   if (config.lambda().empty() || config.lambda() == "path") {
     return absl::OkStatus();
   }
@@ -181,6 +183,8 @@ absl::StatusOr<TrainingSummary> TrainOnPath(const ChainProblem& problem,
   const PathPoint& best = path->points[path->best];
   const PathPoint& last = path->points.back();
   solver_config->set_lambda(best.lambda);
+  solver_config->clear_c();
+  solver_config->clear_c2();
   *weights = std::move(path->best_weights);
   path->best_weights.clear();
   TrainingSummary summary;
@@ -198,6 +202,9 @@ absl::StatusOr<TrainingSummary> TrainOnPath(const ChainProblem& problem,
           "regularization path: %d breakpoints, chosen J = %d by %s %.2f",
           static_cast<int>(path->points.size()), best.index, path->score_name,
           path->scores[path->best])));
+  summary.set_lambda_rule(absl::StrFormat(
+      "chosen on the regularization path: breakpoint J = %d of %d by %s",
+      best.index, static_cast<int>(path->points.size()), path->score_name));
   if (best.gap_exact) {
     summary.set_gap(best.gap);
     const double norm = SquaredNorm(weights->data(), problem.Dim());
@@ -324,6 +331,9 @@ absl::Status TrainOnTrainingSplit(
   }
   if (!summary.ok()) return summary.status();
   result->summary = *summary;
+  if (!result->summary.has_lambda_rule()) {
+    result->summary.set_lambda_rule(result->lambda_rule);
+  }
   return absl::OkStatus();
 }
 
@@ -362,8 +372,31 @@ absl::StatusOr<ChainModel> TrainFinalModel(PreparedCorpus* prepared,
   NoteCheckpoint(monitor, result);
   result->train_only_summary = result->summary;
   result->summary = *summary;
+  result->summary.set_lambda_rule(
+      absl::StrCat(result->train_only_summary.lambda_rule(),
+                   "; the same lambda on train + dev"));
   return MakeModel(*prepared, solver_config, weights,
                    prepared->space_with_dev(), *summary);
+}
+
+// When the run stops, for the "training:" line: "until gap <= 5% of the
+// primal, checked every 5 passes, at most 100 passes".
+std::string StopRuleText(const SolverConfig& config) {
+  std::string rule;
+  if (config.relative_gap_tolerance() > 0) {
+    rule = absl::StrFormat("gap <= %g%% of the primal",
+                           100 * config.relative_gap_tolerance());
+  }
+  if (config.gap_tolerance() > 0) {
+    absl::StrAppend(&rule, rule.empty() ? "" : " or ",
+                    absl::StrFormat("gap <= %g", config.gap_tolerance()));
+  }
+  if (rule.empty() || config.gap_check() <= 0) {
+    return absl::StrFormat("up to %d passes", config.max_passes());
+  }
+  return absl::StrFormat(
+      "until %s (checked every %d passes), at most %d passes", rule,
+      config.gap_check(), config.max_passes());
 }
 
 // The last line of the progress stream: passes, the certificate, times and
@@ -397,12 +430,13 @@ absl::StatusOr<ChainModel> TrainAndSave(PreparedCorpus* prepared,
   if (!solver.ok()) return solver.status();
   // A path run announces itself in TrainOnPath: its λ is not this one.
   if (config.lambda() != "path") {
-    say(absl::StrFormat("training: solver %s, lambda %g%s, up to %d passes",
+    say(absl::StrFormat("training: solver %s, lambda %g (%s)%s, %s",
                         solver_config->name(), solver_config->lambda(),
+                        result->lambda_rule,
                         solver_config->l1() > 0
                             ? absl::StrFormat(", l1 %g", solver_config->l1())
                             : "",
-                        solver_config->max_passes()));
+                        StopRuleText(*solver_config)));
   }
   std::vector<double> weights;
   absl::Status trained =
@@ -505,6 +539,9 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
   result.num_train_sentences = prepared->TrainExamples();
   task.ReportCorpus(*prepared, say, &result);
 
+  if (config.lambda() != "path") {
+    result.lambda_rule = LambdaRule(config.solver(), prepared->TrainExamples());
+  }
   SolverConfig solver_config = SolverConfigFor(*prepared);
   *config.mutable_solver() = solver_config;
   std::optional<SolverCheckpoint> resume;

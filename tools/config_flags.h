@@ -124,28 +124,35 @@ absl::Status SetSolverOption(absl::string_view name, absl::string_view value,
 // the path; the default is the proto's, which a config file overrides.
 
 // What every training tool takes: budgets, cadence, threads, data size.
-#define CHAINTAG_RUN_FLAGS(X)                                        \
-  X(int32_t, max_passes, "solver.max_passes", "", "Maximum passes.") \
-  X(double, max_seconds, "solver.max_seconds", "",                   \
-    "Time budget in seconds (0 = none).")                            \
-  X(double, gap_tolerance, "solver.gap_tolerance", "",               \
-    "Stop once the exact duality gap is at most this.")              \
-  X(int32_t, gap_check, "solver.gap_check", "",                      \
-    "Passes between exact duality gaps.")                            \
-  X(int32_t, threads, "solver.num_threads", "",                      \
-    "Threads for batch passes and mini-batch rounds.")               \
-  X(int32_t, max_train_sentences, "corpus.max_train_sentences", "",  \
-    "Use only the first N training sentences (0 = all).")            \
-  X(int32_t, eval_every, "eval_every", "",                           \
-    "Passes between held-out evaluations (0 = only at the end).")    \
-  X(uint64_t, num_buckets, "features.num_buckets", "",               \
-    "Feature hash buckets.")                                         \
-  X(std::string, template_file, "features.template_file", "",        \
+#define CHAINTAG_RUN_FLAGS(X)                                            \
+  X(int32_t, max_passes, "solver.max_passes", "", "Maximum passes.")     \
+  X(double, max_seconds, "solver.max_seconds", "",                       \
+    "Time budget in seconds (0 = none).")                                \
+  X(double, gap_tolerance, "solver.gap_tolerance", "",                   \
+    "Stop once the exact duality gap is at most this.")                  \
+  X(double, relative_gap_tolerance, "solver.relative_gap_tolerance", "", \
+    "Stop once the exact gap is at most this share of the primal.")      \
+  X(int32_t, gap_check, "solver.gap_check", "",                          \
+    "Passes between exact duality gaps.")                                \
+  X(int32_t, threads, "solver.num_threads", "",                          \
+    "Threads for batch passes and mini-batch rounds.")                   \
+  X(int32_t, max_train_sentences, "corpus.max_train_sentences", "",      \
+    "Use only the first N training sentences (0 = all).")                \
+  X(int32_t, eval_every, "eval_every", "",                               \
+    "Passes between held-out evaluations (0 = only at the end).")        \
+  X(uint64_t, num_buckets, "features.num_buckets", "",                   \
+    "Feature hash buckets.")                                             \
+  X(std::string, template_file, "features.template_file", "",            \
     "A CRF++ template / Wapiti pattern file to add to the templates.")
 
 // λ, which regpath chooses along its path.
-#define CHAINTAG_LAMBDA_FLAGS(X) \
-  X(double, lambda, "solver.lambda", "", "Regularisation lambda (0 = 1/n).")
+#define CHAINTAG_LAMBDA_FLAGS(X)                                \
+  X(double, lambda, "solver.lambda", "",                        \
+    "Regularisation lambda (0 = from --c or --c2, else 1/n).")  \
+  X(double, c, "solver.c", "",                                  \
+    "CRF++'s -c: lambda = 1/(C n), the same at any data size.") \
+  X(double, c2, "solver.c2", "",                                \
+    "CRFsuite's c2 (Wapiti's -2): lambda = 2 c2 / n.")
 
 // The seed, which compare_solvers sets for each of its runs.
 #define CHAINTAG_SEED_FLAGS(X) \
