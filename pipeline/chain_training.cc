@@ -95,8 +95,10 @@ SolverConfig SolverConfigFor(const PreparedCorpus& prepared) {
   solver_config.set_lambda(
       ResolveLambda(solver_config, prepared.TrainExamples()));
   // λ is now stated; the summary's lambda_rule says how it was derived.
+  solver_config.set_l1(ResolveL1(solver_config, prepared.TrainExamples()));
   solver_config.clear_c();
   solver_config.clear_c2();
+  solver_config.clear_c1();
   if (prepared.config.model().nonnegative_transitions()) {
     SolverConfig::Box* box = solver_config.mutable_bcfw()->add_box();
     box->set_begin(problem.layout().transition_offset());

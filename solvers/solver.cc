@@ -21,6 +21,11 @@ double ResolveLambda(const SolverConfig& config, int num_examples) {
   return 1.0 / n;
 }
 
+double ResolveL1(const SolverConfig& config, int num_examples) {
+  if (config.l1() > 0 || config.c1() <= 0) return config.l1();
+  return config.c1() / (num_examples > 0 ? num_examples : 1);
+}
+
 std::string LambdaRule(const SolverConfig& config, int num_examples) {
   if (config.lambda() > 0) return "lambda given";
   if (config.c() > 0) {
@@ -35,10 +40,17 @@ std::string LambdaRule(const SolverConfig& config, int num_examples) {
 }
 
 absl::Status CheckLambdaForms(const SolverConfig& config) {
-  if (config.lambda() < 0 || config.c() < 0 || config.c2() < 0) {
+  if (config.lambda() < 0 || config.c() < 0 || config.c2() < 0 ||
+      config.c1() < 0) {
     return absl::InvalidArgumentError(
-        absl::StrCat("solver: lambda, c and c2 must not be negative, got ",
-                     config.lambda(), ", ", config.c(), ", ", config.c2()));
+        absl::StrCat("solver: lambda, c, c2 and c1 must not be negative, got ",
+                     config.lambda(), ", ", config.c(), ", ", config.c2(), ", ",
+                     config.c1()));
+  }
+  if (config.l1() > 0 && config.c1() > 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("solver: set one of l1 and c1 (l1 = c1/n), got l1 ",
+                     config.l1(), ", c1 ", config.c1()));
   }
   const int forms =
       (config.lambda() > 0) + (config.c() > 0) + (config.c2() > 0);

@@ -40,6 +40,8 @@ class Solver {
 // λ as the config resolves it for `num_examples`: lambda when set, else
 // 1/(c·n) or 2·c2/n (the peers' per-sum forms), else 1/n.
 double ResolveLambda(const SolverConfig& config, int num_examples);
+// The ℓ1 weight: l1 when set, else c1/n (CRFsuite's c1), else 0.
+double ResolveL1(const SolverConfig& config, int num_examples);
 // How ResolveLambda chose λ, in words, for the log and the model's summary
 // ("lambda = 1/(C·n), C = 1 (CRF++'s -c), n = 8936").
 std::string LambdaRule(const SolverConfig& config, int num_examples);

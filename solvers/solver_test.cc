@@ -51,6 +51,18 @@ TEST(ResolveLambdaTest, OneFormAtATime) {
             absl::StatusCode::kInvalidArgument);
 }
 
+TEST(ResolveL1Test, C1IsPerSum) {
+  SolverConfig config;
+  EXPECT_DOUBLE_EQ(ResolveL1(config, 100), 0);
+  config.set_c1(2);  // CRFsuite's -p c1=2
+  EXPECT_DOUBLE_EQ(ResolveL1(config, 100), 0.02);
+  EXPECT_TRUE(CheckLambdaForms(config).ok());
+  config.set_l1(0.5);
+  EXPECT_DOUBLE_EQ(ResolveL1(config, 100), 0.5);
+  EXPECT_EQ(CheckLambdaForms(config).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST(GapWithinToleranceTest, AbsoluteThenRelative) {
   SolverConfig config;
   config.set_gap_tolerance(0.01);

@@ -142,6 +142,8 @@ absl::Status SetSolverOption(absl::string_view name, absl::string_view value,
     "Passes between held-out evaluations (0 = only at the end).")        \
   X(uint64_t, num_buckets, "features.num_buckets", "",                   \
     "Feature hash buckets.")                                             \
+  X(int32_t, min_feature_count, "features.min_feature_count", "",        \
+    "CRF++'s -f: features seen fewer times get no row.")                 \
   X(std::string, template_file, "features.template_file", "",            \
     "A CRF++ template / Wapiti pattern file to add to the templates.")
 
@@ -191,6 +193,8 @@ absl::Status SetSolverOption(absl::string_view name, absl::string_view value,
 
 // The smooth objectives' solvers: SVRG, Casimir-SVRG and SAG.
 #define CHAINTAG_SVRG_FLAGS(X)                                                 \
+  X(double, c1, "solver.c1", "",                                               \
+    "CRFsuite's c1 (Wapiti's -1): l1 = c1 / n (sag).")                         \
   X(double, l1, "solver.l1", "",                                               \
     "L1 weight of the elastic net (sag; CRFsuite's c1 is l1 times n).")        \
   X(double, sag_lr, "solver.sag.learning_rate", "", "sag: step size eta.")     \
