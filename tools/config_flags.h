@@ -98,13 +98,15 @@ absl::Status ApplyGivenConfigFlags(absl::Span<const ConfigFlag> flags,
 // The config of a run: the text proto at `config_path` (looked up from the
 // caller's directory first), then the given named flags, then the `--set`
 // assignments, in that order, so a dotted path wins over the named flag of
-// its field; then features.template_file is expanded into the templates
-// (ExpandTemplateFile: a path from the file against the file's directory,
-// one from the command line against the caller's). Errors of the command line
-// are InvalidArgument; a file that cannot be read is NotFound, one that does
-// not parse DataLoss (naming the file, line and column). `tool_defaults`, when
-// given, adjusts the config after it is read and before the flags: a tool's own
-// defaults and its flags that are more than an alias (regpath's dev split).
+// its field; λ given one way there (solver.lambda, .c or .c2; ℓ1 by .l1 or
+// .c1) clears the config's other ways of giving it; then features.template_file
+// is expanded into the templates (ExpandTemplateFile: a path from the file
+// against the file's directory, one from the command line against the
+// caller's). Errors of the command line are InvalidArgument; a file that cannot
+// be read is NotFound, one that does not parse DataLoss (naming the file, line
+// and column). `tool_defaults`, when given, adjusts the config after it is read
+// and before the flags: a tool's own defaults and its flags that are more than
+// an alias (regpath's dev split).
 absl::StatusOr<PipelineConfig> LoadConfig(
     absl::Span<const ConfigFlag> flags, const std::string& config_path,
     const std::vector<std::string>& set_assignments,
