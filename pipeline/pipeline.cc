@@ -550,8 +550,21 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
   if (config.lambda() != "path") {
     result.lambda_rule = LambdaRule(config.solver(), prepared->TrainExamples());
   }
+  const SolverConfig given = config.solver();
   SolverConfig solver_config = SolverConfigFor(*prepared);
   *config.mutable_solver() = solver_config;
+  // The recorded config keeps λ (and ℓ1) in the per-sum form it was given,
+  // so that it reads as the preset does (a bundle reuses its models); the
+  // model's solver field holds the values it resolved to.
+  if (given.c() > 0 || given.c2() > 0) {
+    config.mutable_solver()->clear_lambda();
+    if (given.c() > 0) config.mutable_solver()->set_c(given.c());
+    if (given.c2() > 0) config.mutable_solver()->set_c2(given.c2());
+  }
+  if (given.c1() > 0) {
+    config.mutable_solver()->clear_l1();
+    config.mutable_solver()->set_c1(given.c1());
+  }
   std::optional<SolverCheckpoint> resume;
   if (!options.resume_path.empty()) {
     absl::StatusOr<SolverCheckpoint> read = ReadCheckpoint(options.resume_path);

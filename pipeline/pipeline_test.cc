@@ -22,6 +22,7 @@
 #include "corpora/tag_scheme.h"
 #include "features/document_features.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "pipeline/conll_task.h"
 #include "pipeline/ocr_task.h"
@@ -611,6 +612,12 @@ TEST_F(PipelineTest, PerSumLambdaAndRelativeStopAreRecorded) {
             "lambda = 1/(C·n), C = 0.5 (CRF++'s -c), n = 200");
   EXPECT_DOUBLE_EQ(model->header().solver().lambda(), 0.01);
   EXPECT_FALSE(model->header().solver().has_c());
+  // The recorded config states λ as it was given.
+  PipelineConfig recorded;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      model->header().resolved_config(), &recorded));
+  EXPECT_DOUBLE_EQ(recorded.solver().c(), 0.5);
+  EXPECT_FALSE(recorded.solver().has_lambda());
 
   // λ given twice is refused before the corpus is read.
   config.mutable_solver()->set_lambda(0.01);
