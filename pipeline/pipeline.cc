@@ -387,6 +387,22 @@ absl::StatusOr<ChainModel> TrainFinalModel(PreparedCorpus* prepared,
                    prepared->space_with_dev(), *summary);
 }
 
+// The recorded config keeps λ (and ℓ1) in the per-sum form it was given,
+// so that it reads as the preset does (a bundle reuses its models, a
+// checkpoint's fingerprint matches the resumed run's); the model's solver
+// field holds the values they resolved to.
+void KeepGivenLambdaForm(const SolverConfig& given, SolverConfig* recorded) {
+  if (given.c() > 0 || given.c2() > 0) {
+    recorded->clear_lambda();
+    if (given.c() > 0) recorded->set_c(given.c());
+    if (given.c2() > 0) recorded->set_c2(given.c2());
+  }
+  if (given.c1() > 0) {
+    recorded->clear_l1();
+    recorded->set_c1(given.c1());
+  }
+}
+
 // When the run stops, for the "training:" line: "until gap <= 5% of the
 // primal, checked every 5 passes, at most 100 passes".
 std::string StopRuleText(const SolverConfig& config) {
@@ -501,9 +517,11 @@ absl::StatusOr<ChainModel> LoadTrainOnlyModel(PreparedCorpus* prepared,
         model.status().message()));
   }
   const int threads = solver_config->num_threads();
+  const SolverConfig given = config.solver();
   *solver_config = model->header().solver();
   solver_config->set_num_threads(threads);
   *config.mutable_solver() = *solver_config;
+  KeepGivenLambdaForm(given, config.mutable_solver());
   result->summary = model->header().training();
   return model;
 }
@@ -553,18 +571,7 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
   const SolverConfig given = config.solver();
   SolverConfig solver_config = SolverConfigFor(*prepared);
   *config.mutable_solver() = solver_config;
-  // The recorded config keeps λ (and ℓ1) in the per-sum form it was given,
-  // so that it reads as the preset does (a bundle reuses its models); the
-  // model's solver field holds the values it resolved to.
-  if (given.c() > 0 || given.c2() > 0) {
-    config.mutable_solver()->clear_lambda();
-    if (given.c() > 0) config.mutable_solver()->set_c(given.c());
-    if (given.c2() > 0) config.mutable_solver()->set_c2(given.c2());
-  }
-  if (given.c1() > 0) {
-    config.mutable_solver()->clear_l1();
-    config.mutable_solver()->set_c1(given.c1());
-  }
+  KeepGivenLambdaForm(given, config.mutable_solver());
   std::optional<SolverCheckpoint> resume;
   if (!options.resume_path.empty()) {
     absl::StatusOr<SolverCheckpoint> read = ReadCheckpoint(options.resume_path);
