@@ -103,6 +103,11 @@ SolverConfig SolverConfigFor(const PreparedCorpus& prepared) {
   SolverConfig solver_config = prepared.config.solver();
   solver_config.set_lambda(
       ResolveLambda(solver_config, prepared.TrainExamples()));
+  // λ is now stated; the summary's lambda_rule says how it was derived.
+  solver_config.set_l1(ResolveL1(solver_config, prepared.TrainExamples()));
+  solver_config.clear_c();
+  solver_config.clear_c2();
+  solver_config.clear_c1();
   if (prepared.config.model().nonnegative_transitions()) {
     SolverConfig::Box* box = solver_config.mutable_bcfw()->add_box();
     box->set_begin(problem.layout().transition_offset());
@@ -123,6 +128,8 @@ absl::StatusOr<ChainModel> TrainChainModel(const PreparedCorpus& prepared) {
       (*solver)->Solve(*prepared.problem, &monitor, &weights);
   if (!summary.ok()) return summary.status();
   ForbidTransitions(*prepared.problem, &weights);
+  summary->set_lambda_rule(
+      LambdaRule(prepared.config.solver(), prepared.TrainExamples()));
   return MakeModel(prepared, solver_config, weights, prepared.space(),
                    *summary);
 }

@@ -22,6 +22,7 @@
 #include "corpora/tag_scheme.h"
 #include "features/document_features.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "pipeline/conll_task.h"
 #include "pipeline/ocr_task.h"
@@ -584,6 +585,58 @@ TEST_F(PipelineTest, LogLossTrainsACrfAndIsRecordedInTheModel) {
   EXPECT_GT(smooth->test_f1, 95.0);
   EXPECT_GE(smooth->summary.gap(), 0);
   EXPECT_LT(smooth->summary.primal(), 1.0);
+}
+
+// λ in CRF++'s per-sum form scales with the training sentences (200 here),
+// and the model and summary say how it was chosen; a relative tolerance
+// ends the run on its certificate before the cap.
+TEST_F(PipelineTest, PerSumLambdaAndRelativeStopAreRecorded) {
+  PipelineConfig config = SmallConfig();
+  config.mutable_solver()->clear_lambda();
+  config.mutable_solver()->set_c(0.5);
+  config.mutable_solver()->set_max_passes(200);
+  config.mutable_solver()->set_gap_check(2);
+  config.mutable_solver()->set_gap_tolerance(0);
+  config.mutable_solver()->set_relative_gap_tolerance(0.2);
+  config.set_model_path("per_sum.model");
+  absl::StatusOr<PipelineResult> result = RunPipeline(config, options_);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_DOUBLE_EQ(result->summary.lambda(), 1.0 / (0.5 * 200));
+  EXPECT_EQ(result->summary.stop_reason(), "relative_gap_tolerance");
+  EXPECT_LT(result->summary.passes(), 200);
+  EXPECT_EQ(result->summary.passes() % 2, 0);
+  EXPECT_LE(result->summary.gap(), 0.2 * result->summary.primal());
+  absl::StatusOr<ChainModel> model = ChainModel::Load(result->model_path);
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_EQ(model->header().training().lambda_rule(),
+            "lambda = 1/(C·n), C = 0.5 (CRF++'s -c), n = 200");
+  EXPECT_DOUBLE_EQ(model->header().solver().lambda(), 0.01);
+  EXPECT_FALSE(model->header().solver().has_c());
+  // The recorded config states λ as it was given.
+  PipelineConfig recorded;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      model->header().resolved_config(), &recorded));
+  EXPECT_DOUBLE_EQ(recorded.solver().c(), 0.5);
+  EXPECT_FALSE(recorded.solver().has_lambda());
+
+  // λ given twice is refused before the corpus is read.
+  config.mutable_solver()->set_lambda(0.01);
+  EXPECT_EQ(RunPipeline(config, options_).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+// A hinge preset asked for a CRF trains with sag, whose linearly closing
+// certificate is held to at most 1% of the primal.
+TEST(ResolvePipelineConfigTest, SagHoldsARelativeToleranceToOnePercent) {
+  PipelineConfig config;
+  config.mutable_model()->set_loss(LOG);
+  config.mutable_solver()->set_name("bcfw");
+  config.mutable_solver()->set_relative_gap_tolerance(0.1);
+  PipelineConfig resolved = ResolvePipelineConfig(config);
+  EXPECT_EQ(resolved.solver().name(), "sag");
+  EXPECT_DOUBLE_EQ(resolved.solver().relative_gap_tolerance(), 0.01);
+  config.mutable_solver()->set_relative_gap_tolerance(0);
+  EXPECT_EQ(ResolvePipelineConfig(config).solver().relative_gap_tolerance(), 0);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@ absl::Status RunGrids(const ChainProblem& problem, const PipelineConfig& config,
                       RegpathRun* run) {
   SolverConfig grid_config = config.solver();
   grid_config.set_gap_tolerance(grid_config.path().epsilon());
+  grid_config.set_relative_gap_tolerance(0);  // the path's absolute ε
   const std::vector<double> lambdas =
       PowersOfTwo(regpath.grid_high, regpath.grid_low);
   for (bool warm : {false, true}) {

@@ -71,6 +71,8 @@ struct PipelineOptions {
 
 struct PipelineResult {
   TrainingSummary summary;
+  // How λ was chosen (the summary's lambda_rule), for the log line.
+  std::string lambda_rule;
   FeatureStats feature_stats;
   int num_train_sentences = 0;
   int num_dev_sentences = 0;

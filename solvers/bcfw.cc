@@ -193,10 +193,22 @@ absl::StatusOr<PassEnd> BcfwRun::EndPass(const PassEndRequest& request,
                                          PassRecord* record) {
   const double estimate = shared_.GapEstimate();
   // As the reference code does: a small gap estimate triggers an exact
-  // check at once (estimates are stale, so 80% of the tolerance).
-  const bool estimate_converged =
-      shared_.refresh_block_gaps && shared_.num_unvisited == 0 &&
-      estimate <= 0.8 * shared_.config.gap_tolerance();
+  // check at once (estimates are stale, so 80% of the tolerance). The
+  // relative tolerance reads the primal the estimate implies at the
+  // iterate, its dual plus the estimate.
+  bool estimate_converged = false;
+  if (shared_.refresh_block_gaps && shared_.num_unvisited == 0) {
+    const SolverConfig& config = shared_.config;
+    double primal = 0;
+    if (config.relative_gap_tolerance() > 0) {
+      primal =
+          shared_.ell - shared_.boxes.Term(shared_.lambda, false) -
+          0.5 * shared_.lambda * SquaredNorm(shared_.w.data(), shared_.dim) +
+          estimate;
+    }
+    estimate_converged =
+        GapWithinTolerance(config, estimate / 0.8, primal) != GapStop::kNone;
+  }
   const bool confirm = shared_.config.exact_gap_when_converged();
   const bool check_gap =
       request.gap_check_due || (estimate_converged && confirm);

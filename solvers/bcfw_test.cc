@@ -76,6 +76,29 @@ TEST(BcfwTest, HeuristicStopEvaluatesTheReturnedPoint) {
   EXPECT_DOUBLE_EQ(monitor.records().back().eval_score(), w[0]);
 }
 
+// With gap sampling, the block-gap estimates trigger the exact check under
+// the relative rule too (no gap_check pass is due): the run stops on an
+// exact gap within 5% of the primal long before the cap.
+TEST(BcfwTest, EstimatesTriggerTheRelativeStop) {
+  const MulticlassProblem problem = RandomMulticlassProblem(20, 4, 3, 2);
+  SolverConfig config;
+  config.set_lambda(0.1);
+  config.set_sampling(SolverConfig::GAP);
+  config.set_weighted_averaging(false);
+  config.set_gap_tolerance(0);
+  config.set_relative_gap_tolerance(0.05);
+  config.set_gap_check(100000);
+  config.set_final_gap(false);
+  config.set_max_passes(5000);
+  std::vector<double> w;
+  const TrainingSummary summary = Solve(problem, config, &w);
+  EXPECT_EQ(summary.stop_reason(), "relative_gap_tolerance");
+  EXPECT_LT(summary.passes(), 5000);
+  ASSERT_TRUE(summary.has_gap());
+  EXPECT_LE(summary.gap(), 0.05 * summary.primal());
+  EXPECT_GT(summary.gap(), 0);
+}
+
 // The default λ is 1/n and the same optimum for duplicated examples.
 TEST(BcfwTest, DuplicatedExamplesAndDefaultLambda) {
   MulticlassProblem problem({{1.0}, {1.0}}, {0, 0}, 2);

@@ -1,11 +1,29 @@
 #include "solvers/pass_driver.h"
 
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "solvers/solver.h"
 
 namespace chaintag {
+namespace {
+
+// The stop reason of an exact certificate, if it ends the run.
+std::optional<StopReason> CertifiedStop(const SolverConfig& config,
+                                        const DualityGap& certificate) {
+  switch (GapWithinTolerance(config, certificate.gap, certificate.primal)) {
+    case GapStop::kAbsolute:
+      return StopReason::kGapTolerance;
+    case GapStop::kRelative:
+      return StopReason::kRelativeGap;
+    case GapStop::kNone:
+      break;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 absl::string_view StopReasonName(StopReason reason) {
   switch (reason) {
@@ -13,6 +31,8 @@ absl::string_view StopReasonName(StopReason reason) {
       return "max_seconds";
     case StopReason::kGapTolerance:
       return "gap_tolerance";
+    case StopReason::kRelativeGap:
+      return "relative_gap_tolerance";
     case StopReason::kGapEstimate:
       return "gap_estimate";
     case StopReason::kInterrupted:
@@ -158,7 +178,6 @@ absl::Status PassDriver::WriteCheckpoint(int pass) {
 
 absl::StatusOr<TrainingSummary> PassDriver::Run(PassSteps* steps) {
   steps_ = steps;
-  const double tolerance = config_.gap_tolerance();
   int pass = 0;
   if (monitor_ != nullptr && monitor_->resume() != nullptr) {
     absl::Status resumed = Resume(*monitor_->resume(), &pass);
@@ -167,12 +186,16 @@ absl::StatusOr<TrainingSummary> PassDriver::Run(PassSteps* steps) {
   } else {
     certificate_ = steps->StartCertificate();
   }
-  if (pass == 0 && certificate_.has_value() && certificate_->gap <= tolerance) {
-    PassRecord record = NewRecord(0);
-    SetCertificate(*certificate_, &record);
-    absl::Status status = Record(std::move(record), true);
-    if (!status.ok()) return status;
-    return Summary(0, StopReason::kGapTolerance);
+  if (pass == 0 && certificate_.has_value()) {
+    const std::optional<StopReason> certified =
+        CertifiedStop(config_, *certificate_);
+    if (certified.has_value()) {
+      PassRecord record = NewRecord(0);
+      SetCertificate(*certificate_, &record);
+      absl::Status status = Record(std::move(record), true);
+      if (!status.ok()) return status;
+      return Summary(0, *certified);
+    }
   }
   StopReason reason = StopReason::kMaxPasses;
   while (!BudgetSpent(pass)) {
@@ -206,10 +229,12 @@ absl::StatusOr<TrainingSummary> PassDriver::Run(PassSteps* steps) {
       primal_ = end->primal;
       record.set_primal(*primal_);
     }
-    const bool certified =
-        end->certificate.has_value() && end->certificate->gap <= tolerance;
+    const std::optional<StopReason> certified_stop =
+        end->certificate.has_value() ? CertifiedStop(config_, *end->certificate)
+                                     : std::nullopt;
+    const bool certified = certified_stop.has_value();
     if (certified) {
-      reason = StopReason::kGapTolerance;
+      reason = *certified_stop;
     } else if (end->estimate_converged) {
       reason = StopReason::kGapEstimate;
     } else if (interrupted_) {

@@ -39,6 +39,7 @@ enum class StopReason {
   kMaxPasses,     // the pass (or oracle-call) budget is spent
   kMaxSeconds,    // the time budget is spent
   kGapTolerance,  // an exact duality gap within gap_tolerance
+  kRelativeGap,   // an exact gap within relative_gap_tolerance · primal
   kGapEstimate,   // stale block-gap estimates within it (heuristic stop)
   kInterrupted,   // SIGINT or SIGTERM (base/interrupt.h)
 };

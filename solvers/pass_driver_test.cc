@@ -115,6 +115,59 @@ TEST(PassDriverTest, StopsOnTheFirstCertifiedGap) {
   EXPECT_DOUBLE_EQ(summary->gap(), 0.01);
 }
 
+// The certificate is DualityGap{1 + gap, 1, gap}: the primal is 1 + gap, so
+// a relative tolerance of 0.25 holds once gap <= 1/3.
+TEST(PassDriverTest, RelativeToleranceStopsOnGapOverPrimal) {
+  SolverConfig config = Config(100, 1, 0);
+  config.set_relative_gap_tolerance(0.25);
+  ScriptedSteps steps({1, 0.5, 0.34, 0.3, 0.01});
+  PassDriver driver(config, "scripted", 1, kExamples, 1, nullptr);
+  absl::StatusOr<TrainingSummary> summary = driver.Run(&steps);
+  ASSERT_TRUE(summary.ok());
+  // 0.34 > 0.25 · 1.34 = 0.335; 0.3 <= 0.25 · 1.3 = 0.325.
+  EXPECT_EQ(summary->passes(), 4);
+  EXPECT_EQ(summary->stop_reason(), "relative_gap_tolerance");
+  EXPECT_DOUBLE_EQ(summary->gap(), 0.3);
+}
+
+TEST(PassDriverTest, AbsoluteToleranceIsNamedWhenBothHold) {
+  SolverConfig config = Config(100, 1, 0.4);
+  config.set_relative_gap_tolerance(0.5);
+  ScriptedSteps steps({1, 0.3});
+  PassDriver driver(config, "scripted", 1, kExamples, 1, nullptr);
+  absl::StatusOr<TrainingSummary> summary = driver.Run(&steps);
+  ASSERT_TRUE(summary.ok());
+  // Pass 1: 1 <= 0.5 · 2 by the relative rule alone.
+  EXPECT_EQ(summary->passes(), 1);
+  EXPECT_EQ(summary->stop_reason(), "relative_gap_tolerance");
+  // 0.3 is within both 0.4 and 0.5 · 1.3.
+  ScriptedSteps both({0.3});
+  PassDriver second(config, "scripted", 1, kExamples, 1, nullptr);
+  summary = second.Run(&both);
+  ASSERT_TRUE(summary.ok());
+  EXPECT_EQ(summary->passes(), 1);
+  EXPECT_EQ(summary->stop_reason(), "gap_tolerance");
+}
+
+TEST(PassDriverTest, RelativeToleranceOnlyOnCheckedPassesAndCapped) {
+  SolverConfig config = Config(6, 5, 0);
+  config.set_relative_gap_tolerance(0.1);
+  // Within 10% from pass 2 on, but checked at pass 5 only (and the last).
+  ScriptedSteps steps({1, 0.01, 0.01, 0.01, 0.5, 0.01});
+  PassDriver driver(config, "scripted", 1, kExamples, 1, nullptr);
+  absl::StatusOr<TrainingSummary> summary = driver.Run(&steps);
+  ASSERT_TRUE(summary.ok());
+  EXPECT_EQ(summary->passes(), 6);
+  EXPECT_EQ(summary->stop_reason(), "relative_gap_tolerance");
+  // The cap ends a run the certificate does not.
+  ScriptedSteps far({1, 1, 1, 1, 1, 1});
+  PassDriver capped(config, "scripted", 1, kExamples, 1, nullptr);
+  summary = capped.Run(&far);
+  ASSERT_TRUE(summary.ok());
+  EXPECT_EQ(summary->passes(), 6);
+  EXPECT_EQ(summary->stop_reason(), "max_passes");
+}
+
 TEST(PassDriverTest, HeuristicStopEvaluatesTheFormedPoint) {
   SolverConfig config = Config(100, 50, 1e-9);
   ScriptedSteps steps(std::vector<double>(10, 1));
@@ -278,6 +331,7 @@ TEST(PassDriverTest, StopReasonNames) {
   EXPECT_EQ(StopReasonName(StopReason::kMaxPasses), "max_passes");
   EXPECT_EQ(StopReasonName(StopReason::kMaxSeconds), "max_seconds");
   EXPECT_EQ(StopReasonName(StopReason::kGapTolerance), "gap_tolerance");
+  EXPECT_EQ(StopReasonName(StopReason::kRelativeGap), "relative_gap_tolerance");
   EXPECT_EQ(StopReasonName(StopReason::kGapEstimate), "gap_estimate");
 }
 

@@ -40,10 +40,10 @@ absl::StatusOr<std::unique_ptr<Solver>> CreateSolver(
         "(model.loss LOG or SOFTMAX_MARGIN) is solved by sag, svrg and "
         "casimir_svrg"));
   }
-  if (config.l1() != 0 && config.name() != "sag") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("solver ", config.name(), " does not support solver.l1 (",
-                     config.l1(), "): the elastic net is solved by sag"));
+  if ((config.l1() != 0 || config.c1() != 0) && config.name() != "sag") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "solver ", config.name(), " does not support solver.l1 (", config.l1(),
+        ") or c1 (", config.c1(), "): the elastic net is solved by sag"));
   }
   if (config.name() == "sag") {
     return std::unique_ptr<Solver>(new SagSolver(config));

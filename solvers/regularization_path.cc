@@ -109,6 +109,8 @@ absl::StatusOr<PathPlan> MakePathPlan(const Problem& problem,
         ", κ = ", plan.kappa));
   }
   plan.inner.set_gap_tolerance(plan.kappa * plan.epsilon);
+  // The path's guarantee is an absolute ε on every segment.
+  plan.inner.set_relative_gap_tolerance(0);
   plan.inner.set_exact_gap_when_converged(plan.exact);
   if (!plan.exact) {
     // The reference code's gap_check = 10000, true_gap_when_converged = 0.

@@ -357,7 +357,7 @@ class SagSteps : public PassSteps {
 absl::StatusOr<SagSettings> ResolveSettings(const SolverConfig& config, int n) {
   SagSettings settings;
   settings.lambda = ResolveLambda(config, n);
-  settings.l1 = config.l1();
+  settings.l1 = ResolveL1(config, n);
   settings.learning_rate = config.sag().learning_rate();
   settings.saga = config.sag().variant() == SolverConfig::SAGA;
   settings.nonuniform = config.sag().nonuniform_sampling();

@@ -1,6 +1,10 @@
 #include "solvers/solver.h"
 
+#include <string>
+
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace chaintag {
 
@@ -11,7 +15,62 @@ absl::Status Solver::SetDistribution(const BlockDistribution&) {
 
 double ResolveLambda(const SolverConfig& config, int num_examples) {
   if (config.lambda() > 0) return config.lambda();
-  return num_examples > 0 ? 1.0 / num_examples : 1.0;
+  const double n = num_examples > 0 ? num_examples : 1.0;
+  if (config.c() > 0) return 1.0 / (config.c() * n);
+  if (config.c2() > 0) return 2.0 * config.c2() / n;
+  return 1.0 / n;
+}
+
+double ResolveL1(const SolverConfig& config, int num_examples) {
+  if (config.l1() > 0 || config.c1() <= 0) return config.l1();
+  return config.c1() / (num_examples > 0 ? num_examples : 1);
+}
+
+std::string LambdaRule(const SolverConfig& config, int num_examples) {
+  if (config.lambda() > 0) return "lambda given";
+  if (config.c() > 0) {
+    return absl::StrFormat("lambda = 1/(C·n), C = %g (CRF++'s -c), n = %d",
+                           config.c(), num_examples);
+  }
+  if (config.c2() > 0) {
+    return absl::StrFormat("lambda = 2·c2/n, c2 = %g (CRFsuite's c2), n = %d",
+                           config.c2(), num_examples);
+  }
+  return absl::StrFormat("lambda = 1/n (C = 1), n = %d", num_examples);
+}
+
+absl::Status CheckLambdaForms(const SolverConfig& config) {
+  if (config.lambda() < 0 || config.c() < 0 || config.c2() < 0 ||
+      config.c1() < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("solver: lambda, c, c2 and c1 must not be negative, got ",
+                     config.lambda(), ", ", config.c(), ", ", config.c2(), ", ",
+                     config.c1()));
+  }
+  if (config.l1() > 0 && config.c1() > 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("solver: set one of l1 and c1 (l1 = c1/n), got l1 ",
+                     config.l1(), ", c1 ", config.c1()));
+  }
+  const int forms =
+      (config.lambda() > 0) + (config.c() > 0) + (config.c2() > 0);
+  if (forms > 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "solver: set one of lambda, c (lambda = 1/(C·n)) and c2 (lambda = "
+        "2·c2/n), got lambda ",
+        config.lambda(), ", c ", config.c(), ", c2 ", config.c2()));
+  }
+  return absl::OkStatus();
+}
+
+GapStop GapWithinTolerance(const SolverConfig& config, double gap,
+                           double primal) {
+  if (gap <= config.gap_tolerance()) return GapStop::kAbsolute;
+  if (config.relative_gap_tolerance() > 0 &&
+      gap <= config.relative_gap_tolerance() * primal) {
+    return GapStop::kRelative;
+  }
+  return GapStop::kNone;
 }
 
 void SetCertificate(const DualityGap& gap, PassRecord* record) {

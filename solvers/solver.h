@@ -8,8 +8,10 @@
 #define CHAINTAG_SOLVERS_SOLVER_H_
 
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "solvers/duality_gap.h"
 #include "solvers/monitor.h"
@@ -35,8 +37,23 @@ class Solver {
   virtual absl::Status SetDistribution(const BlockDistribution& distribution);
 };
 
-// λ as the config resolves it for `num_examples` (0 means 1/n).
+// λ as the config resolves it for `num_examples`: lambda when set, else
+// 1/(c·n) or 2·c2/n (the peers' per-sum forms), else 1/n.
 double ResolveLambda(const SolverConfig& config, int num_examples);
+// The ℓ1 weight: l1 when set, else c1/n (CRFsuite's c1), else 0.
+double ResolveL1(const SolverConfig& config, int num_examples);
+// How ResolveLambda chose λ, in words, for the log and the model's summary
+// ("lambda = 1/(C·n), C = 1 (CRF++'s -c), n = 8936").
+std::string LambdaRule(const SolverConfig& config, int num_examples);
+// Refuses a config that sets λ two ways (lambda with c or c2, or both c and
+// c2) or a negative one.
+absl::Status CheckLambdaForms(const SolverConfig& config);
+
+// Which tolerance an exact gap meets, if any: the absolute gap_tolerance
+// first, then relative_gap_tolerance · primal.
+enum class GapStop { kNone, kAbsolute, kRelative };
+GapStop GapWithinTolerance(const SolverConfig& config, double gap,
+                           double primal);
 
 // Copies an exact duality gap (with its primal and dual) into a pass record,
 // marked exact, or into a run's summary.

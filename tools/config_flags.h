@@ -98,13 +98,15 @@ absl::Status ApplyGivenConfigFlags(absl::Span<const ConfigFlag> flags,
 // The config of a run: the text proto at `config_path` (looked up from the
 // caller's directory first), then the given named flags, then the `--set`
 // assignments, in that order, so a dotted path wins over the named flag of
-// its field; then features.template_file is expanded into the templates
-// (ExpandTemplateFile: a path from the file against the file's directory,
-// one from the command line against the caller's). Errors of the command line
-// are InvalidArgument; a file that cannot be read is NotFound, one that does
-// not parse DataLoss (naming the file, line and column). `tool_defaults`, when
-// given, adjusts the config after it is read and before the flags: a tool's own
-// defaults and its flags that are more than an alias (regpath's dev split).
+// its field; λ given one way there (solver.lambda, .c or .c2; ℓ1 by .l1 or
+// .c1) clears the config's other ways of giving it; then features.template_file
+// is expanded into the templates (ExpandTemplateFile: a path from the file
+// against the file's directory, one from the command line against the
+// caller's). Errors of the command line are InvalidArgument; a file that cannot
+// be read is NotFound, one that does not parse DataLoss (naming the file, line
+// and column). `tool_defaults`, when given, adjusts the config after it is read
+// and before the flags: a tool's own defaults and its flags that are more than
+// an alias (regpath's dev split).
 absl::StatusOr<PipelineConfig> LoadConfig(
     absl::Span<const ConfigFlag> flags, const std::string& config_path,
     const std::vector<std::string>& set_assignments,
@@ -124,28 +126,37 @@ absl::Status SetSolverOption(absl::string_view name, absl::string_view value,
 // the path; the default is the proto's, which a config file overrides.
 
 // What every training tool takes: budgets, cadence, threads, data size.
-#define CHAINTAG_RUN_FLAGS(X)                                        \
-  X(int32_t, max_passes, "solver.max_passes", "", "Maximum passes.") \
-  X(double, max_seconds, "solver.max_seconds", "",                   \
-    "Time budget in seconds (0 = none).")                            \
-  X(double, gap_tolerance, "solver.gap_tolerance", "",               \
-    "Stop once the exact duality gap is at most this.")              \
-  X(int32_t, gap_check, "solver.gap_check", "",                      \
-    "Passes between exact duality gaps.")                            \
-  X(int32_t, threads, "solver.num_threads", "",                      \
-    "Threads for batch passes and mini-batch rounds.")               \
-  X(int32_t, max_train_sentences, "corpus.max_train_sentences", "",  \
-    "Use only the first N training sentences (0 = all).")            \
-  X(int32_t, eval_every, "eval_every", "",                           \
-    "Passes between held-out evaluations (0 = only at the end).")    \
-  X(uint64_t, num_buckets, "features.num_buckets", "",               \
-    "Feature hash buckets.")                                         \
-  X(std::string, template_file, "features.template_file", "",        \
+#define CHAINTAG_RUN_FLAGS(X)                                            \
+  X(int32_t, max_passes, "solver.max_passes", "", "Maximum passes.")     \
+  X(double, max_seconds, "solver.max_seconds", "",                       \
+    "Time budget in seconds (0 = none).")                                \
+  X(double, gap_tolerance, "solver.gap_tolerance", "",                   \
+    "Stop once the exact duality gap is at most this.")                  \
+  X(double, relative_gap_tolerance, "solver.relative_gap_tolerance", "", \
+    "Stop once the exact gap is at most this share of the primal.")      \
+  X(int32_t, gap_check, "solver.gap_check", "",                          \
+    "Passes between exact duality gaps.")                                \
+  X(int32_t, threads, "solver.num_threads", "",                          \
+    "Threads for batch passes and mini-batch rounds.")                   \
+  X(int32_t, max_train_sentences, "corpus.max_train_sentences", "",      \
+    "Use only the first N training sentences (0 = all).")                \
+  X(int32_t, eval_every, "eval_every", "",                               \
+    "Passes between held-out evaluations (0 = only at the end).")        \
+  X(uint64_t, num_buckets, "features.num_buckets", "",                   \
+    "Feature hash buckets.")                                             \
+  X(int32_t, min_feature_count, "features.min_feature_count", "",        \
+    "CRF++'s -f: features seen fewer times get no row.")                 \
+  X(std::string, template_file, "features.template_file", "",            \
     "A CRF++ template / Wapiti pattern file to add to the templates.")
 
 // λ, which regpath chooses along its path.
-#define CHAINTAG_LAMBDA_FLAGS(X) \
-  X(double, lambda, "solver.lambda", "", "Regularisation lambda (0 = 1/n).")
+#define CHAINTAG_LAMBDA_FLAGS(X)                                \
+  X(double, lambda, "solver.lambda", "",                        \
+    "Regularisation lambda (0 = from --c or --c2, else 1/n).")  \
+  X(double, c, "solver.c", "",                                  \
+    "CRF++'s -c: lambda = 1/(C n), the same at any data size.") \
+  X(double, c2, "solver.c2", "",                                \
+    "CRFsuite's c2 (Wapiti's -2): lambda = 2 c2 / n.")
 
 // The seed, which compare_solvers sets for each of its runs.
 #define CHAINTAG_SEED_FLAGS(X) \
@@ -184,6 +195,8 @@ absl::Status SetSolverOption(absl::string_view name, absl::string_view value,
 
 // The smooth objectives' solvers: SVRG, Casimir-SVRG and SAG.
 #define CHAINTAG_SVRG_FLAGS(X)                                                 \
+  X(double, c1, "solver.c1", "",                                               \
+    "CRFsuite's c1 (Wapiti's -1): l1 = c1 / n (sag).")                         \
   X(double, l1, "solver.l1", "",                                               \
     "L1 weight of the elastic net (sag; CRFsuite's c1 is l1 times n).")        \
   X(double, sag_lr, "solver.sag.learning_rate", "", "sag: step size eta.")     \

@@ -282,6 +282,27 @@ TEST(ConfigFlagsTest, EverySetFlagAppliesInOrder) {
                 "closing ']' (a list is [v1,v2,...])"));
 }
 
+TEST(ConfigFlagsTest, LambdaGivenOneWayReplacesTheConfigsOtherWays) {
+  const std::string path = WriteConfig("solver { c: 0.1 l1: 0.5 }");
+  absl::StatusOr<PipelineConfig> config =
+      LoadConfig({}, path, {"solver.lambda=0.001", "solver.c1=2"});
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_DOUBLE_EQ(config->solver().lambda(), 0.001);
+  EXPECT_FALSE(config->solver().has_c());
+  EXPECT_DOUBLE_EQ(config->solver().c1(), 2);
+  EXPECT_FALSE(config->solver().has_l1());
+  config = LoadConfig({}, path, {"solver.c2=1"});
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_DOUBLE_EQ(config->solver().c2(), 1);
+  EXPECT_FALSE(config->solver().has_c());
+  EXPECT_DOUBLE_EQ(config->solver().l1(), 0.5);
+  // Nothing given: the file's form stays.
+  config = LoadConfig({}, path, {});
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_DOUBLE_EQ(config->solver().c(), 0.1);
+  EXPECT_FALSE(config->solver().has_lambda());
+}
+
 TEST(ConfigFlagsTest, ToolDefaultsComeBeforeTheFlags) {
   const std::string path = WriteConfig("solver { max_passes: 50 }");
   absl::StatusOr<PipelineConfig> config =
