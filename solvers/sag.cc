@@ -62,12 +62,11 @@ class SagSteps : public PassSteps {
     batch_states_.resize(static_cast<size_t>(largest) * settings.batch);
     batch_terms_.resize(settings.batch);
     if (settings.nonuniform) BuildSampling();
-    // Slices of whole slots; a few per thread, so that threads whose rows
-    // are busier do not hold the others up.
+    // Slices of whole slots, one per thread: every slice reads all of a
+    // step's sentences, and writes only its own rows.
     const int64_t slots = dim_ / granularity_;
-    const int slices = static_cast<int>(std::max<int64_t>(
-        1, std::min<int64_t>(
-               slots, settings.threads == 1 ? 1 : 4 * settings.threads)));
+    const int slices = static_cast<int>(
+        std::max<int64_t>(1, std::min<int64_t>(slots, settings.threads)));
     for (int slice = 0; slice <= slices; ++slice) {
       slice_bounds_.push_back(SplitPoint(slots, slice, slices) * granularity_);
     }
@@ -162,13 +161,11 @@ class SagSteps : public PassSteps {
     // depend on the threads.
     const double rate = -1.0 / (n_ * settings_.lambda);
     RunPhase(NumSlices(), [&](int slice) {
-      const int64_t begin = slice_bounds_[slice];
-      const int64_t end = slice_bounds_[slice + 1];
-      std::fill(fixed_point_.begin() + begin, fixed_point_.begin() + end, 0.0);
+      std::fill(fixed_point_.begin() + slice_bounds_[slice],
+                fixed_point_.begin() + slice_bounds_[slice + 1], 0.0);
       for (int i = 0; i < n_; ++i) {
-        problem_.AddCornerMinusStateInSlice(i, problem_.GoldCorner(i),
-                                            states_.data() + offsets_[i], rate,
-                                            begin, end, fixed_point_.data());
+        AddToSlice(slice, i, states_.data() + offsets_[i], rate,
+                   fixed_point_.data());
       }
     });
     double loss_sum = 0, term_sum = 0;
@@ -226,14 +223,35 @@ class SagSteps : public PassSteps {
     const int64_t end = slice_bounds_[slice + 1];
     std::vector<CoordinateRange>& clipped = slice_ranges_[slice];
     for (int k = 0; k < size; ++k) {
+      if (NumSlices() == 1) {
+        CatchUp(batch_ranges_[k], step);
+        continue;
+      }
       clipped.clear();
       for (const CoordinateRange& range : batch_ranges_[k]) {
         const int64_t from = std::max(range.begin, begin);
         const int64_t to = std::min(range.begin + range.length, end);
         if (from < to) clipped.push_back({from, to - from});
       }
-      prox_.CatchUp(clipped.data(), clipped.size(), step, granularity_,
-                    fixed_point_.data(), w_.data(), last_step_.data());
+      CatchUp(clipped, step);
+    }
+  }
+
+  void CatchUp(const std::vector<CoordinateRange>& ranges, int32_t step) {
+    prox_.CatchUp(ranges.data(), ranges.size(), step, granularity_,
+                  fixed_point_.data(), w_.data(), last_step_.data());
+  }
+
+  // AddCornerMinusState(i, gold, state, rate, x) on `slice`'s coordinates.
+  void AddToSlice(int slice, int i, const double* state, double rate,
+                  double* x) const {
+    const Corner& gold = problem_.GoldCorner(i);
+    if (NumSlices() == 1) {
+      problem_.AddCornerMinusState(i, gold, state, rate, x);
+    } else {
+      problem_.AddCornerMinusStateInSlice(i, gold, state, rate,
+                                          slice_bounds_[slice],
+                                          slice_bounds_[slice + 1], x);
     }
   }
 
@@ -292,24 +310,19 @@ class SagSteps : public PassSteps {
   // which the next application of the map a·x + (1 − a)·c turns into the
   // step's −η·scale·(∇_new − ∇_old).
   void ApplySlice(int slice, int size) {
-    const int64_t begin = slice_bounds_[slice];
-    const int64_t end = slice_bounds_[slice + 1];
     for (int k = 0; k < size; ++k) {
       const int i = batch_[k];
       const double* difference = batch_states_.data() + k * state_stride_;
-      const Corner& gold = problem_.GoldCorner(i);
-      problem_.AddCornerMinusStateInSlice(i, gold, difference,
-                                          -1.0 / (n_ * settings_.lambda), begin,
-                                          end, fixed_point_.data());
+      AddToSlice(slice, i, difference, -1.0 / (n_ * settings_.lambda),
+                 fixed_point_.data());
       if (settings_.saga) {
         double scale = 1;
         if (!cumulative_.empty()) {
           const double p = cumulative_[i] - (i > 0 ? cumulative_[i - 1] : 0.0);
           scale = 1.0 / (n_ * p);
         }
-        problem_.AddCornerMinusStateInSlice(
-            i, gold, difference, -settings_.learning_rate * scale / decay_,
-            begin, end, w_.data());
+        AddToSlice(slice, i, difference,
+                   -settings_.learning_rate * scale / decay_, w_.data());
       }
     }
   }
