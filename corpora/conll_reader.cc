@@ -43,21 +43,6 @@ ConllReader::ConllReader(std::istream* input, std::string source,
                          const ConllFormat& format)
     : input_(input), source_(std::move(source)), format_(format) {}
 
-ConllReader::ConllReader(std::istream* input, const ConllReader& first,
-                         int64_t lines_before)
-    : input_(input),
-      source_(first.source_),
-      format_(first.format_),
-      resolved_(first.resolved_),
-      line_number_(lines_before),
-      first_sentence_seen_(true),
-      layout_fixed_(first.layout_fixed_),
-      has_labels_(first.has_labels_),
-      num_fields_(first.num_fields_),
-      layout_line_(first.layout_line_),
-      label_column_(first.label_column_),
-      attribute_columns_(first.attribute_columns_) {}
-
 absl::Status ConllReader::Error(absl::string_view message) const {
   return absl::InvalidArgumentError(
       absl::StrCat(source_, ":", line_number_, ": ", message));

@@ -51,16 +51,6 @@ class ConllReader {
   ConllReader(std::istream* input, std::string source,
               const ConllFormat& format);
 
-  // A reader of a later part of the same input, read apart from the first
-  // (e.g. by another thread): `input` starts at the beginning of the line
-  // after a blank line, line lines_before + 1 of the file, and its token
-  // lines must have the layout `first` resolved (valid once first has
-  // returned a sentence). Errors name the file's own line numbers.
-  // Documents are not followed from part to part: the part's sentences
-  // number theirs from 0.
-  ConllReader(std::istream* input, const ConllReader& first,
-              int64_t lines_before);
-
   ConllReader(const ConllReader&) = delete;
   ConllReader& operator=(const ConllReader&) = delete;
 
@@ -89,11 +79,6 @@ class ConllReader {
   bool has_labels() const { return has_labels_; }
   // Fields of every token line; valid as above.
   int num_fields() const { return num_fields_; }
-  // Whether the reader holds a line of its next item (a -DOCSTART- line
-  // right after a sentence), which the input has already passed.
-  bool holds_line() const { return pending_; }
-  // Lines read from the input so far.
-  int64_t lines_read() const { return line_number_; }
 
  private:
   // Reads the next line into line_; false at end of input.

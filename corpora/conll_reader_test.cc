@@ -316,44 +316,6 @@ TEST(ConllReaderTest, UnseenTestLabelsAreJustStrings) {
   EXPECT_EQ(labels.Find(test[0].sentence.tags[0]), -1);
 }
 
-TEST(ConllReaderTest, AContinuationReadsALaterPartAsTheFirstReaderWould) {
-  const std::string head = "w1 NN B\nw2 VB I\n\n";
-  const std::string rest = "-DOCSTART- x O\n\nw3 NN O\n\nw4 JJ O\nw5 O\n";
-  std::istringstream head_input(head);
-  ConllReader first(&head_input, "in.txt", ConllFormat());
-  ConllReader::Item item;
-  ASSERT_TRUE(*first.Next(&item));
-  EXPECT_FALSE(first.holds_line());
-  EXPECT_EQ(first.lines_read(), 3);
-
-  std::istringstream rest_input(rest);
-  ConllReader continuation(&rest_input, first, first.lines_read());
-  ASSERT_TRUE(*continuation.Next(&item));
-  EXPECT_EQ(item.kind, ConllReader::Item::kDocStart);
-  EXPECT_EQ(item.line_number, 4);
-  ASSERT_TRUE(*continuation.Next(&item));
-  EXPECT_EQ(item.line_number, 6);
-  EXPECT_THAT(item.sentence.tags, ElementsAre("O"));
-  EXPECT_THAT(item.sentence.attributes, ElementsAre("w3", "NN"));
-  // The layout is the first reader's: three fields a token line.
-  const absl::StatusOr<bool> more = continuation.Next(&item);
-  ASSERT_FALSE(more.ok());
-  EXPECT_EQ(more.status().message(),
-            "in.txt:9: expected 3 fields, got 2 (every token line has the "
-            "fields of the first, line 1)");
-}
-
-TEST(ConllReaderTest, HoldsTheDocStartLineThatEndedASentence) {
-  std::istringstream input("w1 B\n-DOCSTART- O\n\nw2 B\n");
-  ConllReader reader(&input, "in.txt", ConllFormat());
-  ConllReader::Item item;
-  ASSERT_TRUE(*reader.Next(&item));
-  EXPECT_TRUE(reader.holds_line());
-  ASSERT_TRUE(*reader.Next(&item));
-  EXPECT_EQ(item.kind, ConllReader::Item::kDocStart);
-  EXPECT_FALSE(reader.holds_line());
-}
-
 TEST(ConllReaderTest, ReusedItemIsOverwritten) {
   std::istringstream input("aaaaaaaaaaaaaaaaaaaaaaa b c\nd e f\n\ng h i\n");
   ConllReader reader(&input, "in", ConllFormat());

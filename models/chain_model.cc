@@ -395,9 +395,8 @@ absl::Status ChainModel::Save(const std::string& path) const {
   return WriteModelFile(ToProto(), path);
 }
 
-absl::StatusOr<ChainModel> ChainModel::Load(const std::string& path,
-                                            int threads) {
-  absl::StatusOr<ModelFile> file = ReadModelFile(path, threads);
+absl::StatusOr<ChainModel> ChainModel::Load(const std::string& path) {
+  absl::StatusOr<ModelFile> file = ReadModelFile(path);
   if (!file.ok()) return file.status();
   absl::StatusOr<ChainModel> model = FromFile(*std::move(file));
   if (!model.ok()) return InvalidModelFileError(path, model.status().message());

@@ -181,11 +181,9 @@ class ChainModel {
   static absl::StatusOr<ChainModel> Create(ModelFile header,
                                            const WeightSpace& space,
                                            absl::Span<const double> weights);
-  // Reads and checks the file (ReadModelFile, on `threads` threads), then
-  // builds the model from it; a fault found in building is an
-  // InvalidModelFileError too.
-  static absl::StatusOr<ChainModel> Load(const std::string& path,
-                                         int threads = 1);
+  // Reads and checks the file (ReadModelFile), then builds the model from
+  // it; a fault found in building is an InvalidModelFileError too.
+  static absl::StatusOr<ChainModel> Load(const std::string& path);
   // Writes ToProto() (WriteModelFile).
   absl::Status Save(const std::string& path) const;
 

@@ -564,13 +564,12 @@ absl::Status CheckModelFile(const ModelFile& file) {
 namespace {
 
 template <typename T>
-void ReserveHugePageHinted(uint32_t bytes, int threads,
+void ReserveHugePageHinted(uint32_t bytes,
                            google::protobuf::RepeatedField<T>* field) {
   const int count = static_cast<int>(bytes / sizeof(T));
   if (count <= field->Capacity()) return;
   field->Reserve(count);
   AdviseHugePages(field->mutable_data(), count * sizeof(T));
-  FaultInPages(field->mutable_data(), count * sizeof(T), threads);
 }
 
 // Gives the weight arrays of `file` the capacity the serialised ModelFile in
@@ -580,8 +579,7 @@ void ReserveHugePageHinted(uint32_t bytes, int threads,
 // shorter start-up for `tag` (docs/experiments.md#tagging-speed-and-memory).
 // Only the fields' lengths are read; a malformed file is the parser's to
 // refuse.
-void ReserveWeightArrays(const uint8_t* data, int size, int threads,
-                         ModelFile* file) {
+void ReserveWeightArrays(const uint8_t* data, int size, ModelFile* file) {
   using google::protobuf::internal::WireFormatLite;
   google::protobuf::io::CodedInputStream in(data, size);
   for (uint32_t tag = in.ReadTag(); tag != 0; tag = in.ReadTag()) {
@@ -597,27 +595,23 @@ void ReserveWeightArrays(const uint8_t* data, int size, int threads,
     const int offset = in.CurrentPosition();
     switch (WireFormatLite::GetTagFieldNumber(tag)) {
       case ModelFile::kEmissionWeightsF32FieldNumber:
-        ReserveHugePageHinted(length, threads,
-                              file->mutable_emission_weights_f32());
+        ReserveHugePageHinted(length, file->mutable_emission_weights_f32());
         break;
       case ModelFile::kEmissionWeightsF64FieldNumber:
-        ReserveHugePageHinted(length, threads,
-                              file->mutable_emission_weights_f64());
+        ReserveHugePageHinted(length, file->mutable_emission_weights_f64());
         break;
       case ModelFile::kPairWeightsF32FieldNumber:
-        ReserveHugePageHinted(length, threads,
-                              file->mutable_pair_weights_f32());
+        ReserveHugePageHinted(length, file->mutable_pair_weights_f32());
         break;
       case ModelFile::kPairWeightsF64FieldNumber:
-        ReserveHugePageHinted(length, threads,
-                              file->mutable_pair_weights_f64());
+        ReserveHugePageHinted(length, file->mutable_pair_weights_f64());
         break;
       case ModelFile::kFeatureKeysFieldNumber:
-        ReserveHugePageHinted(length, threads, file->mutable_feature_keys());
+        ReserveHugePageHinted(length, file->mutable_feature_keys());
         break;
       case ModelFile::kFirstStageFieldNumber:
         if (length <= static_cast<uint32_t>(size - offset)) {
-          ReserveWeightArrays(data + offset, static_cast<int>(length), threads,
+          ReserveWeightArrays(data + offset, static_cast<int>(length),
                               file->mutable_first_stage());
         }
         break;
@@ -630,7 +624,7 @@ void ReserveWeightArrays(const uint8_t* data, int size, int threads,
 
 }  // namespace
 
-absl::StatusOr<ModelFile> ReadModelFile(const std::string& path, int threads) {
+absl::StatusOr<ModelFile> ReadModelFile(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     return absl::NotFoundError(
@@ -650,7 +644,7 @@ absl::StatusOr<ModelFile> ReadModelFile(const std::string& path, int threads) {
     parsed = mapped != MAP_FAILED && size <= INT32_MAX;
     if (parsed) {
       ReserveWeightArrays(static_cast<const uint8_t*>(mapped),
-                          static_cast<int>(size), threads, &file);
+                          static_cast<int>(size), &file);
       parsed = file.ParseFromArray(mapped, static_cast<int>(size));
     }
     if (mapped != MAP_FAILED) munmap(mapped, size);

@@ -101,11 +101,8 @@ ReadSecondOrderStructure(const ModelFile& file,
 absl::Status CheckModelFile(const ModelFile& file);
 
 // Parses the file at `path` and checks it (CheckModelFile). Errors: NotFound
-// "<path>: cannot open the model file", or InvalidModelFileError. The
-// weight arrays' memory is faulted in on `threads` threads before the
-// parser copies into it (a first touch is the kernel zeroing the page).
-absl::StatusOr<ModelFile> ReadModelFile(const std::string& path,
-                                        int threads = 1);
+// "<path>: cannot open the model file", or InvalidModelFileError.
+absl::StatusOr<ModelFile> ReadModelFile(const std::string& path);
 
 // DataLoss "<path>: not a valid chaintag model: <why>": ReadModelFile's
 // error, and the loader's for faults found while building the model.

@@ -2,27 +2,20 @@
 // stream, tagged with a ChainModel and written back with the predicted tag
 // appended to every line, in input order.
 //
-// The calling thread reads the input in chunks of whole sentences, about
-// options.chunk_bytes each, as raw text; the workers parse, tag and format
-// them, so reading costs the calling thread little more than a copy. A
-// batch holds options.batch_per_thread chunks per thread; it also ends when
-// the input has nothing buffered (the next read could block), and what was
-// read is tagged and written before that read, so a pipe is answered
-// sentence by sentence. With threads ≥ 2, threads − 1 helpers tag a batch
-// while the calling thread reads the next one, then it joins in and writes
-// each chunk's output as the workers left it; the output does not depend on
-// the thread count. Memory: two batches of chunks, each chunk's text, its
-// parsed sentences and its output, about 10 × chunk_bytes a chunk on
-// CoNLL-2000 (a sentence longer than a chunk makes its chunk longer).
+// Sentences are read in batches of options.batch_per_thread per thread; a
+// batch also ends when the input has nothing buffered (the next read could
+// block), and what was read is tagged and written before that read, so a
+// pipe is answered sentence by sentence. With threads ≥ 2, threads − 1
+// helpers tag a batch while the calling thread reads the next one, then it
+// joins in and writes; the output does not depend on the thread count.
 // -DOCSTART- lines are passed through; when the tagged lines carry a gold
 // column, the outside tag is appended to them too, so that the output has
 // one field count throughout, as conlleval requires.
 //
-// A stacked model (ChainModel::first_stage) tags whole documents: the
-// calling thread reads them (their sentences are numbered across the file),
-// a chunk is one document, a batch ends only before a -DOCSTART- line (or
-// at the end of the input), documents are tagged in parallel, and a pipe is
-// answered document by document.
+// A stacked model (ChainModel::first_stage) tags whole documents: its
+// batches end only after a -DOCSTART- line (or at the end of the input),
+// documents are tagged in parallel, and a pipe is answered document by
+// document.
 //
 // Thread-safety: one call per stream; the model is only read.
 
@@ -50,9 +43,7 @@ bool InputWouldBlock(std::istream* input);
 
 struct ConllTaggingOptions {
   int threads = 1;
-  // Chunks per thread in a batch, and a chunk's size in bytes of input.
-  int batch_per_thread = 4;
-  int chunk_bytes = 1 << 16;
+  int batch_per_thread = 256;
   // A model trained on CRFsuite's layout (ConllFormat::CRFSUITE) prints
   // what `crfsuite tag` prints: the predicted label of each token on its own
   // line, a blank line after each sequence; with `reference`, each line is

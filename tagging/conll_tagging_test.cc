@@ -1,10 +1,8 @@
 #include "tagging/conll_tagging.h"
 
-#include <algorithm>
 #include <random>
 #include <sstream>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -36,12 +34,11 @@ std::string Corpus(int n) {
 }
 
 absl::Status Tag(const ChainModel& model, const std::string& text, int threads,
-                 int batch, std::string* out, int chunk_bytes = 1 << 16) {
+                 int batch, std::string* out) {
   std::istringstream input(text);
   ConllTaggingOptions options;
   options.threads = threads;
   options.batch_per_thread = batch;
-  options.chunk_bytes = chunk_bytes;
   out->clear();
   return TagConllStream(model, &input, "in.txt", options,
                         [out](const std::string& part) {
@@ -79,49 +76,9 @@ TEST(ConllTaggingTest, OutputDoesNotDependOnThreadsOrBatches) {
   ASSERT_TRUE(Tag(model, text, 1, 256, &one).ok());
   for (int threads : {1, 2, 3, 5}) {
     for (int batch : {1, 2, 7, 256}) {
-      for (int chunk_bytes : {1, 13, 200, 1 << 16}) {
-        std::string out;
-        ASSERT_TRUE(Tag(model, text, threads, batch, &out, chunk_bytes).ok());
-        EXPECT_EQ(out, one) << threads << " threads, batches of " << batch
-                            << ", chunks of " << chunk_bytes;
-      }
-    }
-  }
-}
-
-// The chunks are cut where the reader ends a sentence: a line of spaces and
-// TABs, with or without a CR, and the end of the input.
-TEST(ConllTaggingTest, ChunksEndWhereSentencesEnd) {
-  const ChainModel model = MakeModel();
-  const std::string text =
-      "the O\r\ndog O\r\n \t\r\ncat O\n\n\n\t\nsat O\r\non O\n  \nmat O";
-  for (int threads : {1, 2}) {
-    for (int chunk_bytes = 1; chunk_bytes <= static_cast<int>(text.size()) + 1;
-         ++chunk_bytes) {
-      std::istringstream input(text);
-      ConllTaggingOptions options;
-      options.threads = threads;
-      options.batch_per_thread = 1;
-      options.chunk_bytes = chunk_bytes;
-      std::vector<std::pair<int, int>> sentences;  // first line, tokens
-      options.on_tagged = [&](const Sentence& sentence,
-                              const std::vector<std::string>& tags) {
-        EXPECT_EQ(tags.size(), sentence.lines.size());
-        sentences.emplace_back(static_cast<int>(sentence.first_line),
-                               static_cast<int>(tags.size()));
-        return absl::OkStatus();
-      };
       std::string out;
-      ASSERT_TRUE(TagConllStream(model, &input, "in.txt", options,
-                                 [&out](const std::string& part) {
-                                   out.append(part);
-                                   return absl::OkStatus();
-                                 })
-                      .ok());
-      const std::vector<std::pair<int, int>> expected = {
-          {1, 2}, {4, 1}, {8, 2}, {11, 1}};
-      EXPECT_EQ(sentences, expected) << chunk_bytes;
-      EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 6 + 4) << chunk_bytes;
+      ASSERT_TRUE(Tag(model, text, threads, batch, &out).ok());
+      EXPECT_EQ(out, one) << threads << " threads, batches of " << batch;
     }
   }
 }
@@ -137,8 +94,7 @@ TEST(ConllTaggingTest, AnErrorStopsAfterTheSentencesBeforeIt) {
   for (int threads : {1, 3}) {
     for (int batch : {1, 4, 256}) {
       std::string out;
-      absl::Status status =
-          Tag(model, text, threads, batch, &out, batch == 4 ? 50 : 1 << 16);
+      absl::Status status = Tag(model, text, threads, batch, &out);
       ASSERT_FALSE(status.ok());
       EXPECT_NE(status.message().find(absl::StrCat("in.txt:", bad_line)),
                 std::string::npos)

@@ -216,7 +216,7 @@ int RunBundle(int threads) {
 
 int RunModel(int threads) {
   absl::StatusOr<ChainModel> model =
-      ChainModel::Load(ResolveUserPath(absl::GetFlag(FLAGS_model)), threads);
+      ChainModel::Load(ResolveUserPath(absl::GetFlag(FLAGS_model)));
   if (!model.ok()) {
     std::fprintf(stderr, "tag: %s\n", model.status().ToString().c_str());
     return 1;
