@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "corpora/sentence_testing.h"
-#include "features/bucket_rows.h"
 #include "gtest/gtest.h"
 #include "models/chain_model.h"
+#include "models/chain_model_testing.h"
 #include "models/chain_scores_testing.h"
 #include "models/viterbi.h"
 
@@ -24,32 +24,15 @@ constexpr int kBuckets = 16;
 // Word-identity features over kLabels labels, random weights, the
 // transitions `allowed` forbids at kForbiddenTransition.
 ChainModel MakeModel(const std::vector<uint8_t>& allowed, uint32_t seed) {
-  ModelFile header;
-  for (const char* label : {"A", "B", "C", "D", "E"}) header.add_labels(label);
-  FeatureConfig* features = header.mutable_features();
-  features->set_num_buckets(kBuckets);
-  features->add_templates()->add_parts()->set_attribute(0);
-  ConllFormat* format = header.mutable_input_format();
-  format->add_attribute_columns(0);
-  format->set_label_column(1);
-  format->set_tag_scheme(NONE);
-  format->set_allow_missing_label(true);
-  header.set_input_num_columns(2);
-  header.set_train_scheme(NONE);
-  header.set_output_scheme(NONE);
-  const ChainLayout layout{kLabels, kBuckets};
-  std::vector<double> weights(layout.dim());
-  std::mt19937 rng(seed);
-  std::normal_distribution<double> normal(0, 1);
-  for (double& w : weights) w = normal(rng);
-  for (int k = 0; k < kLabels * kLabels; ++k) {
-    if (!allowed[k])
-      weights[layout.transition_offset() + k] = kForbiddenTransition;
-  }
-  absl::StatusOr<ChainModel> model =
-      ChainModel::Create(header, BucketRows::Identity(kBuckets), weights);
-  EXPECT_TRUE(model.ok()) << model.status();
-  return std::move(*model);
+  return chain_testing::RandomWordModel(
+      {"A", "B", "C", "D", "E"}, NONE, kBuckets, seed,
+      [&allowed](const ChainLayout& layout, std::vector<double>* weights) {
+        for (int k = 0; k < kLabels * kLabels; ++k) {
+          if (!allowed[k]) {
+            (*weights)[layout.transition_offset() + k] = kForbiddenTransition;
+          }
+        }
+      });
 }
 
 Sentence RandomSentence(int length, std::mt19937* rng) {

@@ -6,6 +6,25 @@
 #include "base/cpu_dispatch.h"
 
 namespace chaintag {
+namespace {
+
+// The best last label's total, max_y last[y] + end[y], and that label (the
+// lowest on ties).
+double BestLastLabel(const double* last, const ChainScores& scores,
+                     int32_t* label) {
+  double best = last[0] + scores.end[0];
+  *label = 0;
+  for (int y = 1; y < scores.num_labels; ++y) {
+    const double candidate = last[y] + scores.end[y];
+    if (candidate > best) {
+      best = candidate;
+      *label = y;
+    }
+  }
+  return best;
+}
+
+}  // namespace
 
 double ScoreLabeling(const ChainScores& scores, const int32_t* labels) {
   const int T = scores.length;
@@ -69,16 +88,9 @@ double ViterbiDecoder::DecodeListed(const ChainScores& scores,
     const double* unary = scores.unary + static_cast<int64_t>(t) * L;
     for (int y = 0; y < L; ++y) current[y] += unary[y];
   }
-  const double* last = delta + static_cast<int64_t>(T - 1) * L;
-  double best = last[0] + scores.end[0];
   int32_t label = 0;
-  for (int y = 1; y < L; ++y) {
-    const double candidate = last[y] + scores.end[y];
-    if (candidate > best) {
-      best = candidate;
-      label = y;
-    }
-  }
+  const double best =
+      BestLastLabel(delta + static_cast<int64_t>(T - 1) * L, scores, &label);
   // Backward as the full decoder: the lowest previous label of the best
   // sum (label 0 where every sum is −∞, as the full decoder gives).
   labels[T - 1] = label;
@@ -135,16 +147,9 @@ CHAINTAG_AVX2_CLONES double ViterbiDecoder::Decode(const ChainScores& scores,
     const double* unary = scores.unary + static_cast<int64_t>(t) * L;
     for (int y = 0; y < L; ++y) current[y] += unary[y];
   }
-  const double* last = delta + static_cast<int64_t>(T - 1) * L;
-  double best = last[0] + scores.end[0];
   int32_t label = 0;
-  for (int y = 1; y < L; ++y) {
-    const double candidate = last[y] + scores.end[y];
-    if (candidate > best) {
-      best = candidate;
-      label = y;
-    }
-  }
+  const double best =
+      BestLastLabel(delta + static_cast<int64_t>(T - 1) * L, scores, &label);
   // Backward: the argmax for the chosen label only, from the same sums; the
   // strict '>' over ascending previous labels keeps the lowest on ties.
   // Pair scores are added as TransitionsInto adds them; without them the

@@ -339,8 +339,8 @@ TEST(SagSolverTest, TheCertificateTakesTheBestScaleOfTheGradients) {
                             gradient.data(), scale, lambda, l1);
       EXPECT_NEAR(certificate.dual, best, 1e-9) << l1 << " " << scale;
       EXPECT_GT(certificate.dual, dual_at(1) + 1) << l1 << " " << scale;
-      const double primal = loss_sum / n + 0.5 * lambda * (0.25 + 1 + 4) +
-                            l1 * (0.5 + 1 + 2);
+      const double primal =
+          loss_sum / n + 0.5 * lambda * (0.25 + 1 + 4) + l1 * (0.5 + 1 + 2);
       EXPECT_DOUBLE_EQ(certificate.primal, primal);
       EXPECT_DOUBLE_EQ(certificate.gap, primal - certificate.dual);
       const DualityGap negative =
