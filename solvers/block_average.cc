@@ -76,16 +76,17 @@ void BlockAverage::AddBlocks(bool from_zero, int64_t steps, double lambda,
   const int n = problem_.NumExamples();
   const double scale = AverageScale(steps);
   const double c = 1.0 / (lambda * n);
-  const int64_t slots = problem_.Dim() / granularity;
-  const int slices = static_cast<int>(std::min<int64_t>(threads, slots));
+  const std::vector<int64_t> bounds =
+      SliceBounds(problem_.Dim(), granularity, threads);
+  const int slices = static_cast<int>(bounds.size()) - 1;
   ParallelFor(slices, slices, [&](int first, int last) {
     // One block's v_avg_i, scaled by every slice's thread: the scaled
     // state has to exist before the problem reads it, and it is a small
     // part of the work next to the rows it is added to.
     std::vector<double> averaged_state;
     for (int slice = first; slice < last; ++slice) {
-      const int64_t begin = SplitPoint(slots, slice, slices) * granularity;
-      const int64_t end = SplitPoint(slots, slice + 1, slices) * granularity;
+      const int64_t begin = bounds[slice];
+      const int64_t end = bounds[slice + 1];
       if (from_zero) std::fill(average + begin, average + end, 0.0);
       for (int i = 0; i < n; ++i) {
         if (!IsLocal(distribution, i)) continue;

@@ -61,6 +61,19 @@ void LazyProx::CatchUp(const CoordinateRange* ranges, size_t count,
   }
 }
 
+void LazyProx::CatchUpSlots(int64_t first_slot, int64_t end_slot, int32_t step,
+                            int64_t granularity, const double* fixed_point,
+                            double* w, const int32_t* last_step) const {
+  for (int64_t k = first_slot; k < end_slot; ++k) {
+    const int32_t skipped = step - last_step[k];
+    if (skipped == 0) continue;
+    const int64_t end = (k + 1) * granularity;
+    for (int64_t j = k * granularity; j < end; ++j) {
+      w[j] = Apply(w[j], fixed_point[j], skipped);
+    }
+  }
+}
+
 double LazyProx::Step(double x, double c) const {
   const double y = decay_ * x + (1 - decay_) * c;
   if (y > threshold_) return y - threshold_;

@@ -61,6 +61,13 @@ class LazyProx {
                int64_t granularity, const double* fixed_point, double* w,
                int32_t* last_step) const;
 
+  // Brings every coordinate of slots [first_slot, end_slot) to step `step`
+  // (an epoch's end): slot k's coordinates stand at last_step[k], which is
+  // left as it is.
+  void CatchUpSlots(int64_t first_slot, int64_t end_slot, int32_t step,
+                    int64_t granularity, const double* fixed_point, double* w,
+                    const int32_t* last_step) const;
+
   // One step, M(x): the reference Apply must match.
   double Step(double x, double c) const;
 

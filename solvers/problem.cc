@@ -32,6 +32,17 @@ void AddBlockUpdate(const BlockUpdate& update, double* w) {
   }
 }
 
+std::vector<int64_t> SliceBounds(int64_t dim, int64_t granularity, int parts) {
+  const int64_t slots = dim / granularity;
+  const int slices =
+      static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(slots, parts)));
+  std::vector<int64_t> bounds;
+  for (int slice = 0; slice <= slices; ++slice) {
+    bounds.push_back(SplitPoint(slots, slice, slices) * granularity);
+  }
+  return bounds;
+}
+
 int64_t RangeGranularity(const Problem& problem, int num_threads) {
   const int n = problem.NumExamples();
   const int parts = std::max(1, std::min(num_threads, n));

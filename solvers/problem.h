@@ -320,6 +320,12 @@ double MaxWeightError(const Problem& problem, const double* v,
 // num_threads threads.
 int64_t RangeGranularity(const Problem& problem, int num_threads = 1);
 
+// w's coordinates [0, dim) cut into at most `parts` nearly equal slices of
+// whole slots of `granularity` (which divides dim): the slices' bounds,
+// slice s being [bounds[s], bounds[s + 1]). Threads that own one slice each
+// can add many blocks' AddCornerMinusStateInSlice together.
+std::vector<int64_t> SliceBounds(int64_t dim, int64_t granularity, int parts);
+
 }  // namespace chaintag
 
 #endif  // CHAINTAG_SOLVERS_PROBLEM_H_

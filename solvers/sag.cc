@@ -47,7 +47,10 @@ class SagSteps : public PassSteps {
         terms_(n_, 0.0),
         losses_(n_, 0.0),
         last_step_(dim_ / granularity_, 0),
-        random_(config.seed()) {
+        random_(config.seed()),
+        // One slice per thread: every slice reads all of a step's
+        // sentences, and writes only its own rows.
+        slice_bounds_(SliceBounds(dim_, granularity_, settings.threads)) {
     smoothing_.kind = Smoothing::Kind::kEntropy;
     smoothing_.mu = 1;
     prox_.Reset(settings.learning_rate * settings.lambda,
@@ -62,15 +65,7 @@ class SagSteps : public PassSteps {
     batch_states_.resize(static_cast<size_t>(largest) * settings.batch);
     batch_terms_.resize(settings.batch);
     if (settings.nonuniform) BuildSampling();
-    // Slices of whole slots, one per thread: every slice reads all of a
-    // step's sentences, and writes only its own rows.
-    const int64_t slots = dim_ / granularity_;
-    const int slices = static_cast<int>(
-        std::max<int64_t>(1, std::min<int64_t>(slots, settings.threads)));
-    for (int slice = 0; slice <= slices; ++slice) {
-      slice_bounds_.push_back(SplitPoint(slots, slice, slices) * granularity_);
-    }
-    slice_ranges_.resize(slices);
+    slice_ranges_.resize(slice_bounds_.size() - 1);
     pool_ = std::make_unique<BatchPool>(settings.threads,
                                         [this](int, int item) { job_(item); });
   }
@@ -260,16 +255,15 @@ class SagSteps : public PassSteps {
   bool FinishEpoch(int32_t steps) {
     std::vector<char> finite(NumSlices(), 1);
     RunPhase(NumSlices(), [&](int slice) {
-      for (int64_t k = slice_bounds_[slice] / granularity_;
-           k < slice_bounds_[slice + 1] / granularity_; ++k) {
-        const int32_t skipped = steps - last_step_[k];
-        last_step_[k] = 0;
-        for (int64_t j = k * granularity_; j < (k + 1) * granularity_; ++j) {
-          if (skipped > 0) {
-            w_[j] = prox_.Apply(w_[j], fixed_point_[j], skipped);
-          }
-          if (!std::isfinite(w_[j])) finite[slice] = 0;
-        }
+      const int64_t begin = slice_bounds_[slice];
+      const int64_t end = slice_bounds_[slice + 1];
+      prox_.CatchUpSlots(begin / granularity_, end / granularity_, steps,
+                         granularity_, fixed_point_.data(), w_.data(),
+                         last_step_.data());
+      std::fill(last_step_.begin() + begin / granularity_,
+                last_step_.begin() + end / granularity_, 0);
+      for (int64_t j = begin; j < end; ++j) {
+        if (!std::isfinite(w_[j])) finite[slice] = 0;
       }
     });
     return std::all_of(finite.begin(), finite.end(),

@@ -21,8 +21,11 @@
 // Threads: a mini-batch of τ = SolverConfig.minibatch examples is drawn,
 // their oracles run on the threads at the same w, their gradients replace
 // the stored ones, and w takes τ steps: the first with the batch's SAGA
-// corrections, all with the new average. The result depends on τ and the
-// seed, never on the thread count; τ = 1 is plain SAG or SAGA.
+// corrections, all with the new average. The catch-up before the oracles
+// and the steps after them run on one slice of w per thread (SliceBounds),
+// each coordinate getting the members' operations in member order. The
+// result depends on τ and the seed, never on the thread count; τ = 1 is
+// plain SAG or SAGA.
 //
 // Certificate. The stored q_i are a dual point: D(q) = 1/n Σ_i (f_i(w_i) −
 // ⟨w_i, ∇f_i(w_i)⟩) − Σ_j max(|ḡ_j| − ℓ1, 0)²/(2λ), each example's term

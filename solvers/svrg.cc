@@ -196,16 +196,8 @@ void SvrgEpoch::LazyFinish(const SvrgEpochSettings& settings,
   double* fixed_point = fixed_point_.data();
   const int32_t* last_step = last_step_.data();
   if (finish_w) {
-    const int64_t slots = dim_ / granularity_;
-    for (int64_t k = 0; k < slots; ++k) {
-      const int32_t skipped = n_ - last_step[k];
-      const double power = prox_.Power(skipped);
-      const double rest = prox_.OneMinusPower(skipped);
-      const int64_t end = (k + 1) * granularity_;
-      for (int64_t j = k * granularity_; j < end; ++j) {
-        w[j] = power * w[j] + rest * fixed_point[j];
-      }
-    }
+    prox_.CatchUpSlots(0, dim_ / granularity_, n_, granularity_, fixed_point, w,
+                       last_step);
   }
   if (average == nullptr) return;
   // n·w̄ = P·w_0 + (n − P)·(c − η/(n − P)·v(Σ_i sums_i)), P = Σ_{k=1}^{n} a^k:
