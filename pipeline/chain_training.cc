@@ -44,13 +44,26 @@ void AddRowNames(const CompactFeatureNames& names, const BucketRows* rows,
   }
 }
 
+// weights' transitions of the pairs `problem` forbids = kForbiddenTransition
+// (nothing without allowed transitions).
+void ForbidTransitions(const ChainProblem& problem,
+                       std::vector<double>* weights) {
+  const std::vector<uint8_t>& allowed = problem.allowed_transitions();
+  double* transitions = weights->data() + problem.layout().transition_offset();
+  for (size_t k = 0; k < allowed.size(); ++k) {
+    if (!allowed[k]) transitions[k] = kForbiddenTransition;
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<ChainModel> MakeModel(const PreparedCorpus& prepared,
+                                     const ChainProblem& problem,
                                      const SolverConfig& solver_config,
-                                     const std::vector<double>& weights,
+                                     std::vector<double>* weights,
                                      const WeightSpace& space,
                                      const TrainingSummary& training) {
+  ForbidTransitions(problem, weights);
   const PipelineConfig& config = prepared.config;
   ModelFile header;
   for (const std::string& name : prepared.labels.names()) {
@@ -86,16 +99,7 @@ absl::StatusOr<ChainModel> MakeModel(const PreparedCorpus& prepared,
   // key table, which the file records instead.
   WeightSpace keyed = space;
   if (prepared.extractor != nullptr) keyed.keys = prepared.extractor->keys();
-  return ChainModel::Create(std::move(header), keyed, weights);
-}
-
-void ForbidTransitions(const ChainProblem& problem,
-                       std::vector<double>* weights) {
-  const std::vector<uint8_t>& allowed = problem.allowed_transitions();
-  double* transitions = weights->data() + problem.layout().transition_offset();
-  for (size_t k = 0; k < allowed.size(); ++k) {
-    if (!allowed[k]) transitions[k] = kForbiddenTransition;
-  }
+  return ChainModel::Create(std::move(header), keyed, *weights);
 }
 
 SolverConfig SolverConfigFor(const PreparedCorpus& prepared) {
@@ -127,11 +131,10 @@ absl::StatusOr<ChainModel> TrainChainModel(const PreparedCorpus& prepared) {
   absl::StatusOr<TrainingSummary> summary =
       (*solver)->Solve(*prepared.problem, &monitor, &weights);
   if (!summary.ok()) return summary.status();
-  ForbidTransitions(*prepared.problem, &weights);
   summary->set_lambda_rule(
       LambdaRule(prepared.config.solver(), prepared.TrainExamples()));
-  return MakeModel(prepared, solver_config, weights, prepared.space(),
-                   *summary);
+  return MakeModel(prepared, *prepared.problem, solver_config, &weights,
+                   prepared.space(), *summary);
 }
 
 }  // namespace chaintag

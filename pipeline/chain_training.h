@@ -24,18 +24,16 @@ namespace chaintag {
 // checkpointing), so that a model is a function of data, config and seed.
 PipelineConfig RecordedConfig(const PipelineConfig& config);
 
-// The model file of `weights` (over `space`): the task describes its
-// input, the config and the run the rest.
+// The model file of `weights` (over `space`), trained on `problem`: the
+// task describes its input, the config and the run the rest. The
+// transitions `problem` does not allow (ChainProblem::
+// allowed_transitions) are first set to kForbiddenTransition in *weights.
 absl::StatusOr<ChainModel> MakeModel(const PreparedCorpus& prepared,
+                                     const ChainProblem& problem,
                                      const SolverConfig& solver_config,
-                                     const std::vector<double>& weights,
+                                     std::vector<double>* weights,
                                      const WeightSpace& space,
                                      const TrainingSummary& training);
-
-// weights' transitions of the pairs `problem` forbids = kForbiddenTransition
-// (nothing without allowed transitions). Before MakeModel.
-void ForbidTransitions(const ChainProblem& problem,
-                       std::vector<double>* weights);
 
 // The solver as it runs on `prepared`: λ resolved against the number of
 // examples, and the box of model.nonnegative_transitions.

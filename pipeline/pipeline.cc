@@ -380,12 +380,11 @@ absl::StatusOr<ChainModel> TrainFinalModel(PreparedCorpus* prepared,
   NoteCheckpoint(monitor, result);
   result->train_only_summary = result->summary;
   result->summary = *summary;
-  ForbidTransitions(with_dev, &weights);
   result->summary.set_lambda_rule(
       absl::StrCat(result->train_only_summary.lambda_rule(),
                    "; the same lambda on train + dev"));
-  return MakeModel(*prepared, solver_config, weights,
-                   prepared->space_with_dev(), *summary);
+  return MakeModel(*prepared, with_dev, solver_config, &weights,
+                   prepared->space_with_dev(), result->summary);
 }
 
 // The recorded config keeps λ (and ℓ1) in the per-sum form it was given,
@@ -476,9 +475,9 @@ absl::StatusOr<ChainModel> TrainAndSave(PreparedCorpus* prepared,
     say(absl::StrFormat("weights: %d non-zero of %d", nonzero,
                         static_cast<int64_t>(weights.size())));
   }
-  ForbidTransitions(*prepared->problem, &weights);
-  absl::StatusOr<ChainModel> model = MakeModel(
-      *prepared, *solver_config, weights, prepared->space(), result->summary);
+  absl::StatusOr<ChainModel> model =
+      MakeModel(*prepared, *prepared->problem, *solver_config, &weights,
+                prepared->space(), result->summary);
   // The model holds its own copy; the solver's vector is not read again.
   weights = std::vector<double>();
   if (!model.ok()) return model.status();

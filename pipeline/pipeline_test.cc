@@ -480,6 +480,14 @@ TEST_F(PipelineTest, RetrainOnTrainAndDevEqualsTrainingOnBoth) {
   EXPECT_EQ(retrained->summary.oracle_calls(), on_both->summary.oracle_calls());
   EXPECT_NEAR(retrained->summary.primal(), on_both->summary.primal(), 1e-12);
   EXPECT_NE(final_weights, train_only);
+  // The final model says how its λ was chosen, as the train-only one does.
+  absl::StatusOr<ChainModel> final_model =
+      ChainModel::Load(retrained->model_path);
+  ASSERT_TRUE(final_model.ok()) << final_model.status();
+  EXPECT_NE(final_model->header().training().lambda_rule().find(
+                "; the same lambda on train + dev"),
+            std::string::npos)
+      << final_model->header().training().lambda_rule();
 
   // Dev scores the train-only model; test is scored for both models, the
   // predictions come from the final one.
