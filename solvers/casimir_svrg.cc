@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/random.h"
+#include "solvers/catalyst.h"
 #include "solvers/duality_gap.h"
 #include "solvers/pass_driver.h"
 #include "solvers/svrg.h"
@@ -25,14 +26,6 @@ Smoothing::Kind SmoothingKindOf(SolverConfig::SmoothingKind kind) {
     default:
       return Smoothing::Kind::kNone;
   }
-}
-
-// The next Catalyst α for constant κ: the root in (0, 1] of
-// α² = (1 − α)α_prev² + qα.
-double NextAlpha(double alpha_prev, double q) {
-  const double a2 = alpha_prev * alpha_prev;
-  const double b = a2 - q;
-  return 0.5 * (-b + std::sqrt(b * b + 4 * a2));
 }
 
 // What the config resolves to for one run: the epochs' settings (μ of the
@@ -172,8 +165,8 @@ class CasimirSteps : public PassSteps {
     oracle_calls_ += epoch_.Run(settings_, start_, center_.data(), &random_,
                                 &output_, nullptr);
     // Catalyst's extrapolation (a no-op at κ = 0: α = 1, β = 0).
-    const double next_alpha = NextAlpha(alpha_, q_);
-    const double beta = alpha_ * (1 - alpha_) / (alpha_ * alpha_ + next_alpha);
+    const double next_alpha = NextCatalystAlpha(alpha_, q_);
+    const double beta = CatalystBeta(alpha_, next_alpha);
     alpha_ = next_alpha;
     if (extrapolate_) std::swap(older_center_, center_);
     center_.resize(dim_);

@@ -94,6 +94,12 @@ std::vector<double> DenseSag(const Problem& problem, const SolverConfig& config,
   const double l1 = config.l1();
   const bool saga = config.sag().variant() == SolverConfig::SAGA;
   const int batch = config.minibatch();
+  // Catalyst: the steps' objective gains κ/2‖w − z‖², z moved every
+  // catalyst_passes passes to w + β(w − w_prev).
+  const double kappa = config.sag().catalyst_kappa();
+  const double q = kLambda / (kLambda + kappa);
+  const double beta = (1 - std::sqrt(q)) / (1 + std::sqrt(q));
+  std::vector<double> center(dim, 0.0), previous(dim, 0.0);
   std::vector<double> w(dim, 0.0), average(dim, 0.0);
   std::vector<std::vector<double>> stored(n);
   for (int i = 0; i < n; ++i) {
@@ -151,10 +157,17 @@ std::vector<double> DenseSag(const Problem& problem, const SolverConfig& config,
       }
       for (int step = 0; step < size; ++step) {
         for (int64_t j = 0; j < dim; ++j) {
-          double direction = average[j] + kLambda * w[j];
+          double direction =
+              average[j] + kLambda * w[j] + kappa * (w[j] - center[j]);
           if (step == 0) direction += correction[j];
           w[j] = SoftThreshold(w[j] - eta * direction, eta * l1);
         }
+      }
+    }
+    if (kappa > 0 && (pass + 1) % config.sag().catalyst_passes() == 0) {
+      for (int64_t j = 0; j < dim; ++j) {
+        center[j] = w[j] + beta * (w[j] - previous[j]);
+        previous[j] = w[j];
       }
     }
   }
@@ -176,24 +189,35 @@ TEST(SagSolverTest, LazyStepsMatchTheDenseTextbookSteps) {
     double l1;
     int batch;
     bool nonuniform;
+    double kappa = 0;
+    int catalyst_passes = 1;
   };
   for (const Case& c : {Case{SolverConfig::SAG, 0, 1, false},
                         Case{SolverConfig::SAGA, 0, 1, false},
                         Case{SolverConfig::SAG, 0.05, 1, false},
                         Case{SolverConfig::SAGA, 0.05, 1, true},
                         Case{SolverConfig::SAG, 0.02, 4, true},
-                        Case{SolverConfig::SAGA, 0.02, 7, false}}) {
+                        Case{SolverConfig::SAGA, 0.02, 7, false},
+                        Case{SolverConfig::SAGA, 0, 1, true, 0.4, 1},
+                        Case{SolverConfig::SAGA, 0.05, 3, true, 0.4, 2},
+                        Case{SolverConfig::SAG, 0.02, 1, false, 0.2, 1}}) {
     SCOPED_TRACE(testing::Message()
                  << "variant " << c.variant << " l1 " << c.l1 << " batch "
-                 << c.batch << " nonuniform " << c.nonuniform);
+                 << c.batch << " nonuniform " << c.nonuniform << " kappa "
+                 << c.kappa << " every " << c.catalyst_passes);
     SolverConfig config = SagConfig();
     config.mutable_sag()->set_variant(c.variant);
     config.set_l1(c.l1);
     config.set_minibatch(c.batch);
     config.mutable_sag()->set_nonuniform_sampling(c.nonuniform);
+    config.mutable_sag()->set_catalyst_kappa(c.kappa);
+    config.mutable_sag()->set_catalyst_passes(c.catalyst_passes);
+    // Enough passes for the center to move more than once.
+    const int passes = c.kappa > 0 ? 5 : 2;
+    config.set_max_passes(passes);
     std::vector<double> w;
     RunSag(problem, config, &w);
-    const std::vector<double> reference = DenseSag(problem, config, 2);
+    const std::vector<double> reference = DenseSag(problem, config, passes);
     ExpectNear(w, reference, 1e-10);
     if (c.l1 > 0) {
       // Exact zeros where the textbook steps give them.
@@ -256,38 +280,44 @@ TEST(SagSolverTest, ReachesTheCertifiedOptimum) {
   for (double l1 : {0.0, 0.03}) {
     for (SolverConfig::SagVariant variant :
          {SolverConfig::SAG, SolverConfig::SAGA}) {
-      SCOPED_TRACE(testing::Message() << "l1 " << l1 << " variant " << variant);
-      SolverConfig config = SagConfig();
-      config.mutable_sag()->set_variant(variant);
-      config.mutable_sag()->set_learning_rate(0.05);
-      config.set_l1(l1);
-      config.set_max_passes(3000);
-      config.set_gap_check(5);
-      config.set_gap_tolerance(1e-12);
-      std::vector<double> w;
-      const TrainingSummary summary = RunSag(problem, config, &w);
-      EXPECT_EQ(summary.stop_reason(), "gap_tolerance");
-      EXPECT_GE(summary.gap(), -1e-12);
-      EXPECT_LE(summary.gap(), 1e-12);
-      EXPECT_NEAR(summary.primal(), Objective(problem, w, l1), 1e-12);
-      const std::vector<double> optimum = ProximalGradientOptimum(problem, l1);
-      // λ-strong convexity: ‖w − w*‖² ≤ 2·gap/λ.
-      ExpectNear(w, optimum, 1e-5);
-      EXPECT_NEAR(summary.primal(), Objective(problem, optimum, l1), 1e-10);
-      if (l1 > 0) {
-        int zeros = 0;
-        for (size_t j = 0; j < w.size(); ++j) {
-          if (optimum[j] == 0) {
-            EXPECT_EQ(w[j], 0.0) << j;
-            ++zeros;
+      for (double kappa : {0.0, 0.5}) {
+        SCOPED_TRACE(testing::Message() << "l1 " << l1 << " variant " << variant
+                                        << " kappa " << kappa);
+        SolverConfig config = SagConfig();
+        config.mutable_sag()->set_variant(variant);
+        config.mutable_sag()->set_catalyst_kappa(kappa);
+        config.mutable_sag()->set_catalyst_passes(2);
+        config.mutable_sag()->set_learning_rate(0.05);
+        config.set_l1(l1);
+        config.set_max_passes(3000);
+        config.set_gap_check(5);
+        config.set_gap_tolerance(1e-12);
+        std::vector<double> w;
+        const TrainingSummary summary = RunSag(problem, config, &w);
+        EXPECT_EQ(summary.stop_reason(), "gap_tolerance");
+        EXPECT_GE(summary.gap(), -1e-12);
+        EXPECT_LE(summary.gap(), 1e-12);
+        EXPECT_NEAR(summary.primal(), Objective(problem, w, l1), 1e-12);
+        const std::vector<double> optimum =
+            ProximalGradientOptimum(problem, l1);
+        // λ-strong convexity: ‖w − w*‖² ≤ 2·gap/λ.
+        ExpectNear(w, optimum, 1e-5);
+        EXPECT_NEAR(summary.primal(), Objective(problem, optimum, l1), 1e-10);
+        if (l1 > 0) {
+          int zeros = 0;
+          for (size_t j = 0; j < w.size(); ++j) {
+            if (optimum[j] == 0) {
+              EXPECT_EQ(w[j], 0.0) << j;
+              ++zeros;
+            }
           }
+          EXPECT_GT(zeros, 2);
+        } else {
+          const DualityGap independent =
+              SmoothedDualityGap(problem, w.data(), kLambda, kEntropy, 1);
+          EXPECT_NEAR(summary.primal(), independent.primal, 1e-12);
+          EXPECT_NEAR(summary.dual(), independent.dual, 1e-12);
         }
-        EXPECT_GT(zeros, 2);
-      } else {
-        const DualityGap independent =
-            SmoothedDualityGap(problem, w.data(), kLambda, kEntropy, 1);
-        EXPECT_NEAR(summary.primal(), independent.primal, 1e-12);
-        EXPECT_NEAR(summary.dual(), independent.dual, 1e-12);
       }
     }
   }
@@ -365,6 +395,27 @@ TEST(SagSolverTest, TheThreadCountChangesNothing) {
   EXPECT_EQ(one, two);
 }
 
+// Unset, κ is 0.5/(ηn) − λ under weak regularization and none otherwise.
+TEST(SagSolverTest, ChoosesCatalystForWeakRegularization) {
+  const MulticlassProblem problem = SparseProblem(30, 12, 3, 4);
+  auto weights = [&](double lambda, double kappa, bool set_kappa) {
+    SolverConfig config = SagConfig();
+    config.set_lambda(lambda);
+    config.set_max_passes(4);
+    if (set_kappa) config.mutable_sag()->set_catalyst_kappa(kappa);
+    std::vector<double> w;
+    RunSag(problem, config, &w);
+    return w;
+  };
+  const double eta_n = 0.5 * 30;
+  // Weak: ηnλ = 0.0015.
+  const std::vector<double> automatic = weights(1e-4, 0, false);
+  EXPECT_EQ(automatic, weights(1e-4, 0.5 / eta_n - 1e-4, true));
+  EXPECT_NE(automatic, weights(1e-4, 0, true));
+  // Strong: ηnλ = 1.5, no Catalyst.
+  EXPECT_EQ(weights(kLambda, 0, false), weights(kLambda, 0, true));
+}
+
 TEST(SagSolverTest, RejectsBadConfigs) {
   const MulticlassProblem problem = SparseProblem(5, 3, 2, 1);
   auto refused = [&](const SolverConfig& config) {
@@ -387,6 +438,15 @@ TEST(SagSolverTest, RejectsBadConfigs) {
   EXPECT_TRUE(refused(config));
   config = SagConfig();
   config.set_minibatch(0);
+  EXPECT_TRUE(refused(config));
+  config = SagConfig();
+  config.mutable_sag()->set_catalyst_kappa(-1);
+  EXPECT_TRUE(refused(config));
+  config = SagConfig();
+  config.mutable_sag()->set_catalyst_passes(0);
+  EXPECT_TRUE(refused(config));
+  config = SagConfig();
+  config.mutable_sag()->set_catalyst_kappa(2 - kLambda);  // η(λ + κ) = 1
   EXPECT_TRUE(refused(config));
   // The elastic net is sag's alone.
   config = SagConfig();

@@ -67,6 +67,8 @@ check casimir_svrg run.model.ckpt --max_passes=30 --solver=casimir_svrg \
   --lr=0.02 --casimir_variant=adapt --warm_start=extrapolation
 # Stopped in the train + dev run: the resume reuses the train-only model.
 check sag run.model.ckpt --max_passes=30 --loss=crf --l1=0.0001
+check sag_catalyst run.model.ckpt --max_passes=30 --loss=crf --l1=0.0001 \
+  --set=solver.sag.catalyst_kappa=0.05,solver.sag.catalyst_passes=3
 check retrain run.log.jsonl.train_and_dev --max_passes=40 \
   --set=corpus.dev_fraction=0.2 --retrain_on_train_and_dev=true
 cmp -s whole.model.train_only run.model.train_only \
