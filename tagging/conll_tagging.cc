@@ -144,9 +144,17 @@ void ConllStreamTagger::TagItem(int worker, int i) {
         sentence, &scratch_[worker], &batch.tags[i], &probabilities_[worker]);
     if (batch.statuses[i].ok()) {
       std::vector<std::string>& tags = batch.tags[i];
+      const LabelSet& labels = model_.labels();
+      // TagWithMarginals leaves the T×L label marginals first.
+      const double* marginals = scratch_[worker].marginals.data();
       for (size_t t = 0; t < tags.size(); ++t) {
         tags[t] =
             absl::StrFormat("%s:%.6f", tags[t], probabilities_[worker][t]);
+        if (!options_.label_marginals) continue;
+        for (int l = 0; l < labels.size(); ++l) {
+          absl::StrAppendFormat(&tags[t], " %s:%.6f", labels.Name(l),
+                                marginals[t * labels.size() + l]);
+        }
       }
     }
   } else {

@@ -55,6 +55,9 @@ struct ConllTaggingOptions {
   // prints: the CRF's marginal for a LOG model, normalised scores for a
   // max-margin one. First-order, single-stage models only.
   bool marginals = false;
+  // With marginals: after TAG:P, every label of the model as LABEL:P, in
+  // the model's label order and its training tag scheme (crf_test -v2).
+  bool label_marginals = false;
   // When set, called with every tagged sentence and its predicted tags, in
   // input order, before its output is written (e.g. to evaluate); an error
   // ends the run with it.

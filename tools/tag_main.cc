@@ -104,6 +104,10 @@ ABSL_FLAG(bool, marginals, false,
           "gives it at its position (crfsuite tag -i): the CRF's marginal for "
           "a model trained with --loss=crf, normalised scores otherwise. "
           "First-order, single-stage models.");
+ABSL_FLAG(bool, label_marginals, false,
+          "--marginals and, after each TAG:P, every label of the model as "
+          "LABEL:P (crf_test -v2), in the model's label order and training "
+          "tag scheme.");
 ABSL_FLAG(bool, margins, false,
           "--pipeline: every stage's margin between its best and second-best "
           "labeling (json).");
@@ -239,7 +243,8 @@ int RunModel(int threads) {
   ConllTaggingOptions options;
   options.threads = threads;
   options.reference = absl::GetFlag(FLAGS_reference);
-  options.marginals = absl::GetFlag(FLAGS_marginals);
+  options.label_marginals = absl::GetFlag(FLAGS_label_marginals);
+  options.marginals = absl::GetFlag(FLAGS_marginals) || options.label_marginals;
   const bool quiet = absl::GetFlag(FLAGS_quiet);
   const bool evaluate = absl::GetFlag(FLAGS_evaluate);
   LabelEvaluation evaluation(model->labels());

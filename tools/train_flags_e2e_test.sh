@@ -69,6 +69,23 @@ awk 'NF { split($NF, f, ":"); if (f[2] <= 0 || f[2] > 1) exit 1 }' marginals.txt
   || fail "--marginals: a probability outside (0, 1]: $(head -3 marginals.txt)"
 [[ $(grep -c ':0\.[0-9]\{6\}$\|:1\.000000$' marginals.txt) -eq $(grep -c . plain.txt) ]] \
   || fail "--marginals: not every token has TAG:P"
+# --label_marginals adds every label's LABEL:P after TAG:P (crf_test -v2):
+# they sum to one, and the predicted tag's is its TAG:P.
+"$TAG" --model=crf.model --input=toy_test.txt --label_marginals > labels.txt
+awk 'FNR == NR { line[FNR] = $0; next }
+  line[FNR] == "" { if ($0 != "") exit 1; next }
+  {
+    if (index($0, line[FNR] " ") != 1) exit 2
+    n = split(substr($0, length(line[FNR]) + 2), field, " ")
+    split(line[FNR], own, " "); split(own[length(own)], predicted, ":")
+    sum = 0; found = 0
+    for (k = 1; k <= n; ++k) {
+      split(field[k], pair, ":"); sum += pair[2]
+      if (pair[1] == predicted[1] && pair[2] == predicted[2]) found = 1
+    }
+    if (n < 2 || !found || sum < 0.9999 || sum > 1.0001) exit 3
+  }' marginals.txt labels.txt \
+  || fail "--label_marginals: $(head -3 labels.txt)"
 # A hinge config (bcfw) asked for the CRF is trained by sag, and says so.
 "$TRAIN" --config=toy.textproto --loss=crf --model=switched.model \
   > /dev/null 2> err.txt || fail "--loss=crf with bcfw: $(cat err.txt)"
