@@ -116,7 +116,9 @@ absl::Status BcfwRun::SaveState(CheckpointWriter* writer) const {
   writer->Real("ell", shared_.ell);
   writer->Reals("ell_block", shared_.ell_block);
   writer->Reals("states", shared_.states);
-  writer->Reals("average_state_sums", shared_.block_average.sums());
+  // Dense, as the states: the file's layout does not depend on how the
+  // sums are held.
+  writer->Reals("average_state_sums", shared_.block_average.DenseSums());
   writer->Integers("averaged_through",
                    shared_.block_average.averaged_through());
   writer->Real("ell_accumulator", shared_.block_average.ell_accumulator());
@@ -148,9 +150,12 @@ absl::Status BcfwRun::LoadState(const CheckpointReader& reader) {
   next(reader.Reals("ell_block", n, &shared_.ell_block));
   next(reader.Reals("states", static_cast<int64_t>(shared_.states.size()),
                     &shared_.states));
-  next(reader.Reals("average_state_sums",
-                    static_cast<int64_t>(shared_.block_average.sums().size()),
-                    shared_.block_average.mutable_sums()));
+  {
+    std::vector<double> sums;
+    next(reader.Reals("average_state_sums",
+                      static_cast<int64_t>(shared_.states.size()), &sums));
+    if (status.ok()) next(shared_.block_average.SetDenseSums(sums));
+  }
   next(reader.Integers(
       "averaged_through",
       static_cast<int64_t>(shared_.block_average.averaged_through().size()),

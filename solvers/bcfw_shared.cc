@@ -18,7 +18,7 @@ void BcfwShared::Initialize() {
   states.resize(state_offset[n]);
   for (int i = 0; i < n; ++i) problem.InitBlockState(i, state(i));
   visit_state_dots.assign(n, 0.0);
-  if (averaging) block_average.Initialize(threads);
+  if (averaging) block_average.Initialize();
   block_gap.assign(n, bcfw_internal::kInfinity);
   num_unvisited = n;
   if (gap_sampling) gap_tree = SumTree(n);

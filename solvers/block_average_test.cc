@@ -1,7 +1,8 @@
 // BlockAverage against the definition of BCFW's weighted average: after K
 // steps, w_avg = sum_s s*w^(s) / sum_s s, with w = sum_i v_i/(lambda n) and
 // l_avg likewise; the same bits whatever the thread count, and across
-// ranks that each hold a shard of the blocks.
+// ranks that each hold a shard of the blocks; the sums held sparsely are
+// a dense sum's bits, and go densely where that is smaller.
 
 #include "solvers/block_average.h"
 
@@ -30,8 +31,11 @@ struct Steps {
   int64_t steps = 0;
 };
 
+// With `dense_sums`, also the sums as a dense array would hold them (every
+// entry of a block's state added at each fold).
 Steps RunSteps(const MulticlassProblem& problem, std::vector<double>* states,
-               const std::vector<int64_t>& offsets, BlockAverage* average) {
+               const std::vector<int64_t>& offsets, BlockAverage* average,
+               std::vector<double>* dense_sums = nullptr) {
   const int n = problem.NumExamples();
   const int64_t dim = problem.Dim();
   std::mt19937 engine(9);
@@ -42,6 +46,16 @@ Steps RunSteps(const MulticlassProblem& problem, std::vector<double>* states,
     const int i = static_cast<int>(engine() % n);
     const Corner y = {static_cast<int32_t>(engine() % problem.num_classes())};
     const double gamma = 0.1 + 0.05 * static_cast<double>(engine() % 10);
+    if (dense_sums != nullptr) {
+      const int64_t first = average->averaged_through()[i] + 1;
+      double weight = 0;
+      for (int64_t r = first; r <= s - 1; ++r) weight += static_cast<double>(r);
+      if (weight != 0) {
+        for (int64_t k = offsets[i]; k < offsets[i + 1]; ++k) {
+          (*dense_sums)[k] += weight * (*states)[k];
+        }
+      }
+    }
     average->Fold(i, s - 1);
     const double delta_ell = gamma * (problem.Loss(i, y) / n - 0.01 * i);
     average->AddEllChange(s, delta_ell);
@@ -82,7 +96,7 @@ TEST(BlockAverageTest, MatchesTheDefinitionOnAnyThreadCount) {
   const std::vector<int64_t> offsets = BlockStateOffsets(problem);
   std::vector<double> states = GoldStates(problem, offsets);
   BlockAverage average(problem, states, offsets);
-  average.Initialize(1);
+  average.Initialize();
   const Steps steps = RunSteps(problem, &states, offsets, &average);
   EXPECT_NEAR(average.Ell(steps.ell, steps.steps), steps.expected_ell, 1e-12);
   std::vector<double> one(problem.Dim());
@@ -111,7 +125,7 @@ TEST(BlockAverageTest, RanksChainTheirShardsToTheSameBits) {
   const std::vector<int64_t> offsets = BlockStateOffsets(problem);
   std::vector<double> states = GoldStates(problem, offsets);
   BlockAverage average(problem, states, offsets);
-  average.Initialize(1);
+  average.Initialize();
   const Steps steps = RunSteps(problem, &states, offsets, &average);
   std::vector<double> one(problem.Dim());
   ASSERT_TRUE(
@@ -138,6 +152,64 @@ TEST(BlockAverageTest, RanksChainTheirShardsToTheSameBits) {
   for (int rank = 0; rank < 2; ++rank) {
     ASSERT_TRUE(statuses[rank].ok()) << statuses[rank];
     EXPECT_EQ(results[rank], one) << "rank " << rank;
+  }
+}
+
+// Twelve classes: a block's state is nonzero on the rows of the classes its
+// labelings took, so most of each sum is never touched.
+TEST(BlockAverageTest, SparseSumsHoldTheDenseSumsBits) {
+  MulticlassProblem problem = RandomMulticlassProblem(5, 3, 12, 6);
+  const std::vector<int64_t> offsets = BlockStateOffsets(problem);
+  std::vector<double> states = GoldStates(problem, offsets);
+  BlockAverage average(problem, states, offsets);
+  average.Initialize();
+  std::vector<double> dense_sums(states.size(), 0.0);
+  const Steps steps =
+      RunSteps(problem, &states, offsets, &average, &dense_sums);
+  EXPECT_EQ(average.DenseSums(), dense_sums);
+  // At most the 25 steps' classes (2 rows of 3 of 12 a step) plus indices.
+  EXPECT_GT(average.HeldSize(), 0);
+  EXPECT_LT(average.HeldSize(), static_cast<int64_t>(states.size()) / 2);
+  std::vector<double> one(problem.Dim());
+  ASSERT_TRUE(
+      average.Form(steps.steps, kLambda, 1, 1, BlockDistribution(), one.data())
+          .ok());
+  for (int64_t j = 0; j < problem.Dim(); ++j) {
+    EXPECT_NEAR(one[j], steps.expected_average[j], 1e-12) << j;
+  }
+
+  // A checkpoint's round trip through the dense layout forms the same bits.
+  BlockAverage restored(problem, states, offsets);
+  restored.Initialize();
+  ASSERT_TRUE(restored.SetDenseSums(average.DenseSums()).ok());
+  *restored.mutable_averaged_through() = average.averaged_through();
+  *restored.mutable_ell_accumulator() = average.ell_accumulator();
+  EXPECT_EQ(restored.HeldSize(), average.HeldSize());
+  std::vector<double> again(problem.Dim());
+  ASSERT_TRUE(restored
+                  .Form(steps.steps, kLambda, 1, 2, BlockDistribution(),
+                        again.data())
+                  .ok());
+  EXPECT_EQ(again, one);
+  EXPECT_FALSE(restored.SetDenseSums(std::vector<double>(3)).ok());
+}
+
+// Offset states are nonzero everywhere: a folded block's sum is held
+// densely (its size, no indices), the others hold nothing.
+TEST(BlockAverageTest, ABlockWithNoZerosIsSummedDensely) {
+  MulticlassProblem problem = RandomMulticlassProblem(3, 2, 4, 1);
+  problem.set_offset_states(true);
+  const std::vector<int64_t> offsets = BlockStateOffsets(problem);
+  std::vector<double> states = GoldStates(problem, offsets);
+  BlockAverage average(problem, states, offsets);
+  average.Initialize();
+  EXPECT_EQ(average.HeldSize(), 0);
+  average.Fold(1, 3);  // weight 1 + 2 + 3
+  EXPECT_EQ(average.HeldSize(), offsets[2] - offsets[1]);
+  const std::vector<double> sums = average.DenseSums();
+  for (int64_t k = 0; k < offsets.back(); ++k) {
+    const bool in_block = k >= offsets[1] && k < offsets[2];
+    EXPECT_EQ(sums[k], in_block ? 6.0 * states[k] : 0.0) << k;
   }
 }
 
