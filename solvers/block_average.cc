@@ -41,16 +41,14 @@ bool IsLocal(const BlockDistribution& distribution, int i) {
 
 }  // namespace
 
-BlockAverage::BlockAverage(const Problem& problem,
-                           const std::vector<double>& states,
-                           const std::vector<int64_t>& state_offset)
-    : problem_(problem), states_(states), state_offset_(state_offset) {}
+BlockAverage::BlockAverage(const Problem& problem, const BlockStates& states)
+    : problem_(problem), states_(states) {}
 
 void BlockAverage::Initialize() {
   const int n = problem_.NumExamples();
   sums_.assign(n, BlockSum());
   for (int i = 0; i < n; ++i) {
-    const int64_t size = state_offset_[i + 1] - state_offset_[i];
+    const int64_t size = states_.Size(i);
     // A state too long for 32-bit indices is summed densely.
     if (size > std::numeric_limits<int32_t>::max()) {
       sums_[i].dense = true;
@@ -64,37 +62,48 @@ void BlockAverage::Fold(int i, int64_t through) {
   const double weight = StepWeightSum(averaged_through_[i] + 1, through);
   averaged_through_[i] = through;
   if (weight == 0) return;
-  const double* block_state = states_.data() + state_offset_[i];
-  const int64_t size = state_offset_[i + 1] - state_offset_[i];
+  const int64_t size = states_.Size(i);
   BlockSum& sum = sums_[i];
   if (sum.dense) {
+    const double* block_state = states_.Read(i);
     double* dense = sum.value.data();
     for (int64_t k = 0; k < size; ++k) dense[k] += weight * block_state[k];
     return;
   }
   // The held entries merged with the state's nonzero ones (a zero entry
-  // would add 0 and change nothing). A new entry is 0 + weight*x, as the
-  // dense sum computes it (the same bits even when the product underflows
-  // to -0).
+  // would add 0 and change nothing): from a sparse state's own entries, or
+  // a scan of a dense one. A new entry is 0 + weight*x, as the dense sum
+  // computes it (the same bits even when the product underflows to -0).
   thread_local std::vector<int32_t> index;
   thread_local std::vector<double> value;
   index.clear();
   value.clear();
   const size_t held = sum.index.size();
   size_t p = 0;
-  for (int64_t k = 0; k < size; ++k) {
-    const double x = block_state[k];
-    if (x == 0) continue;
+  auto add = [&](int32_t k, double x) {
     for (; p < held && sum.index[p] < k; ++p) {
       index.push_back(sum.index[p]);
       value.push_back(sum.value[p]);
     }
-    index.push_back(static_cast<int32_t>(k));
+    index.push_back(k);
     if (p < held && sum.index[p] == k) {
       value.push_back(sum.value[p] + weight * x);
       ++p;
     } else {
       value.push_back(0.0 + weight * x);
+    }
+  };
+  const int32_t* state_index;
+  const double* state_value;
+  int64_t count;
+  if (states_.Entries(i, &state_index, &state_value, &count)) {
+    for (int64_t e = 0; e < count; ++e) {
+      if (state_value[e] != 0) add(state_index[e], state_value[e]);
+    }
+  } else {
+    const double* block_state = states_.Read(i);
+    for (int64_t k = 0; k < size; ++k) {
+      if (block_state[k] != 0) add(static_cast<int32_t>(k), block_state[k]);
     }
   }
   for (; p < held; ++p) {
@@ -117,7 +126,7 @@ void BlockAverage::Fold(int i, int64_t through) {
 
 void BlockAverage::Densify(int i, double* out) const {
   const BlockSum& sum = sums_[i];
-  const int64_t size = state_offset_[i + 1] - state_offset_[i];
+  const int64_t size = states_.Size(i);
   if (sum.dense) {
     std::copy(sum.value.begin(), sum.value.end(), out);
     return;
@@ -127,22 +136,22 @@ void BlockAverage::Densify(int i, double* out) const {
 }
 
 std::vector<double> BlockAverage::DenseSums() const {
-  std::vector<double> dense(states_.size());
+  std::vector<double> dense(states_.TotalSize());
   for (int i = 0; i < static_cast<int>(sums_.size()); ++i) {
-    Densify(i, dense.data() + state_offset_[i]);
+    Densify(i, dense.data() + states_.offsets()[i]);
   }
   return dense;
 }
 
 absl::Status BlockAverage::SetDenseSums(const std::vector<double>& sums) {
-  if (sums.size() != states_.size()) {
+  if (static_cast<int64_t>(sums.size()) != states_.TotalSize()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("average state sums: expected ", states_.size(),
+        absl::StrCat("average state sums: expected ", states_.TotalSize(),
                      " entries, got ", sums.size()));
   }
   for (int i = 0; i < static_cast<int>(sums_.size()); ++i) {
-    const int64_t begin = state_offset_[i];
-    const int64_t size = state_offset_[i + 1] - begin;
+    const int64_t begin = states_.offsets()[i];
+    const int64_t size = states_.Size(i);
     BlockSum& sum = sums_[i];
     sum.index.clear();
     sum.value.clear();
@@ -209,7 +218,7 @@ void BlockAverage::AddBlocks(bool from_zero, int64_t steps, double lambda,
       if (from_zero) std::fill(average + begin, average + end, 0.0);
       for (int i = 0; i < n; ++i) {
         if (!IsLocal(distribution, i)) continue;
-        const int64_t size = state_offset_[i + 1] - state_offset_[i];
+        const int64_t size = states_.Size(i);
         const double* sum = sums_[i].value.data();
         if (!sums_[i].dense) {
           dense_sum.resize(size);
@@ -223,7 +232,7 @@ void BlockAverage::AddBlocks(bool from_zero, int64_t steps, double lambda,
         if (weight == 0) {
           for (int64_t k = 0; k < size; ++k) averaged_state[k] = scale * sum[k];
         } else {
-          const double* block_state = states_.data() + state_offset_[i];
+          const double* block_state = states_.Read(i);
           for (int64_t k = 0; k < size; ++k) {
             averaged_state[k] = scale * (sum[k] + weight * block_state[k]);
           }

@@ -13,7 +13,7 @@
 // (0.9 GB at 319 labels). The additions are the dense sum's, entry by
 // entry, so the average is the same to the bit.
 //
-//   BlockAverage average(problem, states, state_offset);
+//   BlockAverage average(problem, states);
 //   average.Initialize();
 //   ...before block i's state changes at step s: average.Fold(i, s - 1);
 //   average.AddEllChange(s, delta_ell);
@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "solvers/block_states.h"
 #include "solvers/duality_gap.h"
 #include "solvers/problem.h"
 
@@ -38,10 +39,8 @@ namespace chaintag {
 
 class BlockAverage {
  public:
-  // The run's block states, held in one array at `state_offset`
-  // (BlockStateOffsets); both outlive this and keep their layout.
-  BlockAverage(const Problem& problem, const std::vector<double>& states,
-               const std::vector<int64_t>& state_offset);
+  // The run's block states, which outlive this and keep their layout.
+  BlockAverage(const Problem& problem, const BlockStates& states);
 
   // No step averaged yet: the sums zero (and nothing held).
   void Initialize();
@@ -61,10 +60,10 @@ class BlockAverage {
                     int threads, const BlockDistribution& distribution,
                     double* average) const;
 
-  // The per-block sums in the states' layout (states.size() entries), the
+  // The per-block sums in the states' layout (TotalSize() entries), the
   // step each is folded through, and u_l (checkpoints).
   std::vector<double> DenseSums() const;
-  // Fails unless `sums` has states.size() entries.
+  // Fails unless `sums` has the states' TotalSize() entries.
   absl::Status SetDenseSums(const std::vector<double>& sums);
   std::vector<int64_t>* mutable_averaged_through() {
     return &averaged_through_;
@@ -99,8 +98,7 @@ class BlockAverage {
                  const BlockDistribution& distribution, double* average) const;
 
   const Problem& problem_;
-  const std::vector<double>& states_;
-  const std::vector<int64_t>& state_offset_;
+  const BlockStates& states_;
   // sum_{s <= t_i} s*v_i^(s), t_i = averaged_through_[i].
   std::vector<BlockSum> sums_;
   std::vector<int64_t> averaged_through_;

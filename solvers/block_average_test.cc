@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/thread_communicator.h"
+#include "solvers/block_states.h"
 #include "gtest/gtest.h"
 #include "solvers/multiclass_problem_testing.h"
 #include "solvers/problem.h"
@@ -33,8 +34,8 @@ struct Steps {
 
 // With `dense_sums`, also the sums as a dense array would hold them (every
 // entry of a block's state added at each fold).
-Steps RunSteps(const MulticlassProblem& problem, std::vector<double>* states,
-               const std::vector<int64_t>& offsets, BlockAverage* average,
+Steps RunSteps(const MulticlassProblem& problem, BlockStates* states,
+               BlockAverage* average,
                std::vector<double>* dense_sums = nullptr) {
   const int n = problem.NumExamples();
   const int64_t dim = problem.Dim();
@@ -51,8 +52,9 @@ Steps RunSteps(const MulticlassProblem& problem, std::vector<double>* states,
       double weight = 0;
       for (int64_t r = first; r <= s - 1; ++r) weight += static_cast<double>(r);
       if (weight != 0) {
-        for (int64_t k = offsets[i]; k < offsets[i + 1]; ++k) {
-          (*dense_sums)[k] += weight * (*states)[k];
+        const double* state = states->Read(i);
+        for (int64_t k = 0; k < states->Size(i); ++k) {
+          (*dense_sums)[states->offsets()[i] + k] += weight * state[k];
         }
       }
     }
@@ -60,12 +62,13 @@ Steps RunSteps(const MulticlassProblem& problem, std::vector<double>* states,
     const double delta_ell = gamma * (problem.Loss(i, y) / n - 0.01 * i);
     average->AddEllChange(s, delta_ell);
     result.ell += delta_ell;
-    problem.MixCorner(i, y, gamma, states->data() + offsets[i]);
+    problem.MixCorner(i, y, gamma, states->Open(i));
+    states->Close(i);
     // The definition: w^(s) from every block's state, weighted by s.
     std::vector<double> w(dim, 0.0);
     for (int b = 0; b < n; ++b) {
       problem.AddCornerMinusState(b, problem.GoldCorner(b),
-                                  states->data() + offsets[b],
+                                  states->Read(b),
                                   -1.0 / (kLambda * n), w.data());
     }
     for (int64_t j = 0; j < dim; ++j) {
@@ -80,24 +83,14 @@ Steps RunSteps(const MulticlassProblem& problem, std::vector<double>* states,
   return result;
 }
 
-// Every block's state on its gold labeling, at `offsets`.
-std::vector<double> GoldStates(const Problem& problem,
-                               const std::vector<int64_t>& offsets) {
-  std::vector<double> states(offsets.back());
-  for (int i = 0; i < problem.NumExamples(); ++i) {
-    problem.InitBlockState(i, states.data() + offsets[i]);
-  }
-  return states;
-}
-
 TEST(BlockAverageTest, MatchesTheDefinitionOnAnyThreadCount) {
   MulticlassProblem problem = RandomMulticlassProblem(7, 3, 4, 4);
   problem.set_offset_states(true);  // a gold state that is not zero
-  const std::vector<int64_t> offsets = BlockStateOffsets(problem);
-  std::vector<double> states = GoldStates(problem, offsets);
-  BlockAverage average(problem, states, offsets);
+  BlockStates states;
+  states.Initialize(problem);
+  BlockAverage average(problem, states);
   average.Initialize();
-  const Steps steps = RunSteps(problem, &states, offsets, &average);
+  const Steps steps = RunSteps(problem, &states, &average);
   EXPECT_NEAR(average.Ell(steps.ell, steps.steps), steps.expected_ell, 1e-12);
   std::vector<double> one(problem.Dim());
   ASSERT_TRUE(
@@ -122,11 +115,11 @@ TEST(BlockAverageTest, MatchesTheDefinitionOnAnyThreadCount) {
 
 TEST(BlockAverageTest, RanksChainTheirShardsToTheSameBits) {
   MulticlassProblem problem = RandomMulticlassProblem(6, 2, 3, 8);
-  const std::vector<int64_t> offsets = BlockStateOffsets(problem);
-  std::vector<double> states = GoldStates(problem, offsets);
-  BlockAverage average(problem, states, offsets);
+  BlockStates states;
+  states.Initialize(problem);
+  BlockAverage average(problem, states);
   average.Initialize();
-  const Steps steps = RunSteps(problem, &states, offsets, &average);
+  const Steps steps = RunSteps(problem, &states, &average);
   std::vector<double> one(problem.Dim());
   ASSERT_TRUE(
       average.Form(steps.steps, kLambda, 1, 1, BlockDistribution(), one.data())
@@ -159,17 +152,17 @@ TEST(BlockAverageTest, RanksChainTheirShardsToTheSameBits) {
 // labelings took, so most of each sum is never touched.
 TEST(BlockAverageTest, SparseSumsHoldTheDenseSumsBits) {
   MulticlassProblem problem = RandomMulticlassProblem(5, 3, 12, 6);
-  const std::vector<int64_t> offsets = BlockStateOffsets(problem);
-  std::vector<double> states = GoldStates(problem, offsets);
-  BlockAverage average(problem, states, offsets);
+  BlockStates states;
+  states.Initialize(problem);
+  BlockAverage average(problem, states);
   average.Initialize();
-  std::vector<double> dense_sums(states.size(), 0.0);
+  std::vector<double> dense_sums(states.TotalSize(), 0.0);
   const Steps steps =
-      RunSteps(problem, &states, offsets, &average, &dense_sums);
+      RunSteps(problem, &states, &average, &dense_sums);
   EXPECT_EQ(average.DenseSums(), dense_sums);
   // At most the 25 steps' classes (2 rows of 3 of 12 a step) plus indices.
   EXPECT_GT(average.HeldSize(), 0);
-  EXPECT_LT(average.HeldSize(), static_cast<int64_t>(states.size()) / 2);
+  EXPECT_LT(average.HeldSize(), states.TotalSize() / 2);
   std::vector<double> one(problem.Dim());
   ASSERT_TRUE(
       average.Form(steps.steps, kLambda, 1, 1, BlockDistribution(), one.data())
@@ -179,7 +172,7 @@ TEST(BlockAverageTest, SparseSumsHoldTheDenseSumsBits) {
   }
 
   // A checkpoint's round trip through the dense layout forms the same bits.
-  BlockAverage restored(problem, states, offsets);
+  BlockAverage restored(problem, states);
   restored.Initialize();
   ASSERT_TRUE(restored.SetDenseSums(average.DenseSums()).ok());
   *restored.mutable_averaged_through() = average.averaged_through();
@@ -199,17 +192,19 @@ TEST(BlockAverageTest, SparseSumsHoldTheDenseSumsBits) {
 TEST(BlockAverageTest, ABlockWithNoZerosIsSummedDensely) {
   MulticlassProblem problem = RandomMulticlassProblem(3, 2, 4, 1);
   problem.set_offset_states(true);
-  const std::vector<int64_t> offsets = BlockStateOffsets(problem);
-  std::vector<double> states = GoldStates(problem, offsets);
-  BlockAverage average(problem, states, offsets);
+  BlockStates states;
+  states.Initialize(problem);
+  BlockAverage average(problem, states);
   average.Initialize();
   EXPECT_EQ(average.HeldSize(), 0);
   average.Fold(1, 3);  // weight 1 + 2 + 3
+  const std::vector<int64_t>& offsets = states.offsets();
   EXPECT_EQ(average.HeldSize(), offsets[2] - offsets[1]);
   const std::vector<double> sums = average.DenseSums();
+  const std::vector<double> dense = states.Dense();
   for (int64_t k = 0; k < offsets.back(); ++k) {
     const bool in_block = k >= offsets[1] && k < offsets[2];
-    EXPECT_EQ(sums[k], in_block ? 6.0 * states[k] : 0.0) << k;
+    EXPECT_EQ(sums[k], in_block ? 6.0 * dense[k] : 0.0) << k;
   }
 }
 
