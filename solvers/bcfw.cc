@@ -159,20 +159,19 @@ absl::Status BcfwRun::RunSteps(int, PassDriver* driver) {
 // averaging they are also the certificate.
 absl::StatusOr<DualityGap> BcfwRun::RefreshBlockGaps() {
   const int threads = shared_.NumThreads();
+  auto read_state = [this](int i) { return shared_.states.Read(i); };
   DualityGap at_iterate;
   if (shared_.distribution.communicator == nullptr) {
     at_iterate = ComputeBlockGaps(
         shared_.problem, shared_.w.data(),
         shared_.ell - shared_.boxes.Term(shared_.lambda, false),
-        shared_.ell_block.data(), shared_.states.data(),
-        shared_.state_offset.data(), shared_.lambda, threads,
+        shared_.ell_block.data(), read_state, shared_.lambda, threads,
         &exact_block_gaps_, &shared_.state_dots);
   } else {
     absl::StatusOr<DualityGap> gap = ComputeBlockGaps(
         shared_.problem, shared_.w.data(),
         shared_.ell - shared_.boxes.Term(shared_.lambda, false),
-        shared_.ell_block.data(), shared_.states.data(),
-        shared_.state_offset.data(), shared_.lambda, threads,
+        shared_.ell_block.data(), read_state, shared_.lambda, threads,
         shared_.distribution, &exact_block_gaps_, &shared_.state_dots);
     if (!gap.ok()) return gap.status();
     at_iterate = *gap;

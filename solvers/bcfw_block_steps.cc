@@ -63,7 +63,7 @@ void BcfwBlockSteps::ApplyToVector(int i, const BcfwMove& move,
   };
   if (move.state_coefficient != 0) {
     // FW or away: one corner, Δv = c_y·(ψ(y) − v_i).
-    const double* block_state = shared_.states.data() + shared_.state_offset[i];
+    const double* block_state = shared_.states.Read(i);
     if (!shared_.AlphaComplete(i)) {
       shared_.problem.AddCornerMinusState(i, corner_of(move.entries[0]),
                                           block_state, c * move.coefficients[0],
@@ -137,9 +137,9 @@ void BcfwBlockSteps::UpdateBlockState(int i, const BcfwMove& move,
                                       const Corner& oracle_corner) {
   // The block state: v ← (1 + c_state)·v + Σ c_k ψ_k, in the problem's
   // representation (affine in α).
-  double* block_state = shared_.state(i);
+  double* block_state = shared_.states.Open(i);
   if (move.state_coefficient != 0) {
-    const int64_t size = shared_.state_offset[i + 1] - shared_.state_offset[i];
+    const int64_t size = shared_.states.Size(i);
     if (ScalesStateThroughAlpha(i, size)) {
       // c·v_i = Σ_k c·α_k ψ_k: a few labelings' entries instead of a sweep
       // of the whole state (its tail's every trigram).
@@ -161,6 +161,7 @@ void BcfwBlockSteps::UpdateBlockState(int i, const BcfwMove& move,
         i, entry < 0 ? oracle_corner : shared_.corners[i].entry(entry).corner,
         move.coefficients[k], block_state);
   }
+  shared_.states.Close(i);
 
   if (!shared_.keep_corners) return;
   CornerStore& store = shared_.corners[i];
@@ -184,7 +185,8 @@ void BcfwBlockSteps::UpdateBlockState(int i, const BcfwMove& move,
   // of its earlier steps with it; ⟨v_i, w⟩ is read from α, so the state is
   // rebuilt from α instead.
   if (move.state_coefficient > 0) {
-    const int64_t size = shared_.state_offset[i + 1] - shared_.state_offset[i];
+    const int64_t size = shared_.states.Size(i);
+    block_state = shared_.states.Open(i);
     std::fill(block_state, block_state + size, 0.0);
     for (int k = 0; k < store.size(); ++k) {
       const StoredCorner& entry = store.entry(k);
@@ -193,6 +195,7 @@ void BcfwBlockSteps::UpdateBlockState(int i, const BcfwMove& move,
                                          block_state);
       }
     }
+    shared_.states.Close(i);
   }
 }
 
@@ -209,7 +212,7 @@ bool BcfwBlockSteps::ScalesStateThroughAlpha(int i, int64_t state_size) const {
 // Plain BCFW: one FW step towards the oracle's corner (line search or
 // 2n/(k+2n)).
 void BcfwBlockSteps::PlainStep(int i, const OracleResult& oracle) {
-  double* block_state = shared_.state(i);
+  const double* block_state = shared_.states.Read(i);
   ++shared_.oracle_calls;
   // Block gap g_i = λ⟨w_i − w_s, w⟩ − ℓ_i + ℓ_s with w_i = v_i/(λn) and
   // w_s = ψ_i(y*)/(λn).
@@ -272,7 +275,7 @@ void BcfwBlockSteps::MakeRoom(int i, CornerStore* store,
 // either a cached corner that passes the hit test ĝ ≥ max(F·g_i, ν·G/n) or
 // the oracle's corner.
 void BcfwBlockSteps::ComputeBlockOracle(int i, BcfwBlockOracle* out) const {
-  const double* block_state = shared_.states.data() + shared_.state_offset[i];
+  const double* block_state = shared_.states.Read(i);
   out->cache_hit = -1;
   if (!shared_.keep_corners) {
     shared_.problem.MaxOracleWithStateDot(i, shared_.w.data(), block_state,

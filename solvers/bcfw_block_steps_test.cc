@@ -86,8 +86,8 @@ TEST(BcfwBlockStepsTest, EveryRuleIsAnAscentStepThatKeepsTheBookkeeping) {
       dual = next;
     }
     EXPECT_EQ(shared.steps, 200);
-    EXPECT_LT(MaxWeightError(problem, shared.w.data(), shared.states.data(),
-                             shared.state_offset.data(), shared.lambda),
+    EXPECT_LT(MaxWeightError(problem, shared.w.data(), shared.states.Dense().data(),
+                             shared.states.offsets().data(), shared.lambda),
               1e-12);
     if (shared.track_alpha) {
       for (const CornerStore& store : shared.corners) {

@@ -115,8 +115,10 @@ absl::Status BcfwRun::SaveState(CheckpointWriter* writer) const {
   writer->Reals("w", shared_.w);
   writer->Real("ell", shared_.ell);
   writer->Reals("ell_block", shared_.ell_block);
-  writer->Reals("states", shared_.states);
-  writer->Reals("average_state_sums", shared_.block_average.sums());
+  writer->Reals("states", shared_.states.Dense());
+  // Dense, as the states: the file's layout does not depend on how the
+  // sums are held.
+  writer->Reals("average_state_sums", shared_.block_average.DenseSums());
   writer->Integers("averaged_through",
                    shared_.block_average.averaged_through());
   writer->Real("ell_accumulator", shared_.block_average.ell_accumulator());
@@ -146,11 +148,17 @@ absl::Status BcfwRun::LoadState(const CheckpointReader& reader) {
   };
   next(reader.Real("ell", &shared_.ell));
   next(reader.Reals("ell_block", n, &shared_.ell_block));
-  next(reader.Reals("states", static_cast<int64_t>(shared_.states.size()),
-                    &shared_.states));
-  next(reader.Reals("average_state_sums",
-                    static_cast<int64_t>(shared_.block_average.sums().size()),
-                    shared_.block_average.mutable_sums()));
+  {
+    std::vector<double> states;
+    next(reader.Reals("states", shared_.states.TotalSize(), &states));
+    if (status.ok()) next(shared_.states.SetDense(states));
+  }
+  {
+    std::vector<double> sums;
+    next(reader.Reals("average_state_sums",
+                      shared_.states.TotalSize(), &sums));
+    if (status.ok()) next(shared_.block_average.SetDenseSums(sums));
+  }
   next(reader.Integers(
       "averaged_through",
       static_cast<int64_t>(shared_.block_average.averaged_through().size()),
@@ -192,8 +200,8 @@ void BcfwRun::CheckInvariants(BcfwInvariants* invariants) const {
   std::vector<double> v = shared_.w;
   shared_.boxes.Untruncate(v.data());
   invariants->max_weight_error =
-      MaxWeightError(shared_.problem, v.data(), shared_.states.data(),
-                     shared_.state_offset.data(), shared_.lambda);
+      MaxWeightError(shared_.problem, v.data(), shared_.states.Dense().data(),
+                     shared_.states.offsets().data(), shared_.lambda);
   if (!shared_.keep_corners) return;
   invariants->min_alpha = 1;
   std::vector<double> state;
@@ -203,7 +211,7 @@ void BcfwRun::CheckInvariants(BcfwInvariants* invariants) const {
     const CornerStore& store = shared_.corners[i];
     for (int k = 0; shared_.keep_dots && k < store.size(); ++k) {
       const double from_state = shared_.problem.StateDistanceSquared(
-          i, shared_.states.data() + shared_.state_offset[i],
+          i, shared_.states.Read(i),
           store.entry(k).corner);
       invariants->max_distance_error =
           std::max(invariants->max_distance_error,
@@ -213,7 +221,7 @@ void BcfwRun::CheckInvariants(BcfwInvariants* invariants) const {
     }
     invariants->max_alpha_sum_error = std::max(invariants->max_alpha_sum_error,
                                                std::abs(store.AlphaSum() - 1));
-    const int64_t size = shared_.state_offset[i + 1] - shared_.state_offset[i];
+    const int64_t size = shared_.states.Size(i);
     state.assign(size, 0.0);
     double ell = 0;
     for (const StoredCorner& entry : store.entries()) {
@@ -222,7 +230,7 @@ void BcfwRun::CheckInvariants(BcfwInvariants* invariants) const {
                                        state.data());
       ell += entry.alpha * entry.loss / shared_.n;
     }
-    const double* actual = shared_.states.data() + shared_.state_offset[i];
+    const double* actual = shared_.states.Read(i);
     for (int64_t k = 0; k < size; ++k) {
       invariants->max_state_error =
           std::max(invariants->max_state_error, std::abs(actual[k] - state[k]));

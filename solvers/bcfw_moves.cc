@@ -110,7 +110,7 @@ double BcfwBlockSteps::StateToCornerDistanceSquared(int i, int f) const {
   const CornerStore& store = shared_.corners[i];
   if (!shared_.keep_dots || !shared_.AlphaComplete(i)) {
     return shared_.problem.StateDistanceSquared(
-        i, shared_.states.data() + shared_.state_offset[i],
+        i, shared_.states.Read(i),
         store.entry(f).corner);
   }
   return AlphaDistanceSquared(store.entries(), f);

@@ -144,7 +144,7 @@ void BcfwRounds::EncodeBlockDelta(int i, BcfwBlockOracle* oracle) const {
   if (move.state_coefficient != 0) {
     shared_.problem.EncodeCornerMinusState(
         i, corner_of(move.entries[0]),
-        shared_.states.data() + shared_.state_offset[i],
+        shared_.states.Read(i),
         c * move.coefficients[0], delta);
     return;
   }
@@ -166,7 +166,7 @@ void BcfwRounds::PrepareBlockStep(int i, BcfwBlockOracle* oracle) {
     if (shared_.config.line_search()) {
       const double curvature =
           shared_.problem.StateDistanceSquared(
-              i, shared_.states.data() + shared_.state_offset[i],
+              i, shared_.states.Read(i),
               result.corner) /
           (shared_.lambda * shared_.n * shared_.n);
       gamma =

@@ -46,8 +46,8 @@ Rounds RunRounds(const MulticlassProblem& problem, SolverConfig::Step step,
   EXPECT_EQ(shared.steps, 15 * shared.n);
   result.w = shared.w;
   result.weight_error =
-      MaxWeightError(problem, shared.w.data(), shared.states.data(),
-                     shared.state_offset.data(), shared.lambda);
+      MaxWeightError(problem, shared.w.data(), shared.states.Dense().data(),
+                     shared.states.offsets().data(), shared.lambda);
   return result;
 }
 

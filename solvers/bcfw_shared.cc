@@ -7,18 +7,14 @@
 namespace chaintag {
 
 void BcfwShared::Initialize() {
-  // Steps read and write w's rows at random: huge pages. The large arrays
-  // are faulted in on the threads.
-  const int threads = NumThreads();
-  ReserveFaultedIn(&w, dim, /*huge_pages=*/true, threads);
+  // Steps read and write w's rows at random: huge pages, faulted in on
+  // the threads.
+  ReserveFaultedIn(&w, dim, /*huge_pages=*/true, NumThreads());
   w.assign(dim, 0.0);
   ell_block.assign(n, 0.0);
-  state_offset = BlockStateOffsets(problem);
-  ReserveFaultedIn(&states, state_offset[n], /*huge_pages=*/false, threads);
-  states.resize(state_offset[n]);
-  for (int i = 0; i < n; ++i) problem.InitBlockState(i, state(i));
+  states.Initialize(problem);
   visit_state_dots.assign(n, 0.0);
-  if (averaging) block_average.Initialize(threads);
+  if (averaging) block_average.Initialize();
   block_gap.assign(n, bcfw_internal::kInfinity);
   num_unvisited = n;
   if (gap_sampling) gap_tree = SumTree(n);

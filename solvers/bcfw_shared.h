@@ -17,6 +17,7 @@
 #include "base/random.h"
 #include "solvers/bcfw_internal.h"
 #include "solvers/block_average.h"
+#include "solvers/block_states.h"
 #include "solvers/box_constraints.h"
 #include "solvers/corner_store.h"
 #include "solvers/duality_gap.h"
@@ -93,7 +94,7 @@ struct BcfwShared {
         refresh_block_gaps(gap_sampling || use_cache),
         random(solver_config.seed()),
         minibatch(std::max(1, solver_config.minibatch())),
-        block_average(run_problem, states, state_offset) {}
+        block_average(run_problem, states) {}
 
   // alpha_i concentrated on the gold labelings: w = 0, every gap unknown.
   // The large arrays are faulted in on the threads.
@@ -107,8 +108,6 @@ struct BcfwShared {
     if (granularity == 0) granularity = RangeGranularity(problem, NumThreads());
     return granularity;
   }
-  double* state(int i) { return states.data() + state_offset[i]; }
-  const double* state(int i) const { return states.data() + state_offset[i]; }
   // Whether block i's store holds all of its alpha, so that
   // v_i = sum_k alpha_k psi_k over the stored corners: always with active
   // sets; with FW steps and the cache until a full store evicts a corner
@@ -161,12 +160,11 @@ struct BcfwShared {
   int64_t granularity = 0;  // see Granularity
 
   // Dual iterate: w = sum_i w_i, l = sum_i l_i, block states v_i
-  // (w_i = v_i/(lambda n)).
+  // (w_i = v_i/(lambda n)), held sparsely (block_states.h).
   std::vector<double> w;
   double ell = 0;
   std::vector<double> ell_block;
-  std::vector<int64_t> state_offset;
-  std::vector<double> states;
+  BlockStates states;
   int64_t steps = 0;
   // Weighted averaging, per block (see bcfw.h).
   BlockAverage block_average;

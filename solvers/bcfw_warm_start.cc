@@ -30,7 +30,8 @@ void BcfwRun::InitializeAtCorners(double lambda,
   for (int i = 0; i < shared_.n; ++i) {
     const Corner& corner = corners[i];
     const double loss = shared_.problem.Loss(i, corner);
-    shared_.problem.MixCorner(i, corner, 1.0, shared_.state(i));
+    shared_.problem.MixCorner(i, corner, 1.0, shared_.states.Open(i));
+    shared_.states.Close(i);
     shared_.ell_block[i] = loss / shared_.n;
     shared_.ell += shared_.ell_block[i];
     shared_.problem.AddScaled(i, corner, c, shared_.w.data());
@@ -56,7 +57,7 @@ double BcfwRun::BlockDeltas(std::vector<double>* deltas, bool allow_stale) {
     shared_.state_dots.resize(shared_.n);
     ParallelFor(shared_.n, shared_.NumThreads(), [&](int begin, int end) {
       for (int i = begin; i < end; ++i) {
-        shared_.problem.ScoreCorners(i, shared_.w.data(), shared_.state(i),
+        shared_.problem.ScoreCorners(i, shared_.w.data(), shared_.states.Read(i),
                                      nullptr, 0, nullptr,
                                      &shared_.state_dots[i]);
       }
@@ -85,7 +86,8 @@ void BcfwRun::ScaleLambda(double rho, const std::vector<double>& deltas,
     const Corner& gold = shared_.problem.GoldCorner(i);
     // v_i ← ρv_i + (1−ρ)ψ_i(y_i): α moves to the gold labeling, so that
     // w_i = v_i/(λn) is unchanged and w with it.
-    shared_.problem.MixCorner(i, gold, 1.0 - rho, shared_.state(i));
+    shared_.problem.MixCorner(i, gold, 1.0 - rho, shared_.states.Open(i));
+    shared_.states.Close(i);
     shared_.ell_block[i] *= rho;
     if (shared_.keep_corners) {
       CornerStore& store = shared_.corners[i];

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+
 #include "base/communicator.h"
-#include "base/huge_pages.h"
 #include "base/parallel.h"
 
 namespace chaintag {
@@ -26,6 +28,12 @@ double StepWeightSum(int64_t first, int64_t last) {
          static_cast<double>(last - first + 1);
 }
 
+// Whether `nonzeros` entries held sparsely (an int32 index and a double
+// each) would take more memory than `size` held densely.
+bool DenserThanSparse(int64_t nonzeros, int64_t size) {
+  return 3 * nonzeros > 2 * size;
+}
+
 bool IsLocal(const BlockDistribution& distribution, int i) {
   return distribution.communicator == nullptr ||
          (i >= distribution.shard.begin && i < distribution.shard.end);
@@ -33,25 +41,145 @@ bool IsLocal(const BlockDistribution& distribution, int i) {
 
 }  // namespace
 
-BlockAverage::BlockAverage(const Problem& problem,
-                           const std::vector<double>& states,
-                           const std::vector<int64_t>& state_offset)
-    : problem_(problem), states_(states), state_offset_(state_offset) {}
+BlockAverage::BlockAverage(const Problem& problem, const BlockStates& states)
+    : problem_(problem), states_(states) {}
 
-void BlockAverage::Initialize(int threads) {
-  ReserveFaultedIn(&sums_, states_.size(), /*huge_pages=*/false, threads);
-  sums_.assign(states_.size(), 0.0);
-  averaged_through_.assign(problem_.NumExamples(), 0);
+void BlockAverage::Initialize() {
+  const int n = problem_.NumExamples();
+  sums_.assign(n, BlockSum());
+  for (int i = 0; i < n; ++i) {
+    const int64_t size = states_.Size(i);
+    // A state too long for 32-bit indices is summed densely.
+    if (size > std::numeric_limits<int32_t>::max()) {
+      sums_[i].dense = true;
+      sums_[i].value.assign(size, 0.0);
+    }
+  }
+  averaged_through_.assign(n, 0);
 }
 
 void BlockAverage::Fold(int i, int64_t through) {
   const double weight = StepWeightSum(averaged_through_[i] + 1, through);
   averaged_through_[i] = through;
   if (weight == 0) return;
-  const double* block_state = states_.data() + state_offset_[i];
-  double* sum = sums_.data() + state_offset_[i];
-  const int64_t size = state_offset_[i + 1] - state_offset_[i];
-  for (int64_t k = 0; k < size; ++k) sum[k] += weight * block_state[k];
+  const int64_t size = states_.Size(i);
+  BlockSum& sum = sums_[i];
+  if (sum.dense) {
+    const double* block_state = states_.Read(i);
+    double* dense = sum.value.data();
+    for (int64_t k = 0; k < size; ++k) dense[k] += weight * block_state[k];
+    return;
+  }
+  // The held entries merged with the state's nonzero ones (a zero entry
+  // would add 0 and change nothing): from a sparse state's own entries, or
+  // a scan of a dense one. A new entry is 0 + weight*x, as the dense sum
+  // computes it (the same bits even when the product underflows to -0).
+  thread_local std::vector<int32_t> index;
+  thread_local std::vector<double> value;
+  index.clear();
+  value.clear();
+  const size_t held = sum.index.size();
+  size_t p = 0;
+  auto add = [&](int32_t k, double x) {
+    for (; p < held && sum.index[p] < k; ++p) {
+      index.push_back(sum.index[p]);
+      value.push_back(sum.value[p]);
+    }
+    index.push_back(k);
+    if (p < held && sum.index[p] == k) {
+      value.push_back(sum.value[p] + weight * x);
+      ++p;
+    } else {
+      value.push_back(0.0 + weight * x);
+    }
+  };
+  const int32_t* state_index;
+  const double* state_value;
+  int64_t count;
+  if (states_.Entries(i, &state_index, &state_value, &count)) {
+    for (int64_t e = 0; e < count; ++e) {
+      if (state_value[e] != 0) add(state_index[e], state_value[e]);
+    }
+  } else {
+    const double* block_state = states_.Read(i);
+    for (int64_t k = 0; k < size; ++k) {
+      if (block_state[k] != 0) add(static_cast<int32_t>(k), block_state[k]);
+    }
+  }
+  for (; p < held; ++p) {
+    index.push_back(sum.index[p]);
+    value.push_back(sum.value[p]);
+  }
+  if (DenserThanSparse(static_cast<int64_t>(index.size()), size)) {
+    std::vector<double> dense(size, 0.0);
+    for (size_t e = 0; e < index.size(); ++e) dense[index[e]] = value[e];
+    sum.dense = true;
+    sum.value = std::move(dense);
+    std::vector<int32_t>().swap(sum.index);
+    return;
+  }
+  // The same support as held (the common case once a block's labelings
+  // repeat): only the values change.
+  if (index.size() != held) sum.index.assign(index.begin(), index.end());
+  sum.value.assign(value.begin(), value.end());
+}
+
+void BlockAverage::Densify(int i, double* out) const {
+  const BlockSum& sum = sums_[i];
+  const int64_t size = states_.Size(i);
+  if (sum.dense) {
+    std::copy(sum.value.begin(), sum.value.end(), out);
+    return;
+  }
+  std::fill(out, out + size, 0.0);
+  for (size_t e = 0; e < sum.index.size(); ++e) out[sum.index[e]] = sum.value[e];
+}
+
+std::vector<double> BlockAverage::DenseSums() const {
+  std::vector<double> dense(states_.TotalSize());
+  for (int i = 0; i < static_cast<int>(sums_.size()); ++i) {
+    Densify(i, dense.data() + states_.offsets()[i]);
+  }
+  return dense;
+}
+
+absl::Status BlockAverage::SetDenseSums(const std::vector<double>& sums) {
+  if (static_cast<int64_t>(sums.size()) != states_.TotalSize()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("average state sums: expected ", states_.TotalSize(),
+                     " entries, got ", sums.size()));
+  }
+  for (int i = 0; i < static_cast<int>(sums_.size()); ++i) {
+    const int64_t begin = states_.offsets()[i];
+    const int64_t size = states_.Size(i);
+    BlockSum& sum = sums_[i];
+    sum.index.clear();
+    sum.value.clear();
+    int64_t nonzeros = 0;
+    for (int64_t k = 0; k < size; ++k) nonzeros += sums[begin + k] != 0;
+    sum.dense = size > std::numeric_limits<int32_t>::max() ||
+                DenserThanSparse(nonzeros, size);
+    if (sum.dense) {
+      sum.value.assign(sums.begin() + begin, sums.begin() + begin + size);
+      continue;
+    }
+    for (int64_t k = 0; k < size; ++k) {
+      if (sums[begin + k] == 0) continue;
+      sum.index.push_back(static_cast<int32_t>(k));
+      sum.value.push_back(sums[begin + k]);
+    }
+  }
+  return absl::OkStatus();
+}
+
+int64_t BlockAverage::HeldSize() const {
+  int64_t size = 0;
+  for (const BlockSum& sum : sums_) {
+    // An int32 index is half a double.
+    size += static_cast<int64_t>(sum.value.size()) +
+            (static_cast<int64_t>(sum.index.size()) + 1) / 2;
+  }
+  return size;
 }
 
 void BlockAverage::AddEllChange(int64_t step, double delta_ell) {
@@ -83,15 +211,20 @@ void BlockAverage::AddBlocks(bool from_zero, int64_t steps, double lambda,
     // One block's v_avg_i, scaled by every slice's thread: the scaled
     // state has to exist before the problem reads it, and it is a small
     // part of the work next to the rows it is added to.
-    std::vector<double> averaged_state;
+    std::vector<double> averaged_state, dense_sum;
     for (int slice = first; slice < last; ++slice) {
       const int64_t begin = bounds[slice];
       const int64_t end = bounds[slice + 1];
       if (from_zero) std::fill(average + begin, average + end, 0.0);
       for (int i = 0; i < n; ++i) {
         if (!IsLocal(distribution, i)) continue;
-        const int64_t size = state_offset_[i + 1] - state_offset_[i];
-        const double* sum = sums_.data() + state_offset_[i];
+        const int64_t size = states_.Size(i);
+        const double* sum = sums_[i].value.data();
+        if (!sums_[i].dense) {
+          dense_sum.resize(size);
+          Densify(i, dense_sum.data());
+          sum = dense_sum.data();
+        }
         averaged_state.resize(size);
         // The weight the state has held since its last fold, added here
         // without folding it (the block's next move does).
@@ -99,7 +232,7 @@ void BlockAverage::AddBlocks(bool from_zero, int64_t steps, double lambda,
         if (weight == 0) {
           for (int64_t k = 0; k < size; ++k) averaged_state[k] = scale * sum[k];
         } else {
-          const double* block_state = states_.data() + state_offset_[i];
+          const double* block_state = states_.Read(i);
           for (int64_t k = 0; k < size; ++k) {
             averaged_state[k] = scale * (sum[k] + weight * block_state[k]);
           }

@@ -6,13 +6,22 @@
 // block in block order in one process, chained along the ranks in a
 // distributed run.
 //
-//   BlockAverage average(problem, states, state_offset);
-//   average.Initialize(threads);
+// A block's sum is held sparsely, as the entries its states have ever made
+// nonzero, or densely once that would take more memory: a state is the
+// marginals of a few labelings, so at hundreds of labels a dense sum is
+// almost all zeros, and the sums were as large as the states themselves
+// (0.9 GB at 319 labels). The additions are the dense sum's, entry by
+// entry, so the average is the same to the bit.
+//
+//   BlockAverage average(problem, states);
+//   average.Initialize();
 //   ...before block i's state changes at step s: average.Fold(i, s - 1);
 //   average.AddEllChange(s, delta_ell);
 //   average.Form(steps, lambda, granularity, threads, distribution, w_avg);
 //
-// Thread-safety: one thread at a time; Form uses `threads` threads on
+// Thread-safety: one thread at a time, but Fold may run concurrently on
+// distinct blocks (a round folds its blocks on the threads; scratch is
+// thread_local); Form uses `threads` threads on
 // disjoint slices of the average.
 
 #ifndef CHAINTAG_SOLVERS_BLOCK_AVERAGE_H_
@@ -22,6 +31,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "solvers/block_states.h"
 #include "solvers/duality_gap.h"
 #include "solvers/problem.h"
 
@@ -29,13 +39,11 @@ namespace chaintag {
 
 class BlockAverage {
  public:
-  // The run's block states, held in one array at `state_offset`
-  // (BlockStateOffsets); both outlive this and keep their layout.
-  BlockAverage(const Problem& problem, const std::vector<double>& states,
-               const std::vector<int64_t>& state_offset);
+  // The run's block states, which outlive this and keep their layout.
+  BlockAverage(const Problem& problem, const BlockStates& states);
 
-  // No step averaged yet: the sums zero, faulted in on `threads` threads.
-  void Initialize(int threads);
+  // No step averaged yet: the sums zero (and nothing held).
+  void Initialize();
   // Adds block i's state, held since its last fold, to its sum through
   // step `through` (call before the state changes).
   void Fold(int i, int64_t through);
@@ -52,20 +60,36 @@ class BlockAverage {
                     int threads, const BlockDistribution& distribution,
                     double* average) const;
 
-  // The per-block sums, the step each is folded through, and u_l
-  // (checkpoints).
-  std::vector<double>* mutable_sums() { return &sums_; }
+  // The per-block sums in the states' layout (TotalSize() entries), the
+  // step each is folded through, and u_l (checkpoints).
+  std::vector<double> DenseSums() const;
+  // Fails unless `sums` has the states' TotalSize() entries.
+  absl::Status SetDenseSums(const std::vector<double>& sums);
   std::vector<int64_t>* mutable_averaged_through() {
     return &averaged_through_;
   }
   double* mutable_ell_accumulator() { return &ell_accumulator_; }
-  const std::vector<double>& sums() const { return sums_; }
   const std::vector<int64_t>& averaged_through() const {
     return averaged_through_;
   }
   double ell_accumulator() const { return ell_accumulator_; }
+  // The numbers the sums hold (entries of dense blocks, values and their
+  // indices of sparse ones, counted as doubles): what they cost.
+  int64_t HeldSize() const;
 
  private:
+  // sum_{s <= t_i} s*v_i^(s) of one block: `value` holds all of it
+  // (`index` empty, `dense`), or its nonzero entries at `index` (sorted
+  // positions in the block's state). An entry no state has made nonzero is
+  // 0 in both.
+  struct BlockSum {
+    bool dense = false;
+    std::vector<int32_t> index;
+    std::vector<double> value;
+  };
+  // Block i's sum as a dense state into `out` (its state's size).
+  void Densify(int i, double* out) const;
+
   // average += v_avg_i/(lambda n) for this process's blocks, from zero or
   // onto what it holds, on `threads` threads that own slices of whole
   // granularity slots.
@@ -74,10 +98,9 @@ class BlockAverage {
                  const BlockDistribution& distribution, double* average) const;
 
   const Problem& problem_;
-  const std::vector<double>& states_;
-  const std::vector<int64_t>& state_offset_;
-  // sum_{s <= t_i} s*v_i^(s) in the state layout, t_i = averaged_through_[i].
-  std::vector<double> sums_;
+  const BlockStates& states_;
+  // sum_{s <= t_i} s*v_i^(s), t_i = averaged_through_[i].
+  std::vector<BlockSum> sums_;
   std::vector<int64_t> averaged_through_;
   double ell_accumulator_ = 0;  // u_l = sum_s s(s-1)/2 * delta_l_s
 };

@@ -1,7 +1,8 @@
 // BlockAverage against the definition of BCFW's weighted average: after K
 // steps, w_avg = sum_s s*w^(s) / sum_s s, with w = sum_i v_i/(lambda n) and
 // l_avg likewise; the same bits whatever the thread count, and across
-// ranks that each hold a shard of the blocks.
+// ranks that each hold a shard of the blocks; the sums held sparsely are
+// a dense sum's bits, and go densely where that is smaller.
 
 #include "solvers/block_average.h"
 
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "base/thread_communicator.h"
+#include "solvers/block_states.h"
 #include "gtest/gtest.h"
 #include "solvers/multiclass_problem_testing.h"
 #include "solvers/problem.h"
@@ -30,8 +32,11 @@ struct Steps {
   int64_t steps = 0;
 };
 
-Steps RunSteps(const MulticlassProblem& problem, std::vector<double>* states,
-               const std::vector<int64_t>& offsets, BlockAverage* average) {
+// With `dense_sums`, also the sums as a dense array would hold them (every
+// entry of a block's state added at each fold).
+Steps RunSteps(const MulticlassProblem& problem, BlockStates* states,
+               BlockAverage* average,
+               std::vector<double>* dense_sums = nullptr) {
   const int n = problem.NumExamples();
   const int64_t dim = problem.Dim();
   std::mt19937 engine(9);
@@ -42,16 +47,28 @@ Steps RunSteps(const MulticlassProblem& problem, std::vector<double>* states,
     const int i = static_cast<int>(engine() % n);
     const Corner y = {static_cast<int32_t>(engine() % problem.num_classes())};
     const double gamma = 0.1 + 0.05 * static_cast<double>(engine() % 10);
+    if (dense_sums != nullptr) {
+      const int64_t first = average->averaged_through()[i] + 1;
+      double weight = 0;
+      for (int64_t r = first; r <= s - 1; ++r) weight += static_cast<double>(r);
+      if (weight != 0) {
+        const double* state = states->Read(i);
+        for (int64_t k = 0; k < states->Size(i); ++k) {
+          (*dense_sums)[states->offsets()[i] + k] += weight * state[k];
+        }
+      }
+    }
     average->Fold(i, s - 1);
     const double delta_ell = gamma * (problem.Loss(i, y) / n - 0.01 * i);
     average->AddEllChange(s, delta_ell);
     result.ell += delta_ell;
-    problem.MixCorner(i, y, gamma, states->data() + offsets[i]);
+    problem.MixCorner(i, y, gamma, states->Open(i));
+    states->Close(i);
     // The definition: w^(s) from every block's state, weighted by s.
     std::vector<double> w(dim, 0.0);
     for (int b = 0; b < n; ++b) {
       problem.AddCornerMinusState(b, problem.GoldCorner(b),
-                                  states->data() + offsets[b],
+                                  states->Read(b),
                                   -1.0 / (kLambda * n), w.data());
     }
     for (int64_t j = 0; j < dim; ++j) {
@@ -66,24 +83,14 @@ Steps RunSteps(const MulticlassProblem& problem, std::vector<double>* states,
   return result;
 }
 
-// Every block's state on its gold labeling, at `offsets`.
-std::vector<double> GoldStates(const Problem& problem,
-                               const std::vector<int64_t>& offsets) {
-  std::vector<double> states(offsets.back());
-  for (int i = 0; i < problem.NumExamples(); ++i) {
-    problem.InitBlockState(i, states.data() + offsets[i]);
-  }
-  return states;
-}
-
 TEST(BlockAverageTest, MatchesTheDefinitionOnAnyThreadCount) {
   MulticlassProblem problem = RandomMulticlassProblem(7, 3, 4, 4);
   problem.set_offset_states(true);  // a gold state that is not zero
-  const std::vector<int64_t> offsets = BlockStateOffsets(problem);
-  std::vector<double> states = GoldStates(problem, offsets);
-  BlockAverage average(problem, states, offsets);
-  average.Initialize(1);
-  const Steps steps = RunSteps(problem, &states, offsets, &average);
+  BlockStates states;
+  states.Initialize(problem);
+  BlockAverage average(problem, states);
+  average.Initialize();
+  const Steps steps = RunSteps(problem, &states, &average);
   EXPECT_NEAR(average.Ell(steps.ell, steps.steps), steps.expected_ell, 1e-12);
   std::vector<double> one(problem.Dim());
   ASSERT_TRUE(
@@ -108,11 +115,11 @@ TEST(BlockAverageTest, MatchesTheDefinitionOnAnyThreadCount) {
 
 TEST(BlockAverageTest, RanksChainTheirShardsToTheSameBits) {
   MulticlassProblem problem = RandomMulticlassProblem(6, 2, 3, 8);
-  const std::vector<int64_t> offsets = BlockStateOffsets(problem);
-  std::vector<double> states = GoldStates(problem, offsets);
-  BlockAverage average(problem, states, offsets);
-  average.Initialize(1);
-  const Steps steps = RunSteps(problem, &states, offsets, &average);
+  BlockStates states;
+  states.Initialize(problem);
+  BlockAverage average(problem, states);
+  average.Initialize();
+  const Steps steps = RunSteps(problem, &states, &average);
   std::vector<double> one(problem.Dim());
   ASSERT_TRUE(
       average.Form(steps.steps, kLambda, 1, 1, BlockDistribution(), one.data())
@@ -138,6 +145,66 @@ TEST(BlockAverageTest, RanksChainTheirShardsToTheSameBits) {
   for (int rank = 0; rank < 2; ++rank) {
     ASSERT_TRUE(statuses[rank].ok()) << statuses[rank];
     EXPECT_EQ(results[rank], one) << "rank " << rank;
+  }
+}
+
+// Twelve classes: a block's state is nonzero on the rows of the classes its
+// labelings took, so most of each sum is never touched.
+TEST(BlockAverageTest, SparseSumsHoldTheDenseSumsBits) {
+  MulticlassProblem problem = RandomMulticlassProblem(5, 3, 12, 6);
+  BlockStates states;
+  states.Initialize(problem);
+  BlockAverage average(problem, states);
+  average.Initialize();
+  std::vector<double> dense_sums(states.TotalSize(), 0.0);
+  const Steps steps =
+      RunSteps(problem, &states, &average, &dense_sums);
+  EXPECT_EQ(average.DenseSums(), dense_sums);
+  // At most the 25 steps' classes (2 rows of 3 of 12 a step) plus indices.
+  EXPECT_GT(average.HeldSize(), 0);
+  EXPECT_LT(average.HeldSize(), states.TotalSize() / 2);
+  std::vector<double> one(problem.Dim());
+  ASSERT_TRUE(
+      average.Form(steps.steps, kLambda, 1, 1, BlockDistribution(), one.data())
+          .ok());
+  for (int64_t j = 0; j < problem.Dim(); ++j) {
+    EXPECT_NEAR(one[j], steps.expected_average[j], 1e-12) << j;
+  }
+
+  // A checkpoint's round trip through the dense layout forms the same bits.
+  BlockAverage restored(problem, states);
+  restored.Initialize();
+  ASSERT_TRUE(restored.SetDenseSums(average.DenseSums()).ok());
+  *restored.mutable_averaged_through() = average.averaged_through();
+  *restored.mutable_ell_accumulator() = average.ell_accumulator();
+  EXPECT_EQ(restored.HeldSize(), average.HeldSize());
+  std::vector<double> again(problem.Dim());
+  ASSERT_TRUE(restored
+                  .Form(steps.steps, kLambda, 1, 2, BlockDistribution(),
+                        again.data())
+                  .ok());
+  EXPECT_EQ(again, one);
+  EXPECT_FALSE(restored.SetDenseSums(std::vector<double>(3)).ok());
+}
+
+// Offset states are nonzero everywhere: a folded block's sum is held
+// densely (its size, no indices), the others hold nothing.
+TEST(BlockAverageTest, ABlockWithNoZerosIsSummedDensely) {
+  MulticlassProblem problem = RandomMulticlassProblem(3, 2, 4, 1);
+  problem.set_offset_states(true);
+  BlockStates states;
+  states.Initialize(problem);
+  BlockAverage average(problem, states);
+  average.Initialize();
+  EXPECT_EQ(average.HeldSize(), 0);
+  average.Fold(1, 3);  // weight 1 + 2 + 3
+  const std::vector<int64_t>& offsets = states.offsets();
+  EXPECT_EQ(average.HeldSize(), offsets[2] - offsets[1]);
+  const std::vector<double> sums = average.DenseSums();
+  const std::vector<double> dense = states.Dense();
+  for (int64_t k = 0; k < offsets.back(); ++k) {
+    const bool in_block = k >= offsets[1] && k < offsets[2];
+    EXPECT_EQ(sums[k], in_block ? 6.0 * dense[k] : 0.0) << k;
   }
 }
 

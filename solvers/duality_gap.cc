@@ -108,7 +108,7 @@ double Average(const std::vector<double>& values) {
 
 // Block gaps (and ⟨v_i, w⟩) of blocks [first, last), and their hinge losses.
 void BlockGaps(const Problem& problem, const double* w, const double* ell_block,
-               const double* states, const int64_t* state_offset, int first,
+               StateReader state, int first,
                int last, int num_threads, std::vector<double>* hinge,
                std::vector<double>* block_gaps,
                std::vector<double>* state_dots) {
@@ -119,7 +119,7 @@ void BlockGaps(const Problem& problem, const double* w, const double* ell_block,
   ParallelFor(last - first, num_threads, [&](int begin, int end) {
     OracleResult result;
     for (int i = first + begin; i < first + end; ++i) {
-      problem.MaxOracleWithStateDot(i, w, states + state_offset[i], &result);
+      problem.MaxOracleWithStateDot(i, w, state(i), &result);
       (*hinge)[i] = result.loss - result.score;
       (*block_gaps)[i] = (result.state_dot - result.score) / n - ell_block[i] +
                          result.loss / n;
@@ -155,12 +155,12 @@ DualityGap ComputeDualityGap(const Problem& problem, const double* w,
 }
 
 DualityGap ComputeBlockGaps(const Problem& problem, const double* w, double ell,
-                            const double* ell_block, const double* states,
-                            const int64_t* state_offset, double lambda,
-                            int num_threads, std::vector<double>* block_gaps,
+                            const double* ell_block, StateReader state,
+                            double lambda, int num_threads,
+                            std::vector<double>* block_gaps,
                             std::vector<double>* state_dots) {
   std::vector<double> hinge;
-  BlockGaps(problem, w, ell_block, states, state_offset, 0,
+  BlockGaps(problem, w, ell_block, state, 0,
             problem.NumExamples(), num_threads, &hinge, block_gaps, state_dots);
   return AssembleGap(problem, w, ell, lambda, Average(hinge));
 }
@@ -194,11 +194,11 @@ absl::StatusOr<DualityGap> ComputeDualityGap(
 
 absl::StatusOr<DualityGap> ComputeBlockGaps(
     const Problem& problem, const double* w, double ell,
-    const double* ell_block, const double* states, const int64_t* state_offset,
-    double lambda, int num_threads, const BlockDistribution& distribution,
+    const double* ell_block, StateReader state, double lambda,
+    int num_threads, const BlockDistribution& distribution,
     std::vector<double>* block_gaps, std::vector<double>* state_dots) {
   std::vector<double> hinge;
-  BlockGaps(problem, w, ell_block, states, state_offset,
+  BlockGaps(problem, w, ell_block, state,
             distribution.shard.begin, distribution.shard.end, num_threads,
             &hinge, block_gaps, state_dots);
   for (std::vector<double>* values : {&hinge, block_gaps, state_dots}) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "base/communicator.h"
 #include "solvers/problem.h"
@@ -48,15 +49,18 @@ double AverageHingeLoss(const Problem& problem, const double* w,
 DualityGap ComputeDualityGap(const Problem& problem, const double* w,
                              double ell, double lambda, int num_threads);
 
+// Block i's state v_i, dense; called on the threads, each block once.
+using StateReader = absl::FunctionRef<const double*(int i)>;
+
 // The gap at a block-coordinate iterate (w, ℓ) whose blocks have states v_i
-// (state i at states + state_offset[i]) and loss terms ℓ_i, plus each block's
+// (`state`) and loss terms ℓ_i, plus each block's
 // own gap g_i = λ⟨w_i − w_s, w⟩ − ℓ_i + ℓ_s at w (unclipped; Σ g_i = gap
 // when w = Σ w_i), and, when `state_dots` is non-null, each ⟨v_i, w⟩. One
 // oracle call per block, as ComputeDualityGap.
 DualityGap ComputeBlockGaps(const Problem& problem, const double* w, double ell,
-                            const double* ell_block, const double* states,
-                            const int64_t* state_offset, double lambda,
-                            int num_threads, std::vector<double>* block_gaps,
+                            const double* ell_block, StateReader state,
+                            double lambda, int num_threads,
+                            std::vector<double>* block_gaps,
                             std::vector<double>* state_dots = nullptr);
 
 // A distributed run's blocks: this process computes the per-block values of
@@ -78,8 +82,8 @@ absl::StatusOr<DualityGap> ComputeDualityGap(
     int num_threads, const BlockDistribution& distribution);
 absl::StatusOr<DualityGap> ComputeBlockGaps(
     const Problem& problem, const double* w, double ell,
-    const double* ell_block, const double* states, const int64_t* state_offset,
-    double lambda, int num_threads, const BlockDistribution& distribution,
+    const double* ell_block, StateReader state, double lambda,
+    int num_threads, const BlockDistribution& distribution,
     std::vector<double>* block_gaps, std::vector<double>* state_dots);
 
 }  // namespace chaintag
