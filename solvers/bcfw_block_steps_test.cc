@@ -86,9 +86,10 @@ TEST(BcfwBlockStepsTest, EveryRuleIsAnAscentStepThatKeepsTheBookkeeping) {
       dual = next;
     }
     EXPECT_EQ(shared.steps, 200);
-    EXPECT_LT(MaxWeightError(problem, shared.w.data(), shared.states.Dense().data(),
-                             shared.states.offsets().data(), shared.lambda),
-              1e-12);
+    EXPECT_LT(
+        MaxWeightError(problem, shared.w.data(), shared.states.Dense().data(),
+                       shared.states.offsets().data(), shared.lambda),
+        1e-12);
     if (shared.track_alpha) {
       for (const CornerStore& store : shared.corners) {
         EXPECT_NEAR(store.AlphaSum(), 1.0, 1e-12);

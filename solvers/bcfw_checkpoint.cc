@@ -155,8 +155,7 @@ absl::Status BcfwRun::LoadState(const CheckpointReader& reader) {
   }
   {
     std::vector<double> sums;
-    next(reader.Reals("average_state_sums",
-                      shared_.states.TotalSize(), &sums));
+    next(reader.Reals("average_state_sums", shared_.states.TotalSize(), &sums));
     if (status.ok()) next(shared_.block_average.SetDenseSums(sums));
   }
   next(reader.Integers(
@@ -211,8 +210,7 @@ void BcfwRun::CheckInvariants(BcfwInvariants* invariants) const {
     const CornerStore& store = shared_.corners[i];
     for (int k = 0; shared_.keep_dots && k < store.size(); ++k) {
       const double from_state = shared_.problem.StateDistanceSquared(
-          i, shared_.states.Read(i),
-          store.entry(k).corner);
+          i, shared_.states.Read(i), store.entry(k).corner);
       invariants->max_distance_error =
           std::max(invariants->max_distance_error,
                    std::abs(block_steps_.StateToCornerDistanceSquared(i, k) -

@@ -109,9 +109,8 @@ void BcfwBlockSteps::FullyCorrectiveMove(int i, int fw_entry,
 double BcfwBlockSteps::StateToCornerDistanceSquared(int i, int f) const {
   const CornerStore& store = shared_.corners[i];
   if (!shared_.keep_dots || !shared_.AlphaComplete(i)) {
-    return shared_.problem.StateDistanceSquared(
-        i, shared_.states.Read(i),
-        store.entry(f).corner);
+    return shared_.problem.StateDistanceSquared(i, shared_.states.Read(i),
+                                                store.entry(f).corner);
   }
   return AlphaDistanceSquared(store.entries(), f);
 }

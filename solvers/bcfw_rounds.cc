@@ -142,10 +142,9 @@ void BcfwRounds::EncodeBlockDelta(int i, BcfwBlockOracle* oracle) const {
                      : shared_.corners[i].entry(entry).corner;
   };
   if (move.state_coefficient != 0) {
-    shared_.problem.EncodeCornerMinusState(
-        i, corner_of(move.entries[0]),
-        shared_.states.Read(i),
-        c * move.coefficients[0], delta);
+    shared_.problem.EncodeCornerMinusState(i, corner_of(move.entries[0]),
+                                           shared_.states.Read(i),
+                                           c * move.coefficients[0], delta);
     return;
   }
   for (size_t k = 0; k < move.entries.size(); ++k) {
@@ -164,11 +163,9 @@ void BcfwRounds::PrepareBlockStep(int i, BcfwBlockOracle* oracle) {
                      shared_.ell_block[i] + result.loss / shared_.n;
     double gamma;
     if (shared_.config.line_search()) {
-      const double curvature =
-          shared_.problem.StateDistanceSquared(
-              i, shared_.states.Read(i),
-              result.corner) /
-          (shared_.lambda * shared_.n * shared_.n);
+      const double curvature = shared_.problem.StateDistanceSquared(
+                                   i, shared_.states.Read(i), result.corner) /
+                               (shared_.lambda * shared_.n * shared_.n);
       gamma =
           curvature > 0 ? std::clamp(oracle->fw_gap / curvature, 0.0, 1.0) : 0;
     } else {

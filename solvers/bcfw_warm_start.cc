@@ -57,9 +57,9 @@ double BcfwRun::BlockDeltas(std::vector<double>* deltas, bool allow_stale) {
     shared_.state_dots.resize(shared_.n);
     ParallelFor(shared_.n, shared_.NumThreads(), [&](int begin, int end) {
       for (int i = begin; i < end; ++i) {
-        shared_.problem.ScoreCorners(i, shared_.w.data(), shared_.states.Read(i),
-                                     nullptr, 0, nullptr,
-                                     &shared_.state_dots[i]);
+        shared_.problem.ScoreCorners(i, shared_.w.data(),
+                                     shared_.states.Read(i), nullptr, 0,
+                                     nullptr, &shared_.state_dots[i]);
       }
     });
     shared_.oracle_calls += shared_.n;

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-
 #include "base/communicator.h"
 #include "base/parallel.h"
 
@@ -132,7 +131,8 @@ void BlockAverage::Densify(int i, double* out) const {
     return;
   }
   std::fill(out, out + size, 0.0);
-  for (size_t e = 0; e < sum.index.size(); ++e) out[sum.index[e]] = sum.value[e];
+  for (size_t e = 0; e < sum.index.size(); ++e)
+    out[sum.index[e]] = sum.value[e];
 }
 
 std::vector<double> BlockAverage::DenseSums() const {

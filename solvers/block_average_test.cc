@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "base/thread_communicator.h"
-#include "solvers/block_states.h"
 #include "gtest/gtest.h"
+#include "solvers/block_states.h"
 #include "solvers/multiclass_problem_testing.h"
 #include "solvers/problem.h"
 #include "solvers/solver_testing.h"
@@ -67,8 +67,7 @@ Steps RunSteps(const MulticlassProblem& problem, BlockStates* states,
     // The definition: w^(s) from every block's state, weighted by s.
     std::vector<double> w(dim, 0.0);
     for (int b = 0; b < n; ++b) {
-      problem.AddCornerMinusState(b, problem.GoldCorner(b),
-                                  states->Read(b),
+      problem.AddCornerMinusState(b, problem.GoldCorner(b), states->Read(b),
                                   -1.0 / (kLambda * n), w.data());
     }
     for (int64_t j = 0; j < dim; ++j) {
@@ -157,8 +156,7 @@ TEST(BlockAverageTest, SparseSumsHoldTheDenseSumsBits) {
   BlockAverage average(problem, states);
   average.Initialize();
   std::vector<double> dense_sums(states.TotalSize(), 0.0);
-  const Steps steps =
-      RunSteps(problem, &states, &average, &dense_sums);
+  const Steps steps = RunSteps(problem, &states, &average, &dense_sums);
   EXPECT_EQ(average.DenseSums(), dense_sums);
   // At most the 25 steps' classes (2 rows of 3 of 12 a step) plus indices.
   EXPECT_GT(average.HeldSize(), 0);
@@ -179,10 +177,10 @@ TEST(BlockAverageTest, SparseSumsHoldTheDenseSumsBits) {
   *restored.mutable_ell_accumulator() = average.ell_accumulator();
   EXPECT_EQ(restored.HeldSize(), average.HeldSize());
   std::vector<double> again(problem.Dim());
-  ASSERT_TRUE(restored
-                  .Form(steps.steps, kLambda, 1, 2, BlockDistribution(),
-                        again.data())
-                  .ok());
+  ASSERT_TRUE(
+      restored
+          .Form(steps.steps, kLambda, 1, 2, BlockDistribution(), again.data())
+          .ok());
   EXPECT_EQ(again, one);
   EXPECT_FALSE(restored.SetDenseSums(std::vector<double>(3)).ok());
 }

@@ -174,9 +174,9 @@ std::vector<double> BlockStates::Dense() const {
 
 absl::Status BlockStates::SetDense(const std::vector<double>& states) {
   if (static_cast<int64_t>(states.size()) != TotalSize()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "block states: expected ", TotalSize(), " entries, got ",
-        states.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("block states: expected ", TotalSize(), " entries, got ",
+                     states.size()));
   }
   for (int i = 0; i < NumBlocks(); ++i) {
     blocks_[i] = Block();

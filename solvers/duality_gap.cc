@@ -108,9 +108,8 @@ double Average(const std::vector<double>& values) {
 
 // Block gaps (and ⟨v_i, w⟩) of blocks [first, last), and their hinge losses.
 void BlockGaps(const Problem& problem, const double* w, const double* ell_block,
-               StateReader state, int first,
-               int last, int num_threads, std::vector<double>* hinge,
-               std::vector<double>* block_gaps,
+               StateReader state, int first, int last, int num_threads,
+               std::vector<double>* hinge, std::vector<double>* block_gaps,
                std::vector<double>* state_dots) {
   const int n = problem.NumExamples();
   hinge->resize(n);
@@ -160,8 +159,8 @@ DualityGap ComputeBlockGaps(const Problem& problem, const double* w, double ell,
                             std::vector<double>* block_gaps,
                             std::vector<double>* state_dots) {
   std::vector<double> hinge;
-  BlockGaps(problem, w, ell_block, state, 0,
-            problem.NumExamples(), num_threads, &hinge, block_gaps, state_dots);
+  BlockGaps(problem, w, ell_block, state, 0, problem.NumExamples(), num_threads,
+            &hinge, block_gaps, state_dots);
   return AssembleGap(problem, w, ell, lambda, Average(hinge));
 }
 
@@ -194,13 +193,13 @@ absl::StatusOr<DualityGap> ComputeDualityGap(
 
 absl::StatusOr<DualityGap> ComputeBlockGaps(
     const Problem& problem, const double* w, double ell,
-    const double* ell_block, StateReader state, double lambda,
-    int num_threads, const BlockDistribution& distribution,
-    std::vector<double>* block_gaps, std::vector<double>* state_dots) {
+    const double* ell_block, StateReader state, double lambda, int num_threads,
+    const BlockDistribution& distribution, std::vector<double>* block_gaps,
+    std::vector<double>* state_dots) {
   std::vector<double> hinge;
-  BlockGaps(problem, w, ell_block, state,
-            distribution.shard.begin, distribution.shard.end, num_threads,
-            &hinge, block_gaps, state_dots);
+  BlockGaps(problem, w, ell_block, state, distribution.shard.begin,
+            distribution.shard.end, num_threads, &hinge, block_gaps,
+            state_dots);
   for (std::vector<double>* values : {&hinge, block_gaps, state_dots}) {
     if (values == nullptr) continue;
     absl::Status status = GatherBlockValues(distribution, values);

@@ -82,9 +82,9 @@ absl::StatusOr<DualityGap> ComputeDualityGap(
     int num_threads, const BlockDistribution& distribution);
 absl::StatusOr<DualityGap> ComputeBlockGaps(
     const Problem& problem, const double* w, double ell,
-    const double* ell_block, StateReader state, double lambda,
-    int num_threads, const BlockDistribution& distribution,
-    std::vector<double>* block_gaps, std::vector<double>* state_dots);
+    const double* ell_block, StateReader state, double lambda, int num_threads,
+    const BlockDistribution& distribution, std::vector<double>* block_gaps,
+    std::vector<double>* state_dots);
 
 }  // namespace chaintag
 
