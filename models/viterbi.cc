@@ -69,24 +69,46 @@ double ViterbiDecoder::DecodeListed(const ChainScores& scores,
   delta_.resize(static_cast<size_t>(T) * L);
   double* delta = delta_.data();
   for (int y = 0; y < L; ++y) delta[y] = scores.start[y] + scores.unary[y];
-  const int32_t* next_begin = lists.next_begin.data();
-  const int32_t* next = lists.next.data();
+  // Target-major: each label's maximum stays in a register over its listed
+  // predecessors, whose transition values are gathered once per chain into
+  // list order (the positions share them), so the loop reads delta (in L1)
+  // and one contiguous array. Maxima are exact, so the order of the
+  // candidates does not change the values.
+  const int32_t* previous_begin = lists.previous_begin.data();
+  const int32_t* previous_labels = lists.previous.data();
+  listed_transition_.resize(lists.previous.size());
+  for (int y = 0; y < L; ++y) {
+    for (int32_t k = previous_begin[y]; k < previous_begin[y + 1]; ++k) {
+      listed_transition_[k] =
+          scores.transition[static_cast<int64_t>(previous_labels[k]) * L + y];
+    }
+  }
+  const double* listed = listed_transition_.data();
   for (int t = 1; t < T; ++t) {
     const double* previous = delta + static_cast<int64_t>(t - 1) * L;
     double* __restrict current = delta + static_cast<int64_t>(t) * L;
-    for (int y = 0; y < L; ++y) current[y] = kNone;
-    // Maxima only (exact, so the order of the candidates does not matter).
-    for (int p = 0; p < L; ++p) {
-      const double from_p = previous[p];
-      const double* row = scores.transition + static_cast<int64_t>(p) * L;
-      for (int32_t k = next_begin[p]; k < next_begin[p + 1]; ++k) {
-        const int32_t y = next[k];
-        const double candidate = from_p + row[y];
-        current[y] = current[y] < candidate ? candidate : current[y];
-      }
-    }
     const double* unary = scores.unary + static_cast<int64_t>(t) * L;
-    for (int y = 0; y < L; ++y) current[y] += unary[y];
+    for (int y = 0; y < L; ++y) {
+      // Four running maxima, so that consecutive candidates do not wait on
+      // each other's comparison.
+      double best[4] = {kNone, kNone, kNone, kNone};
+      int32_t k = previous_begin[y];
+      const int32_t end = previous_begin[y + 1];
+      for (; k + 4 <= end; k += 4) {
+        for (int lane = 0; lane < 4; ++lane) {
+          const double candidate =
+              previous[previous_labels[k + lane]] + listed[k + lane];
+          best[lane] = best[lane] < candidate ? candidate : best[lane];
+        }
+      }
+      for (; k < end; ++k) {
+        const double candidate = previous[previous_labels[k]] + listed[k];
+        best[0] = best[0] < candidate ? candidate : best[0];
+      }
+      const double left = best[0] < best[1] ? best[1] : best[0];
+      const double right = best[2] < best[3] ? best[3] : best[2];
+      current[y] = (left < right ? right : left) + unary[y];
+    }
   }
   int32_t label = 0;
   const double best =

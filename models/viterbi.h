@@ -91,6 +91,7 @@ class ViterbiDecoder {
 
   std::vector<double> delta_;
   std::vector<double> transition_;  // L²: one position's, with pair scores
+  std::vector<double> listed_transition_;  // DecodeListed's, in list order
 };
 
 }  // namespace chaintag
