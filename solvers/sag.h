@@ -27,6 +27,13 @@
 // result depends on τ and the seed, never on the thread count; τ = 1 is
 // plain SAG or SAGA.
 //
+// Catalyst (solvers/catalyst.h). Under weak regularization, where a pass
+// contracts the distance to the optimum by only about ηnλ, the steps
+// minimise P(w) + κ/2‖w − z‖² instead, and every catalyst_passes passes the
+// center z moves to w + β(w − w_prev). The proximal term is one more pull
+// of each coordinate towards a fixed point, so the lazy map keeps its form
+// with a = 1 − η(λ + κ) and c_j = (κz_j − ḡ_j)/(λ + κ).
+//
 // Certificate. The stored q_i are a dual point: D(q) = 1/n Σ_i (f_i(w_i) −
 // ⟨w_i, ∇f_i(w_i)⟩) − Σ_j max(|ḡ_j| − ℓ1, 0)²/(2λ), each example's term
 // taken where its gradient was (for the log-loss, the entropy of q_i).
