@@ -124,15 +124,7 @@ void BlockAverage::Fold(int i, int64_t through) {
 }
 
 void BlockAverage::Densify(int i, double* out) const {
-  const BlockSum& sum = sums_[i];
-  const int64_t size = states_.Size(i);
-  if (sum.dense) {
-    std::copy(sum.value.begin(), sum.value.end(), out);
-    return;
-  }
-  std::fill(out, out + size, 0.0);
-  for (size_t e = 0; e < sum.index.size(); ++e)
-    out[sum.index[e]] = sum.value[e];
+  sums_[i].Densify(states_.Size(i), out);
 }
 
 std::vector<double> BlockAverage::DenseSums() const {
@@ -174,11 +166,7 @@ absl::Status BlockAverage::SetDenseSums(const std::vector<double>& sums) {
 
 int64_t BlockAverage::HeldSize() const {
   int64_t size = 0;
-  for (const BlockSum& sum : sums_) {
-    // An int32 index is half a double.
-    size += static_cast<int64_t>(sum.value.size()) +
-            (static_cast<int64_t>(sum.index.size()) + 1) / 2;
-  }
+  for (const BlockSum& sum : sums_) size += sum.HeldSize();
   return size;
 }
 

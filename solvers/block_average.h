@@ -78,15 +78,9 @@ class BlockAverage {
   int64_t HeldSize() const;
 
  private:
-  // sum_{s <= t_i} s*v_i^(s) of one block: `value` holds all of it
-  // (`index` empty, `dense`), or its nonzero entries at `index` (sorted
-  // positions in the block's state). An entry no state has made nonzero is
-  // 0 in both.
-  struct BlockSum {
-    bool dense = false;
-    std::vector<int32_t> index;
-    std::vector<double> value;
-  };
+  // sum_{s <= t_i} s*v_i^(s) of one block, held sparsely as its nonzero
+  // entries. An entry no state has made nonzero is 0 either way.
+  using BlockSum = HeldBlock;
   // Block i's sum as a dense state into `out` (its state's size).
   void Densify(int i, double* out) const;
 

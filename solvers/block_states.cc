@@ -108,16 +108,17 @@ void BlockStates::Store(int i, const double* state) {
   block.value.assign(value.begin(), value.begin() + held);
 }
 
-void BlockStates::Densify(int i, double* out) const {
-  const Block& block = blocks_[i];
-  if (block.dense) {
-    std::copy(block.value.begin(), block.value.end(), out);
+void HeldBlock::Densify(int64_t size, double* out) const {
+  if (dense) {
+    std::copy(value.begin(), value.end(), out);
     return;
   }
-  std::fill(out, out + Size(i), 0.0);
-  for (size_t e = 0; e < block.index.size(); ++e) {
-    out[block.index[e]] = block.value[e];
-  }
+  std::fill(out, out + size, 0.0);
+  for (size_t e = 0; e < index.size(); ++e) out[index[e]] = value[e];
+}
+
+void BlockStates::Densify(int i, double* out) const {
+  blocks_[i].Densify(Size(i), out);
 }
 
 const double* BlockStates::Read(int i) const {
@@ -188,11 +189,7 @@ absl::Status BlockStates::SetDense(const std::vector<double>& states) {
 
 int64_t BlockStates::HeldSize() const {
   int64_t size = 0;
-  for (const Block& block : blocks_) {
-    // An int32 index is half a double.
-    size += static_cast<int64_t>(block.value.size()) +
-            (static_cast<int64_t>(block.index.size()) + 1) / 2;
-  }
+  for (const Block& block : blocks_) size += block.HeldSize();
   return size;
 }
 

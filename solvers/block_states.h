@@ -33,6 +33,23 @@
 
 namespace chaintag {
 
+// A block's numbers held as they are worth: all of them (`dense`), or the
+// entries at the sorted positions `index`, the others 0. BlockStates holds
+// the states so, BlockAverage their weighted sums.
+struct HeldBlock {
+  bool dense = false;
+  std::vector<int32_t> index;
+  std::vector<double> value;
+
+  // The block as `size` dense entries into `out`.
+  void Densify(int64_t size, double* out) const;
+  // The numbers held, counted as doubles (an int32 index is half a double).
+  int64_t HeldSize() const {
+    return static_cast<int64_t>(value.size()) +
+           (static_cast<int64_t>(index.size()) + 1) / 2;
+  }
+};
+
 class BlockStates {
  public:
   // Every block on its gold labeling (Problem::InitBlockState).
@@ -72,13 +89,8 @@ class BlockStates {
   int64_t HeldSize() const;
 
  private:
-  // `value` holds the whole state (`dense`), or its entries whose bits are
-  // not +0 at the sorted positions `index`.
-  struct Block {
-    bool dense = false;
-    std::vector<int32_t> index;
-    std::vector<double> value;
-  };
+  // A state held sparsely keeps its entries whose bits are not +0.
+  using Block = HeldBlock;
   // Holds `state` (Size(i) entries) as block i.
   void Store(int i, const double* state);
   void Densify(int i, double* out) const;
