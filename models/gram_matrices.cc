@@ -51,6 +51,22 @@ void FillTriangle(const FeatureSequence& f, std::vector<uint64_t>* keys,
   }
 }
 
+// Σ_{a,b} G[a][b]·dot(a, b) for a symmetric dot, G given as its upper
+// triangle row by row: the diagonal once, the rest twice, zeros skipped.
+template <typename Gram, typename Dot>
+double TriangleSum(const Gram* gram_row, int T, const Dot& dot) {
+  double norm = 0;
+  for (int a = 0; a < T; gram_row += T - a, ++a) {
+    norm += gram_row[0] * dot(a, a);
+    for (int b = a + 1; b < T; ++b) {
+      const double g = gram_row[b - a];
+      if (g == 0) continue;
+      norm += 2 * g * dot(a, b);
+    }
+  }
+  return norm;
+}
+
 // Σ_{a,b} G[a][b]·⟨d_a, d_b⟩, G given as its upper triangle row by row.
 template <typename Gram>
 double TriangleNormSquared(const Gram* gram_row, int T, int width,
@@ -76,41 +92,23 @@ double TriangleNormSquared(const Gram* gram_row, int T, int width,
     sparse = static_cast<int64_t>(nonzero.size()) <= most;
   }
   if (sparse) {
-    double norm = 0;
-    for (int a = 0; a < T; gram_row += T - a, ++a) {
+    return TriangleSum(gram_row, T, [&](int a, int b) {
       const double* da = d + static_cast<int64_t>(a) * width;
-      const int32_t* first = nonzero.data() + begin[a];
-      const int32_t* last = nonzero.data() + begin[a + 1];
-      double diagonal = 0;
-      for (const int32_t* k = first; k < last; ++k) diagonal += da[*k] * da[*k];
-      norm += gram_row[0] * diagonal;
-      for (int b = a + 1; b < T; ++b) {
-        const double g = gram_row[b - a];
-        if (g == 0) continue;
-        const double* db = d + static_cast<int64_t>(b) * width;
-        double dot = 0;
-        for (const int32_t* k = first; k < last; ++k) dot += da[*k] * db[*k];
-        norm += 2 * g * dot;
-      }
-    }
-    return norm;
-  }
-  double norm = 0;
-  for (int a = 0; a < T; gram_row += T - a, ++a) {
-    const double* da = d + static_cast<int64_t>(a) * width;
-    double diagonal = 0;
-    for (int k = 0; k < width; ++k) diagonal += da[k] * da[k];
-    norm += gram_row[0] * diagonal;
-    for (int b = a + 1; b < T; ++b) {
-      const double g = gram_row[b - a];
-      if (g == 0) continue;
       const double* db = d + static_cast<int64_t>(b) * width;
       double dot = 0;
-      for (int k = 0; k < width; ++k) dot += da[k] * db[k];
-      norm += 2 * g * dot;
-    }
+      for (int32_t e = begin[a]; e < begin[a + 1]; ++e) {
+        dot += da[nonzero[e]] * db[nonzero[e]];
+      }
+      return dot;
+    });
   }
-  return norm;
+  return TriangleSum(gram_row, T, [&](int a, int b) {
+    const double* da = d + static_cast<int64_t>(a) * width;
+    const double* db = d + static_cast<int64_t>(b) * width;
+    double dot = 0;
+    for (int k = 0; k < width; ++k) dot += da[k] * db[k];
+    return dot;
+  });
 }
 
 template <typename Gram>
