@@ -1,5 +1,6 @@
 #include "tagging/conll_tagging.h"
 
+#include <algorithm>
 #include <random>
 #include <sstream>
 #include <string>
@@ -105,6 +106,49 @@ TEST(ConllTaggingTest, AnErrorStopsAfterTheSentencesBeforeIt) {
                 before.substr(0, std::min(out.size(), before.size())));
       EXPECT_GE(out.size() + 16, before.size()) << threads << " " << batch;
       EXPECT_EQ(out.find("zebra"), std::string::npos) << out;
+    }
+  }
+}
+
+// The batch before is written while the workers tag the next one (and
+// on_tagged runs there too): a failing on_tagged still ends the output
+// right before its sentence, at any thread count and batch size.
+TEST(ConllTaggingTest, AFailingObserverStopsAtItsSentence) {
+  const ChainModel model = MakeModel();
+  const std::string text = Corpus(60);
+  for (int threads : {1, 2, 3}) {
+    for (int batch : {1, 4, 256}) {
+      std::istringstream input(text);
+      ConllTaggingOptions options;
+      options.threads = threads;
+      options.batch_per_thread = batch;
+      int seen = 0;
+      options.on_tagged = [&seen](const Sentence&,
+                                  const std::vector<std::string>&) {
+        return ++seen == 30 ? absl::DataLossError("stop here")
+                            : absl::OkStatus();
+      };
+      std::string out;
+      const absl::Status status = TagConllStream(
+          model, &input, "in.txt", options, [&out](const std::string& part) {
+            out.append(part);
+            return absl::OkStatus();
+          });
+      EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << status;
+      EXPECT_EQ(seen, 30);
+      // The 29 sentences before it, each ending in a blank line, as do the
+      // -DOCSTART- lines.
+      int blank_ends = 0;
+      for (size_t at = out.find("\n\n"); at != std::string::npos;
+           at = out.find("\n\n", at + 2)) {
+        ++blank_ends;
+      }
+      int doc_starts = 0;
+      for (size_t at = out.find("-DOCSTART-"); at != std::string::npos;
+           at = out.find("-DOCSTART-", at + 1)) {
+        ++doc_starts;
+      }
+      EXPECT_EQ(blank_ends - doc_starts, 29) << threads << " " << batch;
     }
   }
 }
