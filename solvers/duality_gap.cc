@@ -59,7 +59,17 @@ DualityGap SmoothCertificate(const double* w, int64_t dim, double loss_sum,
                              double gradient_scale, double lambda, double l1) {
   double absolute_sum = 0, squares = 0;
   const double scale = std::fabs(gradient_scale);
-  std::vector<double> magnitudes;  // |ḡ_j| > ℓ1, with ℓ1 > 0
+  // |ḡ_j| > ℓ1, with ℓ1 > 0: counted first, so that the vector is
+  // allocated once at its size, not grown by doubling to up to twice dim
+  // (three dim-sized buffers at once while it grows).
+  std::vector<double> magnitudes;
+  if (l1 > 0) {
+    int64_t count = 0;
+    for (int64_t j = 0; j < dim; ++j) {
+      count += scale * std::fabs(gradient[j]) > l1;
+    }
+    magnitudes.reserve(count);
+  }
   for (int64_t j = 0; j < dim; ++j) {
     absolute_sum += std::fabs(w[j]);
     const double magnitude = scale * std::fabs(gradient[j]);
