@@ -166,10 +166,21 @@ ChainProblem::ChainProblem(
       examples_(std::move(examples)),
       normalize_loss_(normalize_loss),
       structure_(std::move(structure)),
-      gram_(Sequences(examples_, false), num_threads) {
-  if (layout_.num_pair_rows > 0) {
-    pair_gram_ = GramMatrices(Sequences(examples_, true), num_threads);
-  }
+      gram_threads_(num_threads) {}
+
+const GramMatrices& ChainProblem::Gram() const {
+  std::call_once(gram_built_, [this] {
+    gram_ = GramMatrices(Sequences(examples_, false), gram_threads_);
+    if (layout_.num_pair_rows > 0) {
+      pair_gram_ = GramMatrices(Sequences(examples_, true), gram_threads_);
+    }
+  });
+  return gram_;
+}
+
+const GramMatrices& ChainProblem::PairGram() const {
+  Gram();
+  return pair_gram_;
 }
 
 std::vector<ChainExample> ChainProblem::TakeExamples() {

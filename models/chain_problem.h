@@ -22,16 +22,20 @@
 // row-major order: S + 2L tail entries instead of L² + 2L), so
 // v_i = φ(x_i, y_i) − E_β φ. Inner products with w come from the unary
 // scores, and ‖v_i − ψ_i(y)‖² = ‖φ(y) − E_β φ‖² from the sentence's Gram
-// matrices ⟨x_t, x_t'⟩ (and ⟨z_t, z_t'⟩), computed once. Nothing is O(dim).
+// matrices ⟨x_t, x_t'⟩ (and ⟨z_t, z_t'⟩), computed once, at the first
+// distance asked for (the smooth losses' solvers ask for none). Nothing is
+// O(dim).
 //
 // Thread-safety: const methods are safe to call concurrently (scratch
-// buffers are thread_local).
+// buffers are thread_local; the Gram matrices are built under
+// std::call_once).
 
 #ifndef CHAINTAG_MODELS_CHAIN_PROBLEM_H_
 #define CHAINTAG_MODELS_CHAIN_PROBLEM_H_
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -58,7 +62,7 @@ class ChainProblem : public Problem {
   // Validate). A second-order layout needs its `structure` (the same label
   // count, pairs and trigrams as the layout); a first-order one with pair
   // rows has num_pairs = L². The Gram matrices are
-  // computed on `num_threads` threads.
+  // computed on `num_threads` threads, when first needed.
   ChainProblem(ChainLayout layout, std::vector<ChainExample> examples,
                bool normalize_loss,
                std::shared_ptr<const SecondOrderStructure> structure = nullptr,
@@ -299,8 +303,15 @@ class ChainProblem : public Problem {
   bool normalize_loss_;
   double loss_scale_ = 1;
   std::shared_ptr<const SecondOrderStructure> structure_;
-  GramMatrices gram_;       // of the label features
-  GramMatrices pair_gram_;  // of the pair features (second order)
+  // The Gram matrices of the label features and (second order) of the pair
+  // features, built on gram_threads_ threads when a state distance is first
+  // asked for: the smooth losses' solvers never ask, so never hold them.
+  const GramMatrices& Gram() const;
+  const GramMatrices& PairGram() const;
+  int gram_threads_;
+  mutable std::once_flag gram_built_;
+  mutable GramMatrices gram_;
+  mutable GramMatrices pair_gram_;
   // SetAllowedTransitions: the L² mask, each tail index's state index (-1
   // forbidden) and each state tail index's tail index; all empty when every
   // transition is allowed.

@@ -155,13 +155,13 @@ double ChainProblem::CornerDistanceSquared(int i, const Corner& a,
   // ψ_i(a) − ψ_i(b) = φ(b) − φ(a): at each position where the labels
   // differ, the difference of two label indicators.
   const int T = Length(i);
-  double norm = gram_.LabelingDistanceSquared(i, a.data(), b.data());
+  double norm = Gram().LabelingDistanceSquared(i, a.data(), b.data());
   if (layout_.num_pair_rows > 0) {
     std::vector<int32_t>& columns = ThreadScratch().pair_columns;
     columns.resize(2 * static_cast<size_t>(T));
     PairColumns(a.data(), T, columns.data());
     PairColumns(b.data(), T, columns.data() + T);
-    norm += pair_gram_.LabelingDistanceSquared(i, columns.data(),
+    norm += PairGram().LabelingDistanceSquared(i, columns.data(),
                                                columns.data() + T);
   }
   return norm + TailDistanceSquared(a.data(), b.data(), T);
@@ -177,9 +177,9 @@ double ChainProblem::StateDifferenceNormSquared(int i, const double* d) const {
 
 double ChainProblem::StateHeadNormSquared(int i, const double* d) const {
   const int64_t pair_offset = PairStateOffset(i);
-  double norm = gram_.NormSquared(i, layout_.num_labels, d);
+  double norm = Gram().NormSquared(i, layout_.num_labels, d);
   if (TailStateOffset(i) > pair_offset) {
-    norm += pair_gram_.NormSquared(i, layout_.num_pairs, d + pair_offset);
+    norm += PairGram().NormSquared(i, layout_.num_pairs, d + pair_offset);
   }
   return norm;
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <memory>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -552,6 +553,52 @@ TEST_P(ChainProblemTest, StateAlgebraMatchesBruteForceForFewAndManyLabelings) {
         }
       }
     }
+  }
+}
+
+// The Gram matrices are built at the first distance asked for: threads
+// asking at once on a fresh problem get the distances that a problem asked
+// from one thread gives, bit for bit.
+TEST_P(ChainProblemTest, DistancesAskedConcurrentlyFirstMatchSerial) {
+  for (Model model : kModels) {
+    SCOPED_TRACE(static_cast<int>(model));
+    std::mt19937 rng(29);
+    const TestChain chain = MakeTestChain(6, model, 40, &rng, /*max_length=*/9);
+    const std::unique_ptr<ChainProblem> serial = chain.Problem(GetParam());
+    const std::unique_ptr<ChainProblem> fresh = chain.Problem(GetParam());
+    const int n = serial->NumExamples();
+    std::vector<std::vector<double>> states(n);
+    std::vector<Corner> others(n);
+    std::normal_distribution<double> normal(0, 1);
+    std::vector<double> u(chain.layout.dim());
+    for (int i = 0; i < n; ++i) {
+      states[i].resize(serial->BlockStateSize(i));
+      serial->InitBlockState(i, states[i].data());
+      for (double& x : u) x = normal(rng);
+      serial->Decode(i, u.data(), &others[i]);
+      serial->MixCorner(i, others[i], 0.4, states[i].data());
+      for (double& x : u) x = normal(rng);
+      serial->Decode(i, u.data(), &others[i]);
+    }
+    std::vector<double> expected(n), concurrent(n);
+    for (int i = 0; i < n; ++i) {
+      expected[i] =
+          serial->StateDistanceSquared(i, states[i].data(), others[i]);
+    }
+    std::vector<std::thread> threads;
+    for (int part = 0; part < 4; ++part) {
+      threads.emplace_back([&, part] {
+        for (int i = part; i < n; i += 4) {
+          concurrent[i] =
+              fresh->StateDistanceSquared(i, states[i].data(), others[i]);
+        }
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    for (int i = 0; i < n; ++i) {
+      EXPECT_EQ(concurrent[i], expected[i]) << i;
+    }
+    EXPECT_GT(*std::max_element(expected.begin(), expected.end()), 0);
   }
 }
 
