@@ -297,6 +297,9 @@ class ChainProblem : public Problem {
   // The smoothed oracles' state for the top-K labelings' simplex weights.
   double TopKSmoothed(int i, const Scores& scores, const Smoothing& smoothing,
                       double* state) const;
+  // The Gram matrices (below), built at the first call.
+  const GramMatrices& Gram() const;
+  const GramMatrices& PairGram() const;
 
   ChainLayout layout_;
   std::vector<ChainExample> examples_;
@@ -306,8 +309,6 @@ class ChainProblem : public Problem {
   // The Gram matrices of the label features and (second order) of the pair
   // features, built on gram_threads_ threads when a state distance is first
   // asked for: the smooth losses' solvers never ask, so never hold them.
-  const GramMatrices& Gram() const;
-  const GramMatrices& PairGram() const;
   int gram_threads_;
   mutable std::once_flag gram_built_;
   mutable GramMatrices gram_;
