@@ -79,6 +79,12 @@ void ComputeUnaryScores(int num_labels, const float* emission,
 void ComputeUnaryScores(int num_labels, const double* emission,
                         const FeatureSequence& features, double* unary);
 
+// The same for positions [first, last) only, the others untouched: parts
+// of a sentence computed on several threads give the bits of one call.
+void ComputeUnaryScoresOf(int num_labels, const double* emission,
+                          const FeatureSequence& features, int first, int last,
+                          double* unary);
+
 inline void ComputeUnaryScores(const ChainLayout& layout, const double* w,
                                const FeatureSequence& features, double* unary) {
   ComputeUnaryScores(layout.num_labels, w, features, unary);

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
+#include "base/step_helpers.h"
 #include "models/chain_problem_internal.h"
 #include "models/second_order_forward_backward.h"
 #include "models/second_order_top_k.h"
@@ -21,6 +22,7 @@ namespace {
 
 using chain_problem_internal::ForEachNonzeroLabel;
 using chain_problem_internal::kSparseUnaryShare;
+using chain_problem_internal::kSplitUnaryLabels;
 using chain_problem_internal::Scratch;
 using chain_problem_internal::ThreadScratch;
 
@@ -215,7 +217,18 @@ void ChainProblem::ComputeScores(int i, const double* v, double scale,
   const int L = layout_.num_labels;
   Scratch& scratch = ThreadScratch();
   scratch.unary.resize(static_cast<size_t>(T) * L);
-  ComputeUnaryScores(L, v, example.features, scratch.unary.data());
+  double* unary = scratch.unary.data();
+  StepHelpers* helpers = StepHelpers::Current();
+  if (helpers != nullptr && L >= kSplitUnaryLabels && T > 1) {
+    const int parts = std::min(T, helpers->threads());
+    helpers->Run(parts, [&](int part) {
+      ComputeUnaryScoresOf(
+          L, v, example.features, static_cast<int>(int64_t{T} * part / parts),
+          static_cast<int>(int64_t{T} * (part + 1) / parts), unary);
+    });
+  } else {
+    ComputeUnaryScores(L, v, example.features, unary);
+  }
   FinishScores(i, v, scale, scores);
 }
 

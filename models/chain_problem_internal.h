@@ -25,6 +25,13 @@ namespace chain_problem_internal {
 // labels' scores when more than 1/kSparseUnaryShare of them would be needed.
 constexpr int64_t kSparseUnaryShare = 3;
 
+// From this many labels a sentence's unary scores are split by positions
+// over the step helpers lent to the thread (base/step_helpers.h), if any:
+// at 319 labels a position's scores read some 25 rows of 319 weights, and
+// a split is worth its hand-over; the presets' 23 and 45 labels stay on
+// one thread.
+constexpr int kSplitUnaryLabels = 128;
+
 // Per-thread scratch, so the oracles allocate nothing once warm.
 struct Scratch {
   std::vector<double> unary;

@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/step_helpers.h"
 #include "gtest/gtest.h"
 #include "models/chain_examples_testing.h"
 #include "models/chain_scores_testing.h"
@@ -599,6 +600,37 @@ TEST_P(ChainProblemTest, DistancesAskedConcurrentlyFirstMatchSerial) {
       EXPECT_EQ(concurrent[i], expected[i]) << i;
     }
     EXPECT_GT(*std::max_element(expected.begin(), expected.end()), 0);
+  }
+}
+
+// With step helpers lent to the thread, a many-label sentence's unary
+// scores are computed in parts on the helpers: the oracles give the same
+// bits as on one thread.
+TEST_P(ChainProblemTest, UnaryScoresSplitOverStepHelpersGiveTheSameBits) {
+  for (Model model : {Model::kFirst, Model::kFirstWithPairs}) {
+    SCOPED_TRACE(static_cast<int>(model));
+    std::mt19937 rng(31);
+    const TestChain chain =
+        MakeTestChain(130, model, 6, &rng, /*max_length=*/11);
+    const std::unique_ptr<ChainProblem> problem = chain.Problem(GetParam());
+    std::normal_distribution<double> normal(0, 1);
+    std::vector<double> w(chain.layout.dim());
+    for (double& x : w) x = normal(rng);
+    StepHelpers helpers(3);
+    const int n = problem->NumExamples();
+    // All split first: each call's scratch then holds another sentence's
+    // scores, so a position the split missed would show.
+    std::vector<OracleResult> split(n), alone(n);
+    {
+      StepHelpers::Lend lend(&helpers);
+      for (int i = 0; i < n; ++i) problem->MaxOracle(i, w.data(), &split[i]);
+    }
+    for (int i = 0; i < n; ++i) problem->MaxOracle(i, w.data(), &alone[i]);
+    for (int i = 0; i < n; ++i) {
+      EXPECT_EQ(split[i].corner, alone[i].corner) << i;
+      EXPECT_EQ(split[i].score, alone[i].score) << i;
+      EXPECT_EQ(split[i].loss, alone[i].loss) << i;
+    }
   }
 }
 

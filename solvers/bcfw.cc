@@ -12,6 +12,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -135,6 +137,13 @@ absl::Status BcfwRun::RunSteps(int, PassDriver* driver) {
   }
   shared_.pass_draws = shared_.pass_hits = 0;
   if (shared_.minibatch == 1) {
+    std::optional<StepHelpers::Lend> lend;
+    if (shared_.NumThreads() > 1) {
+      if (step_helpers_ == nullptr) {
+        step_helpers_ = std::make_unique<StepHelpers>(shared_.NumThreads());
+      }
+      lend.emplace(step_helpers_.get());
+    }
     for (int j = 0; j < shared_.n; ++j) {
       const int i = block_steps_.NextBlock(j, shared_.order);
       block_steps_.ComputeBlockOracle(i, &oracle_);

@@ -28,6 +28,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/step_helpers.h"
 #include "solvers/bcfw.h"
 #include "solvers/bcfw_block_steps.h"
 #include "solvers/bcfw_rounds.h"
@@ -130,6 +131,10 @@ class BcfwRun : public PassSteps {
   BcfwBlockSteps block_steps_;
   BcfwRounds rounds_;
   BcfwBlockOracle oracle_;  // a pass's step of tau = 1
+  // The other threads, lent to the steps of tau = 1 (which run one after
+  // another on this thread) for the problem to split a step's work over;
+  // made at the first such pass with more than one thread.
+  std::unique_ptr<StepHelpers> step_helpers_;
   BcfwInvariants* invariants_ = nullptr;
   // The average point, formed on first read after a step, after
   // average_steps_ steps.
