@@ -220,11 +220,22 @@ void ChainProblem::ComputeScores(int i, const double* v, double scale,
   double* unary = scratch.unary.data();
   StepHelpers* helpers = StepHelpers::Current();
   if (helpers != nullptr && L >= kSplitUnaryLabels && T > 1) {
-    const int parts = std::min(T, helpers->threads());
-    helpers->Run(parts, [&](int part) {
-      ComputeUnaryScoresOf(
-          L, v, example.features, static_cast<int>(int64_t{T} * part / parts),
-          static_cast<int>(int64_t{T} * (part + 1) / parts), unary);
+    // One reference captured, so the job fits std::function's own buffer
+    // and a step allocates nothing.
+    struct Split {
+      int labels, length, parts;
+      const double* v;
+      const FeatureSequence* features;
+      double* unary;
+    };
+    const Split split{
+        L, T, std::min(T, helpers->threads()), v, &example.features, unary};
+    helpers->Run(split.parts, [&split](int part) {
+      const int64_t length = split.length;
+      ComputeUnaryScoresOf(split.labels, split.v, *split.features,
+                           static_cast<int>(length * part / split.parts),
+                           static_cast<int>(length * (part + 1) / split.parts),
+                           split.unary);
     });
   } else {
     ComputeUnaryScores(L, v, example.features, unary);
