@@ -23,6 +23,7 @@ namespace {
 using chain_problem_internal::ForEachNonzeroLabel;
 using chain_problem_internal::kSparseUnaryShare;
 using chain_problem_internal::kSplitUnaryLabels;
+using chain_problem_internal::kSplitUnaryPositions;
 using chain_problem_internal::Scratch;
 using chain_problem_internal::ThreadScratch;
 
@@ -228,8 +229,11 @@ void ChainProblem::ComputeScores(int i, const double* v, double scale,
       const FeatureSequence* features;
       double* unary;
     };
-    const Split split{
-        L, T, std::min(T, helpers->threads()), v, &example.features, unary};
+    // At least kSplitUnaryPositions positions a part, so that a short
+    // sentence stays whole rather than handing out a position or two.
+    const int parts =
+        std::max(1, std::min(helpers->threads(), T / kSplitUnaryPositions));
+    const Split split{L, T, parts, v, &example.features, unary};
     helpers->Run(split.parts, [&split](int part) {
       const int64_t length = split.length;
       ComputeUnaryScoresOf(split.labels, split.v, *split.features,

@@ -31,6 +31,7 @@ constexpr int64_t kSparseUnaryShare = 3;
 // a split is worth its hand-over; the presets' 23 and 45 labels stay on
 // one thread.
 constexpr int kSplitUnaryLabels = 128;
+constexpr int kSplitUnaryPositions = 4;
 
 // Per-thread scratch, so the oracles allocate nothing once warm.
 struct Scratch {

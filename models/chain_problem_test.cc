@@ -611,7 +611,7 @@ TEST_P(ChainProblemTest, UnaryScoresSplitOverStepHelpersGiveTheSameBits) {
     SCOPED_TRACE(static_cast<int>(model));
     std::mt19937 rng(31);
     const TestChain chain =
-        MakeTestChain(130, model, 6, &rng, /*max_length=*/11);
+        MakeTestChain(130, model, 8, &rng, /*max_length=*/16);
     const std::unique_ptr<ChainProblem> problem = chain.Problem(GetParam());
     std::normal_distribution<double> normal(0, 1);
     std::vector<double> w(chain.layout.dim());
