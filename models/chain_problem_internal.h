@@ -26,11 +26,11 @@ namespace chain_problem_internal {
 constexpr int64_t kSparseUnaryShare = 3;
 
 // From this many labels a sentence's unary scores are split by positions
-// over the step helpers lent to the thread (base/step_helpers.h), if any:
-// at 319 labels a position's scores read some 25 rows of 319 weights, and
-// a split is worth its hand-over; the presets' 23 and 45 labels stay on
-// one thread.
-constexpr int kSplitUnaryLabels = 128;
+// over the step helpers lent to the thread (base/step_helpers.h), if any.
+// Measured (docs/experiments.md): 45 labels (the POS preset) gain 8%,
+// 319 labels 9%; at the chunking preset's 23 labels the gain was lost in
+// the noise, so it stays whole.
+constexpr int kSplitUnaryLabels = 32;
 constexpr int kSplitUnaryPositions = 4;
 
 // Per-thread scratch, so the oracles allocate nothing once warm.
