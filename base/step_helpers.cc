@@ -13,17 +13,20 @@ thread_local StepHelpers* lent_to_this_thread = nullptr;
 
 StepHelpers::StepHelpers(int threads)
     : threads_(std::max(1, threads)),
-      pool_(threads_, [this](int, int item) { (*job_)(item); }) {}
+      pool_(threads_, [this](int, int item) { call_(job_, item); }) {}
 
-void StepHelpers::Run(int items, const std::function<void(int)>& job) {
+void StepHelpers::RunCalls(int items, const void* job,
+                           void (*call)(const void*, int)) {
   if (threads_ == 1 || items <= 1) {
-    for (int item = 0; item < items; ++item) job(item);
+    for (int item = 0; item < items; ++item) call(job, item);
     return;
   }
-  job_ = &job;
+  job_ = job;
+  call_ = call;
   pool_.Start(items);
   pool_.Finish();
   job_ = nullptr;
+  call_ = nullptr;
 }
 
 StepHelpers* StepHelpers::Current() { return lent_to_this_thread; }

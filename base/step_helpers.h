@@ -20,8 +20,6 @@
 #ifndef CHAINTAG_BASE_STEP_HELPERS_H_
 #define CHAINTAG_BASE_STEP_HELPERS_H_
 
-#include <functional>
-
 #include "base/batch_pool.h"
 
 namespace chaintag {
@@ -36,8 +34,15 @@ class StepHelpers {
   int threads() const { return threads_; }
 
   // job(item) for items [0, items), on the helpers and the calling thread;
-  // returns when all are done.
-  void Run(int items, const std::function<void(int item)>& job);
+  // returns when all are done. The job is called through a pointer, not
+  // copied into a std::function, so a call allocates nothing whatever the
+  // job captures.
+  template <typename Job>
+  void Run(int items, const Job& job) {
+    RunCalls(items, &job, [](const void* held, int item) {
+      (*static_cast<const Job*>(held))(item);
+    });
+  }
 
   // The helpers lent to the calling thread, or null.
   static StepHelpers* Current();
@@ -56,8 +61,12 @@ class StepHelpers {
   };
 
  private:
+  void RunCalls(int items, const void* job, void (*call)(const void*, int));
+
   const int threads_;
-  const std::function<void(int)>* job_ = nullptr;  // Run's, while it runs
+  // Run's job and how to call it, while it runs.
+  const void* job_ = nullptr;
+  void (*call_)(const void*, int) = nullptr;
   // Last: its helpers are joined before job_ goes.
   BatchPool pool_;
 };

@@ -220,26 +220,15 @@ void ChainProblem::ComputeScores(int i, const double* v, double scale,
   scratch.unary.resize(static_cast<size_t>(T) * L);
   double* unary = scratch.unary.data();
   StepHelpers* helpers = StepHelpers::Current();
-  if (helpers != nullptr && L >= kSplitUnaryLabels && T > 1) {
-    // One reference captured, so the job fits std::function's own buffer
-    // and a step allocates nothing.
-    struct Split {
-      int labels, length, parts;
-      const double* v;
-      const FeatureSequence* features;
-      double* unary;
-    };
+  if (helpers != nullptr && L >= kSplitUnaryLabels) {
     // At least kSplitUnaryPositions positions a part, so that a short
     // sentence stays whole rather than handing out a position or two.
     const int parts =
         std::max(1, std::min(helpers->threads(), T / kSplitUnaryPositions));
-    const Split split{L, T, parts, v, &example.features, unary};
-    helpers->Run(split.parts, [&split](int part) {
-      const int64_t length = split.length;
-      ComputeUnaryScoresOf(split.labels, split.v, *split.features,
-                           static_cast<int>(length * part / split.parts),
-                           static_cast<int>(length * (part + 1) / split.parts),
-                           split.unary);
+    helpers->Run(parts, [&](int part) {
+      ComputeUnaryScoresOf(
+          L, v, example.features, static_cast<int>(int64_t{T} * part / parts),
+          static_cast<int>(int64_t{T} * (part + 1) / parts), unary);
     });
   } else {
     ComputeUnaryScores(L, v, example.features, unary);

@@ -26,10 +26,9 @@ namespace chain_problem_internal {
 constexpr int64_t kSparseUnaryShare = 3;
 
 // From this many labels a sentence's unary scores are split by positions
-// over the step helpers lent to the thread (base/step_helpers.h), if any.
-// Measured (docs/experiments.md): 45 labels (the POS preset) gain 8%,
-// 319 labels 9%; at the chunking preset's 23 labels the gain was lost in
-// the noise, so it stays whole.
+// over the step helpers lent to the thread (base/step_helpers.h), if any:
+// the 45-label POS preset gains from it, the 23-label chunking preset
+// showed no gain (docs/experiments.md#hundreds-of-labels).
 constexpr int kSplitUnaryLabels = 32;
 constexpr int kSplitUnaryPositions = 4;
 
