@@ -9,9 +9,12 @@
 // serial steps between them, and waking a sleeping thread costs about as
 // much as such a batch. A shorter spin made mini-batch passes on two
 // threads slower (docs/experiments.md#mini-batch-and-distributed-training).
+// A pool made without a work function runs each batch's own job: Run(size,
+// job) is Start and Finish with job(i) as the work.
 //
-// Thread-safety: Start and Finish from one thread, alternately; work(worker,
-// i) runs concurrently for distinct items, each worker index on one thread.
+// Thread-safety: Start and Finish (or Run) from one thread, alternately;
+// work(worker, i) runs concurrently for distinct items, each worker index
+// on one thread.
 
 #ifndef CHAINTAG_BASE_BATCH_POOL_H_
 #define CHAINTAG_BASE_BATCH_POOL_H_
@@ -56,6 +59,24 @@ class BatchPool {
                         std::memory_order_release);
     }
     wake_.notify_all();
+  }
+
+  // A pool whose batches each bring their own job (Run).
+  explicit BatchPool(int threads)
+      : BatchPool(threads, [this](int, int i) { call_(job_, i); }) {}
+
+  // job(i) for items [0, size) on the helpers and the caller; returns when
+  // all are done. For a pool made with BatchPool(threads) only. The job is
+  // called through a pointer, not copied into a std::function, so a batch
+  // allocates nothing whatever the job captures.
+  template <typename Job>
+  void Run(int size, const Job& job) {
+    job_ = &job;
+    call_ = [](const void* held, int i) {
+      (*static_cast<const Job*>(held))(i);
+    };
+    Start(size);
+    Finish();
   }
 
   // Does what the helpers have not taken, then waits for them.
@@ -103,6 +124,9 @@ class BatchPool {
   static constexpr int kSpins = 4096;
 
   const std::function<void(int, int)> work_;
+  // Run's job and how to call it: set before Start, which publishes them.
+  const void* job_ = nullptr;
+  void (*call_)(const void*, int) = nullptr;
   std::mutex mutex_;
   std::condition_variable wake_, done_;
   // Written under mutex_; read by spinning threads without it.

@@ -293,5 +293,23 @@ TEST(BatchPoolTest, ManyBatchesOfChangingSizes) {
   EXPECT_EQ(overlaps.load(), 0);
 }
 
+// Run: each batch its own job, capturing what it likes; every item once.
+TEST(BatchPoolTest, RunDoesEachBatchsOwnJobOnce) {
+  for (int threads : {1, 2, 3}) {
+    BatchPool pool(threads);
+    for (int size : {0, 1, 5, 64}) {
+      std::vector<std::atomic<int>> done(size);
+      const int64_t weight = size + 7;  // captured by reference, with done
+      std::atomic<int64_t> total{0};
+      pool.Run(size, [&](int i) {
+        ++done[i];
+        total += weight;
+      });
+      for (int i = 0; i < size; ++i) EXPECT_EQ(done[i].load(), 1) << i;
+      EXPECT_EQ(total.load(), weight * size) << threads << " " << size;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace chaintag

@@ -12,22 +12,7 @@ thread_local StepHelpers* lent_to_this_thread = nullptr;
 }  // namespace
 
 StepHelpers::StepHelpers(int threads)
-    : threads_(std::max(1, threads)),
-      pool_(threads_, [this](int, int item) { call_(job_, item); }) {}
-
-void StepHelpers::RunCalls(int items, const void* job,
-                           void (*call)(const void*, int)) {
-  if (threads_ == 1 || items <= 1) {
-    for (int item = 0; item < items; ++item) call(job, item);
-    return;
-  }
-  job_ = job;
-  call_ = call;
-  pool_.Start(items);
-  pool_.Finish();
-  job_ = nullptr;
-  call_ = nullptr;
-}
+    : threads_(std::max(1, threads)), pool_(threads_) {}
 
 StepHelpers* StepHelpers::Current() { return lent_to_this_thread; }
 

@@ -34,14 +34,15 @@ class StepHelpers {
   int threads() const { return threads_; }
 
   // job(item) for items [0, items), on the helpers and the calling thread;
-  // returns when all are done. The job is called through a pointer, not
-  // copied into a std::function, so a call allocates nothing whatever the
-  // job captures.
+  // returns when all are done (BatchPool::Run). A single item runs on the
+  // caller, without a hand-over.
   template <typename Job>
   void Run(int items, const Job& job) {
-    RunCalls(items, &job, [](const void* held, int item) {
-      (*static_cast<const Job*>(held))(item);
-    });
+    if (items == 1) {
+      job(0);
+    } else if (items > 1) {
+      pool_.Run(items, job);
+    }
   }
 
   // The helpers lent to the calling thread, or null.
@@ -61,13 +62,7 @@ class StepHelpers {
   };
 
  private:
-  void RunCalls(int items, const void* job, void (*call)(const void*, int));
-
   const int threads_;
-  // Run's job and how to call it, while it runs.
-  const void* job_ = nullptr;
-  void (*call_)(const void*, int) = nullptr;
-  // Last: its helpers are joined before job_ goes.
   BatchPool pool_;
 };
 

@@ -122,13 +122,9 @@ void BcfwRounds::RunRoundPhase(int items, const std::function<void(int)>& job) {
     for (int item = 0; item < items; ++item) job(item);
     return;
   }
-  if (round_pool_ == nullptr) {
-    round_pool_ = std::make_unique<BatchPool>(
-        threads, [this](int, int item) { round_job_(item); });
-  }
-  round_job_ = job;
-  round_pool_->Start(items);
-  round_pool_->Finish();
+  if (round_pool_ == nullptr)
+    round_pool_ = std::make_unique<BatchPool>(threads);
+  round_pool_->Run(items, job);
 }
 
 // Block i's Δw at unit scale, c/(λn)·Δv, as the problem encodes it.

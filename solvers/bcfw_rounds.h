@@ -75,7 +75,6 @@ class BcfwRounds {
   std::vector<BcfwBlockOracle> round_oracles_;
   std::vector<char> in_round_;
   std::unique_ptr<BatchPool> round_pool_;
-  std::function<void(int)> round_job_;
   // The round's merge, made by the first round; its moving blocks' deltas.
   std::unique_ptr<RoundMerge> merge_;
   std::vector<const LocatedDelta*> moving_deltas_;

@@ -75,8 +75,7 @@ class SagSteps : public PassSteps {
       beta_ = CatalystMomentum(settings.lambda / strength_);
     }
     slice_ranges_.resize(slice_bounds_.size() - 1);
-    pool_ = std::make_unique<BatchPool>(settings.threads,
-                                        [this](int, int item) { job_(item); });
+    pool_ = std::make_unique<BatchPool>(settings.threads);
   }
 
   absl::Status RunSteps(int, PassDriver* driver) override {
@@ -259,10 +258,9 @@ class SagSteps : public PassSteps {
   int NumSlices() const { return static_cast<int>(slice_ranges_.size()); }
 
   // job(item) for items [0, count) on the threads.
-  void RunPhase(int count, const std::function<void(int)>& job) {
-    job_ = job;
-    pool_->Start(count);
-    pool_->Finish();
+  template <typename Job>
+  void RunPhase(int count, const Job& job) {
+    pool_->Run(count, job);
   }
 
   // The batch's first `size` members' ranges inside `slice`, brought to
@@ -416,7 +414,6 @@ class SagSteps : public PassSteps {
   // and each slice's clipped ranges.
   std::vector<int64_t> slice_bounds_;
   std::vector<std::vector<CoordinateRange>> slice_ranges_;
-  std::function<void(int)> job_;  // the phase the pool runs
   std::unique_ptr<BatchPool> pool_;
 };
 
