@@ -34,8 +34,17 @@ YSEQ = ["dry", "dry", "dry", "wet", "wet", "wet", "dry", "dry", "wet", "wet"]
 ALGORITHMS = ["lbfgs", "l2sgd", "pa", "ap", "arow"]
 
 
+# Under `bazel test` the scratch files go to the test's own TEST_TMPDIR,
+# which Bazel removes; run directly, to a folder removed at exit.
+_SCRATCH = os.environ.get("TEST_TMPDIR")
+if _SCRATCH is None:
+    _SCRATCH_FOLDER = tempfile.TemporaryDirectory(prefix="compat_")
+    _SCRATCH = _SCRATCH_FOLDER.name
+
+
 def scratch(name):
-    return os.path.join(tempfile.mkdtemp(prefix="compat_"), name)
+    folder = tempfile.mkdtemp(prefix="compat_", dir=_SCRATCH)
+    return os.path.join(folder, name)
 
 
 def train_model(algorithm="lbfgs", xseq=XSEQ, yseq=YSEQ, **params):

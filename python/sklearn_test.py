@@ -20,6 +20,9 @@ from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
 
+# Scratch folders under the test's TEST_TMPDIR, which Bazel removes.
+TMP = os.environ.get("TEST_TMPDIR")
+
 WORDS = ["the", "a", "dog", "cat", "runs", "sleeps", "Paris", "Rome", "in",
          "big", "small", "Anna", "Bob"]
 TAGS = {"the": "D", "a": "D", "dog": "N", "cat": "N", "runs": "V",
@@ -177,7 +180,7 @@ class EstimatorTest(unittest.TestCase):
 
     def check_against_cli(self, crf, config_text):
         crf.fit(self.X, self.y)
-        directory = tempfile.mkdtemp()
+        directory = tempfile.mkdtemp(dir=TMP)
         train = os.path.join(directory, "train.crfsuite")
         test = os.path.join(directory, "test.crfsuite")
         write_crfsuite(train, self.X, self.y)
@@ -327,7 +330,7 @@ class EstimatorTest(unittest.TestCase):
         self.assertNotIn("w:y", names)
 
     def test_model_filename_is_written_and_read(self):
-        path = os.path.join(tempfile.mkdtemp(), "crf.model")
+        path = os.path.join(tempfile.mkdtemp(dir=TMP), "crf.model")
         crf = self.crf(model_filename=path).fit(self.X, self.y)
         loaded = sklearn_crfsuite.CRF(model_filename=path)
         self.assertEqual(loaded.predict(self.X_test).tolist(),
@@ -350,7 +353,7 @@ class CrfsuiteApiTest(unittest.TestCase):
         trainer.set_params({"regularization": 0.05, "max_iterations": 10,
                             "feature.minfreq": 0, "gap_tolerance": 1e-12})
         self.assertEqual(trainer.get("max_iterations"), 10)
-        path = os.path.join(tempfile.mkdtemp(), "model")
+        path = os.path.join(tempfile.mkdtemp(dir=TMP), "model")
         trainer.train(path)
         self.assertEqual(len(trainer.logparser.iterations), 10)
         tagger = chaintag.Tagger().open(path)
@@ -420,14 +423,14 @@ class CrfsuiteApiTest(unittest.TestCase):
             trainer.select(algorithm)
             for xseq, yseq in zip(X, y):
                 trainer.append(chaintag.crfsuite.ItemSequence(xseq), yseq)
-            path = os.path.join(tempfile.mkdtemp(), "model")
+            path = os.path.join(tempfile.mkdtemp(dir=TMP), "model")
             trainer.train(path)
             self.assertIn("type: CRF1d\n", lines)
             self.assertTrue(all(line.endswith("\n") for line in lines))
             self.assertIn("training: solver %s" % solver, "".join(lines))
             tagger = chaintag.Tagger().open(path)
             self.assertEqual(tagger.tag(X[0]), y[0])
-            dump = os.path.join(tempfile.mkdtemp(), "dump")
+            dump = os.path.join(tempfile.mkdtemp(dir=TMP), "dump")
             tagger.dump(dump)
             with open(dump, encoding="utf-8") as f:
                 text = f.read()
