@@ -40,6 +40,27 @@ absl::Status ScoreRows(const FeatureExtractor& extractor,
   return absl::OkStatus();
 }
 
+// ScoreRows over a model file's sparse emission rows.
+absl::Status ScoreSparseRows(const FeatureExtractor& extractor,
+                             const WeightsView& weights,
+                             const Sentence& sentence, TagScratch* scratch) {
+  absl::Status status =
+      extractor.ExtractRows(sentence, *weights.rows, &scratch->features);
+  if (!status.ok()) return status;
+  scratch->unary.resize(static_cast<size_t>(scratch->features.size()) *
+                        weights.num_labels);
+  if (weights.emission_f32 != nullptr) {
+    weights.sparse_rows->ComputeUnaryScores(
+        weights.emission_labels, weights.emission_f32, scratch->features,
+        scratch->unary.data());
+  } else {
+    weights.sparse_rows->ComputeUnaryScores(
+        weights.emission_labels, weights.emission_f64, scratch->features,
+        scratch->unary.data());
+  }
+  return absl::OkStatus();
+}
+
 // The weights per pair row: one per label pair at first order, one per
 // weighted pair at second.
 int PairWidth(const WeightsView& weights) {
@@ -60,9 +81,12 @@ absl::Status ComputeSentenceUnary(const FeatureExtractor& extractor,
         "the model has no labels (it was trained on no sentences): it "
         "cannot tag a non-empty sentence");
   }
-  absl::Status status = ScoreRows(
-      extractor, *weights.rows, weights.num_labels, weights.emission_f32,
-      weights.emission_f64, sentence, &scratch->features, &scratch->unary);
+  absl::Status status =
+      weights.sparse_rows != nullptr
+          ? ScoreSparseRows(extractor, weights, sentence, scratch)
+          : ScoreRows(extractor, *weights.rows, weights.num_labels,
+                      weights.emission_f32, weights.emission_f64, sentence,
+                      &scratch->features, &scratch->unary);
   if (!status.ok() || weights.pair_rows == nullptr) return status;
   if (extractor.pair_extractor() == nullptr) {
     return absl::FailedPreconditionError(
@@ -223,10 +247,20 @@ absl::StatusOr<ChainModel> ChainModel::FromFile(ModelFile file) {
   absl::StatusOr<std::shared_ptr<const SecondOrderStructure>> structure =
       ReadSecondOrderStructure(file, labels.names());
   if (!structure.ok()) return structure.status();
+  std::shared_ptr<const SparseRows> sparse_rows;
+  if (HasSparseRows(file)) {
+    absl::StatusOr<SparseRows> index = SparseRows::Create(
+        labels.size(), file.emission_row_sizes(), file.emission_labels(),
+        file.weight_precision() == FLOAT64 ? file.emission_weights_f64_size()
+                                           : file.emission_weights_f32_size());
+    if (!index.ok()) return index.status();
+    sparse_rows = std::make_shared<const SparseRows>(*std::move(index));
+  }
   ChainModel model(std::move(file), std::move(labels), std::move(*extractor),
                    std::move(*rows), std::move(*pair_rows),
                    *std::move(structure));
   model.first_stage_ = std::move(first_stage);
+  model.sparse_rows_ = std::move(sparse_rows);
   return model;
 }
 
@@ -336,6 +370,10 @@ WeightsView ChainModel::weights() const {
   } else {
     view.emission_f32 = file_.emission_weights_f32().data();
   }
+  if (sparse_rows_ != nullptr) {
+    view.sparse_rows = sparse_rows_.get();
+    view.emission_labels = file_.emission_labels().data();
+  }
   view.tail = tail_.data();
   view.lists = lists_.get();
   view.structure = structure_.get();
@@ -353,15 +391,28 @@ WeightsView ChainModel::weights() const {
 namespace {
 
 // Copies the rows a model keeps (`own`, `width` weights each, in float32 or
-// float64) into the rows of `target` at `dense`; others stay zero.
+// float64; with `sparse`, its kept weights over `labels`) into the rows of
+// `target` at `dense`; others stay zero.
 void CopyRows(const BucketRows& own, const float* f32, const double* f64,
-              int width, const BucketRows& target, double* dense) {
+              const SparseRows* sparse, const uint32_t* labels, int width,
+              const BucketRows& target, double* dense) {
+  auto weight = [&](int64_t k) {
+    return f32 != nullptr ? static_cast<double>(f32[k]) : f64[k];
+  };
   for (int64_t r = 0; r < target.size(); ++r) {
     const int64_t row = own.Find(target.buckets()[r]);
     if (row < 0) continue;
-    for (int y = 0; y < width; ++y) {
-      dense[r * width + y] =
-          f32 != nullptr ? f32[row * width + y] : f64[row * width + y];
+    double* out = dense + r * width;
+    if (sparse == nullptr || sparse->Full(row)) {
+      const int64_t begin =
+          sparse == nullptr ? row * width : sparse->WeightBegin(row);
+      for (int y = 0; y < width; ++y) out[y] = weight(begin + y);
+      continue;
+    }
+    const uint32_t* listed = labels + sparse->LabelBegin(row);
+    for (int64_t k = sparse->WeightBegin(row); k < sparse->WeightBegin(row + 1);
+         ++k) {
+      out[*listed++] = weight(k);
     }
   }
 }
@@ -378,11 +429,13 @@ std::vector<double> ChainModel::DenseWeights(const WeightSpace& target) const {
   const ChainLayout layout = target.Layout(labels_.size());
   std::vector<double> dense(layout.dim(), 0.0);
   const WeightsView view = weights();
-  CopyRows(rows_, view.emission_f32, view.emission_f64, layout.num_labels,
-           *target.rows, dense.data());
+  CopyRows(rows_, view.emission_f32, view.emission_f64, view.sparse_rows,
+           view.emission_labels, layout.num_labels, *target.rows,
+           dense.data());
   if (target.pair_rows != nullptr && view.pair_rows != nullptr) {
-    CopyRows(pair_rows_, view.pair_f32, view.pair_f64, layout.num_pairs,
-             *target.pair_rows, dense.data() + layout.pair_emission_offset());
+    CopyRows(pair_rows_, view.pair_f32, view.pair_f64, nullptr, nullptr,
+             layout.num_pairs, *target.pair_rows,
+             dense.data() + layout.pair_emission_offset());
   }
   std::copy(tail_.begin(), tail_.end(),
             dense.begin() + layout.transition_offset());

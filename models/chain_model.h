@@ -55,6 +55,7 @@
 #include "models/second_order_top_k.h"
 #include "models/second_order_viterbi.h"
 #include "models/smoothing.h"
+#include "models/sparse_rows.h"
 #include "models/top_k_viterbi.h"
 #include "models/transition_constraints.h"
 #include "models/viterbi.h"
@@ -118,9 +119,14 @@ struct Decoded {
 struct WeightsView {
   int num_labels = 0;
   const BucketRows* rows = nullptr;
-  // rows->size() × num_labels; exactly one is set.
+  // rows->size() × num_labels, or with `sparse_rows` the rows' kept
+  // weights; exactly one is set.
   const float* emission_f32 = nullptr;
   const double* emission_f64 = nullptr;
+  // A model file's sparse emission rows (models/sparse_rows.h) and their
+  // listed labels; null: full rows.
+  const SparseRows* sparse_rows = nullptr;
+  const uint32_t* emission_labels = nullptr;
   // L×L transitions [prev][next], then L start and L end biases, then (second
   // order) the weighted trigrams' weights.
   const double* tail = nullptr;
@@ -298,6 +304,8 @@ class ChainModel {
   BucketRows pair_rows_;
   std::shared_ptr<const SecondOrderStructure> structure_;
   std::shared_ptr<const ChainModel> first_stage_;
+  // The index of the file's sparse emission rows; null with full rows.
+  std::shared_ptr<const SparseRows> sparse_rows_;
   // Transitions, start, end and trigrams (WeightsView::tail).
   std::vector<double> tail_;
   TransitionConstraints constraints_;

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <limits>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "base/file_io.h"
@@ -16,14 +17,25 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "google/protobuf/wire_format_lite.h"
+#include "models/sparse_rows.h"
 #include "models/transition_constraints.h"
 #include "xxhash.h"
 
 namespace chaintag {
 
+bool HasSparseRows(const ModelFile& file) {
+  return file.emission_row_sizes_size() > 0;
+}
+
+uint32_t FormatKind(const ModelFile& file) {
+  const uint32_t version = file.format_version();
+  return HasSparseRows(file) && version > kSparseRowsVersionOffset
+             ? version - kSparseRowsVersionOffset
+             : version;
+}
+
 bool HasFirstOrderPairRows(const ModelFile& file) {
-  return file.order() != 2 &&
-         file.format_version() == kFirstOrderPairFormatVersion;
+  return file.order() != 2 && FormatKind(file) == kFirstOrderPairFormatVersion;
 }
 
 // Over the weight fields, in a fixed order, then over the precision and the
@@ -96,6 +108,15 @@ uint64_t WeightsChecksum(const ModelFile& file) {
     add(file.feature_keys().data(),
         file.feature_keys_size() * sizeof(uint64_t));
   }
+  if (HasSparseRows(file) || file.emission_labels_size() > 0) {
+    // Only in sparse files, so that the others keep their checksum.
+    constexpr char kSparse[] = "sparse emission rows";
+    add(kSparse, sizeof(kSparse));
+    add(file.emission_row_sizes().data(),
+        file.emission_row_sizes_size() * sizeof(uint32_t));
+    add(file.emission_labels().data(),
+        file.emission_labels_size() * sizeof(uint32_t));
+  }
   if (file.name_buckets_size() + file.pair_name_buckets_size() > 0) {
     // Last, so that a file without names keeps its checksum. Each name's
     // length goes before it, so that bytes cannot move between names.
@@ -145,10 +166,29 @@ void ClearWeights(ModelFile* file) {
   file->clear_pair_weights_f32();
   file->clear_pair_weights_f64();
   file->clear_feature_keys();
+  file->clear_emission_row_sizes();
+  file->clear_emission_labels();
 }
 
 template <typename Field>
 using Repeated = google::protobuf::RepeatedField<Field>;
+
+// Appends `weight` in float64 or float32 (refusing one beyond float32's
+// range).
+absl::Status AddWeight(double weight, bool f64, Repeated<float>* weights_f32,
+                       Repeated<double>* weights_f64) {
+  if (f64) {
+    weights_f64->Add(weight);
+  } else if (std::abs(weight) > std::numeric_limits<float>::max()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("weight ", weight,
+                     " is beyond float32's range: save the model "
+                     "with weight_precision FLOAT64"));
+  } else {
+    weights_f32->Add(static_cast<float>(weight));
+  }
+  return absl::OkStatus();
+}
 
 // Appends the rows of `weights` (rows.size() × width) that have a non-zero
 // weight: their buckets, and their weights in float64 or float32.
@@ -178,16 +218,53 @@ absl::Status StoreRows(const double* weights, const BucketRows& rows, int width,
     if (!nonzero(r)) continue;
     buckets->Add(rows.buckets()[r]);
     for (int y = 0; y < width; ++y) {
-      if (f64) {
-        weights_f64->Add(row[y]);
-      } else if (std::abs(row[y]) > std::numeric_limits<float>::max()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("weight ", row[y],
-                         " is beyond float32's range: save the model "
-                         "with weight_precision FLOAT64"));
-      } else {
-        weights_f32->Add(static_cast<float>(row[y]));
-      }
+      absl::Status added = AddWeight(row[y], f64, weights_f32, weights_f64);
+      if (!added.ok()) return added;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The emission rows of `weights` into `file`: sparse (each row its
+// non-zero labels, SparseRows::Choose) when that stores under half of the
+// full rows' weights, else full rows (StoreRows).
+absl::Status StoreEmissionRows(const double* weights, const BucketRows& rows,
+                               int num_labels, bool f64, ModelFile* file) {
+  std::vector<uint32_t> sizes, labels;
+  SparseRows::Choose(weights, rows.size(), num_labels, &sizes, &labels);
+  int64_t kept_rows = 0;
+  int64_t kept_weights = 0;
+  for (uint32_t size : sizes) {
+    kept_rows += size > 0;
+    kept_weights += size;
+  }
+  if (kept_rows == 0 || 2 * kept_weights >= kept_rows * num_labels) {
+    return StoreRows(weights, rows, num_labels, f64,
+                     file->mutable_emission_buckets(),
+                     file->mutable_emission_weights_f32(),
+                     file->mutable_emission_weights_f64());
+  }
+  file->mutable_emission_buckets()->Reserve(kept_rows);
+  file->mutable_emission_row_sizes()->Reserve(kept_rows);
+  file->mutable_emission_labels()->Add(labels.begin(), labels.end());
+  Repeated<float>* weights_f32 = file->mutable_emission_weights_f32();
+  Repeated<double>* weights_f64 = file->mutable_emission_weights_f64();
+  if (f64) {
+    weights_f64->Reserve(kept_weights);
+  } else {
+    weights_f32->Reserve(kept_weights);
+  }
+  const uint32_t* listed = labels.data();
+  for (int64_t r = 0; r < rows.size(); ++r) {
+    if (sizes[r] == 0) continue;
+    file->add_emission_buckets(rows.buckets()[r]);
+    file->add_emission_row_sizes(sizes[r]);
+    const double* row = weights + r * num_labels;
+    const bool full = sizes[r] == static_cast<uint32_t>(num_labels);
+    for (uint32_t k = 0; k < sizes[r]; ++k) {
+      const double weight = full ? row[k] : row[*listed++];
+      absl::Status added = AddWeight(weight, f64, weights_f32, weights_f64);
+      if (!added.ok()) return added;
     }
   }
   return absl::OkStatus();
@@ -218,7 +295,20 @@ absl::Status StoreSecondOrder(const SecondOrderStructure& structure,
 }
 
 absl::Status CheckVersion(const ModelFile& file) {
-  const uint32_t version = file.format_version();
+  const uint32_t stored = file.format_version();
+  const bool sparse_version =
+      stored >= kModelFormatVersion + kSparseRowsVersionOffset &&
+      stored <= kExactFormatVersion + kSparseRowsVersionOffset;
+  if (HasSparseRows(file) != sparse_version &&
+      (sparse_version || stored <= kExactFormatVersion)) {
+    return absl::DataLossError(absl::StrCat(
+        "format version ", stored,
+        HasSparseRows(file) ? " with sparse emission rows"
+                            : " without sparse emission rows",
+        " (formats ", kModelFormatVersion + kSparseRowsVersionOffset, " to ",
+        kExactFormatVersion + kSparseRowsVersionOffset, " have them)"));
+  }
+  const uint32_t version = FormatKind(file);
   const uint32_t expected = file.features().exact()  ? kExactFormatVersion
                             : file.has_first_stage() ? kStackedFormatVersion
                             : file.order() == 2      ? kSecondOrderFormatVersion
@@ -244,8 +334,10 @@ absl::Status CheckVersion(const ModelFile& file) {
         version == kExactFormatVersion ? " (10 is for exact features)" : ""));
   }
   return absl::DataLossError(absl::StrCat(
-      "format version ", version, ", this build reads ", kModelFormatVersion,
-      " to ", kExactFormatVersion,
+      "format version ", stored, ", this build reads ", kModelFormatVersion,
+      " to ", kExactFormatVersion, " and ",
+      kModelFormatVersion + kSparseRowsVersionOffset, " to ",
+      kExactFormatVersion + kSparseRowsVersionOffset,
       version < kModelFormatVersion
           ? " (an older chaintag's feature hashing): retrain the model"
           : ""));
@@ -346,6 +438,24 @@ absl::Status CheckFeatureKeys(const ModelFile& file) {
   return absl::OkStatus();
 }
 
+// A sparse file's row sizes (one per row) and labels against its weights;
+// a full-row file lists no labels.
+absl::Status CheckSparseRows(const ModelFile& file, int64_t rows,
+                             int64_t num_weights) {
+  if (!HasSparseRows(file)) {
+    if (file.emission_labels_size() == 0) return absl::OkStatus();
+    return absl::DataLossError("emission labels without emission row sizes");
+  }
+  if (file.emission_row_sizes_size() != rows) {
+    return absl::DataLossError(
+        absl::StrCat(file.emission_row_sizes_size(), " emission row sizes for ",
+                     rows, " emission rows"));
+  }
+  return SparseRows::Create(file.labels_size(), file.emission_row_sizes(),
+                            file.emission_labels(), num_weights)
+      .status();
+}
+
 // What Load checks of a parsed file before building the model: version,
 // sizes, finite values, the checksum.
 absl::Status CheckWeightFields(const ModelFile& file) {
@@ -364,7 +474,11 @@ absl::Status CheckWeightFields(const ModelFile& file) {
   if (L == 0 && rows > 0) return absl::DataLossError("weights but no labels");
   const int64_t f32_size = file.emission_weights_f32_size();
   const int64_t f64_size = file.emission_weights_f64_size();
-  if ((f64 ? f64_size : f32_size) != rows * L ||
+  absl::Status sparse = CheckSparseRows(file, rows, f64 ? f64_size : f32_size);
+  if (!sparse.ok()) return sparse;
+  const int64_t emission_size =
+      HasSparseRows(file) ? (f64 ? f64_size : f32_size) : rows * L;
+  if ((f64 ? f64_size : f32_size) != emission_size ||
       (f64 ? f32_size : f64_size) != 0 || file.transitions_size() != L * L ||
       file.start_size() != L || file.end_size() != L) {
     return absl::DataLossError("weight sizes do not match the label count");
@@ -473,10 +587,8 @@ absl::Status EncodeModelWeights(const ChainLayout& layout,
   }
   const bool f64 = file->weight_precision() == FLOAT64;
   file->set_weight_precision(f64 ? FLOAT64 : FLOAT32);
-  absl::Status stored = StoreRows(weights.data(), rows, static_cast<int>(L),
-                                  f64, file->mutable_emission_buckets(),
-                                  file->mutable_emission_weights_f32(),
-                                  file->mutable_emission_weights_f64());
+  absl::Status stored =
+      StoreEmissionRows(weights.data(), rows, static_cast<int>(L), f64, file);
   if (!stored.ok()) return stored;
   for (int64_t k = layout.transition_offset(); k < layout.start_offset(); ++k) {
     file->add_transitions(weights[k]);
@@ -501,6 +613,9 @@ absl::Status EncodeModelWeights(const ChainLayout& layout,
   KeepStoredNames(file->pair_buckets(), file->mutable_pair_name_buckets(),
                   file->mutable_pair_names());
   if (exact) KeyRowsByFeatureKeys(*keys, file);
+  if (HasSparseRows(*file)) {
+    file->set_format_version(file->format_version() + kSparseRowsVersionOffset);
+  }
   file->set_weights_checksum(WeightsChecksum(*file));
   return absl::OkStatus();
 }

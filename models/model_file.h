@@ -55,10 +55,19 @@ constexpr uint32_t kFirstOrderPairFormatVersion = 9;
 // instead of buckets. Its own version, so that a build that knows only
 // buckets refuses the file rather than reading it without rows.
 constexpr uint32_t kExactFormatVersion = 10;
+// Each of the formats above with sparse emission rows
+// (ModelFile.emission_row_sizes): its version plus this offset, so that a
+// build that reads only full rows refuses the file.
+constexpr uint32_t kSparseRowsVersionOffset = 10;
 constexpr char kModelMagic[] = "chaintag-model";
 
-// Whether `file` is a first-order model with pair rows (format 9).
+// Whether `file` is a first-order model with pair rows (format 9 or 19).
 bool HasFirstOrderPairRows(const ModelFile& file);
+// Whether `file`'s emission rows are sparse (ModelFile.emission_row_sizes).
+bool HasSparseRows(const ModelFile& file);
+// The format's kind: its version, less kSparseRowsVersionOffset for a file
+// with sparse rows.
+uint32_t FormatKind(const ModelFile& file);
 
 // The checksum a model file records (ModelFile.weights_checksum): XXH3-64
 // of its weights, of the flags and first stage that change decoding, and
@@ -71,7 +80,9 @@ uint64_t WeightsChecksum(const ModelFile& file);
 // trigrams and pairs; with pair templates (either order) the pair rows
 // `pair_rows` (null without). A stacked model with first-order pair rows
 // is refused (no format holds both). Rows that are all zero are dropped; the
-// rest are stored in file->weight_precision() (FLOAT32 when unspecified). Fails
+// rest are stored in file->weight_precision() (FLOAT32 when unspecified), each
+// with only its non-zero labels (ModelFile.emission_row_sizes) when that
+// stores under half of the full rows' weights. Fails
 // on a size that does not match the layout, rows over another number of buckets
 // than the features', non-finite weights, or weights beyond float32's range for
 // FLOAT32. Exact features (file->features().exact()) need `keys`, their key

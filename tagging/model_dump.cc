@@ -57,13 +57,19 @@ absl::StatusOr<ModelFeatureNames> RecoverFeatureNames(const ChainModel& model,
 
 namespace {
 
-// One weight row's weights, whichever precision the model keeps.
+// One weight row's weights, whichever precision the model keeps, from
+// full rows or (with `sparse`) sparse ones, where a label a row does not
+// keep weighs 0.
 class RowWeights {
  public:
-  RowWeights(const float* f32, const double* f64, int width)
-      : f32_(f32), f64_(f64), width_(width) {}
+  RowWeights(const float* f32, const double* f64, int width,
+             const SparseRows* sparse = nullptr,
+             const uint32_t* labels = nullptr)
+      : f32_(f32), f64_(f64), width_(width), sparse_(sparse), labels_(labels) {}
   double operator()(int64_t row, int column) const {
-    const int64_t k = row * width_ + column;
+    const int64_t k = sparse_ == nullptr ? row * width_ + column
+                                         : sparse_->Find(labels_, row, column);
+    if (k < 0) return 0;
     return f32_ != nullptr ? f32_[k] : f64_[k];
   }
 
@@ -71,6 +77,8 @@ class RowWeights {
   const float* f32_;
   const double* f64_;
   int width_;
+  const SparseRows* sparse_;
+  const uint32_t* labels_;
 };
 
 std::string RowName(const FeatureNames& names, uint32_t bucket) {
@@ -136,7 +144,8 @@ std::vector<StateWeight> NonZeroStateWeights(const ChainModel& model,
                                              const ModelFeatureNames& names) {
   const WeightsView view = model.weights();
   const int L = model.labels().size();
-  const RowWeights emission(view.emission_f32, view.emission_f64, L);
+  const RowWeights emission(view.emission_f32, view.emission_f64, L,
+                           view.sparse_rows, view.emission_labels);
   std::vector<StateWeight> out;
   for (int64_t r = 0; r < view.rows->size(); ++r) {
     const uint32_t bucket = view.rows->buckets()[r];
@@ -206,7 +215,8 @@ absl::Status WriteModelDump(const ChainModel& model,
     }
   }
 
-  const RowWeights emission(view.emission_f32, view.emission_f64, L);
+  const RowWeights emission(view.emission_f32, view.emission_f64, L,
+                           view.sparse_rows, view.emission_labels);
   if (options.top > 0) {
     for (int y = 0; y < L; ++y) {
       WriteTopRows(absl::StrCat("top attributes of ", labels.Name(y)), emission,
