@@ -225,11 +225,18 @@ absl::Status StoreRows(const double* weights, const BucketRows& rows, int width,
   return absl::OkStatus();
 }
 
-// The emission rows of `weights` into `file`: sparse (each row its
-// non-zero labels, SparseRows::Choose) when that stores under half of the
-// full rows' weights, else full rows (StoreRows).
+// The emission rows of `weights` into `file`: from kSparseRowsFromLabels
+// labels up sparse (each row its non-zero labels, SparseRows::Choose) when
+// that stores under half of the full rows' weights, else full rows
+// (StoreRows).
 absl::Status StoreEmissionRows(const double* weights, const BucketRows& rows,
                                int num_labels, bool f64, ModelFile* file) {
+  if (num_labels < kSparseRowsFromLabels) {
+    return StoreRows(weights, rows, num_labels, f64,
+                     file->mutable_emission_buckets(),
+                     file->mutable_emission_weights_f32(),
+                     file->mutable_emission_weights_f64());
+  }
   std::vector<uint32_t> sizes, labels;
   SparseRows::Choose(weights, rows.size(), num_labels, &sizes, &labels);
   int64_t kept_rows = 0;

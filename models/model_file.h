@@ -59,6 +59,12 @@ constexpr uint32_t kExactFormatVersion = 10;
 // (ModelFile.emission_row_sizes): its version plus this offset, so that a
 // build that reads only full rows refuses the file.
 constexpr uint32_t kSparseRowsVersionOffset = 10;
+// Emission rows are stored sparse from this many labels up (and only when
+// that stores under half of the full rows' weights). Below, a full row is a
+// few cache lines that the scoring loop reads in one vectorised sweep, and
+// tags faster than a sparse row's label lookups
+// (docs/experiments.md#hundreds-of-labels).
+constexpr int kSparseRowsFromLabels = 100;
 constexpr char kModelMagic[] = "chaintag-model";
 
 // Whether `file` is a first-order model with pair rows (format 9 or 19).
@@ -81,8 +87,9 @@ uint64_t WeightsChecksum(const ModelFile& file);
 // `pair_rows` (null without). A stacked model with first-order pair rows
 // is refused (no format holds both). Rows that are all zero are dropped; the
 // rest are stored in file->weight_precision() (FLOAT32 when unspecified), each
-// with only its non-zero labels (ModelFile.emission_row_sizes) when that
-// stores under half of the full rows' weights. Fails
+// with only its non-zero labels (ModelFile.emission_row_sizes) from
+// kSparseRowsFromLabels labels up when that stores under half of the full
+// rows' weights. Fails
 // on a size that does not match the layout, rows over another number of buckets
 // than the features', non-finite weights, or weights beyond float32's range for
 // FLOAT32. Exact features (file->features().exact()) need `keys`, their key

@@ -13,7 +13,9 @@
 #include "models/chain_model.h"
 #include "models/model_file.h"
 #include "models/model_file_testing.h"
+#include "models/second_order.h"
 #include "models/sparse_rows.h"
+#include "models/transition_constraints.h"
 
 namespace chaintag {
 namespace {
@@ -23,7 +25,6 @@ using chain_testing::NormalWeights;
 using chain_testing::RandomWeights;
 using chain_testing::ReadAll;
 using chain_testing::SecondOrderHeader;
-using chain_testing::SecondOrderTestStructure;
 using chain_testing::TempPath;
 using chain_testing::WordModelHeader;
 using chain_testing::WriteAll;
@@ -35,22 +36,26 @@ const BucketRows& AllBuckets() {
   return *rows;
 }
 
+// Enough labels for sparse rows (kSparseRowsFromLabels).
 const std::vector<std::string>& Labels() {
-  static const std::vector<std::string>* labels =
-      new std::vector<std::string>{"O", "B-NP", "I-NP", "E-NP", "S-NP", "B-VP"};
+  static const std::vector<std::string>* labels = [] {
+    auto* names = new std::vector<std::string>;
+    for (int y = 0; y < kSparseRowsFromLabels + 10; ++y) {
+      names->push_back("L" + std::to_string(y));
+    }
+    return names;
+  }();
   return *labels;
 }
 
-// Emission rows as a trained model's: most rows weigh one or two labels
-// (one below six labels), every seventh row all of them, every fifth none;
-// the tail random.
+// Emission rows as a trained model's: most rows weigh one or two labels,
+// every seventh row all of them, every fifth none; the tail random.
 void MakeRowsSparse(int num_labels, std::vector<double>* weights) {
   std::mt19937 rng(3);
   for (int r = 0; r < kBuckets; ++r) {
     if (r % 7 == 0) continue;
     double* row = weights->data() + r * num_labels;
-    const int keep_a = rng() % num_labels;
-    const int keep_b = num_labels < 6 ? keep_a : rng() % num_labels;
+    const int keep_a = rng() % num_labels, keep_b = rng() % num_labels;
     for (int y = 0; y < num_labels; ++y) {
       if (r % 5 == 0 || (y != keep_a && y != keep_b)) row[y] = 0;
     }
@@ -162,21 +167,37 @@ TEST(SparseModelTest, StoresTheNonZeroLabelsAndDecodesAsFullRows) {
   }
 }
 
-TEST(SparseModelTest, MostlyNonZeroRowsStayFull) {
+TEST(SparseModelTest, FewLabelsOrMostlyNonZeroRowsStayFull) {
   absl::StatusOr<ChainModel> model =
-      ChainModel::Create(WordModelHeader({"O", "B-NP", "E-NP", "S-NP"}),
-                         AllBuckets(), RandomWeights(4));
+      ChainModel::Create(WordModelHeader(Labels()), AllBuckets(),
+                         RandomWeights(static_cast<int>(Labels().size())));
   ASSERT_TRUE(model.ok()) << model.status();
   EXPECT_FALSE(HasSparseRows(model->header()));
   EXPECT_EQ(model->header().emission_labels_size(), 0);
   EXPECT_EQ(model->header().format_version(), kModelFormatVersion);
+
+  // Below kSparseRowsFromLabels labels rows stay full, however sparse.
+  const std::vector<std::string> few(Labels().begin(),
+                                     Labels().begin() + 6);
+  std::vector<double> weights = NormalWeights(ChainLayout{6, kBuckets}.dim(), 5);
+  MakeRowsSparse(6, &weights);
+  model = ChainModel::Create(WordModelHeader(few), AllBuckets(), weights);
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_FALSE(HasSparseRows(model->header()));
+  EXPECT_EQ(model->header().emission_weights_f32_size(),
+            model->header().emission_buckets_size() * 6);
 }
 
 TEST(SparseModelTest, SecondOrderFilesTakeTheirSparseVersion) {
-  const ModelFile header = SecondOrderHeader();
-  const SecondOrderStructure structure = SecondOrderTestStructure();
-  const WeightSpace space{&AllBuckets(), &AllBuckets(), &structure};
+  ModelFile header = SecondOrderHeader();
+  header.clear_labels();
+  for (const std::string& label : Labels()) header.add_labels(label);
   const int L = header.labels_size();
+  absl::StatusOr<SecondOrderStructure> structure = SecondOrderStructure::Create(
+      L, TransitionConstraints(Labels(), IOB2), {{0, 1, 2}, {3, 1, 2}},
+      {{1, 2}, {0, 1}});
+  ASSERT_TRUE(structure.ok()) << structure.status();
+  const WeightSpace space{&AllBuckets(), &AllBuckets(), &*structure};
   std::vector<double> weights = NormalWeights(space.Layout(L).dim(), 7);
   MakeRowsSparse(L, &weights);
   absl::StatusOr<ChainModel> model = ChainModel::Create(header, space, weights);
@@ -234,7 +255,7 @@ TEST(SparseModelTest, RefusesDamagedSparseRows) {
   file = good;
   file.set_emission_labels(file.emission_labels_size() - 1,
                            file.labels_size());
-  ExpectRejected(file, "label ids below 6");
+  ExpectRejected(file, "label ids below " + std::to_string(good.labels_size()));
   file = good;
   file.add_emission_weights_f32(1.0f);
   ExpectRejected(file, "hold");

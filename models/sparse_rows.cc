@@ -15,14 +15,13 @@ absl::StatusOr<SparseRows> SparseRows::Create(
     absl::Span<const uint32_t> labels, int64_t num_weights) {
   SparseRows rows;
   rows.num_labels_ = num_labels;
-  rows.weight_begin_.resize(sizes.size() + 1);
-  rows.label_begin_.resize(sizes.size() + 1);
+  rows.starts_.resize(sizes.size() + 1);
   const uint64_t L = static_cast<uint64_t>(num_labels);
   uint64_t weights = 0;
   uint64_t listed = 0;
   for (size_t r = 0; r < sizes.size(); ++r) {
-    rows.weight_begin_[r] = static_cast<uint32_t>(weights);
-    rows.label_begin_[r] = static_cast<uint32_t>(listed);
+    rows.starts_[r] = {static_cast<uint32_t>(weights),
+                       static_cast<uint32_t>(listed)};
     const uint64_t size = sizes[r];
     if (size == 0 || size > L) {
       return absl::DataLossError(absl::StrCat(
@@ -53,8 +52,8 @@ absl::StatusOr<SparseRows> SparseRows::Create(
         "emission rows hold ", weights, " weights and list ", listed,
         " labels; the file has ", num_weights, " and ", labels.size()));
   }
-  rows.weight_begin_.back() = static_cast<uint32_t>(weights);
-  rows.label_begin_.back() = static_cast<uint32_t>(listed);
+  rows.starts_.back() = {static_cast<uint32_t>(weights),
+                         static_cast<uint32_t>(listed)};
   return rows;
 }
 
@@ -80,12 +79,12 @@ void SparseRows::Choose(const double* dense, int64_t num_rows, int num_labels,
 }
 
 int64_t SparseRows::Find(const uint32_t* labels, int64_t r, int y) const {
-  if (Full(r)) return weight_begin_[r] + y;
-  const uint32_t* begin = labels + label_begin_[r];
-  const uint32_t* end = begin + (weight_begin_[r + 1] - weight_begin_[r]);
+  if (Full(r)) return WeightBegin(r) + y;
+  const uint32_t* begin = labels + LabelBegin(r);
+  const uint32_t* end = begin + (WeightBegin(r + 1) - WeightBegin(r));
   const uint32_t* at = std::lower_bound(begin, end, static_cast<uint32_t>(y));
   if (at == end || *at != static_cast<uint32_t>(y)) return -1;
-  return weight_begin_[r] + (at - begin);
+  return WeightBegin(r) + (at - begin);
 }
 
 namespace {
@@ -101,9 +100,15 @@ inline void SparseUnaryScores(const SparseRows& rows, const uint32_t* labels,
   for (int t = 0; t < features.size(); ++t) {
     double* out = unary + static_cast<int64_t>(t) * L;
     for (int32_t k = features.offsets[t]; k < features.offsets[t + 1]; ++k) {
+      // Two stages, as a row's weights are found through its start: the
+      // start twice the distance ahead, then its weights and labels.
+      if (k + 2 * kPrefetchDistance < total) {
+        rows.PrefetchStart(ids[k + 2 * kPrefetchDistance]);
+      }
       if (k + kPrefetchDistance < total) {
         const int64_t ahead = ids[k + kPrefetchDistance];
         __builtin_prefetch(weights + rows.WeightBegin(ahead));
+        __builtin_prefetch(labels + rows.LabelBegin(ahead));
       }
       const double value = features.value(k);
       const int64_t row = ids[k];
