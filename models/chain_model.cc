@@ -430,8 +430,7 @@ std::vector<double> ChainModel::DenseWeights(const WeightSpace& target) const {
   std::vector<double> dense(layout.dim(), 0.0);
   const WeightsView view = weights();
   CopyRows(rows_, view.emission_f32, view.emission_f64, view.sparse_rows,
-           view.emission_labels, layout.num_labels, *target.rows,
-           dense.data());
+           view.emission_labels, layout.num_labels, *target.rows, dense.data());
   if (target.pair_rows != nullptr && view.pair_rows != nullptr) {
     CopyRows(pair_rows_, view.pair_f32, view.pair_f64, nullptr, nullptr,
              layout.num_pairs, *target.pair_rows,

@@ -22,6 +22,7 @@ namespace {
 
 using sentence_testing::WordSentence;
 
+using chain_testing::AllBuckets;
 using chain_testing::kBuckets;
 using chain_testing::NormalWeights;
 using chain_testing::RandomWeights;
@@ -31,13 +32,6 @@ using chain_testing::SecondOrderTestStructure;
 using chain_testing::TempPath;
 using chain_testing::WordModelHeader;
 using chain_testing::WriteAll;
-
-// Every bucket as its own row: the dense layout of the tests' references.
-const BucketRows& AllBuckets() {
-  static const BucketRows* rows =
-      new BucketRows(BucketRows::Identity(kBuckets));
-  return *rows;
-}
 
 // A small IOBES model over word identity features with random weights.
 ChainModel MakeModel(const std::vector<std::string>& labels = {"O", "B-NP",

@@ -231,19 +231,15 @@ absl::Status StoreRows(const double* weights, const BucketRows& rows, int width,
 // (StoreRows).
 absl::Status StoreEmissionRows(const double* weights, const BucketRows& rows,
                                int num_labels, bool f64, ModelFile* file) {
-  if (num_labels < kSparseRowsFromLabels) {
-    return StoreRows(weights, rows, num_labels, f64,
-                     file->mutable_emission_buckets(),
-                     file->mutable_emission_weights_f32(),
-                     file->mutable_emission_weights_f64());
-  }
   std::vector<uint32_t> sizes, labels;
-  SparseRows::Choose(weights, rows.size(), num_labels, &sizes, &labels);
   int64_t kept_rows = 0;
   int64_t kept_weights = 0;
-  for (uint32_t size : sizes) {
-    kept_rows += size > 0;
-    kept_weights += size;
+  if (num_labels >= kSparseRowsFromLabels) {
+    SparseRows::Choose(weights, rows.size(), num_labels, &sizes, &labels);
+    for (uint32_t size : sizes) {
+      kept_rows += size > 0;
+      kept_weights += size;
+    }
   }
   if (kept_rows == 0 || 2 * kept_weights >= kept_rows * num_labels) {
     return StoreRows(weights, rows, num_labels, f64,
@@ -454,9 +450,9 @@ absl::Status CheckSparseRows(const ModelFile& file, int64_t rows,
     return absl::DataLossError("emission labels without emission row sizes");
   }
   if (file.emission_row_sizes_size() != rows) {
-    return absl::DataLossError(
-        absl::StrCat(file.emission_row_sizes_size(), " emission row sizes for ",
-                     rows, " emission rows"));
+    return absl::DataLossError(absl::StrCat(file.emission_row_sizes_size(),
+                                            " emission row sizes for ", rows,
+                                            " emission rows"));
   }
   return SparseRows::Create(file.labels_size(), file.emission_row_sizes(),
                             file.emission_labels(), num_weights)
@@ -481,11 +477,10 @@ absl::Status CheckWeightFields(const ModelFile& file) {
   if (L == 0 && rows > 0) return absl::DataLossError("weights but no labels");
   const int64_t f32_size = file.emission_weights_f32_size();
   const int64_t f64_size = file.emission_weights_f64_size();
+  // Sparse rows hold the sizes CheckSparseRows checks; full rows L each.
   absl::Status sparse = CheckSparseRows(file, rows, f64 ? f64_size : f32_size);
   if (!sparse.ok()) return sparse;
-  const int64_t emission_size =
-      HasSparseRows(file) ? (f64 ? f64_size : f32_size) : rows * L;
-  if ((f64 ? f64_size : f32_size) != emission_size ||
+  if ((!HasSparseRows(file) && (f64 ? f64_size : f32_size) != rows * L) ||
       (f64 ? f32_size : f64_size) != 0 || file.transitions_size() != L * L ||
       file.start_size() != L || file.end_size() != L) {
     return absl::DataLossError("weight sizes do not match the label count");

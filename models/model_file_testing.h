@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "features/bucket_rows.h"
 #include "gtest/gtest.h"
 #include "models/chain_layout.h"
 #include "models/model_file.pb.h"
@@ -27,6 +28,13 @@ namespace chain_testing {
 
 // The features' hash buckets; the tests give every bucket a row.
 inline constexpr int kBuckets = 64;
+
+// Every bucket as its own row: the dense layout of the tests' references.
+inline const BucketRows& AllBuckets() {
+  static const BucketRows* rows =
+      new BucketRows(BucketRows::Identity(kBuckets));
+  return *rows;
+}
 
 // `size` weights drawn from N(0, 1) with `seed`.
 inline std::vector<double> NormalWeights(int64_t size, uint32_t seed) {

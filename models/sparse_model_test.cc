@@ -20,6 +20,7 @@
 namespace chaintag {
 namespace {
 
+using chain_testing::AllBuckets;
 using chain_testing::kBuckets;
 using chain_testing::NormalWeights;
 using chain_testing::RandomWeights;
@@ -29,12 +30,6 @@ using chain_testing::TempPath;
 using chain_testing::WordModelHeader;
 using chain_testing::WriteAll;
 using sentence_testing::WordSentence;
-
-const BucketRows& AllBuckets() {
-  static const BucketRows* rows =
-      new BucketRows(BucketRows::Identity(kBuckets));
-  return *rows;
-}
 
 // Enough labels for sparse rows (kSparseRowsFromLabels).
 const std::vector<std::string>& Labels() {
@@ -64,7 +59,8 @@ void MakeRowsSparse(int num_labels, std::vector<double>* weights) {
 
 ChainModel SparseModel(WeightPrecision precision) {
   const int L = static_cast<int>(Labels().size());
-  std::vector<double> weights = NormalWeights(ChainLayout{L, kBuckets}.dim(), 5);
+  std::vector<double> weights =
+      NormalWeights(ChainLayout{L, kBuckets}.dim(), 5);
   MakeRowsSparse(L, &weights);
   absl::StatusOr<ChainModel> model = ChainModel::Create(
       WordModelHeader(Labels(), false, precision), AllBuckets(), weights);
@@ -77,10 +73,10 @@ ChainModel SparseModel(WeightPrecision precision) {
 ModelFile WithFullRows(ModelFile file) {
   const int L = file.labels_size();
   const bool f64 = file.weight_precision() == FLOAT64;
-  absl::StatusOr<SparseRows> rows = SparseRows::Create(
-      L, file.emission_row_sizes(), file.emission_labels(),
-      f64 ? file.emission_weights_f64_size()
-          : file.emission_weights_f32_size());
+  absl::StatusOr<SparseRows> rows =
+      SparseRows::Create(L, file.emission_row_sizes(), file.emission_labels(),
+                         f64 ? file.emission_weights_f64_size()
+                             : file.emission_weights_f32_size());
   EXPECT_TRUE(rows.ok()) << rows.status();
   std::vector<double> full;
   for (int64_t r = 0; r < rows->num_rows(); ++r) {
@@ -126,8 +122,8 @@ void ExpectSameDecoding(const ChainModel& a, const ChainModel& b) {
   options.nbest = 4;
   for (int trial = 0; trial < 12; ++trial) {
     std::shuffle(words.begin(), words.end(), rng);
-    const Sentence sentence = WordSentence(std::vector<std::string>(
-        words.begin(), words.begin() + 1 + trial % 9));
+    const Sentence sentence = WordSentence(
+        std::vector<std::string>(words.begin(), words.begin() + 1 + trial % 9));
     Decoded from_a, from_b;
     ASSERT_TRUE(a.PredictNBest(sentence, options, &scratch, &from_a).ok());
     ASSERT_TRUE(b.PredictNBest(sentence, options, &scratch, &from_b).ok());
@@ -162,7 +158,8 @@ TEST(SparseModelTest, StoresTheNonZeroLabelsAndDecodesAsFullRows) {
 
     const ChainModel full = LoadFile(WithFullRows(file), "full.model");
     EXPECT_FALSE(HasSparseRows(full.header()));
-    EXPECT_EQ(full.DenseWeights(AllBuckets()), model.DenseWeights(AllBuckets()));
+    EXPECT_EQ(full.DenseWeights(AllBuckets()),
+              model.DenseWeights(AllBuckets()));
     ExpectSameDecoding(*loaded, full);
   }
 }
@@ -177,9 +174,9 @@ TEST(SparseModelTest, FewLabelsOrMostlyNonZeroRowsStayFull) {
   EXPECT_EQ(model->header().format_version(), kModelFormatVersion);
 
   // Below kSparseRowsFromLabels labels rows stay full, however sparse.
-  const std::vector<std::string> few(Labels().begin(),
-                                     Labels().begin() + 6);
-  std::vector<double> weights = NormalWeights(ChainLayout{6, kBuckets}.dim(), 5);
+  const std::vector<std::string> few(Labels().begin(), Labels().begin() + 6);
+  std::vector<double> weights =
+      NormalWeights(ChainLayout{6, kBuckets}.dim(), 5);
   MakeRowsSparse(6, &weights);
   model = ChainModel::Create(WordModelHeader(few), AllBuckets(), weights);
   ASSERT_TRUE(model.ok()) << model.status();
@@ -193,9 +190,9 @@ TEST(SparseModelTest, SecondOrderFilesTakeTheirSparseVersion) {
   header.clear_labels();
   for (const std::string& label : Labels()) header.add_labels(label);
   const int L = header.labels_size();
-  absl::StatusOr<SecondOrderStructure> structure = SecondOrderStructure::Create(
-      L, TransitionConstraints(Labels(), IOB2), {{0, 1, 2}, {3, 1, 2}},
-      {{1, 2}, {0, 1}});
+  absl::StatusOr<SecondOrderStructure> structure =
+      SecondOrderStructure::Create(L, TransitionConstraints(Labels(), IOB2),
+                                   {{0, 1, 2}, {3, 1, 2}}, {{1, 2}, {0, 1}});
   ASSERT_TRUE(structure.ok()) << structure.status();
   const WeightSpace space{&AllBuckets(), &AllBuckets(), &*structure};
   std::vector<double> weights = NormalWeights(space.Layout(L).dim(), 7);
@@ -253,8 +250,7 @@ TEST(SparseModelTest, RefusesDamagedSparseRows) {
             *file.mutable_emission_labels()->Mutable(listed_row + 1));
   ExpectRejected(file, "labels are not ascending");
   file = good;
-  file.set_emission_labels(file.emission_labels_size() - 1,
-                           file.labels_size());
+  file.set_emission_labels(file.emission_labels_size() - 1, file.labels_size());
   ExpectRejected(file, "label ids below " + std::to_string(good.labels_size()));
   file = good;
   file.add_emission_weights_f32(1.0f);

@@ -10,9 +10,10 @@
 
 namespace chaintag {
 
-absl::StatusOr<SparseRows> SparseRows::Create(
-    int num_labels, absl::Span<const uint32_t> sizes,
-    absl::Span<const uint32_t> labels, int64_t num_weights) {
+absl::StatusOr<SparseRows> SparseRows::Create(int num_labels,
+                                              absl::Span<const uint32_t> sizes,
+                                              absl::Span<const uint32_t> labels,
+                                              int64_t num_weights) {
   SparseRows rows;
   rows.num_labels_ = num_labels;
   rows.starts_.resize(sizes.size() + 1);
@@ -24,21 +25,21 @@ absl::StatusOr<SparseRows> SparseRows::Create(
                        static_cast<uint32_t>(listed)};
     const uint64_t size = sizes[r];
     if (size == 0 || size > L) {
-      return absl::DataLossError(absl::StrCat(
-          "emission row ", r, " holds ", size, " weights (1 to ", L, ")"));
+      return absl::DataLossError(absl::StrCat("emission row ", r, " holds ",
+                                              size, " weights (1 to ", L, ")"));
     }
     weights += size;
     if (size == L) continue;
     if (listed + size > labels.size()) {
-      return absl::DataLossError(absl::StrCat(
-          "emission row ", r, " lists labels past the ", labels.size(),
-          " the file holds"));
+      return absl::DataLossError(
+          absl::StrCat("emission row ", r, " lists labels past the ",
+                       labels.size(), " the file holds"));
     }
     for (uint64_t k = listed; k < listed + size; ++k) {
       if (labels[k] >= L || (k > listed && labels[k] <= labels[k - 1])) {
-        return absl::DataLossError(absl::StrCat(
-            "emission row ", r,
-            "'s labels are not ascending label ids below ", L));
+        return absl::DataLossError(
+            absl::StrCat("emission row ", r,
+                         "'s labels are not ascending label ids below ", L));
       }
     }
     listed += size;

@@ -71,11 +71,9 @@ class SparseRows {
   // unary[t·L + y] = Σ_{f at t} value_f · weight(row_f, y), the features
   // holding row ids.
   void ComputeUnaryScores(const uint32_t* labels, const float* weights,
-                          const FeatureSequence& features,
-                          double* unary) const;
+                          const FeatureSequence& features, double* unary) const;
   void ComputeUnaryScores(const uint32_t* labels, const double* weights,
-                          const FeatureSequence& features,
-                          double* unary) const;
+                          const FeatureSequence& features, double* unary) const;
 
  private:
   // Where a row's weights and listed labels begin: side by side, so that

@@ -145,7 +145,7 @@ std::vector<StateWeight> NonZeroStateWeights(const ChainModel& model,
   const WeightsView view = model.weights();
   const int L = model.labels().size();
   const RowWeights emission(view.emission_f32, view.emission_f64, L,
-                           view.sparse_rows, view.emission_labels);
+                            view.sparse_rows, view.emission_labels);
   std::vector<StateWeight> out;
   for (int64_t r = 0; r < view.rows->size(); ++r) {
     const uint32_t bucket = view.rows->buckets()[r];
@@ -216,7 +216,7 @@ absl::Status WriteModelDump(const ChainModel& model,
   }
 
   const RowWeights emission(view.emission_f32, view.emission_f64, L,
-                           view.sparse_rows, view.emission_labels);
+                            view.sparse_rows, view.emission_labels);
   if (options.top > 0) {
     for (int y = 0; y < L; ++y) {
       WriteTopRows(absl::StrCat("top attributes of ", labels.Name(y)), emission,
