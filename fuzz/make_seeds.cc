@@ -1,6 +1,7 @@
 // Writes the binary seeds of the fuzz corpora: model files trained by the
 // real pipeline on three sentences (first order, second order with pair
-// templates, float64 weights), and solver checkpoints of every family on
+// templates, float64 weights) and on 110 labels (sparse emission rows),
+// and solver checkpoints of every family on
 // the small problem of fuzz/solver_setups.h. The committed files under
 // fuzz/corpus came from
 //
@@ -68,10 +69,24 @@ bool Fail(const std::string& what) {
   return false;
 }
 
-// Trains one model on kTrain with kConfig plus `extra` (text format) and
-// copies it to `out`.
+// kSparseLabels labels, each on one word's tokens: a model of sparse
+// emission rows (kSparseRowsFromLabels), labels read as they are.
+constexpr int kSparseLabels = 110;
+
+std::string SparseTrainingText() {
+  std::string text;
+  for (int k = 0; k < 2 * kSparseLabels; ++k) {
+    const int label = k % kSparseLabels;
+    absl::StrAppend(&text, "w", label, " P", k % 7, " L", label, "\n");
+    if (k % 10 == 9) text += "\n";
+  }
+  return text;
+}
+
+// Trains one model on `train` (in `work`) with kConfig plus `extra` (text
+// format) and copies it to `out`.
 bool TrainModel(const std::string& extra, const fs::path& work,
-                const fs::path& out) {
+                const fs::path& out, const std::string& train = "train.txt") {
   PipelineConfig config;
   if (!google::protobuf::TextFormat::ParseFromString(
           std::string(kConfig) + extra, &config)) {
@@ -82,8 +97,11 @@ bool TrainModel(const std::string& extra, const fs::path& work,
     config.mutable_features()->add_pair_templates()->add_parts()->set_attribute(
         1);
   }
-  config.mutable_corpus()->set_train((work / "train.txt").string());
-  config.mutable_corpus()->set_test((work / "train.txt").string());
+  if (train != "train.txt") {
+    config.mutable_corpus()->mutable_format()->set_tag_scheme(NONE);
+  }
+  config.mutable_corpus()->set_train((work / train).string());
+  config.mutable_corpus()->set_test((work / train).string());
   config.set_model_path((work / "tiny.model").string());
   config.set_log_path((work / "tiny.log.jsonl").string());
   PipelineOptions options;
@@ -132,6 +150,7 @@ int Main(int argc, char** argv) {
   fs::create_directories(corpus / "model_loader");
   fs::create_directories(corpus / "checkpoint_reader");
   std::ofstream(work / "train.txt") << kTrain;
+  std::ofstream(work / "sparse.txt") << SparseTrainingText();
 
   bool ok =
       TrainModel("", work, corpus / "model_loader" / "order1.model") &&
@@ -139,7 +158,9 @@ int Main(int argc, char** argv) {
           "model { weight_precision: FLOAT64 constrained_decoding: true }",
           work, corpus / "model_loader" / "order1_f64.model") &&
       TrainModel("model { order: 2 }", work,
-                 corpus / "model_loader" / "order2_pairs.model");
+                 corpus / "model_loader" / "order2_pairs.model") &&
+      TrainModel("", work, corpus / "model_loader" / "order1_sparse.model",
+                 "sparse.txt");
   const std::vector<SolverConfig> configs = fuzzing::SolverSetupConfigs();
   for (size_t k = 0; ok && k < configs.size(); ++k) {
     ok = WriteCheckpointSeed(
