@@ -114,17 +114,18 @@ double ViterbiDecoder::DecodeListed(const ChainScores& scores,
   const double best =
       BestLastLabel(delta + static_cast<int64_t>(T - 1) * L, scores, &label);
   // Backward as the full decoder: the lowest previous label of the best
-  // sum (label 0 where every sum is −∞, as the full decoder gives).
+  // sum (label 0 where every sum is −∞, as the full decoder gives). The
+  // transitions come from the gathered list (the same values), not from
+  // the L×L matrix, whose rows the predecessors scatter over.
   labels[T - 1] = label;
   for (int t = T - 1; t > 0; --t) {
     const double* previous = delta + static_cast<int64_t>(t - 1) * L;
     double best_previous = kNone;
     int32_t from = 0;
-    for (int32_t k = lists.previous_begin[label];
-         k < lists.previous_begin[label + 1]; ++k) {
-      const int32_t p = lists.previous[k];
-      const double candidate =
-          previous[p] + scores.transition[static_cast<int64_t>(p) * L + label];
+    for (int32_t k = previous_begin[label]; k < previous_begin[label + 1];
+         ++k) {
+      const int32_t p = previous_labels[k];
+      const double candidate = previous[p] + listed[k];
       if (candidate > best_previous) {
         best_previous = candidate;
         from = p;
