@@ -175,6 +175,10 @@ absl::Status WriteModelDump(const ChainModel& model,
 
   *out << "order " << model.order() << ", " << L << " labels, " << rows.size()
        << " attribute rows";
+  if (view.sparse_rows != nullptr) {
+    *out << " (sparse: " << view.sparse_rows->WeightBegin(rows.size())
+         << " of their " << rows.size() * L << " weights kept)";
+  }
   if (view.pair_rows != nullptr) {
     *out << ", " << view.pair_rows->size() << " label-pair rows";
   }

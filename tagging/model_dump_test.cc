@@ -11,7 +11,9 @@
 #include "features/feature_extractor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "models/chain_layout.h"
 #include "models/chain_model.h"
+#include "models/model_file.h"
 
 namespace chaintag {
 namespace {
@@ -123,6 +125,43 @@ TEST(ModelDumpTest, SaysWhenABucketHoldsSeveralNames) {
   names.emission.Add(BucketOf("planted"), "second");
   EXPECT_THAT(Dump(model, names, 1),
               HasSubstr("+5.000000  first  (bucket shared with 1 other)\n"));
+}
+
+// From kSparseRowsFromLabels labels up the file keeps only a row's
+// non-zero labels; the dump and the state weights read them as full rows.
+TEST(ModelDumpTest, ReadsSparseRowsAsFullRows) {
+  ModelFile header = Header();
+  header.clear_labels();
+  const int L = kSparseRowsFromLabels + 5;
+  for (int y = 0; y < L; ++y) header.add_labels(absl::StrCat("L", y));
+  const ChainLayout layout{L, kBuckets};
+  std::vector<double> weights(layout.dim(), 0.0);
+  weights[BucketOf("planted") * L + 7] = 5.0;
+  weights[BucketOf("planted") * L + 90] = -1.5;
+  weights[BucketOf("other") * L + 90] = 1.0;
+  absl::StatusOr<ChainModel> model =
+      ChainModel::Create(header, BucketRows::Identity(kBuckets), weights);
+  ASSERT_TRUE(model.ok()) << model.status();
+  ASSERT_TRUE(HasSparseRows(model->header()));
+
+  ModelFeatureNames names;
+  names.emission.Add(BucketOf("planted"), "planted");
+  names.emission.Add(BucketOf("other"), "other");
+  const std::string dump = Dump(*model, names, 2);
+  EXPECT_THAT(dump, HasSubstr(absl::StrCat(L, " labels, 2 attribute rows ",
+                                           "(sparse: 3 of their ", 2 * L,
+                                           " weights kept)")));
+  EXPECT_THAT(dump,
+              HasSubstr("top attributes of L7:\n   +5.000000  planted\n\n"));
+  EXPECT_THAT(dump, HasSubstr("top attributes of L90:\n   +1.000000  other\n"
+                              "   -1.500000  planted\n"));
+  std::vector<std::string> listed;
+  for (const StateWeight& w : NonZeroStateWeights(*model, names)) {
+    listed.push_back(absl::StrCat(
+        w.attribute, " ", model->labels().Name(w.label), " ", w.weight));
+  }
+  EXPECT_THAT(listed, ::testing::UnorderedElementsAre(
+                          "planted L7 5", "planted L90 -1.5", "other L90 1"));
 }
 
 TEST(ModelDumpTest, NonZeroStateWeightsListsThePlantedWeightsByName) {
