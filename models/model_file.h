@@ -115,7 +115,9 @@ ReadSecondOrderStructure(const ModelFile& file,
 // field sizes, label ids, non-finite weights, the feature keys (ascending,
 // distinct, one per row), the checksum. A first stage is not looked into:
 // its checksum is covered, and it is checked as a file of its own when the
-// model is built from it.
+// model is built from it. Sparse rows' sizes and labels are checked against
+// the weights when the model builds their index (ChainModel), so a file
+// that passes here can still fail to load there.
 absl::Status CheckModelFile(const ModelFile& file);
 
 // Parses the file at `path` and checks it (CheckModelFile). Errors: NotFound
