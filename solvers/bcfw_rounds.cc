@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <vector>
 
@@ -116,14 +115,16 @@ double BcfwRounds::RoundScale(int size) {
   return LineSearch(slope, shared_.lambda * merge_->NormSquared(), 1.0);
 }
 
-void BcfwRounds::RunRoundPhase(int items, const std::function<void(int)>& job) {
+template <typename Job>
+void BcfwRounds::RunRoundPhase(int items, const Job& job) {
   const int threads = shared_.NumThreads();
   if (threads == 1) {
     for (int item = 0; item < items; ++item) job(item);
     return;
   }
-  if (round_pool_ == nullptr)
+  if (round_pool_ == nullptr) {
     round_pool_ = std::make_unique<BatchPool>(threads);
+  }
   round_pool_->Run(items, job);
 }
 

@@ -19,7 +19,6 @@
 #define CHAINTAG_SOLVERS_BCFW_ROUNDS_H_
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -58,8 +57,11 @@ class BcfwRounds {
   // U, the sum of the steps' changes of w.
   double RoundScale(int size);
   // job(item) for items [0, items) on solver.num_threads threads, each
-  // writing only its own item's data.
-  void RunRoundPhase(int items, const std::function<void(int)>& job);
+  // writing only its own item's data. A template, so that the job is called
+  // through BatchPool::Run's pointer and never copied into a
+  // std::function (a capture of more than two words would allocate).
+  template <typename Job>
+  void RunRoundPhase(int items, const Job& job);
   // The state side of the round's k-th block (its step is `step`).
   void UpdateRoundBlock(int k, double t, int64_t step);
   // Distributed rounds: every rank's prepared blocks into every rank's
