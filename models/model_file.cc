@@ -443,8 +443,8 @@ absl::Status CheckFeatureKeys(const ModelFile& file) {
 
 // A sparse file's row sizes, one per row; a full-row file lists no labels.
 // The sizes and labels against the weights are checked where the model
-// builds their index (SparseRows::Create, in ChainModel), once: it was a
-// sixth of a 319-label model's start-up, done twice.
+// builds their index (SparseRows::Create, in ChainModel), so that a load
+// walks them once.
 absl::Status CheckSparseRows(const ModelFile& file, int64_t rows) {
   if (!HasSparseRows(file)) {
     if (file.emission_labels_size() == 0) return absl::OkStatus();

@@ -63,7 +63,7 @@ constexpr uint32_t kSparseRowsVersionOffset = 10;
 // that stores under half of the full rows' weights). Below, a full row is a
 // few cache lines that the scoring loop reads in one vectorised sweep, and
 // tags faster than a sparse row's label lookups
-// (docs/experiments.md#hundreds-of-labels).
+// (docs/experiments.md#sparse-emission-rows-in-the-model-file-2026-11-28).
 constexpr int kSparseRowsFromLabels = 100;
 constexpr char kModelMagic[] = "chaintag-model";
 
