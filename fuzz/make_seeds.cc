@@ -1,8 +1,8 @@
 // Writes the binary seeds of the fuzz corpora: model files trained by the
 // real pipeline on three sentences (first order, second order with pair
 // templates, float64 weights) and on 110 labels (sparse emission rows),
-// and solver checkpoints of every family on
-// the small problem of fuzz/solver_setups.h. The committed files under
+// and solver checkpoints of every family on the small problem of
+// fuzz/solver_setups.h. The committed files under
 // fuzz/corpus came from
 //
 //   ./bazelw run //fuzz:make_seeds -- $PWD/fuzz/corpus
@@ -83,10 +83,11 @@ std::string SparseTrainingText() {
   return text;
 }
 
-// Trains one model on `train` (in `work`) with kConfig plus `extra` (text
-// format) and copies it to `out`.
+// Trains one model on `train` (in `work`, read in `scheme`) with kConfig
+// plus `extra` (text format) and copies it to `out`.
 bool TrainModel(const std::string& extra, const fs::path& work,
-                const fs::path& out, const std::string& train = "train.txt") {
+                const fs::path& out, const std::string& train = "train.txt",
+                TagScheme scheme = IOB2) {
   PipelineConfig config;
   if (!google::protobuf::TextFormat::ParseFromString(
           std::string(kConfig) + extra, &config)) {
@@ -97,9 +98,7 @@ bool TrainModel(const std::string& extra, const fs::path& work,
     config.mutable_features()->add_pair_templates()->add_parts()->set_attribute(
         1);
   }
-  if (train != "train.txt") {
-    config.mutable_corpus()->mutable_format()->set_tag_scheme(NONE);
-  }
+  config.mutable_corpus()->mutable_format()->set_tag_scheme(scheme);
   config.mutable_corpus()->set_train((work / train).string());
   config.mutable_corpus()->set_test((work / train).string());
   config.set_model_path((work / "tiny.model").string());
@@ -160,7 +159,7 @@ int Main(int argc, char** argv) {
       TrainModel("model { order: 2 }", work,
                  corpus / "model_loader" / "order2_pairs.model") &&
       TrainModel("", work, corpus / "model_loader" / "order1_sparse.model",
-                 "sparse.txt");
+                 "sparse.txt", NONE);
   const std::vector<SolverConfig> configs = fuzzing::SolverSetupConfigs();
   for (size_t k = 0; ok && k < configs.size(); ++k) {
     ok = WriteCheckpointSeed(
