@@ -78,8 +78,8 @@ PipelineConfig ResolvePipelineConfig(const PipelineConfig& config) {
     // a certificate (which also refreshes its stored gradients) every pass
     // and, unless the config sets τ, eight oracles at a time on the threads
     // (docs/experiments.md#the-crf-against-crfsuites-l-bfgs).
-    if (solver->name() != "sag" && solver->name() != "svrg" &&
-        solver->name() != "casimir_svrg") {
+    if (solver->name() != "sag" && solver->name() != "lbfgs" &&
+        solver->name() != "svrg" && solver->name() != "casimir_svrg") {
       solver->set_name("sag");
       if (!solver->has_minibatch()) solver->set_minibatch(8);
       solver->set_gap_check(1);

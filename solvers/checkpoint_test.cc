@@ -122,6 +122,10 @@ std::vector<SolverConfig> Configs() {
   casimir.mutable_casimir()->set_variant(SolverConfig::CASIMIR_ADAPT);
   casimir.mutable_casimir()->set_warm_start(SolverConfig::EXTRAPOLATION);
   casimir.set_max_passes(12);
+  SolverConfig& lbfgs = add("lbfgs");
+  lbfgs.set_objective(SolverConfig::LOG_SUM_EXP);
+  lbfgs.set_l1(0.01);
+  lbfgs.mutable_lbfgs()->set_num_memories(3);
   return configs;
 }
 

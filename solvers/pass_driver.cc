@@ -37,6 +37,12 @@ absl::string_view StopReasonName(StopReason reason) {
       return "gap_estimate";
     case StopReason::kInterrupted:
       return "interrupted";
+    case StopReason::kNoProgress:
+      return "no_progress";
+    case StopReason::kObjectiveDelta:
+      return "delta";
+    case StopReason::kGradientEpsilon:
+      return "epsilon";
     case StopReason::kMaxPasses:
       break;
   }
@@ -237,13 +243,16 @@ absl::StatusOr<TrainingSummary> PassDriver::Run(PassSteps* steps) {
       reason = *certified_stop;
     } else if (end->estimate_converged) {
       reason = StopReason::kGapEstimate;
+    } else if (end->solver_stop.has_value()) {
+      reason = *end->solver_stop;
     } else if (interrupted_) {
       reason = StopReason::kInterrupted;
     } else if (expired_ && !BudgetSpent(pass)) {
       reason = StopReason::kMaxSeconds;
     }
-    const bool final_pass =
-        request.last_pass || certified || end->estimate_converged;
+    const bool final_pass = request.last_pass || certified ||
+                            end->estimate_converged ||
+                            end->solver_stop.has_value();
     absl::Status recorded = Record(std::move(record), final_pass);
     if (!recorded.ok()) return recorded;
     if (final_pass) break;

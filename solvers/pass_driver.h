@@ -42,6 +42,12 @@ enum class StopReason {
   kRelativeGap,   // an exact gap within relative_gap_tolerance · primal
   kGapEstimate,   // stale block-gap estimates within it (heuristic stop)
   kInterrupted,   // SIGINT or SIGTERM (base/interrupt.h)
+  // The solver's own tests (lbfgs, CRFsuite's rules): no step lowers the
+  // objective any more; the objective fell by less than a share over the
+  // last passes; the (pseudo-)gradient is small next to w.
+  kNoProgress,
+  kObjectiveDelta,
+  kGradientEpsilon,
 };
 absl::string_view StopReasonName(StopReason reason);
 
@@ -67,6 +73,9 @@ struct PassEnd {
   // The solver's stale estimates say it has converged, and it stops on them
   // without an exact check (the heuristic regularization path).
   bool estimate_converged = false;
+  // The solver's own test ends the run (kNoProgress, kObjectiveDelta or
+  // kGradientEpsilon), certified when `certificate` is set.
+  std::optional<StopReason> solver_stop;
 };
 
 class PassDriver;

@@ -4,6 +4,7 @@
 #include "solvers/bcfw.h"
 #include "solvers/casimir_svrg.h"
 #include "solvers/fw.h"
+#include "solvers/lbfgs.h"
 #include "solvers/mp_bcfw.h"
 #include "solvers/sag.h"
 #include "solvers/ssg.h"
@@ -32,21 +33,27 @@ absl::StatusOr<std::unique_ptr<Solver>> CreateSolver(
         " does not support box constraints (bcfw and active_set_bcfw do)"));
   }
   if (config.objective() == SolverConfig::LOG_SUM_EXP &&
-      config.name() != "sag" && config.name() != "svrg" &&
-      config.name() != "casimir_svrg") {
+      config.name() != "sag" && config.name() != "lbfgs" &&
+      config.name() != "svrg" && config.name() != "casimir_svrg") {
     return absl::InvalidArgumentError(absl::StrCat(
         "solver ", config.name(),
         " minimises the max-margin objective; the LOG_SUM_EXP objective "
-        "(model.loss LOG or SOFTMAX_MARGIN) is solved by sag, svrg and "
-        "casimir_svrg"));
+        "(model.loss LOG or SOFTMAX_MARGIN) is solved by sag, lbfgs, svrg "
+        "and casimir_svrg"));
   }
-  if ((config.l1() != 0 || config.c1() != 0) && config.name() != "sag") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "solver ", config.name(), " does not support solver.l1 (", config.l1(),
-        ") or c1 (", config.c1(), "): the elastic net is solved by sag"));
+  if ((config.l1() != 0 || config.c1() != 0) && config.name() != "sag" &&
+      config.name() != "lbfgs") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("solver ", config.name(), " does not support solver.l1 (",
+                     config.l1(), ") or c1 (", config.c1(),
+                     "): the elastic net is solved by sag and "
+                     "lbfgs"));
   }
   if (config.name() == "sag") {
     return std::unique_ptr<Solver>(new SagSolver(config));
+  }
+  if (config.name() == "lbfgs") {
+    return std::unique_ptr<Solver>(new LbfgsSolver(config));
   }
   if (config.name() == "bcfw" || config.name() == "active_set_bcfw") {
     return std::unique_ptr<Solver>(new BcfwSolver(config));
@@ -66,7 +73,7 @@ absl::StatusOr<std::unique_ptr<Solver>> CreateSolver(
   return absl::InvalidArgumentError(
       absl::StrCat("unknown solver \"", config.name(),
                    "\" (known: bcfw, active_set_bcfw, fw, ssg, mp_bcfw, sag, "
-                   "svrg, casimir_svrg)"));
+                   "lbfgs, svrg, casimir_svrg)"));
 }
 
 }  // namespace chaintag

@@ -25,22 +25,9 @@ constexpr double kLambda = 0.1;
 
 const Smoothing kEntropy{Smoothing::Kind::kEntropy, 1.0, 1};
 
-// Most inputs zero, so that steps skip coordinates and the lazy catch-up
-// has work to do.
 MulticlassProblem SparseProblem(int n, int features, int classes,
                                 uint32_t seed) {
-  std::mt19937 engine(seed);
-  std::normal_distribution<double> normal;
-  std::uniform_int_distribution<int> pick(0, features - 1);
-  std::vector<std::vector<double>> inputs(n, std::vector<double>(features));
-  std::vector<int> gold(n);
-  for (int i = 0; i < n; ++i) {
-    for (int nonzero = 0; nonzero < 2; ++nonzero) {
-      inputs[i][pick(engine)] = 2 * normal(engine);
-    }
-    gold[i] = i % classes;
-  }
-  return MulticlassProblem(std::move(inputs), std::move(gold), classes);
+  return SparseMulticlassProblem(n, features, classes, seed);
 }
 
 SolverConfig SagConfig() {
@@ -65,16 +52,6 @@ TrainingSummary RunSag(const Problem& problem, const SolverConfig& config,
       (*solver)->Solve(problem, nullptr, w);
   EXPECT_TRUE(summary.ok()) << summary.status();
   return summary.ok() ? *summary : TrainingSummary();
-}
-
-std::vector<double> Gradient(const Problem& problem, int i,
-                             const std::vector<double>& w) {
-  std::vector<double> state(problem.BlockStateSize(i));
-  problem.SmoothedOracle(i, w.data(), kEntropy, state.data());
-  std::vector<double> g(problem.Dim(), 0.0);
-  problem.AddCornerMinusState(i, problem.GoldCorner(i), state.data(), 1.0,
-                              g.data());
-  return g;
 }
 
 double SoftThreshold(double x, double t) {
@@ -103,7 +80,7 @@ std::vector<double> DenseSag(const Problem& problem, const SolverConfig& config,
   std::vector<double> w(dim, 0.0), average(dim, 0.0);
   std::vector<std::vector<double>> stored(n);
   for (int i = 0; i < n; ++i) {
-    stored[i] = Gradient(problem, i, w);
+    stored[i] = SmoothGradient(problem, i, w);
     for (int64_t j = 0; j < dim; ++j) average[j] += stored[i][j] / n;
   }
   // The sampling distribution: ½/n + ½·s_i/Σs, s_i the touched coordinates.
@@ -140,7 +117,7 @@ std::vector<double> DenseSag(const Problem& problem, const SolverConfig& config,
       std::vector<std::vector<double>> fresh(size);
       for (int k = 0; k < size; ++k) members[k] = draw();
       for (int k = 0; k < size; ++k) {
-        fresh[k] = Gradient(problem, members[k], w);
+        fresh[k] = SmoothGradient(problem, members[k], w);
       }
       // The stored gradients and their average take the batch's, then w
       // takes τ steps, the first with the SAGA corrections.
@@ -233,42 +210,13 @@ TEST(SagSolverTest, LazyStepsMatchTheDenseTextbookSteps) {
   }
 }
 
-// P(w) = 1/n Σ_i log Σ_y exp(L_i(y) − ⟨w, ψ_i(y)⟩) + λ/2‖w‖² + ℓ1‖w‖₁ by
-// enumerating the classes.
 double Objective(const MulticlassProblem& problem, const std::vector<double>& w,
                  double l1) {
-  const int n = problem.NumExamples();
-  double objective = 0;
-  for (int i = 0; i < n; ++i) {
-    double z = 0;
-    for (int y = 0; y < problem.num_classes(); ++y) {
-      z += std::exp(problem.Loss(i, {y}) -
-                    MulticlassProblem::Dot(problem.Psi(i, y), w.data()));
-    }
-    objective += std::log(z) / n;
-  }
-  for (double x : w) objective += 0.5 * kLambda * x * x + l1 * std::fabs(x);
-  return objective;
+  return ElasticNetObjective(problem, w, kLambda, l1);
 }
 
-// The elastic-net optimum by proximal gradient descent on the whole sum
-// (ISTA), run until it stops moving.
 std::vector<double> ProximalGradientOptimum(const Problem& problem, double l1) {
-  const int n = problem.NumExamples();
-  std::vector<double> w(problem.Dim(), 0.0);
-  const double eta = 0.2;
-  for (int iteration = 0; iteration < 20000; ++iteration) {
-    std::vector<double> gradient(problem.Dim(), 0.0);
-    for (int i = 0; i < n; ++i) {
-      const std::vector<double> g = Gradient(problem, i, w);
-      for (size_t j = 0; j < w.size(); ++j) gradient[j] += g[j] / n;
-    }
-    for (size_t j = 0; j < w.size(); ++j) {
-      w[j] =
-          SoftThreshold(w[j] - eta * (gradient[j] + kLambda * w[j]), eta * l1);
-    }
-  }
-  return w;
+  return ElasticNetOptimum(problem, kLambda, l1);
 }
 
 // The run reaches the optimum (with and without the elastic net), its

@@ -1,6 +1,7 @@
 #include "solvers/solver_testing.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <random>
 #include <vector>
@@ -121,6 +122,70 @@ DualityGap SmoothedDualityGap(const Problem& problem, const double* w,
       (loss_sum + dot_sum) / n - 0.5 * lambda * SquaredNorm(w_of_q.data(), dim);
   result.gap = result.primal - result.dual;
   return result;
+}
+
+MulticlassProblem SparseMulticlassProblem(int n, int features, int classes,
+                                          uint32_t seed) {
+  std::mt19937 engine(seed);
+  std::normal_distribution<double> normal;
+  std::uniform_int_distribution<int> pick(0, features - 1);
+  std::vector<std::vector<double>> inputs(n, std::vector<double>(features));
+  std::vector<int> gold(n);
+  for (int i = 0; i < n; ++i) {
+    for (int nonzero = 0; nonzero < 2; ++nonzero) {
+      inputs[i][pick(engine)] = 2 * normal(engine);
+    }
+    gold[i] = i % classes;
+  }
+  return MulticlassProblem(std::move(inputs), std::move(gold), classes);
+}
+
+std::vector<double> SmoothGradient(const Problem& problem, int i,
+                                   const std::vector<double>& w) {
+  const Smoothing entropy{Smoothing::Kind::kEntropy, 1.0, 1};
+  std::vector<double> state(problem.BlockStateSize(i));
+  problem.SmoothedOracle(i, w.data(), entropy, state.data());
+  std::vector<double> g(problem.Dim(), 0.0);
+  problem.AddCornerMinusState(i, problem.GoldCorner(i), state.data(), 1.0,
+                              g.data());
+  return g;
+}
+
+double ElasticNetObjective(const MulticlassProblem& problem,
+                           const std::vector<double>& w, double lambda,
+                           double l1) {
+  const int n = problem.NumExamples();
+  double objective = 0;
+  for (int i = 0; i < n; ++i) {
+    double z = 0;
+    for (int y = 0; y < problem.num_classes(); ++y) {
+      z += std::exp(problem.Loss(i, {y}) -
+                    MulticlassProblem::Dot(problem.Psi(i, y), w.data()));
+    }
+    objective += std::log(z) / n;
+  }
+  for (double x : w) objective += 0.5 * lambda * x * x + l1 * std::fabs(x);
+  return objective;
+}
+
+std::vector<double> ElasticNetOptimum(const Problem& problem, double lambda,
+                                      double l1) {
+  const int n = problem.NumExamples();
+  std::vector<double> w(problem.Dim(), 0.0);
+  const double eta = 0.2;
+  for (int iteration = 0; iteration < 20000; ++iteration) {
+    std::vector<double> gradient(problem.Dim(), 0.0);
+    for (int i = 0; i < n; ++i) {
+      const std::vector<double> g = SmoothGradient(problem, i, w);
+      for (size_t j = 0; j < w.size(); ++j) gradient[j] += g[j] / n;
+    }
+    for (size_t j = 0; j < w.size(); ++j) {
+      const double x = w[j] - eta * (gradient[j] + lambda * w[j]);
+      const double t = eta * l1;
+      w[j] = x > t ? x - t : (x < -t ? x + t : 0.0);
+    }
+  }
+  return w;
 }
 
 }  // namespace chaintag

@@ -62,6 +62,27 @@ DualityGap SmoothedDualityGap(const Problem& problem, const double* w,
                               double lambda, const Smoothing& smoothing,
                               int num_threads);
 
+// `n` examples of `features` inputs with two non-zero entries each (2·N(0,
+// 1) at uniform positions, std::mt19937(seed)) and gold class i % classes:
+// steps skip most coordinates, and the elastic net's optimum has zeros.
+MulticlassProblem SparseMulticlassProblem(int n, int features, int classes,
+                                          uint32_t seed);
+
+// ∇f_i(w) of the CRF's log-loss (entropy smoothing at μ = 1), dense.
+std::vector<double> SmoothGradient(const Problem& problem, int i,
+                                   const std::vector<double>& w);
+
+// P(w) = 1/n Σ_i log Σ_y exp(L_i(y) − ⟨w, ψ_i(y)⟩) + λ/2‖w‖² + ℓ1‖w‖₁ by
+// enumerating the classes.
+double ElasticNetObjective(const MulticlassProblem& problem,
+                           const std::vector<double>& w, double lambda,
+                           double l1);
+
+// The elastic-net optimum of that P by proximal gradient descent on the
+// whole sum (ISTA, step 0.2), run until it stops moving.
+std::vector<double> ElasticNetOptimum(const Problem& problem, double lambda,
+                                      double l1);
+
 }  // namespace chaintag
 
 #endif  // CHAINTAG_SOLVERS_SOLVER_TESTING_H_

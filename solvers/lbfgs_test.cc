@@ -1,0 +1,245 @@
+// The lbfgs solver on small multiclass problems: L-BFGS and OWL-QN reach
+// the enumerated objective's optimum (the ISTA reference and sag's),
+// every pass is certified with a dual below the optimum, the iterates do
+// not depend on the thread count, and bad configs are refused.
+
+#include "solvers/lbfgs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "solvers/duality_gap.h"
+#include "solvers/multiclass_problem_testing.h"
+#include "solvers/registry.h"
+#include "solvers/solver_testing.h"
+
+namespace chaintag {
+namespace {
+
+constexpr double kLambda = 0.1;
+
+SolverConfig LbfgsConfig(double l1) {
+  SolverConfig config;
+  config.set_name("lbfgs");
+  config.set_objective(SolverConfig::LOG_SUM_EXP);
+  config.set_lambda(kLambda);
+  config.set_l1(l1);
+  config.set_max_passes(500);
+  config.set_gap_tolerance(1e-12);
+  config.set_num_threads(1);
+  // CRFsuite's own tests off: the tests below stop on the certificate.
+  config.mutable_lbfgs()->set_delta(0);
+  config.mutable_lbfgs()->set_epsilon(0);
+  return config;
+}
+
+TrainingSummary RunLbfgs(const Problem& problem, const SolverConfig& config,
+                         std::vector<double>* w,
+                         std::vector<PassRecord>* records = nullptr) {
+  absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(config);
+  EXPECT_TRUE(solver.ok()) << solver.status();
+  if (!solver.ok()) return TrainingSummary();
+  Monitor monitor;
+  monitor.set_progress_stream(nullptr);
+  absl::StatusOr<TrainingSummary> summary =
+      (*solver)->Solve(problem, &monitor, w);
+  EXPECT_TRUE(summary.ok()) << summary.status();
+  if (records != nullptr) *records = monitor.records();
+  return summary.ok() ? *summary : TrainingSummary();
+}
+
+// L-BFGS (ℓ1 = 0) and OWL-QN (ℓ1 > 0) stop on a 1e-12 gap at the optimum
+// that ISTA on the enumerated objective finds, with its exact zeros, and
+// at the point sag reaches; without ℓ1 the dual is the independent
+// smoothed duality gap's.
+TEST(LbfgsSolverTest, ReachesTheCertifiedOptimum) {
+  const MulticlassProblem problem = SparseMulticlassProblem(20, 6, 3, 8);
+  for (double l1 : {0.0, 0.03}) {
+    for (int memories : {1, 6}) {
+      SCOPED_TRACE(testing::Message()
+                   << "l1 " << l1 << " memories " << memories);
+      SolverConfig config = LbfgsConfig(l1);
+      config.mutable_lbfgs()->set_num_memories(memories);
+      std::vector<double> w;
+      const TrainingSummary summary = RunLbfgs(problem, config, &w);
+      EXPECT_EQ(summary.stop_reason(), "gap_tolerance");
+      EXPECT_GE(summary.gap(), -1e-12);
+      EXPECT_LE(summary.gap(), 1e-12);
+      EXPECT_NEAR(summary.primal(),
+                  ElasticNetObjective(problem, w, kLambda, l1), 1e-12);
+      const std::vector<double> optimum =
+          ElasticNetOptimum(problem, kLambda, l1);
+      ASSERT_EQ(w.size(), optimum.size());
+      for (size_t j = 0; j < w.size(); ++j) {
+        // λ-strong convexity: ‖w − w*‖² ≤ 2·gap/λ.
+        EXPECT_NEAR(w[j], optimum[j], 1e-5) << j;
+        if (l1 > 0 && optimum[j] == 0) EXPECT_EQ(w[j], 0.0) << j;
+      }
+      EXPECT_NEAR(summary.primal(),
+                  ElasticNetObjective(problem, optimum, kLambda, l1), 1e-10);
+      SolverConfig sag = config;
+      sag.set_name("sag");
+      sag.mutable_sag()->set_learning_rate(0.05);
+      sag.set_gap_check(5);
+      sag.set_max_passes(3000);
+      std::vector<double> sag_w;
+      const TrainingSummary sag_summary = RunLbfgs(problem, sag, &sag_w);
+      EXPECT_NEAR(summary.primal(), sag_summary.primal(), 1e-11);
+      for (size_t j = 0; j < w.size(); ++j) {
+        EXPECT_NEAR(w[j], sag_w[j], 1e-5) << j;
+      }
+      if (l1 == 0) {
+        const Smoothing entropy{Smoothing::Kind::kEntropy, 1.0, 1};
+        const DualityGap independent =
+            SmoothedDualityGap(problem, w.data(), kLambda, entropy, 1);
+        EXPECT_NEAR(summary.primal(), independent.primal, 1e-12);
+        EXPECT_NEAR(summary.dual(), independent.dual, 1e-12);
+      }
+    }
+  }
+}
+
+// Every pass, the start included, is certified: primal − dual = gap, the
+// dual below the optimum and the primal above it, and the primal never
+// rises (each accepted step passed Armijo's test).
+TEST(LbfgsSolverTest, EveryPassIsCertifiedAndDescends) {
+  const MulticlassProblem problem = SparseMulticlassProblem(30, 8, 4, 3);
+  for (double l1 : {0.0, 0.02}) {
+    const double optimum = ElasticNetObjective(
+        problem, ElasticNetOptimum(problem, kLambda, l1), kLambda, l1);
+    SolverConfig config = LbfgsConfig(l1);
+    config.set_max_passes(15);
+    config.set_gap_tolerance(0);
+    std::vector<double> w;
+    std::vector<PassRecord> records;
+    RunLbfgs(problem, config, &w, &records);
+    ASSERT_EQ(records.size(), 15u) << l1;
+    ExpectExactGapsAreCertificates(records);
+    double previous = INFINITY;
+    for (const PassRecord& record : records) {
+      ASSERT_TRUE(record.has_gap()) << record.pass();
+      EXPECT_LE(record.dual(), optimum + 1e-12) << l1 << " " << record.pass();
+      EXPECT_GE(record.primal(), optimum - 1e-12) << l1 << " " << record.pass();
+      EXPECT_LE(record.primal(), previous) << l1 << " " << record.pass();
+      previous = record.primal();
+    }
+    // Quasi-Newton: well within 1e-6 of the optimum in 15 iterations.
+    EXPECT_LT(records.back().gap(), 1e-6) << l1;
+  }
+}
+
+// More examples than a chunk of oracles and two slices of the gradient: the
+// same iterates, bit for bit, on one thread and three.
+TEST(LbfgsSolverTest, TheThreadCountChangesNothing) {
+  const MulticlassProblem problem = SparseMulticlassProblem(700, 10, 4, 2);
+  for (double l1 : {0.0, 0.01}) {
+    SolverConfig config = LbfgsConfig(l1);
+    config.set_max_passes(6);
+    std::vector<double> one, three;
+    const TrainingSummary a = RunLbfgs(problem, config, &one);
+    config.set_num_threads(3);
+    const TrainingSummary b = RunLbfgs(problem, config, &three);
+    EXPECT_EQ(one, three) << l1;
+    EXPECT_EQ(a.primal(), b.primal()) << l1;
+    EXPECT_EQ(a.dual(), b.dual()) << l1;
+  }
+}
+
+// Run on past the optimum's precision (no tolerance can stop it: the gap
+// there can be exactly 0), the line search finds no decrease and the run
+// ends there, certified, instead of spending its passes.
+TEST(LbfgsSolverTest, StopsWhenNoStepDecreases) {
+  const MulticlassProblem problem = SparseMulticlassProblem(20, 6, 3, 8);
+  SolverConfig config = LbfgsConfig(0.03);
+  config.set_gap_tolerance(-1);
+  config.set_max_passes(1000);
+  std::vector<double> w;
+  const TrainingSummary summary = RunLbfgs(problem, config, &w);
+  EXPECT_EQ(summary.stop_reason(), "no_progress");
+  EXPECT_LT(summary.passes(), 1000);
+  EXPECT_LE(summary.gap(), 1e-12);
+}
+
+// CRFsuite's delta test: the run ends at the first pass k where
+// (P_{k−period} − P_k)/P_k < delta, P_0 the start's objective.
+TEST(LbfgsSolverTest, StopsOnTheObjectivesRelativeFall) {
+  const MulticlassProblem problem = SparseMulticlassProblem(30, 8, 4, 3);
+  for (double l1 : {0.0, 0.02}) {
+    SolverConfig config = LbfgsConfig(l1);
+    config.set_gap_tolerance(-1);
+    config.mutable_lbfgs()->set_period(3);
+    config.mutable_lbfgs()->set_delta(1e-4);
+    std::vector<double> w;
+    std::vector<PassRecord> records;
+    const TrainingSummary summary = RunLbfgs(problem, config, &w, &records);
+    EXPECT_EQ(summary.stop_reason(), "delta") << l1;
+    // The records' primals (the certificate's P, summed in its own order).
+    std::vector<double> objectives = {ElasticNetObjective(
+        problem, std::vector<double>(w.size()), kLambda, l1)};
+    for (const PassRecord& record : records) {
+      objectives.push_back(record.primal());
+    }
+    const size_t last = objectives.size() - 1;
+    ASSERT_GT(last, 3u) << l1;
+    auto fall = [&](size_t k) {
+      return (objectives[k - 3] - objectives[k]) / objectives[k];
+    };
+    EXPECT_LT(fall(last), 1e-4 * (1 + 1e-9)) << l1;
+    for (size_t k = 3; k < last; ++k) {
+      EXPECT_GE(fall(k), 1e-4 * (1 - 1e-9)) << l1 << " pass " << k;
+    }
+  }
+}
+
+// CRFsuite's epsilon test, ‖∇P‖ < epsilon·max(1, ‖w‖). Without ℓ1 the
+// certificate's gap is ‖∇P‖²/(2λ), so the records tell when it held.
+TEST(LbfgsSolverTest, StopsOnASmallGradient) {
+  const MulticlassProblem problem = SparseMulticlassProblem(30, 8, 4, 3);
+  SolverConfig config = LbfgsConfig(0);
+  config.set_gap_tolerance(-1);
+  config.mutable_lbfgs()->set_epsilon(1e-3);
+  std::vector<double> w;
+  std::vector<PassRecord> records;
+  const TrainingSummary summary = RunLbfgs(problem, config, &w, &records);
+  EXPECT_EQ(summary.stop_reason(), "epsilon");
+  ASSERT_GE(records.size(), 2u);
+  double norm = 0;
+  for (double x : w) norm += x * x;
+  const double bound = 1e-3 * std::max(1.0, std::sqrt(norm));
+  EXPECT_LT(std::sqrt(2 * kLambda * records.back().gap()), bound * 1.001);
+  EXPECT_GT(std::sqrt(2 * kLambda * records[records.size() - 2].gap()),
+            bound * 0.5);
+}
+
+TEST(LbfgsSolverTest, RejectsBadConfigs) {
+  const MulticlassProblem problem = SparseMulticlassProblem(5, 3, 2, 1);
+  auto refused = [&](const SolverConfig& config) {
+    absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(config);
+    if (!solver.ok()) return true;
+    std::vector<double> w;
+    Monitor monitor;
+    monitor.set_progress_stream(nullptr);
+    return !(*solver)->Solve(problem, &monitor, &w).ok();
+  };
+  SolverConfig hinge = LbfgsConfig(0);
+  hinge.clear_objective();
+  EXPECT_TRUE(refused(hinge));
+  SolverConfig memories = LbfgsConfig(0);
+  memories.mutable_lbfgs()->set_num_memories(0);
+  EXPECT_TRUE(refused(memories));
+  SolverConfig searches = LbfgsConfig(0);
+  searches.mutable_lbfgs()->set_max_linesearch(0);
+  EXPECT_TRUE(refused(searches));
+  SolverConfig negative = LbfgsConfig(-1);
+  EXPECT_TRUE(refused(negative));
+  SolverConfig delta = LbfgsConfig(0);
+  delta.mutable_lbfgs()->set_delta(-1e-5);
+  EXPECT_TRUE(refused(delta));
+  EXPECT_FALSE(refused(LbfgsConfig(0.1)));
+}
+
+}  // namespace
+}  // namespace chaintag
