@@ -164,14 +164,26 @@ class EstimatorTest(unittest.TestCase):
 
     def test_lbfgs_trains_the_crf_with_c1_and_c2_as_crfsuite(self):
         # CRFsuite's Σ NLL + c1‖w‖₁ + c2‖w‖² divided by n: λ = 2·c2/n and
-        # l1 = c1/n, the CRF loss, solved by sag.
+        # l1 = c1/n, the CRF loss, solved by lbfgs (OWL-QN) with L-BFGS's
+        # memory and line search trials as given.
         n = len(self.X)
         crf = sklearn_crfsuite.CRF(algorithm="lbfgs", c1=0.5, c2=0.25,
-                                   max_iterations=15, keep_feature_names=False)
+                                   max_iterations=15, num_memories=4,
+                                   max_linesearch=7, period=3, delta=1e-3,
+                                   epsilon=1e-4, keep_feature_names=False)
         self.check_against_cli(crf, _settings.config_text(
             2 * 0.25 / n, max_passes=15, keep_feature_names=False,
-            loss=_settings.CRF, solver="sag", l1=0.5 / n))
-        self.assertEqual(crf.summary_["solver"], "sag")
+            loss=_settings.CRF, solver="lbfgs", l1=0.5 / n,
+            lbfgs={"num_memories": 4, "max_linesearch": 7, "period": 3,
+                   "delta": 1e-3, "epsilon": 1e-4}))
+        self.assertEqual(crf.summary_["solver"], "lbfgs")
+        # l2sgd: the same objective by sag.
+        sgd = sklearn_crfsuite.CRF(algorithm="l2sgd", c2=0.25,
+                                   max_iterations=5, keep_feature_names=False)
+        self.check_against_cli(sgd, _settings.config_text(
+            2 * 0.25 / n, max_passes=5, keep_feature_names=False,
+            loss=_settings.CRF, solver="sag"))
+        self.assertEqual(sgd.summary_["solver"], "sag")
         self.assertAlmostEqual(crf.summary_["lambda"], 0.5 / n)
         # A CRF's marginals are its probabilities: each row sums to 1 and
         # the labeling's probability is the product along a chain.
@@ -296,7 +308,7 @@ class EstimatorTest(unittest.TestCase):
                                        epsilon=1e-5)  # CRFsuite's default
             crf.fit(self.X, self.y)
         self.assertAlmostEqual(crf.summary_["lambda"], 2 * 0.5 / n)
-        self.assertEqual(crf.summary_["solver"], "sag")
+        self.assertEqual(crf.summary_["solver"], "lbfgs")
         self.assertEqual(len(crf.training_log_.iterations), 5)  # the cap
         # pa's c is the block weight bound 1/(λn).
         pa = sklearn_crfsuite.CRF(algorithm="passive-aggressive", c=4.0,
@@ -314,7 +326,7 @@ class EstimatorTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "'c1' is not a parameter of pa"):
             sklearn_crfsuite.CRF(algorithm="pa", c1=1.0).fit(self.X, self.y)
         with self.assertRaisesRegex(ValueError, "gap_tolerance"):
-            self.crf(algorithm="lbfgs", epsilon=1e-3).fit(self.X, self.y)
+            self.crf(algorithm="l2sgd", delta=1e-3).fit(self.X, self.y)
         with self.assertRaisesRegex(ValueError, "not both"):
             self.crf(algorithm="lbfgs", c2=0.1).fit(self.X, self.y)
         with self.assertRaisesRegex(ValueError, "trains the structured SVM"):
@@ -383,9 +395,11 @@ class CrfsuiteApiTest(unittest.TestCase):
         self.assertIn(("w:dog", "N"), info.state_features)
         with self.assertRaisesRegex(ValueError, "unknown parameter"):
             trainer.set("feature.nonsense", 1)
-        trainer.set("num_memories", 6)  # L-BFGS's default: no effect
+        trainer.set("num_memories", 10)  # solver.lbfgs.num_memories
+        trainer.set("delta", 1e-4)  # solver.lbfgs.delta
+        trainer.set("linesearch", "MoreThuente")  # the default: no effect
         with self.assertRaisesRegex(ValueError, "no chaintag counterpart"):
-            trainer.set("num_memories", 10)
+            trainer.set("linesearch", "Backtracking")
 
     def test_trainer_algorithms_and_their_parameters(self):
         trainer = chaintag.Trainer(verbose=False)
@@ -409,7 +423,8 @@ class CrfsuiteApiTest(unittest.TestCase):
 
     def test_trainer_messages_and_algorithms(self):
         X, y = featurise(corpus(30, 4))
-        for algorithm, solver in (("lbfgs", "sag"), ("arow", "bcfw")):
+        for algorithm, solver in (("lbfgs", "lbfgs"), ("l2sgd", "sag"),
+                                  ("arow", "bcfw")):
             lines = []
 
             class Capturing(chaintag.Trainer):

@@ -165,7 +165,7 @@ absl::Status SetSolverOption(absl::string_view name, absl::string_view value,
 // The Frank-Wolfe family's choices (bcfw, active_set_bcfw, mp_bcfw, fw).
 #define CHAINTAG_SOLVER_FLAGS(X)                                               \
   X(std::string, solver, "solver.name", "",                                    \
-    "bcfw | active_set_bcfw | mp_bcfw | fw | ssg | sag | svrg | "              \
+    "bcfw | active_set_bcfw | mp_bcfw | fw | ssg | sag | lbfgs | svrg | "      \
     "casimir_svrg.")                                                           \
   X(std::string, sampling, "solver.sampling", "",                              \
     "uniform | permutation | gap (block sampling).")                           \
@@ -243,7 +243,8 @@ absl::Status SetSolverOption(absl::string_view name, absl::string_view value,
     "hinge:HINGE,log:LOG,crf:LOG,"                                            \
     "softmax_margin:SOFTMAX_MARGIN",                                          \
     "hinge (structured SVM) | log (a CRF) | softmax_margin; log and "         \
-    "softmax_margin train with --solver=svrg or casimir_svrg.")               \
+    "softmax_margin train with --solver=sag (default), lbfgs, svrg or "       \
+    "casimir_svrg.")                                                          \
   X(bool, retrain_on_train_and_dev, "corpus.retrain_on_train_and_dev", "",    \
     "After the run on train (scored on dev), train the saved model again on " \
     "train + dev.")                                                           \

@@ -5,7 +5,8 @@ that `algorithm`, `c1`, `c2` and the rest mean what they mean in
 python-crfsuite and sklearn-crfsuite (docs/python.md lists them all):
 
   lbfgs, l2sgd   the CRF: model.loss LOG (the negative log-likelihood),
-                 trained by sag. CRFsuite minimises
+                 trained by chaintag's lbfgs (L-BFGS, OWL-QN with c1, as
+                 CRFsuite) and by sag. CRFsuite minimises
                  Σ_i NLL_i + c1‖w‖₁ + c2‖w‖², chaintag
                  1/n Σ_i NLL_i + l1‖w‖₁ + λ/2‖w‖²: the same objective
                  divided by n with λ = 2·c2/n and l1 = c1/n.
@@ -17,7 +18,7 @@ python-crfsuite and sklearn-crfsuite (docs/python.md lists them all):
                  (CRFsuite's default c2 = 1 converted), or `regularization`.
 
 Every algorithm's parameters are listed with CRFsuite's defaults. The
-solvers' own internals (L-BFGS's memory, line search and stopping rule,
+solvers' own internals (L-BFGS's line search kind and stopping rule,
 SGD's calibration, the online learners' epsilon) have no chaintag
 counterpart: their default values are accepted (so that get_params and
 set_params round-trip) and have no effect; another value is refused with
@@ -27,10 +28,15 @@ what to use instead.
 import math
 
 # The estimator's defaults: what a user of sklearn-crfsuite gets without
-# options (docs/experiments.md has the grid on CoNLL-2003).
-DEFAULT_BUCKETS = 1 << 20
+# options (docs/experiments.md has the grid on CoNLL-2003). Attributes are
+# exact (a weight row each, as in CRFsuite) unless num_buckets asks for the
+# hashing trick.
 DEFAULT_C2 = 1.0  # CRFsuite's
 DEFAULT_PASSES = 30
+# CRFsuite runs L-BFGS until its own tests (delta, epsilon) stop it, often
+# after hundreds of iterations; chaintag runs the same tests, at most this
+# many iterations.
+DEFAULT_LBFGS_ITERATIONS = 100
 DEFAULT_GAP_TOLERANCE = 0.01
 
 CRF = "crf"
@@ -71,18 +77,28 @@ PARAMETERS = {
          "solver.l1 = c1/n, the elastic net, n the training sequences)"),
         ("c2", 1.0, "Coefficient for L2 regularization (chaintag: "
          "lambda = 2*c2/n)"),
-        ("max_iterations", DEFAULT_PASSES,
-         "The maximum number of passes over the data (one L-BFGS iteration "
-         "is one gradient over the data); chaintag's default; the run stops "
-         "earlier when its duality gap is below gap_tolerance"),
-        ("num_memories", 6, "L-BFGS's memory; chaintag's sag needs none"),
-        ("epsilon", 1e-5, "L-BFGS's stopping rule; " + _STOP),
-        ("period", 10, "L-BFGS's stopping rule; " + _STOP),
-        ("delta", 1e-5, "L-BFGS's stopping rule; " + _STOP),
+        ("max_iterations", DEFAULT_LBFGS_ITERATIONS,
+         "The maximum number of iterations (passes; chaintag's default); "
+         "the run stops earlier on CRFsuite's tests (epsilon, period, "
+         "delta) or when its duality gap is below gap_tolerance"),
+        ("num_memories", 6, "The number of limited memories for "
+         "approximating the inverse Hessian (chaintag: "
+         "solver.lbfgs.num_memories)"),
+        ("epsilon", 1e-5, "Epsilon for testing the convergence of the "
+         "objective: stop when the gradient is below epsilon times "
+         "max(1, |w|) (chaintag: solver.lbfgs.epsilon); the run also stops "
+         "on its duality gap"),
+        ("period", 10, "The duration of iterations to test the stopping "
+         "criterion (chaintag: solver.lbfgs.period)"),
+        ("delta", 1e-5, "The threshold for the stopping criterion; an "
+         "L-BFGS iteration stops when the improvement of the log likelihood "
+         "over the last ${period} iterations is no greater than this "
+         "threshold (chaintag: solver.lbfgs.delta)"),
         ("linesearch", "MoreThuente",
-         "L-BFGS's line search; sag takes steps of solver.sag.learning_rate"),
-        ("max_linesearch", 20,
-         "L-BFGS's line search; sag takes steps of solver.sag.learning_rate"),
+         "L-BFGS's line search; chaintag's lbfgs backtracks until Armijo's "
+         "condition holds, as CRFsuite does when c1 > 0"),
+        ("max_linesearch", 20, "The maximum number of trials for the line "
+         "search (chaintag: solver.lbfgs.max_linesearch)"),
     ],
     "l2sgd": _FEATURES + [
         ("c2", 1.0, "Coefficient for L2 regularization (chaintag: "
@@ -137,13 +153,11 @@ PARAMETERS = {
 
 # Parameters with no chaintag counterpart: only their default is accepted.
 # name -> what to use instead.
-INTERNALS = {
-    "num_memories": "chaintag's solvers keep no L-BFGS memory",
+INTERNALS = {  # for every algorithm but those REAL lists
     "epsilon": "use gap_tolerance: " + _STOP,
     "period": "use gap_tolerance: " + _STOP,
     "delta": "use gap_tolerance: " + _STOP,
-    "linesearch": "sag's step is solver.sag.learning_rate (overrides=)",
-    "max_linesearch": "sag's step is solver.sag.learning_rate (overrides=)",
+    "linesearch": "chaintag's lbfgs backtracks (Armijo's condition)",
     "calibration.eta": "sag's step is solver.sag.learning_rate (overrides=)",
     "calibration.rate": "sag's step is solver.sag.learning_rate (overrides=)",
     "calibration.samples":
@@ -159,16 +173,27 @@ INTERNALS = {
     "gamma": "use regularization= (lambda)",
 }
 
+# Parameters an algorithm maps onto a chaintag setting although another
+# algorithm's same name is an internal.
+REAL = {"lbfgs": {"epsilon", "period", "delta"}}
+
+
+def is_internal(algorithm, name):
+    return name in INTERNALS and name not in REAL.get(algorithm, ())
+
+
 # chaintag's own parameters (beside CRFsuite's), with their help.
 CHAINTAG_PARAMETERS = {
     "regularization": "lambda itself (instead of c2 or c)",
-    "solver": "the solver: sag (default), svrg or casimir_svrg for the CRF; "
+    "solver": "the solver: lbfgs (lbfgs's default), sag (l2sgd's default), "
+              "svrg or casimir_svrg for the CRF; "
               "bcfw (default) or any other chaintag solver for the "
               "structured SVM (docs/solvers.md)",
     "order": "1 or 2: a first- or second-order chain",
     "num_threads": "training threads (results are the same for any count)",
     "seed": "the solver's seed",
-    "num_buckets": "hashed attribute buckets (default 2^20)",
+    "num_buckets": "hashed attribute buckets (default: none, every "
+                   "attribute its own weights)",
     "gap_tolerance": "stop when the duality gap (absolute, in the "
                      "objective's units) is below it (default 0.01)",
     "keep_feature_names": "keep attribute names in the model (default True)",
@@ -198,7 +223,7 @@ def defaults(algorithm):
 def help_text(algorithm, name):
     for parameter, default, text in PARAMETERS[algorithm]:
         if parameter == name:
-            if name in INTERNALS:
+            if is_internal(algorithm, name):
                 text += (" (accepted at CRFsuite's default %r only, with no "
                          "effect in chaintag)" % (default,))
             return text
@@ -229,7 +254,7 @@ def check_parameters(algorithm, params):
             raise ValueError(
                 "%r is not a parameter of %s; its parameters are %s"
                 % (name, algorithm, ", ".join(known)))
-        if name in INTERNALS and not _same(value, known[name]):
+        if is_internal(algorithm, name) and not _same(value, known[name]):
             raise ValueError(
                 "%s=%r has no chaintag counterpart (%s); only its default "
                 "%r is accepted" % (name, value, INTERNALS[name], known[name]))
@@ -270,11 +295,11 @@ def run_settings(algorithm, params, options, num_sequences):
                          % (values["c1"],))
     solver = options.get("solver")
     if loss == CRF:
-        solver = solver or "sag"
-        if solver not in ("sag", "svrg", "casimir_svrg"):
+        solver = solver or ("lbfgs" if algorithm == "lbfgs" else "sag")
+        if solver not in ("lbfgs", "sag", "svrg", "casimir_svrg"):
             raise ValueError(
                 "solver=%r trains the structured SVM (hinge); %s trains the "
-                "CRF with sag, svrg or casimir_svrg (or choose "
+                "CRF with lbfgs, sag, svrg or casimir_svrg (or choose "
                 "algorithm='pa' for the structured SVM)" % (solver, algorithm))
     else:
         solver = solver or "bcfw"
@@ -289,7 +314,12 @@ def run_settings(algorithm, params, options, num_sequences):
         num_buckets=options.get("num_buckets"),
         gap_tolerance=options.get("gap_tolerance"),
         keep_feature_names=options.get("keep_feature_names", True)
-        is not False)
+        is not False,
+        lbfgs={"num_memories": int(values.get("num_memories", 6)),
+               "max_linesearch": int(values.get("max_linesearch", 20)),
+               "period": int(values.get("period", 10)),
+               "delta": float(values.get("delta", 1e-5)),
+               "epsilon": float(values.get("epsilon", 1e-5))})
 
 
 def gap_check_passes(passes):
@@ -304,7 +334,7 @@ def gap_check_passes(passes):
 def config_text(lam, max_passes=None, min_freq=None, solver="bcfw", order=1,
                 num_threads=1, seed=1, num_buckets=None, gap_tolerance=None,
                 keep_feature_names=True, evaluate_dev=False, loss=HINGE,
-                l1=0.0, averaging=True):
+                l1=0.0, averaging=True, lbfgs=None):
     """The PipelineConfig text of a run on item sequences. No bias feature:
     CRFsuite has none, and the attributes are then exactly the items'."""
     min_count = 0
@@ -323,6 +353,10 @@ def config_text(lam, max_passes=None, min_freq=None, solver="bcfw", order=1,
         "seed: %d" % int(seed), "num_threads: %d" % int(num_threads)]
     if crf and solver == "sag":
         solver_fields.append("minibatch: 8")  # the pipeline's CRF default
+    if solver == "lbfgs" and lbfgs:
+        # L-BFGS's own parameters (solver.lbfgs; the solver checks them).
+        solver_fields.append("lbfgs { %s }" % " ".join(
+            "%s: %r" % (name, lbfgs[name]) for name in sorted(lbfgs)))
     if l1:
         solver_fields.append("l1: %r" % l1)
     if not averaging:
@@ -330,9 +364,9 @@ def config_text(lam, max_passes=None, min_freq=None, solver="bcfw", order=1,
     return "\n".join([
         'name: "items"',
         "corpus { format { layout: CRFSUITE tag_scheme: NONE } }",
-        "features { num_buckets: %d hash_seed: 0 bias: false "
-        "min_feature_count: %d }"
-        % (num_buckets or DEFAULT_BUCKETS, min_count),
+        "features { %s hash_seed: 0 bias: false min_feature_count: %d }"
+        % ("num_buckets: %d" % num_buckets if num_buckets else "exact: true",
+           min_count),
         "model { order: %d train_scheme: NONE normalize_loss: false "
         "keep_feature_names: %s%s }"
         % (int(order), "true" if keep_feature_names else "false",

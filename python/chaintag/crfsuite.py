@@ -125,7 +125,7 @@ def training_run(train, algorithm, params, options, dev=None, keep=False,
         num_buckets=run["num_buckets"], gap_tolerance=run["gap_tolerance"],
         keep_feature_names=run["keep_feature_names"],
         evaluate_dev=dev is not None and len(dev) > 0, loss=run["loss"],
-        l1=run["l1"], averaging=run["averaging"])
+        l1=run["l1"], averaging=run["averaging"], lbfgs=run["lbfgs"])
     return _chaintag.train_sequences(
         train, text, dict(options.get("overrides") or {}),
         dev=dev if dev is not None and len(dev) > 0 else None, keep=keep,
@@ -244,8 +244,10 @@ class Trainer:
             run = _settings.run_settings(self._algorithm, self._params,
                                          self._options, 1)
             self.message("no sequences appended: the model has no labels\n")
+            # Hashed: exact features need a key table, and there are no
+            # attributes to make one of.
             _chaintag.empty_model(_settings.config_text(
-                run["lam"], num_buckets=run["num_buckets"],
+                run["lam"], num_buckets=run["num_buckets"] or 1,
                 loss=run["loss"])).save(model)
             self.logparser = TrainingLog([])
             return None

@@ -59,13 +59,15 @@ class CRF(BaseEstimator):
     CRFsuite's parameters (all optional, as in sklearn-crfsuite; None is
     CRFsuite's default), mapped as chaintag._settings says:
       algorithm: 'lbfgs' (default) or 'l2sgd': the CRF (model.loss LOG,
-        trained by sag); 'pa', 'ap', 'arow': the structured SVM (hinge,
-        BCFW). An unknown name raises ValueError.
+        trained by chaintag's lbfgs, OWL-QN when c1 > 0, and by sag);
+        'pa', 'ap', 'arow': the structured SVM (hinge, BCFW). An unknown
+        name raises ValueError.
       c1, c2 (lbfgs; l2sgd: c2): l1 = c1/n and λ = 2·c2/n, n the training
         sequences (CRFsuite's objective divided by n). c (pa): λ = 1/(c·n).
-      max_iterations: passes over the data, at most (default 30 for the
-        CRF, 100 for ap, pa, arow); the run stops earlier when its duality
-        gap is below gap_tolerance.
+      max_iterations: passes over the data, at most (default 100 for
+        lbfgs, 30 for l2sgd, 100 for ap, pa, arow); the run stops earlier
+        when its duality gap is below gap_tolerance, and lbfgs also on
+        CRFsuite's tests (epsilon, period, delta).
       min_freq: attributes seen at fewer positions get no weight.
       all_possible_states, all_possible_transitions: chaintag weighs every
         pair, as CRFsuite does with True; False has no effect.
@@ -75,19 +77,22 @@ class CRF(BaseEstimator):
         written there after fit, and read from there before a predict when
         the estimator was not fitted. keep_tempfiles: keep the run's
         directory (its model and JSON log) at `output_dir_`.
-      The internals of L-BFGS, SGD and the online learners (num_memories,
-      epsilon, period, delta, linesearch, max_linesearch, calibration_*,
-      variance, gamma) are accepted at CRFsuite's defaults, with no effect,
-      and refused otherwise with what chaintag offers instead. A parameter
+      num_memories, max_linesearch (lbfgs): L-BFGS's memory and line
+        search trials. The other internals of L-BFGS, SGD and the online
+        learners (epsilon, period, delta, linesearch, calibration_*,
+        variance, gamma) are accepted at CRFsuite's defaults, with no
+        effect, and refused otherwise with what chaintag offers instead. A parameter
       the algorithm does not have raises ValueError, as in CRFsuite.
     chaintag's own:
       regularization: λ itself (instead of c2 or c).
-      solver: sag (the CRF's default), svrg or casimir_svrg for the CRF;
+      solver: lbfgs (lbfgs's default), sag (l2sgd's), svrg or
+        casimir_svrg for the CRF;
         bcfw (the structured SVM's default) or another chaintag solver for
         the structured SVM (docs/solvers.md).
       order: 1 or 2. num_threads: training and predict threads (default
         2; results are the same for any count). seed.
-      num_buckets: hashed attribute buckets (default 2^20).
+      num_buckets: hashed attribute buckets (default: none, every
+        attribute its own weights, as in CRFsuite).
       gap_tolerance: stop when the duality gap (absolute, in the
         objective's units) is below it.
       keep_feature_names: keep attribute names in the model (for
