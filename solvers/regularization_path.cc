@@ -24,7 +24,8 @@ absl::StatusOr<SolverConfig> InnerConfig(const Problem& problem,
     return absl::InvalidArgumentError(
         "regularization path: the path is the hinge loss's (its breakpoints "
         "come from the block gaps of BCFW); for model.loss LOG or "
-        "SOFTMAX_MARGIN give a lambda (--lambda)");
+        "SOFTMAX_MARGIN give a lambda (--lambda, and --set=lambda= to turn "
+        "off a config's lambda: \"path\")");
   }
   if (config.name() != "bcfw" && config.name() != "active_set_bcfw") {
     return absl::InvalidArgumentError(absl::StrCat(
