@@ -19,15 +19,15 @@
 //
 // Each evaluation of P is a pass of forward–backward over every example
 // at one point (on the threads, in fixed chunks of examples), whose
-// gradients are summed into ḡ = 1/n Σ_i ∇f_i by one slice of w per
-// thread, each coordinate in example order: the same iterates on any
-// thread count. That pass is also the certificate (solvers/duality_gap.h,
+// gradients are summed into ḡ = 1/n Σ_i ∇f_i in two lanes (even and odd
+// examples, each summed in example order by slices of w, then added): the
+// same iterates on any thread count. That pass is also the certificate (solvers/duality_gap.h,
 // SmoothCertificate): the distributions q_i it computes are a dual point,
 // so every iteration ends certified at no extra cost.
 //
-// Memory: w, ḡ, the trial point and its ḡ, the pseudo-gradient and the
-// direction (six Dim()-vectors of doubles), and 2·num_memories float
-// vectors for the pairs. Unlike sag, no per-example state is kept.
+// Memory: w, ḡ, the trial point and its ḡ, the second lane's sum, the
+// pseudo-gradient and the direction (seven Dim()-vectors of doubles), and
+// 2·num_memories float vectors for the pairs. Unlike sag, no per-example state is kept.
 //
 // Thread-safety: one solver per run.
 //
