@@ -214,6 +214,14 @@ TEST(LbfgsSolverTest, StopsOnASmallGradient) {
             bound * 0.5);
 }
 
+TEST(LbfgsSolverTest, StopsOnTheTimeBudget) {
+  SolverConfig config = LbfgsConfig(0.01);
+  config.set_gap_tolerance(0);
+  const TrainingSummary summary = ExpectStopsOnTheTimeBudget(config);
+  EXPECT_EQ(summary.passes(), 1);
+  EXPECT_TRUE(summary.has_gap());  // certified all the same
+}
+
 TEST(LbfgsSolverTest, RejectsBadConfigs) {
   const MulticlassProblem problem = SparseMulticlassProblem(5, 3, 2, 1);
   auto refused = [&](const SolverConfig& config) {
