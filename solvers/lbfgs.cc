@@ -153,7 +153,7 @@ class LbfgsSteps : public PassSteps {
   absl::Status LoadState(const CheckpointReader& reader) override {
     const int64_t history = static_cast<int64_t>(steps_.size());
     std::vector<double> steps, changes;
-    int64_t stalled = 0, objectives = 0;
+    int64_t stalled = 0;
     absl::Status status = reader.Reals("w", dim_, &w_);
     if (status.ok()) {
       status = reader.Reals("loss_gradient", dim_, &current_.loss_gradient);
@@ -168,16 +168,16 @@ class LbfgsSteps : public PassSteps {
     if (status.ok()) status = reader.Integer("count", &count_);
     if (status.ok()) status = reader.Integer("newest", &newest_);
     if (status.ok()) status = reader.Integer("oracle_calls", &oracle_calls_);
-    // One objective a pass, the start's included: as many as the calls
-    // made, n at a time, at most.
-    objectives = oracle_calls_ / std::max(1, n_);
     if (status.ok()) status = reader.Reals("objectives", -1, &objectives_);
+    // One objective a pass, the start's included, each from an evaluation
+    // of n oracle calls: at least one, and no more than the evaluations.
+    const int64_t evaluations = oracle_calls_ / std::max(1, n_);
     if (status.ok() &&
         (objectives_.empty() ||
-         static_cast<int64_t>(objectives_.size()) > objectives)) {
+         static_cast<int64_t>(objectives_.size()) > evaluations)) {
       status = absl::DataLossError(absl::StrCat(
           "lbfgs checkpoint: ", objectives_.size(),
-          " objectives recorded after ", objectives, " evaluations"));
+          " objectives recorded after ", evaluations, " evaluations"));
     }
     if (status.ok()) status = reader.Integer("stalled", &stalled);
     if (!status.ok()) return status;
