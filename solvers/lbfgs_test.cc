@@ -76,7 +76,9 @@ TEST(LbfgsSolverTest, ReachesTheCertifiedOptimum) {
       for (size_t j = 0; j < w.size(); ++j) {
         // λ-strong convexity: ‖w − w*‖² ≤ 2·gap/λ.
         EXPECT_NEAR(w[j], optimum[j], 1e-5) << j;
-        if (l1 > 0 && optimum[j] == 0) EXPECT_EQ(w[j], 0.0) << j;
+        if (l1 > 0 && optimum[j] == 0) {
+          EXPECT_EQ(w[j], 0.0) << j;
+        }
       }
       EXPECT_NEAR(summary.primal(),
                   ElasticNetObjective(problem, optimum, kLambda, l1), 1e-10);
