@@ -82,10 +82,12 @@ class LbfgsSteps : public PassSteps {
       int64_t size = 0;
       for (int i = begin; i < std::min(n_, begin + kChunkExamples); ++i) {
         size += problem.BlockStateSize(i);
+        largest_state_ = std::max(largest_state_, problem.BlockStateSize(i));
       }
       largest = std::max(largest, size);
     }
-    chunk_states_.resize(largest);
+    // SumChunks holds a chunk's states, SumLanes one state a lane.
+    chunk_states_.resize(NumSlices() == 1 ? kLanes * largest_state_ : largest);
     chunk_offsets_.resize(kChunkExamples + 1);
   }
 
@@ -239,38 +241,10 @@ class LbfgsSteps : public PassSteps {
     ForParts([&](int64_t begin, int64_t end) {
       for (double* lane : lanes) std::fill(lane + begin, lane + end, 0.0);
     });
-    const double rate = 1.0 / n_;
-    for (int begin = 0; begin < n_; begin += kChunkExamples) {
-      const int size = std::min(kChunkExamples, n_ - begin);
-      chunk_offsets_[0] = 0;
-      for (int k = 0; k < size; ++k) {
-        chunk_offsets_[k + 1] =
-            chunk_offsets_[k] + problem_.BlockStateSize(begin + k);
-      }
-      pool_.Run(size, [&](int k) {
-        const int i = begin + k;
-        double* state = chunk_states_.data() + chunk_offsets_[k];
-        losses_[i] =
-            problem_.SmoothedOracle(i, point.data(), smoothing_, state);
-        terms_[i] = losses_[i] + problem_.StateDot(i, state, point.data());
-      });
-      pool_.Run(kLanes * NumSlices(), [&](int task) {
-        const int lane = task % kLanes;
-        const int slice = task / kLanes;
-        for (int k = 0; k < size; ++k) {
-          const int i = begin + k;
-          if (i % kLanes != lane) continue;
-          const double* state = chunk_states_.data() + chunk_offsets_[k];
-          const Corner& gold = problem_.GoldCorner(i);
-          if (NumSlices() == 1) {
-            problem_.AddCornerMinusState(i, gold, state, rate, lanes[lane]);
-          } else {
-            problem_.AddCornerMinusStateInSlice(
-                i, gold, state, rate, slice_bounds_[slice],
-                slice_bounds_[slice + 1], lanes[lane]);
-          }
-        }
-      });
+    if (NumSlices() == 1) {
+      SumLanes(point, lanes);
+    } else {
+      SumChunks(point, lanes);
     }
     ForParts([&](int64_t begin, int64_t end) {
       for (int lane = 1; lane < kLanes; ++lane) {
@@ -294,6 +268,56 @@ class LbfgsSteps : public PassSteps {
       return sum;
     });
     out->objective = out->loss_sum / n_ + penalty;
+  }
+
+  // One sentence's oracle at `point` into `state`, with its f_i and term.
+  void Oracle(int i, const std::vector<double>& point, double* state) {
+    losses_[i] = problem_.SmoothedOracle(i, point.data(), smoothing_, state);
+    terms_[i] = losses_[i] + problem_.StateDot(i, state, point.data());
+  }
+
+  // Up to kLanes threads: each lane's thread runs its sentences' oracles
+  // and adds their gradients in turn, a sentence's state still in cache.
+  void SumLanes(const std::vector<double>& point, double* const* lanes) {
+    const double rate = 1.0 / n_;
+    pool_.Run(kLanes, [&](int lane) {
+      double* state = chunk_states_.data() + lane * largest_state_;
+      for (int i = lane; i < n_; i += kLanes) {
+        Oracle(i, point, state);
+        problem_.AddCornerMinusState(i, problem_.GoldCorner(i), state, rate,
+                                     lanes[lane]);
+      }
+    });
+  }
+
+  // More threads: chunk by chunk, the oracles on all of them, then each
+  // lane's sum cut into slices of w. Each coordinate gets the same
+  // additions in the same order as SumLanes gives it.
+  void SumChunks(const std::vector<double>& point, double* const* lanes) {
+    const double rate = 1.0 / n_;
+    for (int begin = 0; begin < n_; begin += kChunkExamples) {
+      const int size = std::min(kChunkExamples, n_ - begin);
+      chunk_offsets_[0] = 0;
+      for (int k = 0; k < size; ++k) {
+        chunk_offsets_[k + 1] =
+            chunk_offsets_[k] + problem_.BlockStateSize(begin + k);
+      }
+      pool_.Run(size, [&](int k) {
+        Oracle(begin + k, point, chunk_states_.data() + chunk_offsets_[k]);
+      });
+      pool_.Run(kLanes * NumSlices(), [&](int task) {
+        const int lane = task % kLanes;
+        const int slice = task / kLanes;
+        for (int k = lane - begin % kLanes; k < size; k += kLanes) {
+          if (k < 0) continue;
+          const int i = begin + k;
+          problem_.AddCornerMinusStateInSlice(
+              i, problem_.GoldCorner(i),
+              chunk_states_.data() + chunk_offsets_[k], rate,
+              slice_bounds_[slice], slice_bounds_[slice + 1], lanes[lane]);
+        }
+      });
+    }
   }
 
   // ∇P's smooth part ḡ + λw, and with ℓ1 OWL-QN's pseudo-gradient: the
@@ -490,8 +514,10 @@ class LbfgsSteps : public PassSteps {
   bool pseudo_gradient_ready_ = false;
   // Per example f_i and f_i − ⟨w, ∇f_i⟩ of the last evaluation.
   std::vector<double> losses_, terms_;
-  // A chunk's states, example k's at chunk_offsets_[k].
+  // A chunk's states, example k's at chunk_offsets_[k] (SumChunks), or a
+  // lane's state at lane·largest_state_ (SumLanes).
   std::vector<double> chunk_states_;
+  int64_t largest_state_ = 0;
   std::vector<int64_t> chunk_offsets_;
   // Lane 1's gradient sum (lane 0's is the evaluation's own), and the
   // slices of w a lane's sum is cut into.

@@ -18,9 +18,12 @@
 // zeros.
 //
 // Each evaluation of P is a pass of forward–backward over every example
-// at one point (on the threads, in fixed chunks of examples), whose
-// gradients are summed into ḡ = 1/n Σ_i ∇f_i in two lanes (even and odd
-// examples, each summed in example order by slices of w, then added): the
+// at one point, whose gradients are summed into ḡ = 1/n Σ_i ∇f_i in two
+// lanes (the even and the odd examples, each in example order, then
+// added). Up to three threads, each lane runs on a thread of its own, a
+// sentence's oracle and its addition in turn; from four, chunk by chunk:
+// the oracles on all threads, then each lane's sum in slices of w. Either
+// way every coordinate gets the same additions in the same order: the
 // same iterates on any thread count. That pass is also the certificate (solvers/duality_gap.h,
 // SmoothCertificate): the distributions q_i it computes are a dual point,
 // so every iteration ends certified at no extra cost.
