@@ -24,13 +24,15 @@
 // sentence's oracle and its addition in turn; from four, chunk by chunk:
 // the oracles on all threads, then each lane's sum in slices of w. Either
 // way every coordinate gets the same additions in the same order: the
-// same iterates on any thread count. That pass is also the certificate (solvers/duality_gap.h,
-// SmoothCertificate): the distributions q_i it computes are a dual point,
-// so every iteration ends certified at no extra cost.
+// same iterates on any thread count. That pass is also the certificate
+// (solvers/duality_gap.h, SmoothCertificate): the distributions q_i it
+// computes are a dual point, so every iteration ends certified without
+// another pass over the examples.
 //
 // Memory: w, ḡ, the trial point and its ḡ, the second lane's sum, the
-// pseudo-gradient and the direction (seven Dim()-vectors of doubles), and
-// 2·num_memories float vectors for the pairs. Unlike sag, no per-example state is kept.
+// pseudo-gradient and the direction (seven Dim()-vectors of doubles),
+// 2·num_memories float vectors for the pairs, and two doubles an example
+// (its loss and dual term). Unlike sag, no per-example gradient is kept.
 //
 // Thread-safety: one solver per run.
 //
