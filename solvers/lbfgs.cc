@@ -48,6 +48,15 @@ struct Evaluation {
   double objective = 0;               // P
 };
 
+// The slices of w each lane's sum is cut into, threads/kLanes of them: a
+// single slice (all of w) below four threads, where RangeGranularity's
+// walk over every example is not needed.
+std::vector<int64_t> LaneSlices(const Problem& problem, int threads) {
+  const int slices = std::max(1, threads / kLanes);
+  if (slices == 1) return {0, problem.Dim()};
+  return SliceBounds(problem.Dim(), RangeGranularity(problem, threads), slices);
+}
+
 class LbfgsSteps : public PassSteps {
  public:
   LbfgsSteps(const Problem& problem, const LbfgsSettings& settings)
@@ -66,9 +75,7 @@ class LbfgsSteps : public PassSteps {
         losses_(n_, 0.0),
         terms_(n_, 0.0),
         lane_gradient_(dim_, 0.0),
-        slice_bounds_(SliceBounds(dim_,
-                                  RangeGranularity(problem, settings.threads),
-                                  std::max(1, settings.threads / kLanes))),
+        slice_bounds_(LaneSlices(problem, settings.threads)),
         parts_(static_cast<int>((dim_ + kVectorPart - 1) / kVectorPart)),
         part_sums_(parts_, 0.0),
         part_squares_(parts_, 0.0),
