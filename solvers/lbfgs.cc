@@ -240,9 +240,8 @@ class LbfgsSteps : public PassSteps {
   }
 
   // P, ḡ and the certificate's sums at `point`: forward–backward for every
-  // example, chunk by chunk, each chunk's gradients added to its lane's
-  // vector by slices of it (threads/kLanes a lane), every coordinate in
-  // example order; then the lanes are added.
+  // example, each gradient added to its lane's vector in example order
+  // (SumLanes or SumChunks), then the lanes added.
   void Evaluate(const std::vector<double>& point, Evaluation* out) {
     double* lanes[kLanes] = {out->loss_gradient.data(), lane_gradient_.data()};
     ForParts([&](int64_t begin, int64_t end) {
@@ -283,8 +282,9 @@ class LbfgsSteps : public PassSteps {
     terms_[i] = losses_[i] + problem_.StateDot(i, state, point.data());
   }
 
-  // Up to kLanes threads: each lane's thread runs its sentences' oracles
-  // and adds their gradients in turn, a sentence's state still in cache.
+  // One slice a lane (below four threads): each lane's thread runs its
+  // sentences' oracles and adds their gradients in turn, a sentence's state
+  // still in cache.
   void SumLanes(const std::vector<double>& point, double* const* lanes) {
     const double rate = 1.0 / n_;
     pool_.Run(kLanes, [&](int lane) {
