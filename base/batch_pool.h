@@ -4,11 +4,19 @@
 // the caller join in and waits for the batch to be done, so no more threads
 // run than asked for. Items are handed out one at a time, so uneven ones
 // balance. One thread means no helpers: Finish does the whole batch.
-// Waiting threads spin (kSpins pause instructions) before they sleep:
-// solver rounds hand out small batches many times a second, with short
-// serial steps between them, and waking a sleeping thread costs about as
-// much as such a batch. A shorter spin made mini-batch passes on two
-// threads slower (docs/experiments.md#mini-batch-and-distributed-training).
+// Waiting threads spin (for kSpinTime) before they sleep: solver rounds
+// hand out small batches many times a second, with short serial steps
+// between them, and waking a sleeping thread costs about as much as such a
+// batch. A shorter spin made mini-batch passes on two threads slower
+// (docs/experiments.md#mini-batch-and-distributed-training), and plain
+// BCFW's steps at hundreds of labels, which lend their helpers a batch
+// every quarter millisecond, slept and woke at every step with a spin of
+// 0.1 ms (docs/experiments.md#hundreds-of-labels).
+// The spin is timed, not counted: a pause instruction takes from 10 to 150
+// cycles across x86 processors.
+// A wait that its spin ends takes no lock: only a thread that goes to sleep
+// (and the one that wakes it) takes the mutex, so a hand-over between
+// spinning threads never blocks on a lock the other holds for a moment.
 // A pool made without a work function runs each batch's own job: Run(size,
 // job) is Start and Finish with job(i) as the work.
 //
@@ -20,6 +28,7 @@
 #define CHAINTAG_BASE_BATCH_POOL_H_
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
@@ -42,7 +51,9 @@ class BatchPool {
   ~BatchPool() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
+      stop_.store(true, std::memory_order_relaxed);
+      generation_.store(generation_.load(std::memory_order_relaxed) + 1,
+                        std::memory_order_release);
     }
     wake_.notify_all();
     for (std::thread& helper : helpers_) helper.join();
@@ -82,9 +93,11 @@ class BatchPool {
   // Does what the helpers have not taken, then waits for them.
   void Finish() {
     DoItems(0);
-    Spin([this] { return busy_.load(std::memory_order_acquire) == 0; });
+    auto done = [this] { return busy_.load(std::memory_order_acquire) == 0; };
+    Spin(done);
+    if (done()) return;
     std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [this] { return busy_.load() == 0; });
+    done_.wait(lock, done);
   }
 
  private:
@@ -95,33 +108,46 @@ class BatchPool {
     }
   }
 
-  // Returns once `ready` holds or after kSpins checks.
+  // Returns once `ready` holds or after about kSpinTime.
   template <typename Ready>
   static void Spin(Ready ready) {
-    for (int spin = 0; spin < kSpins && !ready(); ++spin) {
+    const auto deadline = std::chrono::steady_clock::now() + kSpinTime;
+    while (true) {
+      for (int spin = 0; spin < kSpinsPerClockRead; ++spin) {
+        if (ready()) return;
 #if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
+        __builtin_ia32_pause();
 #endif
+      }
+      if (std::chrono::steady_clock::now() >= deadline) return;
     }
   }
 
   void HelperLoop(int worker) {
     int seen = 0;
     while (true) {
-      Spin([&] { return generation_.load(std::memory_order_acquire) != seen; });
-      {
+      auto started = [&] {
+        return generation_.load(std::memory_order_acquire) != seen;
+      };
+      Spin(started);
+      if (!started()) {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return stop_ || generation_.load() != seen; });
-        if (stop_) return;
-        seen = generation_.load();
+        wake_.wait(lock, started);
       }
+      if (stop_.load(std::memory_order_relaxed)) return;
+      seen = generation_.load(std::memory_order_acquire);
       DoItems(worker);
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (busy_.fetch_sub(1) == 1) done_.notify_all();
+      if (busy_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        // The caller may be between its check of busy_ and its sleep: the
+        // lock makes the notification come after it sleeps.
+        std::lock_guard<std::mutex> lock(mutex_);
+        done_.notify_all();
+      }
     }
   }
 
-  static constexpr int kSpins = 4096;
+  static constexpr std::chrono::microseconds kSpinTime{1000};
+  static constexpr int kSpinsPerClockRead = 64;
 
   const std::function<void(int, int)> work_;
   // Run's job and how to call it: set before Start, which publishes them.
@@ -129,11 +155,12 @@ class BatchPool {
   void (*call_)(const void*, int) = nullptr;
   std::mutex mutex_;
   std::condition_variable wake_, done_;
-  // Written under mutex_; read by spinning threads without it.
+  // Written under mutex_ (so a sleeping helper cannot miss a move); read
+  // by spinning threads without it.
   std::atomic<int> generation_{0};
   int size_ = 0;              // written under mutex_ before generation_ moves
   std::atomic<int> busy_{0};  // helpers still on the current batch
-  bool stop_ = false;
+  std::atomic<bool> stop_{false};  // set before generation_'s last move
   std::atomic<int> next_{0};
   std::vector<std::thread> helpers_;
 };

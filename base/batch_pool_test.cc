@@ -311,5 +311,47 @@ TEST(BatchPoolTest, RunDoesEachBatchsOwnJobOnce) {
   }
 }
 
+// Helpers that slept (a pause between batches far longer than the spin)
+// and helpers still spinning (batches back to back) both take every batch
+// once, and a pool is destroyed from either state without hanging.
+TEST(BatchPoolTest, SleepingAndSpinningHelpersTakeEveryBatch) {
+  for (const bool pause : {true, false}) {
+    std::vector<std::atomic<int>> calls(16);
+    {
+      BatchPool pool(3, [&](int, int i) { calls[i].fetch_add(1); });
+      for (int batch = 0; batch < 8; ++batch) {
+        if (pause) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        pool.Start(16);
+        pool.Finish();
+        for (int i = 0; i < 16; ++i) {
+          ASSERT_EQ(calls[i].load(), batch + 1) << pause << " " << i;
+        }
+      }
+      if (pause) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+}
+
+// The caller waits for a helper whose item outlasts the spin: it sleeps
+// and is woken by the helper, with the item done. Each item waits for the
+// other to start, so the two run on the two threads.
+TEST(BatchPoolTest, FinishOutlastsTheSpin) {
+  std::atomic<int> started{0};
+  std::atomic<int> finished{0};
+  BatchPool pool(2, [&](int worker, int) {
+    started.fetch_add(1);
+    while (started.load() % 2 != 0) std::this_thread::yield();
+    if (worker != 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    }
+    finished.fetch_add(1);
+  });
+  for (int batch = 1; batch <= 3; ++batch) {
+    pool.Start(2);
+    pool.Finish();
+    EXPECT_EQ(finished.load(), 2 * batch);
+  }
+}
+
 }  // namespace
 }  // namespace chaintag
