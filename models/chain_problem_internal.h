@@ -7,10 +7,12 @@
 #ifndef CHAINTAG_MODELS_CHAIN_PROBLEM_INTERNAL_H_
 #define CHAINTAG_MODELS_CHAIN_PROBLEM_INTERNAL_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "models/chain_problem.h"
+#include "models/nonzero_mask.h"
 #include "models/second_order_forward_backward.h"
 #include "models/second_order_top_k.h"
 #include "models/second_order_viterbi.h"
@@ -70,22 +72,17 @@ inline Scratch& ThreadScratch() {
   return scratch;
 }
 
-// visit(y) for each label y < L with marginals[y] ≠ 0, in increasing order.
-// Up to 64 labels the test is branch-free: a state's few labels made a
-// branch per label mispredict.
+// visit(y) for each label y < L with marginals[y] ≠ 0, in increasing order,
+// 64 labels' tests at a time (branch-free: a state's few labels made a
+// branch per label mispredict).
 template <typename Visit>
 void ForEachNonzeroLabel(const double* marginals, int L, const Visit& visit) {
-  if (L > 64) {
-    for (int y = 0; y < L; ++y) {
-      if (marginals[y] != 0) visit(y);
+  for (int first = 0; first < L; first += 64) {
+    uint64_t mask = NonzeroMask(marginals + first, std::min(64, L - first));
+    for (; mask != 0; mask &= mask - 1) {
+      visit(first + __builtin_ctzll(mask));
     }
-    return;
   }
-  uint64_t mask = 0;
-  for (int y = 0; y < L; ++y) {
-    mask |= static_cast<uint64_t>(marginals[y] != 0) << y;
-  }
-  for (; mask != 0; mask &= mask - 1) visit(__builtin_ctzll(mask));
 }
 
 }  // namespace chain_problem_internal
