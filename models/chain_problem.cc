@@ -374,6 +374,10 @@ void ChainProblem::Oracle(int i, const double* w, double scale,
                           const double* state, const Corner* const* corners,
                           int count, double* corner_scores,
                           OracleResult* result) const {
+  if (CanPipelineOracle(i, scale)) {
+    PipelinedOracle(i, w, state, corners, count, corner_scores, result);
+    return;
+  }
   const ChainExample& example = examples_[i];
   const int T = example.features.size();
   Scores scores;

@@ -289,6 +289,15 @@ class ChainProblem : public Problem {
   // Its label and pair marginals' part, without the tail.
   void AddLabelingToStateHead(int i, const int32_t* y, double c,
                               double* state) const;
+  // Whether Oracle may run as PipelinedOracle: the step's helpers lent to
+  // this thread, first order with listed transitions and no pair rows,
+  // scale 1, many labels and a few positions.
+  bool CanPipelineOracle(int i, double scale) const;
+  // Oracle at scale 1 with the unary scores computed on one thread while
+  // another decodes the positions already scored (chain_problem_pipeline.cc).
+  void PipelinedOracle(int i, const double* w, const double* state,
+                       const Corner* const* corners, int count,
+                       double* corner_scores, OracleResult* result) const;
   // The loss-augmented oracle at w = scale·v; with `corners`, also their
   // scores from the same unary pass.
   void Oracle(int i, const double* v, double scale, const double* state,

@@ -8,7 +8,9 @@
 #define CHAINTAG_MODELS_CHAIN_PROBLEM_INTERNAL_H_
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "models/chain_problem.h"
@@ -34,9 +36,21 @@ constexpr int64_t kSparseUnaryShare = 3;
 constexpr int kSplitUnaryLabels = 32;
 constexpr int kSplitUnaryPositions = 4;
 
+// From this many labels (with listed transitions), and sentences of this
+// many positions, the max oracle runs as a pipeline instead: one thread's
+// unary scores feeding another's decoder (chain_problem_pipeline.cc).
+constexpr int kPipelineLabels = 100;
+constexpr int kPipelinePositions = 8;
+
 // Per-thread scratch, so the oracles allocate nothing once warm.
 struct Scratch {
   std::vector<double> unary;
+  // PipelinedOracle's loss-augmented copy, its rows' done flags (the
+  // stamp of the call that computed them) and its calls so far.
+  std::vector<double> augmented;
+  std::unique_ptr<std::atomic<uint64_t>[]> row_done;
+  size_t row_done_size = 0;
+  uint64_t pipeline_calls = 0;
   std::vector<double> pair_unary;
   std::vector<double> scaled_tail;  // transitions, biases, trigrams × scale
   // The transitions with −∞ on the forbidden pairs (ForbidTransitions).

@@ -634,6 +634,70 @@ TEST_P(ChainProblemTest, UnaryScoresSplitOverStepHelpersGiveTheSameBits) {
   }
 }
 
+// From kPipelineLabels labels with listed transitions, a thread lent step
+// helpers runs the max oracle as a pipeline (one thread's unary scores
+// feeding another's decoder): the same corners, scores, losses, state dots
+// and corner scores, bit for bit, as one thread alone, with the loss and
+// without (loss scale 0).
+TEST_P(ChainProblemTest, PipelinedOracleGivesTheSameBits) {
+  std::mt19937 rng(43);
+  const TestChain chain = MakeTestChain(130, Model::kFirstAllowed, 12, &rng,
+                                        /*max_length=*/40);
+  int long_enough = 0;
+  for (const ChainExample& example : chain.examples) {
+    long_enough += example.labels.size() >= 8;
+  }
+  ASSERT_GE(long_enough, 6);
+  const std::unique_ptr<ChainProblem> problem = chain.Problem(GetParam());
+  std::normal_distribution<double> normal(0, 1);
+  std::vector<double> w(chain.layout.dim());
+  for (double& x : w) x = normal(rng);
+  const int n = problem->NumExamples();
+  // A state and two corners per sentence: the gold labeling's state mixed
+  // with another labeling's, which the oracle's state dot reads.
+  std::vector<std::vector<double>> states(n);
+  std::vector<Corner> others(n);
+  for (int i = 0; i < n; ++i) {
+    states[i].assign(problem->BlockStateSize(i), 0.0);
+    problem->InitBlockState(i, states[i].data());
+    OracleResult first;
+    problem->MaxOracle(i, w.data(), &first);
+    others[i] = first.corner;
+    problem->ScaleBlockState(i, 0.75, states[i].data());
+    problem->AddCornerToState(i, others[i], 0.25, states[i].data());
+  }
+  for (const double loss_scale : {1.0, 0.0}) {
+    problem->set_loss_scale(loss_scale);
+    for (const int threads : {2, 3}) {
+      SCOPED_TRACE(testing::Message() << loss_scale << " " << threads);
+      StepHelpers helpers(threads);
+      std::vector<OracleResult> lent(n), alone(n);
+      std::vector<double> lent_scores(2 * n), alone_scores(2 * n);
+      auto run = [&](std::vector<OracleResult>* results,
+                     std::vector<double>* scores) {
+        for (int i = 0; i < n; ++i) {
+          const Corner* corners[2] = {&problem->GoldCorner(i), &others[i]};
+          problem->ScoreCornersAndMaxOracle(i, w.data(), states[i].data(),
+                                            corners, 2, scores->data() + 2 * i,
+                                            &(*results)[i]);
+        }
+      };
+      {
+        StepHelpers::Lend lend(&helpers);
+        run(&lent, &lent_scores);
+      }
+      run(&alone, &alone_scores);
+      for (int i = 0; i < n; ++i) {
+        EXPECT_EQ(lent[i].corner, alone[i].corner) << i;
+        EXPECT_EQ(lent[i].score, alone[i].score) << i;
+        EXPECT_EQ(lent[i].loss, alone[i].loss) << i;
+        EXPECT_EQ(lent[i].state_dot, alone[i].state_dot) << i;
+      }
+      EXPECT_EQ(lent_scores, alone_scores);
+    }
+  }
+}
+
 // With loss scale 0, the entropy-smoothed oracle at mu = 1 is the CRF's
 // negative log-likelihood log sum_y exp <w, phi(y)> - <w, phi(y_i)>, over
 // the labelings the model allows, and its state gives the gradient

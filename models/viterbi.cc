@@ -60,14 +60,16 @@ TransitionLists TransitionLists::FromMask(const uint8_t* allowed,
   return lists;
 }
 
-double ViterbiDecoder::DecodeListed(const ChainScores& scores,
-                                    int32_t* labels) {
+double ViterbiDecoder::DecodeListedAsReady(
+    const ChainScores& scores, int32_t* labels,
+    absl::FunctionRef<void(int t)> before_position) {
   const int T = scores.length;
   const int L = scores.num_labels;
   const TransitionLists& lists = *scores.lists;
   constexpr double kNone = -std::numeric_limits<double>::infinity();
   delta_.resize(static_cast<size_t>(T) * L);
   double* delta = delta_.data();
+  before_position(0);
   for (int y = 0; y < L; ++y) delta[y] = scores.start[y] + scores.unary[y];
   // Target-major: each label's maximum stays in a register over its listed
   // predecessors, whose transition values are gathered once per chain into
@@ -85,6 +87,7 @@ double ViterbiDecoder::DecodeListed(const ChainScores& scores,
   }
   const double* listed = listed_transition_.data();
   for (int t = 1; t < T; ++t) {
+    before_position(t);
     const double* previous = delta + static_cast<int64_t>(t - 1) * L;
     double* __restrict current = delta + static_cast<int64_t>(t) * L;
     const double* unary = scores.unary + static_cast<int64_t>(t) * L;

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
+
 namespace chaintag {
 
 // A chain's allowed transitions as lists, for a decoder that visits only
@@ -84,10 +86,19 @@ class ViterbiDecoder {
   // A chain of length 0 scores 0.
   double Decode(const ChainScores& scores, int32_t* labels);
 
+  // Decode over scores.lists (no pair scores), calling before_position(t)
+  // before it first reads position t's unary scores, for t = 0, 1, … in
+  // turn: the caller may still be producing the later positions' scores.
+  // The same labeling and score as Decode.
+  double DecodeListedAsReady(const ChainScores& scores, int32_t* labels,
+                             absl::FunctionRef<void(int t)> before_position);
+
  private:
   // Decode over scores.lists: the same labeling and score as the full
   // decoder over transitions that are −∞ outside the lists.
-  double DecodeListed(const ChainScores& scores, int32_t* labels);
+  double DecodeListed(const ChainScores& scores, int32_t* labels) {
+    return DecodeListedAsReady(scores, labels, [](int) {});
+  }
 
   std::vector<double> delta_;
   std::vector<double> transition_;  // L²: one position's, with pair scores

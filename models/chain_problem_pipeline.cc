@@ -1,0 +1,125 @@
+// ChainProblem's max oracle as a pipeline over the step's helpers
+// (base/step_helpers.h): one thread computes the unary scores position by
+// position while another runs the listed Viterbi decoder on each position
+// as soon as its scores are there. Hundreds of labels make both a few
+// microseconds a position; split by halves, the decoder started only once
+// both halves were done. The arithmetic is Oracle's, in the same order, so
+// the results are the same bits.
+//
+// Thread-safety: as ChainProblem's (const; scratch is per thread).
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "base/step_helpers.h"
+#include "models/chain_problem.h"
+#include "models/chain_problem_internal.h"
+
+namespace chaintag {
+namespace {
+
+// Positions computed and published together: a few, so the row
+// prefetches of the unary scores run ahead within each batch.
+constexpr int kPipelineRows = 2;
+
+void Pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+}  // namespace
+
+bool ChainProblem::CanPipelineOracle(int i, double scale) const {
+  StepHelpers* helpers = StepHelpers::Current();
+  return helpers != nullptr && helpers->threads() > 1 &&
+         structure_ == nullptr && !allowed_.empty() &&
+         layout_.num_pair_rows == 0 && scale == 1.0 &&
+         layout_.num_labels >= chain_problem_internal::kPipelineLabels &&
+         Length(i) >= chain_problem_internal::kPipelinePositions;
+}
+
+void ChainProblem::PipelinedOracle(int i, const double* w, const double* state,
+                                   const Corner* const* corners, int count,
+                                   double* corner_scores,
+                                   OracleResult* result) const {
+  const ChainExample& example = examples_[i];
+  const int T = example.features.size();
+  const int L = layout_.num_labels;
+  chain_problem_internal::Scratch& scratch =
+      chain_problem_internal::ThreadScratch();
+  scratch.unary.resize(static_cast<size_t>(T) * L);
+  scratch.augmented.resize(static_cast<size_t>(T) * L);
+  double* unary = scratch.unary.data();
+  double* augmented = scratch.augmented.data();
+  Scores scores;
+  FinishScores(i, w, 1.0, &scores);  // pointers only at scale 1, no pairs
+  // The decoder reads the loss-augmented copy, so the plain scores stay as
+  // Oracle has them when it scores the gold labeling, the corners and the
+  // state; Oracle's removal of the loss is then done on the copy.
+  Scores decoding = scores;
+  decoding.unary = augmented;
+  decoding.first.unary = augmented;
+  ForbidTransitions(&decoding, /*viterbi_only=*/true);
+  const double unit = LossUnit(i);
+  const int32_t* gold = example.labels.data();
+  result->corner.resize(T);
+  // Rows are claimed kPipelineRows at a time, in order, by the producer and
+  // by the decoder whenever the position it needs is not done yet; a row is
+  // done when its flag holds this call's stamp.
+  if (scratch.row_done_size < static_cast<size_t>(T)) {
+    scratch.row_done = std::make_unique<std::atomic<uint64_t>[]>(T);
+    scratch.row_done_size = T;
+  }
+  std::atomic<uint64_t>* done = scratch.row_done.get();
+  const uint64_t stamp = ++scratch.pipeline_calls;
+  std::atomic<int> next{0};
+  auto produce_one = [&]() {
+    const int first = next.fetch_add(kPipelineRows, std::memory_order_relaxed);
+    if (first >= T) return false;
+    const int last = std::min(T, first + kPipelineRows);
+    ComputeUnaryScoresOf(L, w, example.features, first, last, unary);
+    for (int t = first; t < last; ++t) {
+      done[t].store(stamp, std::memory_order_release);
+    }
+    return true;
+  };
+  // Item 0, the producer, is always handed out first, so whichever thread
+  // decodes never waits for rows that no thread is computing.
+  StepHelpers::Current()->Run(2, [&](int item) {
+    if (item == 0) {
+      while (produce_one()) {
+      }
+      return;
+    }
+    chain_problem_internal::ThreadScratch().decoder.DecodeListedAsReady(
+        decoding.first, result->corner.data(), [&](int t) {
+          while (done[t].load(std::memory_order_acquire) != stamp) {
+            if (!produce_one()) Pause();
+          }
+          const double* row = unary + static_cast<int64_t>(t) * L;
+          double* out = augmented + static_cast<int64_t>(t) * L;
+          std::copy(row, row + L, out);
+          // AddLossToUnary's sums, on this row.
+          if (unit == 0) return;
+          for (int y = 0; y < L; ++y) out[y] += unit;
+          out[gold[t]] -= unit;
+        });
+  });
+  const double gold_score = ScoreOf(scores, gold);
+  for (int k = 0; k < count; ++k) {
+    corner_scores[k] = gold_score - ScoreOf(scores, corners[k]->data());
+  }
+  result->state_dot =
+      state != nullptr ? StateDot(i, w, scores, gold_score, state) : 0;
+  AddLossToUnary(i, -1.0, augmented);
+  int wrong = 0;
+  for (int t = 0; t < T; ++t) wrong += result->corner[t] != gold[t];
+  result->loss = wrong * unit;
+  result->score = gold_score - ScoreOf(decoding, result->corner.data());
+}
+
+}  // namespace chaintag
