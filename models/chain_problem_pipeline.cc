@@ -1,7 +1,8 @@
 // ChainProblem's max oracle as a pipeline over the step's helpers
-// (base/step_helpers.h): one thread computes the unary scores position by
-// position while another runs the listed Viterbi decoder on each position
-// as soon as its scores are there. Hundreds of labels make both a few
+// (base/step_helpers.h): the helpers compute the unary scores position by
+// position while one thread runs the listed Viterbi decoder on each
+// position as soon as its scores are there (and computes the next ones
+// itself when they are late). Hundreds of labels make both a few
 // microseconds a position; split by halves, the decoder started only once
 // both halves were done. The arithmetic is Oracle's, in the same order, so
 // the results are the same bits.
@@ -87,10 +88,13 @@ void ChainProblem::PipelinedOracle(int i, const double* w, const double* state,
     }
     return true;
   };
-  // Item 0, the producer, is always handed out first, so whichever thread
-  // decodes never waits for rows that no thread is computing.
-  StepHelpers::Current()->Run(2, [&](int item) {
-    if (item == 0) {
+  // Every thread but one produces; the decoder is the last item, handed
+  // out after every producer has started, so it never waits for rows that
+  // no thread is computing.
+  StepHelpers* helpers = StepHelpers::Current();
+  const int decoder_item = helpers->threads() - 1;
+  helpers->Run(decoder_item + 1, [&](int item) {
+    if (item < decoder_item) {
       while (produce_one()) {
       }
       return;
