@@ -68,9 +68,9 @@ void ChainProblem::PipelinedOracle(int i, const double* w, const double* state,
   const double unit = LossUnit(i);
   const int32_t* gold = example.labels.data();
   result->corner.resize(T);
-  // Rows are claimed kPipelineRows at a time, in order, by the producer and
-  // by the decoder whenever the position it needs is not done yet; a row is
-  // done when its flag holds this call's stamp.
+  // Rows are claimed kPipelineRows at a time, in order, by the producers
+  // and by the decoder whenever the position it needs is not done yet; a
+  // row is done when its flag holds this call's stamp.
   if (scratch.row_done_size < static_cast<size_t>(T)) {
     scratch.row_done = std::make_unique<std::atomic<uint64_t>[]>(T);
     scratch.row_done_size = T;
