@@ -200,11 +200,16 @@ double ChainProblem::LossUnit(int i) const {
 }
 
 void ChainProblem::AddLossToUnary(int i, double sign, double* unary) const {
+  AddLossToPositions(i, sign, 0, Length(i), unary);
+}
+
+void ChainProblem::AddLossToPositions(int i, double sign, int first, int last,
+                                      double* unary) const {
   const std::vector<int32_t>& gold = examples_[i].labels;
   const int L = layout_.num_labels;
   const double unit = sign * LossUnit(i);
   if (unit == 0) return;  // no loss: the CRF's scores as they are
-  for (size_t t = 0; t < gold.size(); ++t) {
+  for (int t = first; t < last; ++t) {
     double* row = unary + static_cast<int64_t>(t) * L;
     for (int y = 0; y < L; ++y) row[y] += unit;
     row[gold[t]] -= unit;

@@ -283,6 +283,9 @@ class ChainProblem : public Problem {
   // unary[t][y] += sign·L_i's unit on every label y ≠ y_t: loss
   // augmentation (sign +1) and its removal (-1).
   void AddLossToUnary(int i, double sign, double* unary) const;
+  // The same on positions [first, last) only.
+  void AddLossToPositions(int i, double sign, int first, int last,
+                          double* unary) const;
   // AddCornerToState for a labeling stored in a plain array.
   void AddLabelingToState(int i, const int32_t* y, double c,
                           double* state) const;

@@ -104,13 +104,9 @@ void ChainProblem::PipelinedOracle(int i, const double* w, const double* state,
           while (done[t].load(std::memory_order_acquire) != stamp) {
             if (!produce_one()) Pause();
           }
-          const double* row = unary + static_cast<int64_t>(t) * L;
-          double* out = augmented + static_cast<int64_t>(t) * L;
-          std::copy(row, row + L, out);
-          // AddLossToUnary's sums, on this row.
-          if (unit == 0) return;
-          for (int y = 0; y < L; ++y) out[y] += unit;
-          out[gold[t]] -= unit;
+          const int64_t row = static_cast<int64_t>(t) * L;
+          std::copy(unary + row, unary + row + L, augmented + row);
+          AddLossToPositions(i, 1.0, t, t + 1, augmented);
         });
   });
   const double gold_score = ScoreOf(scores, gold);
