@@ -65,6 +65,7 @@ double ViterbiDecoder::DecodeListedAsReady(
     absl::FunctionRef<void(int t)> before_position) {
   const int T = scores.length;
   const int L = scores.num_labels;
+  if (T == 0) return 0;  // as Decode: one empty labeling
   const TransitionLists& lists = *scores.lists;
   constexpr double kNone = -std::numeric_limits<double>::infinity();
   delta_.resize(static_cast<size_t>(T) * L);

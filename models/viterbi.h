@@ -89,7 +89,7 @@ class ViterbiDecoder {
   // Decode over scores.lists (no pair scores), calling before_position(t)
   // before it first reads position t's unary scores, for t = 0, 1, … in
   // turn: the caller may still be producing the later positions' scores.
-  // The same labeling and score as Decode.
+  // The same labeling and score as Decode (0 for a chain of length 0).
   double DecodeListedAsReady(const ChainScores& scores, int32_t* labels,
                              absl::FunctionRef<void(int t)> before_position);
 

@@ -125,6 +125,44 @@ TEST(ViterbiTest, ListedTransitionsMatchBruteForceAndFullDecoder) {
   }
 }
 
+// DecodeListedAsReady asks for each position once, in order, before it
+// reads that position's unary scores (NaN until then), and decodes as
+// Decode; a chain of length 0 scores 0 and asks for nothing.
+TEST(ViterbiTest, DecodeListedAsReadyAsksForEachPositionInOrder) {
+  std::mt19937 rng(29);
+  const int T = 6, L = 4;
+  RandomChain chain = MakeChain(T, L, &rng, /*integer=*/false);
+  std::vector<uint8_t> allowed(L * L, 1);
+  allowed[1] = allowed[L + 2] = 0;
+  const TransitionLists lists = TransitionLists::FromMask(allowed.data(), L);
+  ChainScores scores = chain.scores();
+  scores.lists = &lists;
+  std::vector<int32_t> expected(T), got(T);
+  ViterbiDecoder decoder;
+  const double expected_score = decoder.Decode(scores, expected.data());
+  std::vector<double> unary(T * L, std::numeric_limits<double>::quiet_NaN());
+  ChainScores arriving = scores;
+  arriving.unary = unary.data();
+  std::vector<int> asked;
+  const double score =
+      decoder.DecodeListedAsReady(arriving, got.data(), [&](int t) {
+        asked.push_back(t);
+        std::copy(chain.unary.begin() + t * L,
+                  chain.unary.begin() + (t + 1) * L, unary.begin() + t * L);
+      });
+  EXPECT_EQ(asked, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(score, expected_score);
+  EXPECT_EQ(got, expected);
+  RandomChain empty{0, L, {}, chain.transition, chain.start, chain.end};
+  ChainScores none = empty.scores();
+  none.lists = &lists;
+  asked.clear();
+  EXPECT_EQ(decoder.DecodeListedAsReady(none, nullptr,
+                                        [&](int t) { asked.push_back(t); }),
+            0.0);
+  EXPECT_TRUE(asked.empty());
+}
+
 TEST(ViterbiTest, AllTiedPicksLowestLabels) {
   RandomChain chain{3,
                     3,
