@@ -36,6 +36,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/cpu_dispatch.h"
+
 namespace chaintag {
 
 class BatchPool {
@@ -115,9 +117,7 @@ class BatchPool {
     while (true) {
       for (int spin = 0; spin < kSpinsPerClockRead; ++spin) {
         if (ready()) return;
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
+        CpuPause();
       }
       if (std::chrono::steady_clock::now() >= deadline) return;
     }

@@ -5,7 +5,11 @@
 // refuses to multiversion a function called above its definition; the
 // default clone is the same source.
 //
-// Thread-safety: a macro.
+// CpuPause(): the spin-wait hint, for a thread that polls a flag another
+// thread will set (it frees the core's resources and eases the exit from
+// the loop); nothing on other processors.
+//
+// Thread-safety: a macro and a pure function.
 
 #ifndef CHAINTAG_BASE_CPU_DISPATCH_H_
 #define CHAINTAG_BASE_CPU_DISPATCH_H_
@@ -15,5 +19,15 @@
 #else
 #define CHAINTAG_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
 #endif
+
+namespace chaintag {
+
+inline void CpuPause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+}  // namespace chaintag
 
 #endif  // CHAINTAG_BASE_CPU_DISPATCH_H_

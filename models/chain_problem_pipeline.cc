@@ -15,6 +15,7 @@
 #include <memory>
 #include <vector>
 
+#include "base/cpu_dispatch.h"
 #include "base/step_helpers.h"
 #include "models/chain_problem.h"
 #include "models/chain_problem_internal.h"
@@ -25,12 +26,6 @@ namespace {
 // Positions computed and published together: a few, so the row
 // prefetches of the unary scores run ahead within each batch.
 constexpr int kPipelineRows = 2;
-
-void Pause() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
 
 }  // namespace
 
@@ -102,7 +97,7 @@ void ChainProblem::PipelinedOracle(int i, const double* w, const double* state,
     chain_problem_internal::ThreadScratch().decoder.DecodeListedAsReady(
         decoding.first, result->corner.data(), [&](int t) {
           while (done[t].load(std::memory_order_acquire) != stamp) {
-            if (!produce_one()) Pause();
+            if (!produce_one()) CpuPause();
           }
           const int64_t row = static_cast<int64_t>(t) * L;
           std::copy(unary + row, unary + row + L, augmented + row);
