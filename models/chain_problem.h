@@ -296,8 +296,9 @@ class ChainProblem : public Problem {
   // this thread, first order with listed transitions and no pair rows,
   // scale 1, many labels and a few positions.
   bool CanPipelineOracle(int i, double scale) const;
-  // Oracle at scale 1 with the unary scores computed on one thread while
-  // another decodes the positions already scored (chain_problem_pipeline.cc).
+  // Oracle at scale 1 with the unary scores computed by the helpers while
+  // one thread decodes the positions already scored, and scores the next
+  // ones itself when they are late (chain_problem_pipeline.cc).
   void PipelinedOracle(int i, const double* w, const double* state,
                        const Corner* const* corners, int count,
                        double* corner_scores, OracleResult* result) const;

@@ -37,8 +37,8 @@ constexpr int kSplitUnaryLabels = 32;
 constexpr int kSplitUnaryPositions = 4;
 
 // From this many labels (with listed transitions), and sentences of this
-// many positions, the max oracle runs as a pipeline instead: one thread's
-// unary scores feeding another's decoder (chain_problem_pipeline.cc).
+// many positions, the max oracle runs as a pipeline instead: the helpers'
+// unary scores feeding one thread's decoder (chain_problem_pipeline.cc).
 constexpr int kPipelineLabels = 100;
 constexpr int kPipelinePositions = 8;
 

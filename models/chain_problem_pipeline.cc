@@ -3,9 +3,9 @@
 // position while one thread runs the listed Viterbi decoder on each
 // position as soon as its scores are there (and computes the next ones
 // itself when they are late). Hundreds of labels make both a few
-// microseconds a position; split by halves, the decoder started only once
-// both halves were done. The arithmetic is Oracle's, in the same order, so
-// the results are the same bits.
+// microseconds a position; with the scores split by halves instead, the
+// decoder could start only once both halves were done. The arithmetic is
+// Oracle's, in the same order, so the results are the same bits.
 //
 // Thread-safety: as ChainProblem's (const; scratch is per thread).
 

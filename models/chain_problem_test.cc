@@ -635,8 +635,8 @@ TEST_P(ChainProblemTest, UnaryScoresSplitOverStepHelpersGiveTheSameBits) {
 }
 
 // From kPipelineLabels labels with listed transitions, a thread lent step
-// helpers runs the max oracle as a pipeline (one thread's unary scores
-// feeding another's decoder): the same corners, scores, losses, state dots
+// helpers runs the max oracle as a pipeline (the helpers' unary scores
+// feeding one thread's decoder): the same corners, scores, losses, state dots
 // and corner scores, bit for bit, as one thread alone, with the loss and
 // without (loss scale 0).
 TEST_P(ChainProblemTest, PipelinedOracleGivesTheSameBits) {
