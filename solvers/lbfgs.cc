@@ -315,12 +315,12 @@ class LbfgsSteps : public PassSteps {
       pool_.Run(kLanes * NumSlices(), [&](int task) {
         const int lane = task % kLanes;
         const int slice = task / kLanes;
-        for (int k = lane - begin % kLanes; k < size; k += kLanes) {
-          if (k < 0) continue;
-          const int i = begin + k;
+        // The chunk's examples of this lane: i ≡ lane (mod kLanes).
+        const int first = begin + (lane + kLanes - begin % kLanes) % kLanes;
+        for (int i = first; i < begin + size; i += kLanes) {
           problem_.AddCornerMinusStateInSlice(
               i, problem_.GoldCorner(i),
-              chunk_states_.data() + chunk_offsets_[k], rate,
+              chunk_states_.data() + chunk_offsets_[i - begin], rate,
               slice_bounds_[slice], slice_bounds_[slice + 1], lanes[lane]);
         }
       });
