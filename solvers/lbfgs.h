@@ -32,7 +32,9 @@
 // Memory: w, ḡ, the trial point and its ḡ, the second lane's sum, the
 // pseudo-gradient and the direction (seven Dim()-vectors of doubles),
 // 2·num_memories float vectors for the pairs, and two doubles an example
-// (its loss and dual term). Unlike sag, no per-example gradient is kept.
+// (its loss and dual term); with ℓ1, each certificate also holds for a
+// moment the |ḡ_j| above ℓ1 (up to one more Dim()-vector). Unlike sag, no
+// per-example gradient is kept.
 //
 // Thread-safety: one solver per run.
 //
