@@ -161,6 +161,9 @@ class ChainProblem : public Problem {
   // is the distribution's expected label marginals.
   double SmoothedOracle(int i, const double* w, const Smoothing& smoothing,
                         double* state) const override;
+  double SmoothedOracleWithStateDot(int i, const double* w,
+                                    const Smoothing& smoothing, double* state,
+                                    double* state_dot) const override;
   bool SupportsSmoothing(Smoothing::Kind) const override { return true; }
   // From the unary scores (ScoreCorners with no corners).
   double StateDot(int i, const double* state, const double* w) const override;
@@ -210,6 +213,13 @@ class ChainProblem : public Problem {
   // unspecified, when there could be more than a third of the tail.
   bool TailSupport(int i, const double* state,
                    std::vector<int64_t>* indices) const;
+  // The smoothed oracles: the state dot too when state_dot is not null.
+  double Smoothed(int i, const double* w, const Smoothing& smoothing,
+                  double* state, double* state_dot) const;
+  // The smoothed max of the (loss-augmented) scores, its distribution's
+  // block state into `state`.
+  double SmoothedMax(int i, const Scores& scores, const Smoothing& smoothing,
+                     double* state) const;
   // ⟨v_i, w⟩ = score(y_i) − ⟨E_β φ, w⟩ from the unary scores.
   double StateDot(int i, const double* w, const Scores& scores,
                   double gold_score, const double* state) const;

@@ -756,6 +756,15 @@ TEST_P(ChainProblemTest, CrfLogLossAndGradientMatchBruteForce) {
         }
         EXPECT_NEAR(value + problem->StateDot(i, state.data(), w.data()),
                     entropy, 1e-9);
+        // The same from the oracle's own scores.
+        std::vector<double> same_state(state.size());
+        double state_dot = 0;
+        EXPECT_EQ(problem->SmoothedOracleWithStateDot(
+                      i, w.data(), Smoothing{Smoothing::Kind::kEntropy, 1.0, 1},
+                      same_state.data(), &state_dot),
+                  value);
+        EXPECT_EQ(same_state, state);
+        EXPECT_NEAR(value + state_dot, entropy, 1e-9);
         // w += c*grad f through the state (problem.h's contract).
         std::vector<double> from_state(w.size(), 0.0);
         problem->AddCornerMinusState(i, problem->GoldCorner(i), state.data(),
@@ -848,6 +857,17 @@ TEST_P(ChainProblemTest, SmoothedOraclesMatchBruteForce) {
                   problem.SmoothedOracle(i, w.data(), smoothing, state.data());
               const bool l2 = kind == Smoothing::Kind::kTopKL2;
               EXPECT_NEAR(value, l2 ? expected_l2 : expected_entropy, 1e-9);
+              // With the state's dot product from the oracle's scores: the
+              // loss-augmented scores are put back before it is taken.
+              std::vector<double> same_state(state.size());
+              double state_dot = 0;
+              EXPECT_EQ(
+                  problem.SmoothedOracleWithStateDot(
+                      i, w.data(), smoothing, same_state.data(), &state_dot),
+                  value);
+              EXPECT_EQ(same_state, state);
+              EXPECT_NEAR(state_dot,
+                          problem.StateDot(i, state.data(), w.data()), 1e-9);
               // ∇f = −E_q ψ, applied as AddCornerMinusState(gold, state, 1).
               std::vector<double> gradient(layout.dim(), 0.0);
               problem.AddCornerMinusState(i, example.labels, state.data(), 1.0,

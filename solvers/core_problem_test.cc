@@ -194,6 +194,14 @@ TEST(CoreProblemTest, EveryDefaultEqualsTheFullSpeedPath) {
     EXPECT_NEAR(core.SmoothedOracle(i, w.data(), none, q_core.data()),
                 full.SmoothedOracle(i, w.data(), none, q.data()), 1e-12);
     ExpectVectorsNear(q_core, q, 1e-14, "SmoothedOracle");
+    double dot_of_q = 0, dot_of_q_core = 0;
+    EXPECT_NEAR(
+        core.SmoothedOracleWithStateDot(i, w.data(), none, q_core.data(),
+                                        &dot_of_q_core),
+        full.SmoothedOracleWithStateDot(i, w.data(), none, q.data(), &dot_of_q),
+        1e-12);
+    EXPECT_NEAR(dot_of_q_core, dot_of_q, 1e-12);
+    EXPECT_NEAR(dot_of_q, full.StateDot(i, q.data(), w.data()), 1e-12);
   }
   EXPECT_TRUE(core.SupportsSmoothing(Smoothing::Kind::kNone));
   EXPECT_FALSE(core.SupportsSmoothing(Smoothing::Kind::kEntropy));

@@ -278,8 +278,10 @@ class LbfgsSteps : public PassSteps {
 
   // One sentence's oracle at `point` into `state`, with its f_i and term.
   void Oracle(int i, const std::vector<double>& point, double* state) {
-    losses_[i] = problem_.SmoothedOracle(i, point.data(), smoothing_, state);
-    terms_[i] = losses_[i] + problem_.StateDot(i, state, point.data());
+    double state_dot = 0;
+    losses_[i] = problem_.SmoothedOracleWithStateDot(
+        i, point.data(), smoothing_, state, &state_dot);
+    terms_[i] = losses_[i] + state_dot;
   }
 
   // One slice a lane (below four threads): each lane's thread runs its

@@ -242,6 +242,15 @@ double Problem::SmoothedOracle(int i, const double* w,
   return result.loss - result.score;
 }
 
+double Problem::SmoothedOracleWithStateDot(int i, const double* w,
+                                           const Smoothing& smoothing,
+                                           double* state,
+                                           double* state_dot) const {
+  const double value = SmoothedOracle(i, w, smoothing, state);
+  *state_dot = StateDot(i, state, w);
+  return value;
+}
+
 void Problem::TouchedRanges(int, std::vector<CoordinateRange>* ranges) const {
   ranges->push_back({0, Dim()});
 }

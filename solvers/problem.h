@@ -287,6 +287,13 @@ class Problem {
   virtual double SmoothedOracle(int i, const double* w,
                                 const Smoothing& smoothing,
                                 double* state) const;
+  // SmoothedOracle, and ⟨v_i, w⟩ of the state it writes into *state_dot
+  // (StateDot). Chains compute both from the same scores; the smoothed
+  // solvers' certificates need both at every example.
+  virtual double SmoothedOracleWithStateDot(int i, const double* w,
+                                            const Smoothing& smoothing,
+                                            double* state,
+                                            double* state_dot) const;
   // The coordinates block i's oracles read and its updates write, as
   // ranges (which may repeat), so that a solver can bring exactly those up
   // to date before a step (lazy updates). The ranges of every block are

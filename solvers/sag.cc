@@ -166,8 +166,10 @@ class SagSteps : public PassSteps {
     ParallelFor(n_, settings_.threads, [&](int begin, int end) {
       for (int i = begin; i < end; ++i) {
         double* state = states_.data() + offsets_[i];
-        losses_[i] = problem_.SmoothedOracle(i, w_.data(), smoothing_, state);
-        terms_[i] = losses_[i] + problem_.StateDot(i, state, w_.data());
+        double state_dot = 0;
+        losses_[i] = problem_.SmoothedOracleWithStateDot(
+            i, w_.data(), smoothing_, state, &state_dot);
+        terms_[i] = losses_[i] + state_dot;
       }
     });
     oracle_calls_ += n_;
@@ -327,9 +329,10 @@ class SagSteps : public PassSteps {
   void BatchOracle(int k) {
     const int i = batch_[k];
     double* state = batch_states_.data() + k * state_stride_;
-    const double loss =
-        problem_.SmoothedOracle(i, w_.data(), smoothing_, state);
-    batch_terms_[k] = loss + problem_.StateDot(i, state, w_.data());
+    double state_dot = 0;
+    const double loss = problem_.SmoothedOracleWithStateDot(
+        i, w_.data(), smoothing_, state, &state_dot);
+    batch_terms_[k] = loss + state_dot;
   }
 
   // Stores member k's gradient in place of the old one, leaving in its

@@ -163,6 +163,18 @@ double ShardProblem::SmoothedOracle(int i, const double* w,
   return IsLocal(i) ? local_.SmoothedOracle(Local(i), w, smoothing, state) : 0;
 }
 
+double ShardProblem::SmoothedOracleWithStateDot(int i, const double* w,
+                                                const Smoothing& smoothing,
+                                                double* state,
+                                                double* state_dot) const {
+  if (IsLocal(i)) {
+    return local_.SmoothedOracleWithStateDot(Local(i), w, smoothing, state,
+                                             state_dot);
+  }
+  *state_dot = 0;
+  return 0;
+}
+
 void ShardProblem::TouchedRanges(int i,
                                  std::vector<CoordinateRange>* ranges) const {
   if (IsLocal(i)) local_.TouchedRanges(Local(i), ranges);

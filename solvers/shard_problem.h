@@ -84,6 +84,9 @@ class ShardProblem : public Problem {
   bool IsCorner(int i, const Corner& y) const override;
   double SmoothedOracle(int i, const double* w, const Smoothing& smoothing,
                         double* state) const override;
+  double SmoothedOracleWithStateDot(int i, const double* w,
+                                    const Smoothing& smoothing, double* state,
+                                    double* state_dot) const override;
   void TouchedRanges(int i,
                      std::vector<CoordinateRange>* ranges) const override;
 

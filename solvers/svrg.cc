@@ -27,11 +27,11 @@ void SvrgEpoch::FullGradient(const SvrgEpochSettings& settings,
   ParallelFor(n_, std::max(1, settings.num_threads), [&](int begin, int end) {
     for (int i = begin; i < end; ++i) {
       double* state = snapshot_states_.data() + state_offset_[i];
-      const double loss =
-          problem_.SmoothedOracle(i, snapshot, settings.smoothing, state);
       if (certify) {
-        snapshot_losses_[i] = loss;
-        snapshot_dots_[i] = problem_.StateDot(i, state, snapshot);
+        snapshot_losses_[i] = problem_.SmoothedOracleWithStateDot(
+            i, snapshot, settings.smoothing, state, &snapshot_dots_[i]);
+      } else {
+        problem_.SmoothedOracle(i, snapshot, settings.smoothing, state);
       }
     }
   });

@@ -251,6 +251,15 @@ class TimedProblem : public Problem {
     Clock(kOracle, start);
     return value;
   }
+  double SmoothedOracleWithStateDot(int i, const double* w,
+                                    const Smoothing& smoothing, double* state,
+                                    double* state_dot) const override {
+    const auto start = StartOracle();
+    const double value =
+        base_.SmoothedOracleWithStateDot(i, w, smoothing, state, state_dot);
+    Clock(kOracle, start);
+    return value;
+  }
   void TouchedRanges(int i,
                      std::vector<CoordinateRange>* ranges) const override {
     base_.TouchedRanges(i, ranges);
