@@ -232,6 +232,33 @@ void ChainProblem::AddCornerMinusMixture(int i, const Corner& y,
   AddCornerMinusStateIn(i, y, state, c, AllCoordinates(), w, &mixture);
 }
 
+namespace {
+
+// Whether position t's row changes, d = c·(μ_t − e_y), are at few enough
+// labels to visit them by a list; if so, `labels` lists them.
+bool FewChangedLabels(const double* marginal, int L, int32_t y,
+                      std::vector<int32_t>* labels) {
+  labels->clear();
+  if (L <= 64) {
+    const uint64_t mask = NonzeroMask(marginal, L) | uint64_t{1} << y;
+    if (__builtin_popcountll(mask) * kSparseUnaryShare > L) return false;
+    for (uint64_t rest = mask; rest != 0; rest &= rest - 1) {
+      labels->push_back(__builtin_ctzll(rest));
+    }
+    return true;
+  }
+  bool has_y = false;
+  ForEachNonzeroLabel(marginal, L, [&](int l) {
+    labels->push_back(l);
+    has_y |= l == y;
+  });
+  if (!has_y) labels->push_back(y);
+  return static_cast<int64_t>(labels->size()) * kSparseUnaryShare <=
+         static_cast<int64_t>(L);
+}
+
+}  // namespace
+
 template <typename Slice>
 void ChainProblem::AddCornerMinusStateIn(int i, const Corner& y,
                                          const double* state, double c,
@@ -251,16 +278,10 @@ void ChainProblem::AddCornerMinusStateIn(int i, const Corner& y,
     for (int k = 0; k < L; ++k) d[k] = c * marginal[k];
     d[y[t]] -= c;
     // A state of a few labelings has a few labels a position: the rows
-    // change only there (the other labels would add c·0).
-    labels.clear();
-    bool has_y = false;
-    ForEachNonzeroLabel(marginal, L, [&](int l) {
-      labels.push_back(l);
-      has_y |= l == y[t];
-    });
-    if (!has_y) labels.push_back(y[t]);
-    const bool few = static_cast<int64_t>(labels.size()) * kSparseUnaryShare <=
-                     static_cast<int64_t>(L);
+    // change only there (the other labels would add c·0). A smoothed
+    // state has mass everywhere: up to 64 labels the count comes from the
+    // mask alone, and the list is made only when it is used.
+    const bool few = FewChangedLabels(marginal, L, y[t], &labels);
     for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
       const int64_t start = static_cast<int64_t>(f.buckets[k]) * L;
       if (!slice.Holds(start)) continue;

@@ -183,6 +183,7 @@ bool ForwardBackward::ScaledForwardFirst(const ChainScores& scores) {
 void ForwardBackward::ExpTransitionFactors(const ChainScores& scores) {
   const size_t LL = static_cast<size_t>(scores.num_labels) * scores.num_labels;
   if (scores.pair != nullptr) {
+    cached_.valid = false;  // exp_transition_ now holds per-position tables
     exp_transition_.resize(scores.length * LL);
     for (int t = 1; t < scores.length; ++t) {
       double* factors = exp_transition_.data() + t * LL;
@@ -197,14 +198,29 @@ void ForwardBackward::ExpTransitionFactors(const ChainScores& scores) {
     }
     return;
   }
-  exp_transition_.resize(LL);
-  const double top = MaxOf(scores.transition, LL);
-  scaled_.shift += (scores.length - 1) * top;
-  for (size_t i = 0; i < LL; ++i) {
-    exp_transition_[i] =
-        std::exp((scores.transition[i] - top) * scaled_.inv_mu);
-    scaled_.CheckFactor(exp_transition_[i], scores.transition[i]);
+  // A solver's pass calls Compute for every sentence with the same
+  // transitions: their factors are kept, and their L² exps skipped while the
+  // scores and μ stay the same.
+  const bool same =
+      cached_.valid && cached_.inv_mu == scaled_.inv_mu &&
+      std::equal(scores.transition, scores.transition + LL,
+                 cached_.transition.begin(), cached_.transition.end());
+  if (!same) {
+    exp_transition_.resize(LL);
+    cached_.transition.assign(scores.transition, scores.transition + LL);
+    cached_.inv_mu = scaled_.inv_mu;
+    cached_.top = MaxOf(scores.transition, LL);
+    ScaledPass check;
+    for (size_t i = 0; i < LL; ++i) {
+      exp_transition_[i] =
+          std::exp((scores.transition[i] - cached_.top) * scaled_.inv_mu);
+      check.CheckFactor(exp_transition_[i], scores.transition[i]);
+    }
+    cached_.tiny = check.tiny;
+    cached_.valid = true;
   }
+  scaled_.shift += (scores.length - 1) * cached_.top;
+  scaled_.tiny |= cached_.tiny;
 }
 
 bool ForwardBackward::ScaledForwardStep(const ChainScores& scores, int t) {

@@ -129,6 +129,16 @@ class ForwardBackward {
   std::vector<double> terms_;     // L: one log-sum-exp's terms; end factors
   std::vector<double> emission_;  // L: per-label row of one position
   ScaledPass scaled_;
+  // The transition scores exp_transition_'s single table was computed
+  // from, with its shift and whether a factor was too small.
+  struct TransitionCache {
+    bool valid = false;
+    std::vector<double> transition;
+    double inv_mu = 0;
+    double top = 0;
+    bool tiny = false;
+  };
+  TransitionCache cached_;
   bool used_log_space_ = false;
 };
 

@@ -541,6 +541,62 @@ TEST(ForwardBackwardTest, UnderflowThatMattersFallsBack) {
   }
 }
 
+// One ForwardBackward keeps the last transition table's factors for the
+// next sentence: every call gives the bits a fresh one gives, whether the
+// transitions, μ or the kind of scores change between calls, and a table
+// with a factor too small for the scaled pass sends every sentence that
+// reuses it to log space.
+TEST(ForwardBackwardTest, ReusedTransitionFactorsGiveTheBitsOfAFreshPass) {
+  std::mt19937 rng(41);
+  const RandomChain base = MakeChain(6, 3, 2.0, &rng);
+  RandomChain other_unary = MakeChain(4, 3, 2.0, &rng);
+  other_unary.transition = base.transition;
+  RandomChain other_transition = base;
+  other_transition.transition[4] += 1e-12;
+  // A factor of e^−300 at μ = 1, fine at μ = 10.
+  RandomChain tiny = base;
+  tiny.transition[2] = -300;
+  const RandomChain pairs = MakePairChain(5, 3, &rng, false);
+  struct Call {
+    const RandomChain* chain;
+    double mu;
+  };
+  const std::vector<Call> calls = {{&base, 1.0},
+                                   {&other_unary, 1.0},
+                                   {&base, 0.5},
+                                   {&base, 0.5},
+                                   {&other_transition, 0.5},
+                                   {&base, 0.5},
+                                   {&tiny, 1.0},
+                                   {&tiny, 1.0},
+                                   {&tiny, 10.0},
+                                   {&pairs, 1.0},
+                                   {&base, 1.0},
+                                   {&pairs, 1.0},
+                                   {&base, 1.0}};
+  ForwardBackward reused;
+  int log_space = 0;
+  for (size_t k = 0; k < calls.size(); ++k) {
+    SCOPED_TRACE(testing::Message() << "call " << k);
+    const RandomChain& chain = *calls[k].chain;
+    const size_t size =
+        MarginalsSize(chain.length, chain.num_labels) +
+        (chain.pair.empty() ? 0
+                            : static_cast<size_t>(chain.length) *
+                                  chain.num_labels * chain.num_labels);
+    std::vector<double> expected(size), marginals(size);
+    ForwardBackward fresh;
+    const double value =
+        fresh.Compute(chain.scores(), calls[k].mu, expected.data());
+    EXPECT_EQ(reused.Compute(chain.scores(), calls[k].mu, marginals.data()),
+              value);
+    EXPECT_EQ(marginals, expected);
+    EXPECT_EQ(reused.used_log_space(), fresh.used_log_space());
+    log_space += fresh.used_log_space();
+  }
+  EXPECT_EQ(log_space, 2);  // the tiny table at μ = 1, twice
+}
+
 TEST(ForwardBackwardTest, FactorsDownToTheLimitKeepTheScaledPass) {
   // Unary scores spread over 100 and transitions over 50: at μ = 1 factors
   // reach e^−100 and message entries ~e^−150 (above 1e-100 the checks
