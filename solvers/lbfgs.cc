@@ -363,21 +363,35 @@ class LbfgsSteps : public PassSteps {
     ForParts([&](int64_t begin, int64_t end) {
       for (int64_t j = begin; j < end; ++j) d[j] = -pseudo_gradient_[j];
     });
-    const int m = settings_.memories;
-    for (int back = 0; back < count_; ++back) {
-      const int k = (newest_ - back + m) % m;
-      alpha_[k] = rho_[k] * Dot(Step(k), d);
-      Axpy(-alpha_[k], Change(k), d);
-    }
     if (count_ > 0) {
-      ForParts([&](int64_t begin, int64_t end) {
-        for (int64_t j = begin; j < end; ++j) d[j] *= scale_;
-      });
-    }
-    for (int forward = count_ - 1; forward >= 0; --forward) {
-      const int k = (newest_ - forward + m) % m;
-      const double beta = rho_[k] * Dot(Change(k), d);
-      Axpy(alpha_[k] - beta, Step(k), d);
+      // Each update of d is one sweep with the dot product the next
+      // coefficient needs: the same sums, part by part, as two sweeps.
+      const int m = settings_.memories;
+      auto slot = [&](int back) { return (newest_ - back + m) % m; };
+      // Newest first: α_k = ρ_k⟨s_k, d⟩, d −= α_k·y_k.
+      double dot = Dot(Step(slot(0)), d);
+      for (int back = 0; back < count_; ++back) {
+        const int k = slot(back);
+        alpha_[k] = rho_[k] * dot;
+        if (back + 1 < count_) {
+          dot = AxpyThenDot(-alpha_[k], Change(k), d, Step(slot(back + 1)));
+        }
+      }
+      // The oldest's update, then the initial Hessian's scale; oldest
+      // first: β = ρ_k⟨y_k, d⟩, d += (α_k − β)·s_k.
+      const int oldest = slot(count_ - 1);
+      dot = AxpyScaleThenDot(-alpha_[oldest], Change(oldest), scale_, d,
+                             Change(oldest));
+      for (int forward = count_ - 1; forward >= 0; --forward) {
+        const int k = slot(forward);
+        const double beta = rho_[k] * dot;
+        if (forward > 0) {
+          dot = AxpyThenDot(alpha_[k] - beta, Step(k), d,
+                            Change(slot(forward - 1)));
+        } else {
+          Axpy(alpha_[k] - beta, Step(k), d);
+        }
+      }
     }
     if (settings_.l1 > 0) {
       ForParts([&](int64_t begin, int64_t end) {
@@ -496,6 +510,31 @@ class LbfgsSteps : public PassSteps {
   void Axpy(double c, const float* a, double* b) {
     ForParts([&](int64_t begin, int64_t end) {
       for (int64_t j = begin; j < end; ++j) b[j] += c * a[j];
+    });
+  }
+
+  // b += c·a, then ⟨next, b⟩.
+  double AxpyThenDot(double c, const float* a, double* b, const float* next) {
+    return SumParts([&](int64_t begin, int64_t end) {
+      double sum = 0;
+      for (int64_t j = begin; j < end; ++j) {
+        b[j] += c * a[j];
+        sum += next[j] * b[j];
+      }
+      return sum;
+    });
+  }
+
+  // b = (b + c·a)·scale, then ⟨next, b⟩.
+  double AxpyScaleThenDot(double c, const float* a, double scale, double* b,
+                          const float* next) {
+    return SumParts([&](int64_t begin, int64_t end) {
+      double sum = 0;
+      for (int64_t j = begin; j < end; ++j) {
+        b[j] = (b[j] + c * a[j]) * scale;
+        sum += next[j] * b[j];
+      }
+      return sum;
     });
   }
 
