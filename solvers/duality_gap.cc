@@ -20,36 +20,64 @@ namespace {
 // max over s in [0, 1] of s·a − Σ_j max(s·m_j − ℓ1, 0)²/(2λ), for the
 // magnitudes m_j > ℓ1 (the others add nothing for s ≤ 1). The function is
 // concave; its slope a − Σ_j m_j·max(s·m_j − ℓ1, 0)/λ is found to change
-// sign by bisection.
-double BestScaledDual(double a, const std::vector<double>& magnitudes,
-                      double lambda, double l1) {
-  auto conjugate = [&](double s) {
-    double sum = 0;
-    for (double m : magnitudes) {
-      const double excess = s * m - l1;
-      if (excess > 0) sum += excess * excess;
-    }
-    return sum / (2 * lambda);
-  };
-  auto slope = [&](double s) {
-    double sum = 0;
-    for (double m : magnitudes) {
-      const double excess = s * m - l1;
-      if (excess > 0) sum += m * excess;
-    }
-    return a - sum / lambda;
-  };
+// sign by bisection. A magnitude's term is active (s·m_j > ℓ1) from
+// s = ℓ1/m_j on: once that point leaves the bracket the term is active or
+// not throughout it, and only the magnitudes still undecided are scanned
+// again, so the bisection costs a few scans of them rather than one a step.
+double BestScaledDual(double a, std::vector<double>* magnitudes, double lambda,
+                      double l1) {
   if (a <= 0) return 0;  // D(0) = 0: the losses are non-negative
+  std::vector<double>& m = *magnitudes;
+  // Σ m_j and Σ m_j² of the terms active over the whole bracket; those of
+  // [begin, end) are undecided, those after end inactive.
+  double active_sum = 0, active_squares = 0;
+  size_t begin = 0, end = m.size();
+  auto slope = [&](double s) {
+    double sum = active_sum, squares = active_squares;
+    for (size_t j = begin; j < end; ++j) {
+      if (s * m[j] - l1 > 0) {
+        sum += m[j];
+        squares += m[j] * m[j];
+      }
+    }
+    return a - (s * squares - l1 * sum) / lambda;
+  };
   double s = 1;
   if (slope(1) < 0) {
     double low = 0, high = 1;
-    for (int step = 0; step < 40; ++step) {
+    for (int step = 0; step < 40 && begin < end; ++step) {
       const double middle = 0.5 * (low + high);
-      (slope(middle) < 0 ? high : low) = middle;
+      if (slope(middle) < 0) {
+        high = middle;
+        end = std::partition(m.begin() + begin, m.begin() + end,
+                             [&](double x) { return high * x - l1 > 0; }) -
+              m.begin();
+      } else {
+        low = middle;
+        const size_t first = begin;
+        begin = std::partition(m.begin() + begin, m.begin() + end,
+                               [&](double x) { return low * x - l1 > 0; }) -
+                m.begin();
+        for (size_t j = first; j < begin; ++j) {
+          active_sum += m[j];
+          active_squares += m[j] * m[j];
+        }
+      }
     }
     s = low;
+    // Every term decided: the slope is linear over the bracket, and its
+    // root there is the maximiser.
+    if (begin == end && active_squares > 0) {
+      s = std::clamp((a * lambda + l1 * active_sum) / active_squares, low,
+                     high);
+    }
   }
-  return s * a - conjugate(s);
+  double conjugate = 0;
+  for (double x : m) {
+    const double excess = s * x - l1;
+    if (excess > 0) conjugate += excess * excess;
+  }
+  return s * a - conjugate / (2 * lambda);
 }
 
 }  // namespace
@@ -89,7 +117,7 @@ DualityGap SmoothCertificate(const double* w, int64_t dim, double loss_sum,
         a <= 0 ? 0 : (squares == 0 ? 1 : std::min(1.0, a * lambda / squares));
     result.dual = s * a - s * s * squares / (2 * lambda);
   } else {
-    result.dual = BestScaledDual(a, magnitudes, lambda, l1);
+    result.dual = BestScaledDual(a, &magnitudes, lambda, l1);
   }
   result.gap = result.primal - result.dual;
   return result;

@@ -329,6 +329,40 @@ TEST(SagSolverTest, TheCertificateTakesTheBestScaleOfTheGradients) {
   }
 }
 
+// The same with thousands of gradient entries of spread magnitudes, where
+// the bisection sets most terms aside as active or inactive early: the
+// best scale against a ternary search on the concave dual, for brackets
+// that end at s = 1, inside, and near 0.
+TEST(SagSolverTest, TheCertificateFindsTheBestScaleAmongManyGradients) {
+  std::mt19937 rng(23);
+  std::lognormal_distribution<double> magnitude(0, 2);
+  std::vector<double> gradient(5000), w(gradient.size(), 0.0);
+  for (double& g : gradient) g = (rng() % 2 ? 1 : -1) * magnitude(rng);
+  const double lambda = 0.5, l1 = 0.3;
+  const int n = 10;
+  for (double term_sum : {1e6, 50.0, 1e-3}) {
+    auto dual_at = [&](double s) {
+      double conjugate = 0;
+      for (double g : gradient) {
+        const double excess = s * std::fabs(g) - l1;
+        if (excess > 0) conjugate += excess * excess / (2 * lambda);
+      }
+      return s * term_sum / n - conjugate;
+    };
+    double low = 0, high = 1;
+    for (int step = 0; step < 200; ++step) {
+      const double a = low + (high - low) / 3, b = high - (high - low) / 3;
+      (dual_at(a) < dual_at(b) ? low : high) = dual_at(a) < dual_at(b) ? a : b;
+    }
+    const double best = std::max(dual_at(1), dual_at(0.5 * (low + high)));
+    const DualityGap certificate = SmoothCertificate(
+        w.data(), w.size(), 0.0, term_sum, n, gradient.data(), 1.0, lambda, l1);
+    EXPECT_NEAR(certificate.dual, best, 1e-12 * std::fabs(best) + 1e-15)
+        << term_sum;
+    EXPECT_LE(certificate.dual, best + 1e-12 * std::fabs(best)) << term_sum;
+  }
+}
+
 TEST(SagSolverTest, TheThreadCountChangesNothing) {
   const MulticlassProblem problem = SparseProblem(40, 10, 4, 2);
   SolverConfig config = SagConfig();
