@@ -94,6 +94,18 @@ class ChainProblem : public Problem {
   // Empty when every transition is allowed.
   const std::vector<uint8_t>& allowed_transitions() const { return allowed_; }
 
+  // Restricts each emission row to the labels the training labelings put
+  // at the positions holding it (CRFsuite's all_possible_states=false):
+  // the model has no feature for a row's other labels, so w is 0 there.
+  // FreeCoordinates then lists the observed (row, label) coordinates with
+  // the pair rows and the tail: the operations stay those of whole rows,
+  // and a solver that supports the restriction (lbfgs) minimises over w
+  // with 0 elsewhere, taking its gradients at those coordinates alone; the
+  // registry's other solvers refuse the problem. Set before any solver
+  // runs.
+  void RestrictEmissionsToObservedLabels();
+  bool FreeCoordinates(std::vector<int64_t>* coordinates) const override;
+
   const ChainLayout& layout() const { return layout_; }
   // Null at first order.
   const SecondOrderStructure* structure() const { return structure_.get(); }
@@ -249,6 +261,7 @@ class ChainProblem : public Problem {
   // (once per occurrence).
   template <typename Visit>
   void ForEachTailIndex(const int32_t* y, int T, const Visit& visit) const;
+
   // ‖tail(a) − tail(b)‖² of two labelings' tail indicators, in O(T).
   double TailDistanceSquared(const int32_t* a, const int32_t* b, int T) const;
   // Each position's pair column of y (-1 at 0 and where none), into
@@ -343,6 +356,9 @@ class ChainProblem : public Problem {
   std::vector<int32_t> tail_slot_;
   std::vector<int64_t> tail_full_;
   TransitionLists lists_;  // of allowed_
+  // RestrictEmissionsToObservedLabels' coordinates, ascending; empty when
+  // every coordinate is free.
+  std::vector<int64_t> free_coordinates_;
 };
 
 }  // namespace chaintag

@@ -29,6 +29,32 @@ void ChainProblem::AddStateTailFeatures(const int32_t* y, int T, double c,
   ForEachTailIndex(y, T, [&](int64_t k) { tail[StateTailIndex(k)] += c; });
 }
 
+void ChainProblem::RestrictEmissionsToObservedLabels() {
+  const int64_t L = layout_.num_labels;
+  std::vector<bool> observed(layout_.emission_size(), false);
+  for (const ChainExample& example : examples_) {
+    const FeatureSequence& f = example.features;
+    for (int t = 0; t < f.size(); ++t) {
+      for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
+        observed[f.buckets[k] * L + example.labels[t]] = true;
+      }
+    }
+  }
+  free_coordinates_.clear();
+  for (int64_t j = 0; j < layout_.emission_size(); ++j) {
+    if (observed[j]) free_coordinates_.push_back(j);
+  }
+  for (int64_t j = layout_.pair_emission_offset(); j < layout_.dim(); ++j) {
+    free_coordinates_.push_back(j);
+  }
+}
+
+bool ChainProblem::FreeCoordinates(std::vector<int64_t>* coordinates) const {
+  if (free_coordinates_.empty()) return false;
+  if (coordinates != nullptr) *coordinates = free_coordinates_;
+  return true;
+}
+
 absl::Status ChainProblem::SetAllowedTransitions(std::vector<uint8_t> allowed) {
   const int L = layout_.num_labels;
   if (structure_ != nullptr) {

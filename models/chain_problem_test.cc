@@ -930,6 +930,43 @@ TEST_P(ChainProblemTest, SmoothedOraclesMatchBruteForce) {
 
 INSTANTIATE_TEST_SUITE_P(NormalizedAndNot, ChainProblemTest, ::testing::Bool());
 
+// Restricted to the labels each row is seen with, a problem's free
+// coordinates are the (row, gold label) pairs of the training positions,
+// then every pair-row and tail coordinate; unrestricted, none are listed.
+TEST(ObservedStatesTest, FreeCoordinatesAreTheRowsGoldLabels) {
+  std::mt19937 rng(29);
+  for (Model model : kModels) {
+    SCOPED_TRACE(testing::Message() << "model " << static_cast<int>(model));
+    const TestChain chain = MakeTestChain(4, model, 6, &rng);
+    const std::unique_ptr<ChainProblem> problem = chain.Problem(true);
+    std::vector<int64_t> free = {-1};
+    EXPECT_FALSE(problem->FreeCoordinates(&free));
+    EXPECT_EQ(free, std::vector<int64_t>{-1});
+    problem->RestrictEmissionsToObservedLabels();
+    const ChainLayout& layout = chain.layout;
+    std::vector<bool> expected(layout.dim(), false);
+    for (const ChainExample& example : chain.examples) {
+      const FeatureSequence& f = example.features;
+      for (int t = 0; t < f.size(); ++t) {
+        for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
+          expected[f.buckets[k] * layout.num_labels + example.labels[t]] = true;
+        }
+      }
+    }
+    for (int64_t j = layout.emission_size(); j < layout.dim(); ++j) {
+      expected[j] = true;
+    }
+    std::vector<int64_t> listed;
+    for (int64_t j = 0; j < layout.dim(); ++j) {
+      if (expected[j]) listed.push_back(j);
+    }
+    ASSERT_TRUE(problem->FreeCoordinates(&free));
+    EXPECT_EQ(free, listed);
+    EXPECT_TRUE(problem->FreeCoordinates(nullptr));
+    EXPECT_LT(static_cast<int64_t>(free.size()), layout.dim());
+  }
+}
+
 // A state over allowed transitions holds S + 2L tail entries, not L² + 2L;
 // the setter refuses a wrong size, a forbidden gold pair and second order.
 TEST(AllowedTransitionsTest, StateTailHoldsTheAllowedPairsOnly) {

@@ -113,6 +113,14 @@ absl::StatusOr<PreparedCorpus> PrepareCorpus(const PipelineConfig& config,
   }
   PreparedCorpus prepared;
   prepared.config = ResolvePipelineConfig(config);
+  if (prepared.config.model().states() == ModelConfig::OBSERVED_STATES &&
+      prepared.config.solver().name() != "lbfgs") {
+    // Its problem's other writes and distances span whole rows.
+    return absl::InvalidArgumentError(absl::StrCat(
+        "config: model.states OBSERVED_STATES is trained by solver lbfgs "
+        "only, not ",
+        prepared.config.solver().name()));
+  }
   prepared.task = CreateTask(prepared.config);
   absl::Status status = prepared.task->Prepare(options, &prepared);
   if (!status.ok()) return status;

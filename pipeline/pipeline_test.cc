@@ -595,6 +595,53 @@ TEST_F(PipelineTest, LogLossTrainsACrfAndIsRecordedInTheModel) {
   EXPECT_LT(smooth->summary.primal(), 1.0);
 }
 
+// model.states OBSERVED_STATES (CRFsuite's all_possible_states=false):
+// lbfgs trains a CRF with emission weights only for the labels each
+// attribute is seen with, so the model has fewer non-zero weights than the
+// CRF of every label and an optimum no lower; other solvers are refused.
+TEST_F(PipelineTest, ObservedStatesTrainACrfOfTheSeenLabelsOnly) {
+  auto count_emissions = [](const std::string& path) {
+    absl::StatusOr<ChainModel> model = ChainModel::Load(path);
+    EXPECT_TRUE(model.ok()) << model.status();
+    if (!model.ok()) return int64_t{-1};
+    const std::vector<double> w = model->DenseWeights(model->rows());
+    const int64_t emissions = model->layout().emission_size();
+    return static_cast<int64_t>(std::count_if(w.begin(), w.begin() + emissions,
+                                              [](double x) { return x != 0; }));
+  };
+  PipelineConfig config = SmallConfig();
+  config.mutable_model()->set_loss(LOG);
+  config.mutable_solver()->set_name("lbfgs");
+  config.mutable_solver()->set_max_passes(300);
+  config.mutable_solver()->set_gap_tolerance(1e-9);
+  config.mutable_solver()->mutable_lbfgs()->set_epsilon(0);
+  config.mutable_solver()->mutable_lbfgs()->set_delta(0);
+  config.set_model_path("all_states.model");
+  absl::StatusOr<PipelineResult> all = RunPipeline(config, options_);
+  ASSERT_TRUE(all.ok()) << all.status();
+  config.mutable_model()->set_states(ModelConfig::OBSERVED_STATES);
+  config.set_model_path("observed_states.model");
+  absl::StatusOr<PipelineResult> observed = RunPipeline(config, options_);
+  ASSERT_TRUE(observed.ok()) << observed.status();
+  EXPECT_EQ(observed->summary.stop_reason(), "gap_tolerance");
+  EXPECT_GT(observed->test_f1, 95.0);
+  EXPECT_GE(observed->summary.primal(), all->summary.primal() - 1e-9);
+  const int64_t observed_count = count_emissions(observed->model_path);
+  EXPECT_GT(observed_count, 0);
+  EXPECT_LT(observed_count, count_emissions(all->model_path));
+  absl::StatusOr<ChainModel> model = ChainModel::Load(observed->model_path);
+  ASSERT_TRUE(model.ok()) << model.status();
+  PipelineConfig recorded;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      model->header().resolved_config(), &recorded));
+  EXPECT_EQ(recorded.model().states(), ModelConfig::OBSERVED_STATES);
+
+  config.mutable_solver()->set_name("sag");
+  const absl::Status refused = RunPipeline(config, options_).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.message().find("OBSERVED_STATES"), std::string::npos);
+}
+
 // λ in CRF++'s per-sum form scales with the training sentences (200 here),
 // and the model and summary say how it was chosen; a relative tolerance
 // ends the run on its certificate before the cap.

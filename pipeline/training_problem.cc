@@ -208,6 +208,9 @@ absl::StatusOr<TrainingProblem> MakeTrainingProblem(
         training.problem->SetAllowedTransitions(std::move(allowed));
     if (!set.ok()) return set;
   }
+  if (model.states() == ModelConfig::OBSERVED_STATES) {
+    training.problem->RestrictEmissionsToObservedLabels();
+  }
   // The CRF's log-loss is the entropy-smoothed oracle of a loss-free
   // problem (solver.objective LOG_SUM_EXP).
   if (model.loss() == LOG) training.problem->set_loss_scale(0);

@@ -190,6 +190,39 @@ class EstimatorTest(unittest.TestCase):
         self.assertAlmostEqual(
             sum(crf.predict_marginals_single(self.X_test[0])[0].values()), 1.0)
 
+    def test_all_possible_states_false_weighs_the_seen_labels(self):
+        # CRFsuite's all_possible_states=False with lbfgs: model.states
+        # OBSERVED_STATES, fewer state features than with every label, and
+        # the CLI's model from the same config; unset, every label.
+        n = len(self.X)
+        kwargs = dict(algorithm="lbfgs", c2=0.25, max_iterations=15,
+                      keep_feature_names=True)
+        seen = sklearn_crfsuite.CRF(all_possible_states=False, **kwargs)
+        self.check_against_cli(seen, _settings.config_text(
+            2 * 0.25 / n, max_passes=15, loss=_settings.CRF,
+            solver="lbfgs", observed_states=True))
+        every = sklearn_crfsuite.CRF(**kwargs).fit(self.X, self.y)
+        self.assertLess(len(seen.state_features_), len(every.state_features_))
+        self.assertEqual(
+            len(sklearn_crfsuite.CRF(all_possible_states=True, **kwargs)
+                .fit(self.X, self.y).state_features_),
+            len(every.state_features_))
+        # Every state feature of the restricted model is an (attribute,
+        # label) pair of the training data; the other model has others.
+        def names(features, prefix=""):
+            for key, value in features.items():
+                if isinstance(value, dict):
+                    yield from names(value, prefix + key + ":")
+                else:
+                    yield prefix + key + (
+                        ":" + value if isinstance(value, str) else "")
+
+        observed = {(name, label) for x, ys in zip(self.X, self.y)
+                    for features, label in zip(x, ys)
+                    for name in names(features)}
+        self.assertTrue(set(seen.state_features_) <= observed)
+        self.assertFalse(set(every.state_features_) <= observed)
+
     def check_against_cli(self, crf, config_text):
         crf.fit(self.X, self.y)
         directory = tempfile.mkdtemp(dir=TMP)

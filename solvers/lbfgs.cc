@@ -63,27 +63,30 @@ class LbfgsSteps : public PassSteps {
       : problem_(problem),
         settings_(settings),
         n_(problem.NumExamples()),
-        dim_(problem.Dim()),
-        w_(dim_, 0.0),
-        trial_w_(dim_, 0.0),
-        pseudo_gradient_(dim_, 0.0),
-        direction_(dim_, 0.0),
-        steps_(static_cast<size_t>(settings.memories) * dim_),
-        changes_(static_cast<size_t>(settings.memories) * dim_),
+        restricted_(problem.FreeCoordinates(&free_)),
+        size_(restricted_ ? static_cast<int64_t>(free_.size()) : problem.Dim()),
+        w_(size_, 0.0),
+        trial_w_(size_, 0.0),
+        pseudo_gradient_(size_, 0.0),
+        direction_(size_, 0.0),
+        steps_(static_cast<size_t>(settings.memories) * size_),
+        changes_(static_cast<size_t>(settings.memories) * size_),
         rho_(settings.memories, 0.0),
         alpha_(settings.memories, 0.0),
         losses_(n_, 0.0),
         terms_(n_, 0.0),
-        lane_gradient_(dim_, 0.0),
+        lane_gradient_(restricted_ ? 0 : size_, 0.0),
+        dense_point_(restricted_ ? problem.Dim() : 0, 0.0),
+        dense_lanes_(restricted_ ? kLanes * problem.Dim() : 0, 0.0),
         slice_bounds_(LaneSlices(problem, settings.threads)),
-        parts_(static_cast<int>((dim_ + kVectorPart - 1) / kVectorPart)),
+        parts_(static_cast<int>((size_ + kVectorPart - 1) / kVectorPart)),
         part_sums_(parts_, 0.0),
         part_squares_(parts_, 0.0),
         pool_(settings.threads) {
     smoothing_.kind = Smoothing::Kind::kEntropy;
     smoothing_.mu = 1;
-    current_.loss_gradient.assign(dim_, 0.0);
-    trial_.loss_gradient.assign(dim_, 0.0);
+    current_.loss_gradient.assign(size_, 0.0);
+    trial_.loss_gradient.assign(size_, 0.0);
     int64_t largest = 0;
     for (int begin = 0; begin < n_; begin += kChunkExamples) {
       int64_t size = 0;
@@ -137,7 +140,11 @@ class LbfgsSteps : public PassSteps {
     return end;
   }
 
-  absl::Span<const double> Point() override { return w_; }
+  absl::Span<const double> Point() override {
+    if (!restricted_) return w_;
+    ScatterToDense(w_.data());
+    return dense_point_;
+  }
   int64_t OracleCalls() const override { return oracle_calls_; }
 
   absl::Status SaveState(CheckpointWriter* writer) const override {
@@ -163,9 +170,9 @@ class LbfgsSteps : public PassSteps {
     const int64_t history = static_cast<int64_t>(steps_.size());
     std::vector<double> steps, changes;
     int64_t stalled = 0;
-    absl::Status status = reader.Reals("w", dim_, &w_);
+    absl::Status status = reader.Reals("w", size_, &w_);
     if (status.ok()) {
-      status = reader.Reals("loss_gradient", dim_, &current_.loss_gradient);
+      status = reader.Reals("loss_gradient", size_, &current_.loss_gradient);
     }
     if (status.ok()) status = reader.Real("loss_sum", &current_.loss_sum);
     if (status.ok()) status = reader.Real("term_sum", &current_.term_sum);
@@ -203,7 +210,11 @@ class LbfgsSteps : public PassSteps {
     return absl::OkStatus();
   }
 
-  std::vector<double> TakeWeights() { return std::move(w_); }
+  std::vector<double> TakeWeights() {
+    if (!restricted_) return std::move(w_);
+    ScatterToDense(w_.data());
+    return std::move(dense_point_);
+  }
 
  private:
   // The run's end by CRFsuite's tests, after a pass: no step found, the
@@ -235,26 +246,45 @@ class LbfgsSteps : public PassSteps {
 
   DualityGap Certificate() const {
     return SmoothCertificate(
-        w_.data(), dim_, current_.loss_sum, current_.term_sum, n_,
+        w_.data(), size_, current_.loss_sum, current_.term_sum, n_,
         current_.loss_gradient.data(), 1.0, settings_.lambda, settings_.l1);
   }
 
   // P, ḡ and the certificate's sums at `point`: forward–backward for every
   // example, each gradient added to its lane's vector in example order
   // (SumLanes or SumChunks), then the lanes added.
+  // Restricted, the oracles read the point and sum the gradients in all of
+  // w's coordinates, and ḡ is their sum at the free ones.
   void Evaluate(const std::vector<double>& point, Evaluation* out) {
     double* lanes[kLanes] = {out->loss_gradient.data(), lane_gradient_.data()};
-    ForParts([&](int64_t begin, int64_t end) {
-      for (double* lane : lanes) std::fill(lane + begin, lane + end, 0.0);
-    });
-    if (NumSlices() == 1) {
-      SumLanes(point, lanes);
+    const double* at = point.data();
+    if (restricted_) {
+      ScatterToDense(point.data());
+      at = dense_point_.data();
+      const int64_t dim = problem_.Dim();
+      for (int lane = 0; lane < kLanes; ++lane) {
+        lanes[lane] = dense_lanes_.data() + lane * dim;
+      }
+      pool_.Run(kLanes, [&](int lane) {
+        std::fill(lanes[lane], lanes[lane] + dim, 0.0);
+      });
     } else {
-      SumChunks(point, lanes);
+      ForParts([&](int64_t begin, int64_t end) {
+        for (double* lane : lanes) std::fill(lane + begin, lane + end, 0.0);
+      });
     }
+    if (NumSlices() == 1) {
+      SumLanes(at, lanes);
+    } else {
+      SumChunks(at, lanes);
+    }
+    double* gradient = out->loss_gradient.data();
     ForParts([&](int64_t begin, int64_t end) {
-      for (int lane = 1; lane < kLanes; ++lane) {
-        for (int64_t j = begin; j < end; ++j) lanes[0][j] += lanes[lane][j];
+      for (int64_t k = begin; k < end; ++k) {
+        const int64_t j = restricted_ ? free_[k] : k;
+        double sum = lanes[0][j];
+        for (int lane = 1; lane < kLanes; ++lane) sum += lanes[lane][j];
+        gradient[k] = sum;
       }
     });
     oracle_calls_ += n_;
@@ -277,17 +307,17 @@ class LbfgsSteps : public PassSteps {
   }
 
   // One sentence's oracle at `point` into `state`, with its f_i and term.
-  void Oracle(int i, const std::vector<double>& point, double* state) {
+  void Oracle(int i, const double* point, double* state) {
     double state_dot = 0;
-    losses_[i] = problem_.SmoothedOracleWithStateDot(
-        i, point.data(), smoothing_, state, &state_dot);
+    losses_[i] = problem_.SmoothedOracleWithStateDot(i, point, smoothing_,
+                                                     state, &state_dot);
     terms_[i] = losses_[i] + state_dot;
   }
 
   // One slice a lane (below four threads): each lane's thread runs its
   // sentences' oracles and adds their gradients in turn, a sentence's state
   // still in cache.
-  void SumLanes(const std::vector<double>& point, double* const* lanes) {
+  void SumLanes(const double* point, double* const* lanes) {
     const double rate = 1.0 / n_;
     pool_.Run(kLanes, [&](int lane) {
       double* state = chunk_states_.data() + lane * largest_state_;
@@ -302,7 +332,7 @@ class LbfgsSteps : public PassSteps {
   // More threads: chunk by chunk, the oracles on all of them, then each
   // lane's sum cut into slices of w. Each coordinate gets the same
   // additions in the same order as SumLanes gives it.
-  void SumChunks(const std::vector<double>& point, double* const* lanes) {
+  void SumChunks(const double* point, double* const* lanes) {
     const double rate = 1.0 / n_;
     for (int begin = 0; begin < n_; begin += kChunkExamples) {
       const int size = std::min(kChunkExamples, n_ - begin);
@@ -469,9 +499,19 @@ class LbfgsSteps : public PassSteps {
     objectives_.push_back(current_.objective);
   }
 
-  float* Step(int k) { return steps_.data() + static_cast<size_t>(k) * dim_; }
+  // dense_point_ at the free coordinates = compressed (0 elsewhere, as it
+  // was made).
+  void ScatterToDense(const double* compressed) {
+    ForParts([&](int64_t begin, int64_t end) {
+      for (int64_t k = begin; k < end; ++k) {
+        dense_point_[free_[k]] = compressed[k];
+      }
+    });
+  }
+
+  float* Step(int k) { return steps_.data() + static_cast<size_t>(k) * size_; }
   float* Change(int k) {
-    return changes_.data() + static_cast<size_t>(k) * dim_;
+    return changes_.data() + static_cast<size_t>(k) * size_;
   }
 
   int NumSlices() const { return static_cast<int>(slice_bounds_.size()) - 1; }
@@ -481,7 +521,7 @@ class LbfgsSteps : public PassSteps {
   void ForParts(const Body& body) {
     pool_.Run(parts_, [&](int part) {
       const int64_t begin = part * kVectorPart;
-      body(begin, std::min(dim_, begin + kVectorPart));
+      body(begin, std::min(size_, begin + kVectorPart));
     });
   }
 
@@ -490,7 +530,7 @@ class LbfgsSteps : public PassSteps {
   double SumParts(const Body& body) {
     pool_.Run(parts_, [&](int part) {
       const int64_t begin = part * kVectorPart;
-      part_sums_[part] = body(begin, std::min(dim_, begin + kVectorPart));
+      part_sums_[part] = body(begin, std::min(size_, begin + kVectorPart));
     });
     double sum = 0;
     for (double part : part_sums_) sum += part;
@@ -541,7 +581,11 @@ class LbfgsSteps : public PassSteps {
   const Problem& problem_;
   const LbfgsSettings settings_;
   const int n_;
-  const int64_t dim_;
+  // The coordinates the solver keeps: all of w, or the problem's free
+  // ones (Problem::FreeCoordinates, ascending), w being 0 at the others.
+  std::vector<int64_t> free_;
+  const bool restricted_;
+  const int64_t size_;
   Smoothing smoothing_;
   std::vector<double> w_, trial_w_;
   Evaluation current_, trial_;
@@ -570,6 +614,9 @@ class LbfgsSteps : public PassSteps {
   // Lane 1's gradient sum (lane 0's is the evaluation's own), and the
   // slices of w a lane's sum is cut into.
   std::vector<double> lane_gradient_;
+  // Restricted: the point and the lanes' sums in all of w's coordinates,
+  // as the oracles read and write them (0 off the free coordinates).
+  std::vector<double> dense_point_, dense_lanes_;
   std::vector<int64_t> slice_bounds_;
   const int parts_;
   std::vector<double> part_sums_, part_squares_;

@@ -104,6 +104,83 @@ TEST(LbfgsSolverTest, ReachesTheCertifiedOptimum) {
   }
 }
 
+// A problem whose model has features for two coordinates in three only
+// (Problem::FreeCoordinates), as a chain with model.states OBSERVED_STATES.
+class RestrictedProblem : public MulticlassProblem {
+ public:
+  explicit RestrictedProblem(const MulticlassProblem& problem)
+      : MulticlassProblem(problem) {}
+  static bool Free(int64_t j) { return j % 3 != 1; }
+  bool FreeCoordinates(std::vector<int64_t>* coordinates) const override {
+    if (coordinates == nullptr) return true;
+    coordinates->clear();
+    for (int64_t j = 0; j < Dim(); ++j) {
+      if (Free(j)) coordinates->push_back(j);
+    }
+    return true;
+  }
+};
+
+// Restricted, lbfgs minimises over w with 0 off the free coordinates: its
+// optimality conditions hold there (ḡ + λw, and with ℓ1 its subgradient,
+// computed here from the oracles), not at the fixed ones, where the
+// gradient is far from 0; the certificate is the restricted problem's; the
+// thread count changes nothing; and the registry's other solvers refuse
+// the problem.
+TEST(LbfgsSolverTest, ARestrictedProblemIsSolvedOverItsFreeCoordinates) {
+  const RestrictedProblem problem(SparseMulticlassProblem(40, 6, 3, 8));
+  const int n = problem.NumExamples();
+  for (double l1 : {0.0, 0.01}) {
+    SCOPED_TRACE(testing::Message() << "l1 " << l1);
+    std::vector<double> w;
+    const TrainingSummary summary = RunLbfgs(problem, LbfgsConfig(l1), &w);
+    EXPECT_EQ(summary.stop_reason(), "gap_tolerance");
+    EXPECT_LE(summary.gap(), 1e-12);
+    EXPECT_NEAR(summary.primal(), ElasticNetObjective(problem, w, kLambda, l1),
+                1e-12);
+    ASSERT_EQ(w.size(), static_cast<size_t>(problem.Dim()));
+    std::vector<double> gradient(problem.Dim(), 0.0);
+    const Smoothing entropy{Smoothing::Kind::kEntropy, 1.0, 1};
+    for (int i = 0; i < n; ++i) {
+      std::vector<double> state(problem.BlockStateSize(i));
+      problem.SmoothedOracle(i, w.data(), entropy, state.data());
+      problem.AddCornerMinusState(i, problem.GoldCorner(i), state.data(),
+                                  1.0 / n, gradient.data());
+    }
+    double largest_fixed = 0;
+    for (int64_t j = 0; j < problem.Dim(); ++j) {
+      const double g = gradient[j] + kLambda * w[j];
+      if (!RestrictedProblem::Free(j)) {
+        EXPECT_EQ(w[j], 0.0) << j;
+        largest_fixed = std::max(largest_fixed, std::fabs(g) - l1);
+      } else if (w[j] != 0) {
+        EXPECT_NEAR(g + (w[j] > 0 ? l1 : -l1), 0.0, 1e-5) << j;
+      } else {
+        EXPECT_LE(std::fabs(g), l1 + 1e-5) << j;
+      }
+    }
+    EXPECT_GT(largest_fixed, 1e-2);
+    SolverConfig config = LbfgsConfig(l1);
+    config.set_max_passes(8);
+    std::vector<double> one;
+    RunLbfgs(problem, config, &one);
+    for (int threads : {2, 4}) {
+      config.set_num_threads(threads);
+      std::vector<double> more;
+      RunLbfgs(problem, config, &more);
+      EXPECT_EQ(more, one) << threads;
+    }
+  }
+  SolverConfig sag = LbfgsConfig(0);
+  sag.set_name("sag");
+  absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(sag);
+  ASSERT_TRUE(solver.ok());
+  std::vector<double> w;
+  const absl::StatusOr<TrainingSummary> refused =
+      (*solver)->Solve(problem, nullptr, &w);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 // Every pass, the start included, is certified: primal − dual = gap, the
 // dual below the optimum and the primal above it, and the primal never
 // rises (each accepted step passed Armijo's test).

@@ -251,6 +251,8 @@ double Problem::SmoothedOracleWithStateDot(int i, const double* w,
   return value;
 }
 
+bool Problem::FreeCoordinates(std::vector<int64_t>*) const { return false; }
+
 void Problem::TouchedRanges(int, std::vector<CoordinateRange>* ranges) const {
   ranges->push_back({0, Dim()});
 }

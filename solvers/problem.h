@@ -294,6 +294,15 @@ class Problem {
                                             const Smoothing& smoothing,
                                             double* state,
                                             double* state_dot) const;
+  // The coordinates the model has features for, ascending, when it fixes
+  // the others at 0 (a chain restricted to the labels each attribute is
+  // seen with): the objective is then minimised over w with 0 elsewhere,
+  // whose gradient is the full one's at these coordinates. The operations
+  // above stay those of all of w. A solver that supports this keeps its
+  // vectors over these coordinates (lbfgs); the registry's others refuse
+  // such a problem. False, with `coordinates` untouched, when every
+  // coordinate is free (the default). `coordinates` may be null.
+  virtual bool FreeCoordinates(std::vector<int64_t>* coordinates) const;
   // The coordinates block i's oracles read and its updates write, as
   // ranges (which may repeat), so that a solver can bring exactly those up
   // to date before a step (lazy updates). The ranges of every block are

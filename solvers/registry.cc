@@ -1,5 +1,10 @@
 #include "solvers/registry.h"
 
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "solvers/bcfw.h"
 #include "solvers/casimir_svrg.h"
@@ -10,6 +15,66 @@
 #include "solvers/ssg.h"
 
 namespace chaintag {
+namespace {
+
+// A solver of every coordinate, which refuses a problem that fixes some at
+// 0 (Problem::FreeCoordinates) instead of minimising over them too.
+class WholeSpaceSolver : public Solver {
+ public:
+  WholeSpaceSolver(std::unique_ptr<Solver> solver, std::string name)
+      : solver_(std::move(solver)), name_(std::move(name)) {}
+
+  absl::StatusOr<TrainingSummary> Solve(const Problem& problem,
+                                        Monitor* monitor,
+                                        std::vector<double>* w) override {
+    if (problem.FreeCoordinates(nullptr)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "solver ", name_,
+          " minimises over every weight; this problem has features for some "
+          "only (model.states OBSERVED_STATES): use solver lbfgs"));
+    }
+    return solver_->Solve(problem, monitor, w);
+  }
+
+  absl::Status SetDistribution(const BlockDistribution& distribution) override {
+    return solver_->SetDistribution(distribution);
+  }
+
+ private:
+  std::unique_ptr<Solver> solver_;
+  const std::string name_;
+};
+
+absl::StatusOr<std::unique_ptr<Solver>> CreateNamedSolver(
+    const SolverConfig& config) {
+  if (config.name() == "sag") {
+    return std::unique_ptr<Solver>(new SagSolver(config));
+  }
+  if (config.name() == "lbfgs") {
+    return std::unique_ptr<Solver>(new LbfgsSolver(config));
+  }
+  if (config.name() == "bcfw" || config.name() == "active_set_bcfw") {
+    return std::unique_ptr<Solver>(new BcfwSolver(config));
+  }
+  if (config.name() == "fw") {
+    return std::unique_ptr<Solver>(new FwSolver(config));
+  }
+  if (config.name() == "ssg") {
+    return std::unique_ptr<Solver>(new SsgSolver(config));
+  }
+  if (config.name() == "mp_bcfw") {
+    return std::unique_ptr<Solver>(new MpBcfwSolver(config));
+  }
+  if (config.name() == "svrg" || config.name() == "casimir_svrg") {
+    return std::unique_ptr<Solver>(new CasimirSvrgSolver(config));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown solver \"", config.name(),
+                   "\" (known: bcfw, active_set_bcfw, fw, ssg, mp_bcfw, sag, "
+                   "lbfgs, svrg, casimir_svrg)"));
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<Solver>> CreateSolver(
     const SolverConfig& config) {
@@ -49,31 +114,10 @@ absl::StatusOr<std::unique_ptr<Solver>> CreateSolver(
                      "): the elastic net is solved by sag and "
                      "lbfgs"));
   }
-  if (config.name() == "sag") {
-    return std::unique_ptr<Solver>(new SagSolver(config));
-  }
-  if (config.name() == "lbfgs") {
-    return std::unique_ptr<Solver>(new LbfgsSolver(config));
-  }
-  if (config.name() == "bcfw" || config.name() == "active_set_bcfw") {
-    return std::unique_ptr<Solver>(new BcfwSolver(config));
-  }
-  if (config.name() == "fw") {
-    return std::unique_ptr<Solver>(new FwSolver(config));
-  }
-  if (config.name() == "ssg") {
-    return std::unique_ptr<Solver>(new SsgSolver(config));
-  }
-  if (config.name() == "mp_bcfw") {
-    return std::unique_ptr<Solver>(new MpBcfwSolver(config));
-  }
-  if (config.name() == "svrg" || config.name() == "casimir_svrg") {
-    return std::unique_ptr<Solver>(new CasimirSvrgSolver(config));
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown solver \"", config.name(),
-                   "\" (known: bcfw, active_set_bcfw, fw, ssg, mp_bcfw, sag, "
-                   "lbfgs, svrg, casimir_svrg)"));
+  absl::StatusOr<std::unique_ptr<Solver>> solver = CreateNamedSolver(config);
+  if (!solver.ok() || config.name() == "lbfgs") return solver;
+  return std::unique_ptr<Solver>(
+      new WholeSpaceSolver(*std::move(solver), config.name()));
 }
 
 }  // namespace chaintag

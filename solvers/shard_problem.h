@@ -89,6 +89,9 @@ class ShardProblem : public Problem {
                                     double* state_dot) const override;
   void TouchedRanges(int i,
                      std::vector<CoordinateRange>* ranges) const override;
+  bool FreeCoordinates(std::vector<int64_t>* coordinates) const override {
+    return local_.FreeCoordinates(coordinates);
+  }
 
  private:
   int Local(int i) const { return i - shard_.begin; }

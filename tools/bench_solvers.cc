@@ -264,6 +264,9 @@ class TimedProblem : public Problem {
                      std::vector<CoordinateRange>* ranges) const override {
     base_.TouchedRanges(i, ranges);
   }
+  bool FreeCoordinates(std::vector<int64_t>* coordinates) const override {
+    return base_.FreeCoordinates(coordinates);
+  }
 
  private:
   static std::chrono::steady_clock::time_point Now() {

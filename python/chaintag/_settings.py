@@ -59,9 +59,11 @@ _FEATURES = [
      "The minimum frequency of features: attributes seen at fewer positions "
      "get no weight (chaintag: features.min_feature_count)"),
     ("feature.possible_states", False,
-     "Force to generate possible state features. chaintag weighs every "
-     "(attribute, label) pair of the training attributes, as CRFsuite does "
-     "with True; either value is accepted"),
+     "Force to generate possible state features. Unset or True: chaintag "
+     "weighs every (attribute, label) pair of the training attributes; set "
+     "to False: an attribute has weights for the labels it is seen with in "
+     "training only, as CRFsuite's default (model.states OBSERVED_STATES, "
+     "solver lbfgs only; the other solvers weigh every pair)"),
     ("feature.possible_transitions", False,
      "Force to generate possible transition features. chaintag weighs every "
      "label pair, as CRFsuite does with True; either value is accepted"),
@@ -234,6 +236,15 @@ def help_text(algorithm, name):
                         ", ".join(defaults(algorithm))))
 
 
+def flag(value):
+    """A CRFsuite boolean parameter given as a bool, a number or a string
+    ("1", "true", "0", "false", as pycrfsuite's set() passes them)."""
+    if isinstance(value, (bytes, str)):
+        text = value.decode() if isinstance(value, bytes) else value
+        return text.strip().lower() in ("1", "true", "yes")
+    return bool(value)
+
+
 def _same(value, default):
     if isinstance(default, bool):
         return bool(value) == default
@@ -305,6 +316,9 @@ def run_settings(algorithm, params, options, num_sequences):
         solver = solver or "bcfw"
     return dict(
         lam=lam, l1=l1, loss=loss, solver=solver,
+        observed_states=solver == "lbfgs"
+        and "feature.possible_states" in params
+        and not flag(params["feature.possible_states"]),
         max_passes=values["max_iterations"],
         min_freq=values["feature.minfreq"],
         averaging=values.get("averaging", True) is not False,
@@ -334,7 +348,7 @@ def gap_check_passes(passes):
 def config_text(lam, max_passes=None, min_freq=None, solver="bcfw", order=1,
                 num_threads=1, seed=1, num_buckets=None, gap_tolerance=None,
                 keep_feature_names=True, evaluate_dev=False, loss=HINGE,
-                l1=0.0, averaging=True, lbfgs=None):
+                l1=0.0, averaging=True, lbfgs=None, observed_states=False):
     """The PipelineConfig text of a run on item sequences. No bias feature:
     CRFsuite has none, and the attributes are then exactly the items'."""
     min_count = 0
@@ -368,9 +382,10 @@ def config_text(lam, max_passes=None, min_freq=None, solver="bcfw", order=1,
         % ("num_buckets: %d" % num_buckets if num_buckets else "exact: true",
            min_count),
         "model { order: %d train_scheme: NONE normalize_loss: false "
-        "keep_feature_names: %s%s }"
+        "keep_feature_names: %s%s%s }"
         % (int(order), "true" if keep_feature_names else "false",
-           " loss: LOG" if crf else ""),
+           " loss: LOG" if crf else "",
+           " states: OBSERVED_STATES" if observed_states else ""),
         "solver { %s }" % " ".join(solver_fields),
         "eval_every: %d" % (1 if evaluate_dev else 0),
     ])
