@@ -7,59 +7,73 @@
 
 namespace chaintag {
 
-namespace {
-
-void AddOther(uint64_t hash, std::vector<uint64_t>* others) {
-  if (std::find(others->begin(), others->end(), hash) == others->end()) {
-    others->push_back(hash);
+void FeatureNames::AddOther(uint64_t hash, Entry* entry) {
+  if (entry->others < 0) {
+    entry->others = static_cast<int32_t>(others_.size());
+    others_.emplace_back();
+  }
+  std::vector<uint64_t>& others = others_[entry->others];
+  if (std::find(others.begin(), others.end(), hash) == others.end()) {
+    others.push_back(hash);
   }
 }
-
-}  // namespace
 
 void FeatureNames::Add(uint32_t bucket, absl::string_view name) {
   auto [it, inserted] = names_.try_emplace(bucket);
   Entry& entry = it->second;
   if (inserted) {
-    entry.name = std::string(name);
+    entry.begin = text_.size();
+    entry.length = static_cast<uint32_t>(name.size());
+    text_.append(name.data(), name.size());
     return;
   }
-  if (name != entry.name) AddOther(absl::HashOf(name), &entry.others);
+  if (name != NameOf(entry)) AddOther(absl::HashOf(name), &entry);
 }
 
 void FeatureNames::Merge(const FeatureNames& others) {
   for (const auto& [bucket, entry] : others.names_) {
-    auto [it, inserted] = names_.try_emplace(bucket, entry);
-    if (inserted) continue;
+    const absl::string_view name = others.NameOf(entry);
+    auto [it, inserted] = names_.try_emplace(bucket);
     Entry& kept = it->second;
-    if (entry.name != kept.name) {
-      AddOther(absl::HashOf(absl::string_view(entry.name)), &kept.others);
-    }
-    for (uint64_t hash : entry.others) {
-      if (hash != absl::HashOf(absl::string_view(kept.name))) {
-        AddOther(hash, &kept.others);
+    if (inserted) {
+      kept.begin = text_.size();
+      kept.length = entry.length;
+      text_.append(name.data(), name.size());
+      if (entry.others >= 0) {
+        kept.others = static_cast<int32_t>(others_.size());
+        others_.push_back(others.others_[entry.others]);
       }
+      continue;
+    }
+    const absl::string_view kept_name = NameOf(kept);
+    if (name != kept_name) AddOther(absl::HashOf(name), &kept);
+    if (entry.others < 0) continue;
+    const uint64_t kept_hash = absl::HashOf(kept_name);
+    for (uint64_t hash : others.others_[entry.others]) {
+      if (hash != kept_hash) AddOther(hash, &kept);
     }
   }
 }
 
-const std::string* FeatureNames::Find(uint32_t bucket) const {
+std::optional<absl::string_view> FeatureNames::Find(uint32_t bucket) const {
   auto it = names_.find(bucket);
-  return it == names_.end() ? nullptr : &it->second.name;
+  if (it == names_.end()) return std::nullopt;
+  return NameOf(it->second);
 }
 
 int FeatureNames::Others(uint32_t bucket) const {
   auto it = names_.find(bucket);
-  return it == names_.end() ? 0 : static_cast<int>(it->second.others.size());
+  if (it == names_.end() || it->second.others < 0) return 0;
+  return static_cast<int>(others_[it->second.others].size());
 }
 
 CompactFeatureNames FeatureNames::Compact() const {
-  std::vector<std::pair<uint32_t, const std::string*>> sorted;
+  std::vector<std::pair<uint32_t, absl::string_view>> sorted;
   sorted.reserve(names_.size());
   size_t bytes = 0;
   for (const auto& [bucket, entry] : names_) {
-    sorted.emplace_back(bucket, &entry.name);
-    bytes += entry.name.size();
+    sorted.emplace_back(bucket, NameOf(entry));
+    bytes += entry.length;
   }
   std::sort(sorted.begin(), sorted.end());
   CompactFeatureNames compact;
@@ -68,7 +82,7 @@ CompactFeatureNames FeatureNames::Compact() const {
   compact.text_.reserve(bytes);
   for (const auto& [bucket, name] : sorted) {
     compact.buckets_.push_back(bucket);
-    compact.text_ += *name;
+    compact.text_.append(name.data(), name.size());
     compact.ends_.push_back(static_cast<uint32_t>(compact.text_.size()));
   }
   return compact;

@@ -9,6 +9,7 @@
 #define CHAINTAG_FEATURES_FEATURE_NAMES_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,8 @@ class FeatureNames {
   // Adds `others`'s names after this one's, as if added in that order.
   void Merge(const FeatureNames& others);
 
-  // The bucket's name, or null.
-  const std::string* Find(uint32_t bucket) const;
+  // The bucket's name, if it has one (valid until the next Add or Merge).
+  std::optional<absl::string_view> Find(uint32_t bucket) const;
   // How many distinct other names were seen in the bucket (told apart by
   // a 64-bit hash).
   int Others(uint32_t bucket) const;
@@ -43,12 +44,25 @@ class FeatureNames {
   CompactFeatureNames Compact() const;
 
  private:
+  // A bucket's first name, text_[begin, begin + length), and where its
+  // other names' hashes are in others_ (-1: none, as for most buckets).
+  // 16 bytes a bucket, where a string and a vector took 56: a corpus's
+  // attributes have tens of thousands of buckets, on every thread.
   struct Entry {
-    std::string name;
-    // Hashes of the other names; few, since collisions are.
-    std::vector<uint64_t> others;
+    uint64_t begin = 0;
+    uint32_t length = 0;
+    int32_t others = -1;
   };
+  absl::string_view NameOf(const Entry& entry) const {
+    return absl::string_view(text_.data() + entry.begin, entry.length);
+  }
+  // Adds `hash` to the entry's other names unless it is there.
+  void AddOther(uint64_t hash, Entry* entry);
+
   absl::flat_hash_map<uint32_t, Entry> names_;
+  std::string text_;
+  // Hashes of other names, by Entry::others; few, since collisions are.
+  std::vector<std::vector<uint64_t>> others_;
 };
 
 // FeatureNames' names by bucket, read-only, in one buffer.

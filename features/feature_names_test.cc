@@ -14,12 +14,12 @@ TEST(FeatureNamesTest, KeepsTheFirstNameAndCountsOthers) {
   names.Add(7, "w[0]=dog");
   names.Add(7, "w[0]=cat");
   names.Add(3, "pos[0]=DT");
-  ASSERT_NE(names.Find(7), nullptr);
+  ASSERT_TRUE(names.Find(7).has_value());
   EXPECT_EQ(*names.Find(7), "w[0]=the");
   EXPECT_EQ(names.Others(7), 2);
   EXPECT_EQ(*names.Find(3), "pos[0]=DT");
   EXPECT_EQ(names.Others(3), 0);
-  EXPECT_EQ(names.Find(4), nullptr);
+  EXPECT_FALSE(names.Find(4).has_value());
   EXPECT_EQ(names.Others(4), 0);
   EXPECT_EQ(names.size(), 2);
 }
@@ -32,11 +32,24 @@ TEST(FeatureNamesTest, MergeKeepsTheEarlierCollectionsNames) {
   second.Add(1, "c");
   second.Add(1, "a");
   second.Add(2, "d");
+  second.Add(3, "e");
+  second.Add(3, "f");
   first.Merge(second);
   EXPECT_EQ(*first.Find(1), "a");
   EXPECT_EQ(first.Others(1), 2);  // b and c, each once
   EXPECT_EQ(*first.Find(2), "d");
   EXPECT_EQ(first.Others(2), 0);
+  // A bucket new to `first` comes with its other names.
+  EXPECT_EQ(*first.Find(3), "e");
+  EXPECT_EQ(first.Others(3), 1);
+  // Names added after a merge keep the merged ones readable.
+  for (uint32_t bucket = 100; bucket < 2000; ++bucket) {
+    first.Add(bucket, std::string(bucket % 37, 'x'));
+  }
+  EXPECT_EQ(*first.Find(1), "a");
+  EXPECT_EQ(*first.Find(3), "e");
+  EXPECT_EQ(*first.Find(1999), std::string(1999 % 37, 'x'));
+  EXPECT_EQ(first.size(), 3 + 1900);
 }
 
 TEST(FeatureNamesTest, CompactFindsEveryNameByBucket) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -82,10 +83,10 @@ class RowWeights {
 };
 
 std::string RowName(const FeatureNames& names, uint32_t bucket) {
-  const std::string* name = names.Find(bucket);
-  if (name == nullptr) return absl::StrCat("bucket ", bucket);
+  const std::optional<absl::string_view> name = names.Find(bucket);
+  if (!name.has_value()) return absl::StrCat("bucket ", bucket);
   const int others = names.Others(bucket);
-  return others == 0 ? *name
+  return others == 0 ? std::string(*name)
                      : absl::StrCat(*name, "  (bucket shared with ", others,
                                     others == 1 ? " other)" : " others)");
 }
@@ -149,12 +150,13 @@ std::vector<StateWeight> NonZeroStateWeights(const ChainModel& model,
   std::vector<StateWeight> out;
   for (int64_t r = 0; r < view.rows->size(); ++r) {
     const uint32_t bucket = view.rows->buckets()[r];
-    const std::string* name = names.emission.Find(bucket);
+    const std::optional<absl::string_view> name = names.emission.Find(bucket);
     for (int y = 0; y < L; ++y) {
       const double w = emission(r, y);
       if (w == 0) continue;
-      out.push_back(
-          {name != nullptr ? *name : absl::StrCat("bucket ", bucket), y, w});
+      out.push_back({name.has_value() ? std::string(*name)
+                                      : absl::StrCat("bucket ", bucket),
+                     y, w});
     }
   }
   return out;
