@@ -154,6 +154,29 @@ TEST(CheckpointTest, ResumedRunsEndExactlyAsUninterruptedOnes) {
   }
 }
 
+// lbfgs on a problem that fixes coordinates at 0 keeps its vectors over
+// the free ones: its checkpoint holds those, and the resumed run ends as
+// the uninterrupted one, with w 0 at the fixed coordinates.
+TEST(CheckpointTest, ARestrictedLbfgsRunResumesExactly) {
+  const RestrictedProblem problem(RandomMulticlassProblem(30, 4, 3, 11));
+  SolverConfig config = Configs().back();
+  ASSERT_EQ(config.name(), "lbfgs");
+  const Outcome whole = Solve(problem, config, "restricted", 4, nullptr);
+  absl::StatusOr<SolverCheckpoint> checkpoint =
+      ReadCheckpoint(TempPath("restricted.ckpt"));
+  ASSERT_TRUE(checkpoint.ok()) << checkpoint.status();
+  EXPECT_GT(checkpoint->passes(), 0);
+  const Outcome resumed = Solve(problem, config, "restricted", 0, &*checkpoint);
+  EXPECT_EQ(resumed.w, whole.w);
+  EXPECT_EQ(resumed.summary.SerializeAsString(),
+            whole.summary.SerializeAsString());
+  EXPECT_EQ(resumed.log, whole.log);
+  ASSERT_EQ(whole.w.size(), static_cast<size_t>(problem.Dim()));
+  for (int64_t j = 0; j < problem.Dim(); ++j) {
+    if (!RestrictedProblem::Free(j)) EXPECT_EQ(whole.w[j], 0.0) << j;
+  }
+}
+
 // A checkpoint of FW steps with the cache written before its stores kept
 // inner products and α-completeness: the run resumes with every block
 // reading its state, and ends where the uninterrupted run does, up to

@@ -294,6 +294,23 @@ class MulticlassProblem : public Problem {
   bool offset_states_ = false;
 };
 
+// A problem whose model has features for two coordinates in three only
+// (Problem::FreeCoordinates), as a chain with model.states OBSERVED_STATES.
+class RestrictedProblem : public MulticlassProblem {
+ public:
+  explicit RestrictedProblem(const MulticlassProblem& problem)
+      : MulticlassProblem(problem) {}
+  static bool Free(int64_t j) { return j % 3 != 1; }
+  bool FreeCoordinates(std::vector<int64_t>* coordinates) const override {
+    if (coordinates == nullptr) return true;
+    coordinates->clear();
+    for (int64_t j = 0; j < Dim(); ++j) {
+      if (Free(j)) coordinates->push_back(j);
+    }
+    return true;
+  }
+};
+
 }  // namespace chaintag
 
 #endif  // CHAINTAG_SOLVERS_MULTICLASS_PROBLEM_TESTING_H_
