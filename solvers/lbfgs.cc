@@ -67,7 +67,6 @@ class LbfgsSteps : public PassSteps {
         size_(restricted_ ? static_cast<int64_t>(free_.size()) : problem.Dim()),
         w_(size_, 0.0),
         trial_w_(size_, 0.0),
-        pseudo_gradient_(size_, 0.0),
         direction_(size_, 0.0),
         steps_(static_cast<size_t>(settings.memories) * size_),
         changes_(static_cast<size_t>(settings.memories) * size_),
@@ -110,14 +109,18 @@ class LbfgsSteps : public PassSteps {
 
   absl::Status RunSteps(int, PassDriver*) override {
     if (stalled_) return absl::OkStatus();
-    if (!pseudo_gradient_ready_) PseudoGradient();
-    pseudo_gradient_ready_ = false;
     // A direction from the pairs, and should its line search fail, steepest
     // descent from the pairs forgotten.
     for (;;) {
       const bool steepest = count_ == 0;
       Direction();
-      const double slope = Dot(pseudo_gradient_.data(), direction_.data());
+      const double slope = SumParts([&](int64_t begin, int64_t end) {
+        double sum = 0;
+        for (int64_t j = begin; j < end; ++j) {
+          sum += PseudoGradient(j) * direction_[j];
+        }
+        return sum;
+      });
       const double step =
           steepest ? 1 / std::sqrt(Dot(direction_.data(), direction_.data()))
                    : 1.0;
@@ -206,7 +209,6 @@ class LbfgsSteps : public PassSteps {
     std::copy(steps.begin(), steps.end(), steps_.begin());
     std::copy(changes.begin(), changes.end(), changes_.begin());
     stalled_ = stalled != 0;
-    pseudo_gradient_ready_ = false;
     return absl::OkStatus();
   }
 
@@ -219,15 +221,19 @@ class LbfgsSteps : public PassSteps {
  private:
   // The run's end by CRFsuite's tests, after a pass: no step found, the
   // objective's relative fall over the last `period` passes under delta,
-  // or the pseudo-gradient under epsilon·max(1, ‖w‖) (computed here for
-  // the next pass's direction).
+  // or the pseudo-gradient under epsilon·max(1, ‖w‖).
   std::optional<StopReason> OwnStop() {
     if (stalled_) return StopReason::kNoProgress;
-    PseudoGradient();
-    pseudo_gradient_ready_ = true;
     if (settings_.epsilon > 0) {
       const double gradient_norm =
-          std::sqrt(Dot(pseudo_gradient_.data(), pseudo_gradient_.data()));
+          std::sqrt(SumParts([&](int64_t begin, int64_t end) {
+            double sum = 0;
+            for (int64_t j = begin; j < end; ++j) {
+              const double pseudo = PseudoGradient(j);
+              sum += pseudo * pseudo;
+            }
+            return sum;
+          }));
       const double norm = std::sqrt(Dot(w_.data(), w_.data()));
       if (gradient_norm < settings_.epsilon * std::max(1.0, norm)) {
         return StopReason::kGradientEpsilon;
@@ -359,30 +365,20 @@ class LbfgsSteps : public PassSteps {
     }
   }
 
-  // ∇P's smooth part ḡ + λw, and with ℓ1 OWL-QN's pseudo-gradient: the
-  // one-sided derivative of least size, 0 where both sides rise.
-  void PseudoGradient() {
-    const double lambda = settings_.lambda, l1 = settings_.l1;
-    ForParts([&](int64_t begin, int64_t end) {
-      for (int64_t j = begin; j < end; ++j) {
-        const double g = current_.loss_gradient[j] + lambda * w_[j];
-        double pseudo = g;
-        if (l1 > 0) {
-          if (w_[j] > 0) {
-            pseudo = g + l1;
-          } else if (w_[j] < 0) {
-            pseudo = g - l1;
-          } else if (g + l1 < 0) {
-            pseudo = g + l1;
-          } else if (g - l1 > 0) {
-            pseudo = g - l1;
-          } else {
-            pseudo = 0;
-          }
-        }
-        pseudo_gradient_[j] = pseudo;
-      }
-    });
+  // At coordinate j of w: ∇P's smooth part ḡ + λw, and with ℓ1 OWL-QN's
+  // pseudo-gradient, the one-sided derivative of least size (0 where both
+  // sides rise). Computed where it is read, not stored: a vector of w's
+  // size less, for a few operations a coordinate.
+  double PseudoGradient(int64_t j) const {
+    const double x = w_[j];
+    const double g = current_.loss_gradient[j] + settings_.lambda * x;
+    const double l1 = settings_.l1;
+    if (!(l1 > 0)) return g;
+    if (x > 0) return g + l1;
+    if (x < 0) return g - l1;
+    if (g + l1 < 0) return g + l1;
+    if (g - l1 > 0) return g - l1;
+    return 0;
   }
 
   // direction_ = −H·pseudo-gradient by the two-loop recursion over the
@@ -391,7 +387,7 @@ class LbfgsSteps : public PassSteps {
   void Direction() {
     double* d = direction_.data();
     ForParts([&](int64_t begin, int64_t end) {
-      for (int64_t j = begin; j < end; ++j) d[j] = -pseudo_gradient_[j];
+      for (int64_t j = begin; j < end; ++j) d[j] = -PseudoGradient(j);
     });
     if (count_ > 0) {
       // Each update of d is one sweep with the dot product the next
@@ -426,7 +422,7 @@ class LbfgsSteps : public PassSteps {
     if (settings_.l1 > 0) {
       ForParts([&](int64_t begin, int64_t end) {
         for (int64_t j = begin; j < end; ++j) {
-          if (d[j] * pseudo_gradient_[j] >= 0) d[j] = 0;
+          if (d[j] * PseudoGradient(j) >= 0) d[j] = 0;
         }
       });
     }
@@ -443,11 +439,11 @@ class LbfgsSteps : public PassSteps {
         for (int64_t j = begin; j < end; ++j) {
           double x = w_[j] + step * direction_[j];
           if (l1 > 0) {
-            const double orthant = w_[j] != 0 ? w_[j] : -pseudo_gradient_[j];
+            const double orthant = w_[j] != 0 ? w_[j] : -PseudoGradient(j);
             if (x * orthant <= 0) x = 0;
           }
           trial_w_[j] = x;
-          sum += pseudo_gradient_[j] * (x - w_[j]);
+          sum += PseudoGradient(j) * (x - w_[j]);
         }
         return sum;
       });
@@ -589,7 +585,7 @@ class LbfgsSteps : public PassSteps {
   Smoothing smoothing_;
   std::vector<double> w_, trial_w_;
   Evaluation current_, trial_;
-  std::vector<double> pseudo_gradient_, direction_;
+  std::vector<double> direction_;
   // The pairs: s_k = Step(k), y_k = Change(k), ρ_k = 1/⟨s_k, y_k⟩, in a
   // ring of `memories` slots, count_ of them held, the newest at newest_;
   // the initial Hessian's scale ⟨s, y⟩/⟨y, y⟩ of the newest.
@@ -602,8 +598,6 @@ class LbfgsSteps : public PassSteps {
   int64_t oracle_calls_ = 0;
   // P at the start and after every pass, for the delta test.
   std::vector<double> objectives_;
-  // pseudo_gradient_ is w_'s (the last pass's end computed it).
-  bool pseudo_gradient_ready_ = false;
   // Per example f_i and f_i − ⟨w, ∇f_i⟩ of the last evaluation.
   std::vector<double> losses_, terms_;
   // A chunk's states, example k's at chunk_offsets_[k] (SumChunks), or a

@@ -29,8 +29,9 @@
 // computes are a dual point, so every iteration ends certified without
 // another pass over the examples.
 //
-// Memory: w, ḡ, the trial point and its ḡ, the second lane's sum, the
-// pseudo-gradient and the direction (seven Dim()-vectors of doubles),
+// Memory: w, ḡ, the trial point and its ḡ, the second lane's sum and the
+// direction (six Dim()-vectors of doubles; the pseudo-gradient is computed
+// where it is read),
 // 2·num_memories float vectors for the pairs, and two doubles an example
 // (its loss and dual term); with ℓ1, each certificate also holds for a
 // moment the |ḡ_j| above ℓ1 (up to one more Dim()-vector). Unlike sag, no
