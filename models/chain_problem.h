@@ -261,7 +261,6 @@ class ChainProblem : public Problem {
   // (once per occurrence).
   template <typename Visit>
   void ForEachTailIndex(const int32_t* y, int T, const Visit& visit) const;
-
   // ‖tail(a) − tail(b)‖² of two labelings' tail indicators, in O(T).
   double TailDistanceSquared(const int32_t* a, const int32_t* b, int T) const;
   // Each position's pair column of y (-1 at 0 and where none), into
