@@ -105,6 +105,12 @@ class ChainProblem : public Problem {
   // runs.
   void RestrictEmissionsToObservedLabels();
   bool FreeCoordinates(std::vector<int64_t>* coordinates) const override;
+  // How many coordinates FreeCoordinates lists; Dim() when unrestricted.
+  int64_t num_free_coordinates() const {
+    return free_coordinates_.empty()
+               ? layout_.dim()
+               : static_cast<int64_t>(free_coordinates_.size());
+  }
 
   const ChainLayout& layout() const { return layout_; }
   // Null at first order.

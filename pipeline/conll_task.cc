@@ -503,18 +503,25 @@ void ConllTask::ReportCorpus(const PreparedCorpus& prepared,
           ? absl::StrFormat(", %d seen at least %d times",
                             prepared.rows->size(), min_count)
           : "";
+  const ChainProblem& problem = *prepared.problem;
+  const std::string dim =
+      problem.FreeCoordinates(nullptr)
+          ? absl::StrFormat(
+                "dim %d (%d of them weights: model.states "
+                "OBSERVED_STATES)",
+                problem.layout().dim(), problem.num_free_coordinates())
+          : absl::StrFormat("dim %d", problem.layout().dim());
   if (prepared.extractor->exact()) {
     say(absl::StrFormat(
-        "features: %d distinct attributes, exact (a row each%s), dim %d",
-        stats.distinct_attributes, kept, prepared.problem->layout().dim()));
+        "features: %d distinct attributes, exact (a row each%s), %s",
+        stats.distinct_attributes, kept, dim));
     return;
   }
   say(absl::StrFormat(
       "features: %d distinct attributes in %d buckets (%d used%s), collision "
-      "rate %.2f%%, dim %d",
+      "rate %.2f%%, %s",
       stats.distinct_attributes, prepared.extractor->num_buckets(),
-      stats.distinct_buckets, kept, 100 * stats.collision_rate,
-      prepared.problem->layout().dim()));
+      stats.distinct_buckets, kept, 100 * stats.collision_rate, dim));
 }
 
 HeldOutScorer ConllTask::MakeHeldOutScorer(const PreparedCorpus& prepared,

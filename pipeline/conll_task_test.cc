@@ -16,6 +16,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string TmpDir() { return std::getenv("TEST_TMPDIR"); }
 
@@ -264,6 +265,23 @@ TEST_F(ConllTaskTest, ReportsTheCorpusAndItsFeatures) {
             "sentences, 5 labels (iob2; input and output in iob1)");
   EXPECT_THAT(lines[1],
               HasSubstr("9 distinct attributes in 1024 buckets (9 used)"));
+  EXPECT_THAT(lines[1], Not(HasSubstr("OBSERVED_STATES")));
+  // Restricted to the labels each row is seen with, the line says how many
+  // of w's coordinates are weights.
+  prepared.problem->RestrictEmissionsToObservedLabels();
+  std::vector<int64_t> free;
+  ASSERT_TRUE(prepared.problem->FreeCoordinates(&free));
+  lines.clear();
+  task_.ReportCorpus(
+      prepared, [&lines](const std::string& line) { lines.push_back(line); },
+      &result);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_THAT(lines[1],
+              HasSubstr(absl::StrCat(
+                  "dim ", prepared.problem->layout().dim(), " (", free.size(),
+                  " of them weights: model.states OBSERVED_STATES)")));
+  EXPECT_LT(static_cast<int64_t>(free.size()),
+            prepared.problem->layout().dim());
 }
 
 TEST_F(ConllTaskTest, HeldOutScorerPrefersDevThenTest) {
