@@ -115,7 +115,9 @@ absl::StatusOr<PreparedCorpus> PrepareCorpus(const PipelineConfig& config,
   prepared.config = ResolvePipelineConfig(config);
   if (prepared.config.model().states() == ModelConfig::OBSERVED_STATES &&
       prepared.config.solver().name() != "lbfgs") {
-    // Its problem's other writes and distances span whole rows.
+    // The registry refuses the other solvers on such a problem too
+    // (they minimise over every weight); said here before the corpus is
+    // read.
     return absl::InvalidArgumentError(absl::StrCat(
         "config: model.states OBSERVED_STATES is trained by solver lbfgs "
         "only, not ",
