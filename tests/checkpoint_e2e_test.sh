@@ -6,13 +6,7 @@
 # checkpoint of another config or a damaged one is refused by name.
 set -euo pipefail
 
-if [[ -z "${CHAINTAG_CORPORA:-}" || ! -f "$CHAINTAG_CORPORA/conll2000/train.txt" ]]; then
-  echo "FAIL: conll2000/train.txt not found under \$CHAINTAG_CORPORA (${CHAINTAG_CORPORA:-unset}):" \
-    "this test needs the staged corpora (../shared/corpora beside the workspace," \
-    "which ./bazelw passes to tests); leave such tests out with" \
-    "--test_tag_filters=-requires-corpora" >&2
-  exit 1
-fi
+source tests/require_corpus.sh conll2000/train.txt
 absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 TRAIN="$(absolute "$1")"; CONFIG="$(absolute "$2")"
 cd "$TEST_TMPDIR"

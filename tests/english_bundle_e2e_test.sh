@@ -4,13 +4,7 @@
 # an unknown stage or field stops with exit 2 before any training.
 set -euo pipefail
 
-if [[ -z "${CHAINTAG_CORPORA:-}" || ! -f "$CHAINTAG_CORPORA/conll2000/train.txt" ]]; then
-  echo "FAIL: conll2000/train.txt not found under \$CHAINTAG_CORPORA (${CHAINTAG_CORPORA:-unset}):" \
-    "this test needs the staged corpora (../shared/corpora beside the workspace," \
-    "which ./bazelw passes to tests); leave such tests out with" \
-    "--test_tag_filters=-requires-corpora" >&2
-  exit 1
-fi
+source tests/require_corpus.sh conll2000/train.txt
 absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 BUNDLE="$(absolute "$1")"; TAG="$(absolute "$2")"
 POS="$(absolute "$3")"; CHUNK="$(absolute "$4")"; NER="$(absolute "$5")"

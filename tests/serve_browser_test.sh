@@ -6,12 +6,7 @@
 set -euo pipefail
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
-if [[ -z "${CHAINTAG_CORPORA:-}" || ! -f "$CHAINTAG_CORPORA/conll2000/test.txt" ]]; then
-  fail "conll2000/test.txt not found under \$CHAINTAG_CORPORA (${CHAINTAG_CORPORA:-unset}):" \
-    "this test needs the staged corpora (../shared/corpora beside the workspace," \
-    "which ./bazelw passes to tests); leave such tests out with" \
-    "--test_tag_filters=-requires-corpora"
-fi
+source tests/require_corpus.sh conll2000/test.txt
 # Chromium, Node.js and playwright-core are what ./bazelw installs for
 # this target; without them the test fails rather than passing unchecked.
 HOW="run it through ./bazelw test //tests:serve_browser_test, which installs Chromium, Node.js and playwright-core"

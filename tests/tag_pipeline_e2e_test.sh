@@ -7,13 +7,7 @@
 # one thread's output.
 set -euo pipefail
 
-if [[ -z "${CHAINTAG_CORPORA:-}" || ! -f "$CHAINTAG_CORPORA/conll2000/test.txt" ]]; then
-  echo "FAIL: conll2000/test.txt not found under \$CHAINTAG_CORPORA (${CHAINTAG_CORPORA:-unset}):" \
-    "this test needs the staged corpora (../shared/corpora beside the workspace," \
-    "which ./bazelw passes to tests); leave such tests out with" \
-    "--test_tag_filters=-requires-corpora" >&2
-  exit 1
-fi
+source tests/require_corpus.sh conll2000/test.txt
 absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 TRAIN="$(absolute "$1")"; TAG="$(absolute "$2")"
 POS_CONFIG="$(absolute "$3")"; CHUNK_CONFIG="$(absolute "$4")"
