@@ -11,13 +11,7 @@ PACKAGE="$(dirname "$(absolute "$1")")"
 TEST="$(absolute "$2")"
 README="$(absolute "$3")"
 CONFIG="$(absolute "$4")"
-if [[ -z "${CHAINTAG_CORPORA:-}" || ! -f "$CHAINTAG_CORPORA/conll2000/test.txt" ]]; then
-  echo "FAIL: conll2000/test.txt not found under \$CHAINTAG_CORPORA (${CHAINTAG_CORPORA:-unset}):" \
-    "this test needs the staged corpora (../shared/corpora beside the workspace," \
-    "which ./bazelw passes to tests); leave such tests out with" \
-    "--test_tag_filters=-requires-corpora" >&2
-  exit 1
-fi
+source base/require_corpus.sh conll2000/test.txt
 PYTHON=/usr/bin/python3
 if ! "$PYTHON" -c 'import numpy' 2> /dev/null; then
   echo "FAIL: $PYTHON has no numpy (apt-get install python3-numpy)" >&2

@@ -6,7 +6,7 @@
 # checkpoint of another config or a damaged one is refused by name.
 set -euo pipefail
 
-source tests/require_corpus.sh conll2000/train.txt
+source base/require_corpus.sh conll2000/train.txt
 absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 TRAIN="$(absolute "$1")"; CONFIG="$(absolute "$2")"
 cd "$TEST_TMPDIR"

@@ -9,7 +9,7 @@
 # threads are tested with its bundle in tag_pipeline_e2e_test).
 set -euo pipefail
 
-source tests/require_corpus.sh conll2000/test.txt
+source base/require_corpus.sh conll2000/test.txt
 absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 TRAIN="$(absolute "$1")"; TAG="$(absolute "$2")"
 EVALUATE="$(absolute "$3")"; CONFIG="$(absolute "$4")"

@@ -4,7 +4,7 @@
 # an unknown stage or field stops with exit 2 before any training.
 set -euo pipefail
 
-source tests/require_corpus.sh conll2000/train.txt
+source base/require_corpus.sh conll2000/train.txt
 absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 BUNDLE="$(absolute "$1")"; TAG="$(absolute "$2")"
 POS="$(absolute "$3")"; CHUNK="$(absolute "$4")"; NER="$(absolute "$5")"

@@ -5,7 +5,7 @@
 # (regpath keeps the breakpoints so far).
 set -euo pipefail
 
-source tests/require_corpus.sh conll2000/train.txt
+source base/require_corpus.sh conll2000/train.txt
 absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 TRAIN="$(absolute "$1")"; TAG="$(absolute "$2")"; CONFIG="$(absolute "$3")"
 cd "$TEST_TMPDIR"

@@ -6,7 +6,7 @@
 # instead of a hang; unsupported runs are refused by name.
 set -euo pipefail
 
-source tests/require_corpus.sh conll2000/train.txt
+source base/require_corpus.sh conll2000/train.txt
 absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 TRAIN="$(absolute "$1")"; TRAIN_MPI="$(absolute "$2")"; CONFIG="$(absolute "$3")"
 cd "$TEST_TMPDIR"

@@ -6,7 +6,7 @@
 # accuracy its solver gives.
 set -euo pipefail
 
-source tests/require_corpus.sh conll2000/train.txt
+source base/require_corpus.sh conll2000/train.txt
 absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 TRAIN="$(absolute "$1")"; POS_CONFIG="$(absolute "$2")"
 cd "$TEST_TMPDIR"

@@ -6,7 +6,7 @@
 set -euo pipefail
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
-source tests/require_corpus.sh conll2000/test.txt
+source base/require_corpus.sh conll2000/test.txt
 # Chromium, Node.js and playwright-core are what ./bazelw installs for
 # this target; without them the test fails rather than passing unchecked.
 HOW="run it through ./bazelw test //tests:serve_browser_test, which installs Chromium, Node.js and playwright-core"

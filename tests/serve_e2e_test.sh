@@ -9,7 +9,7 @@
 # broken model's reload refused; SIGTERM under load.
 set -euo pipefail
 
-source tests/require_corpus.sh conll2000/test.txt
+source base/require_corpus.sh conll2000/test.txt
 absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 TRAIN="$(absolute "$1")"; TAG="$(absolute "$2")"
 SERVE="$(absolute "$3")"; LOAD="$(absolute "$4")"

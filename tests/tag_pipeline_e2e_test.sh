@@ -7,7 +7,7 @@
 # one thread's output.
 set -euo pipefail
 
-source tests/require_corpus.sh conll2000/test.txt
+source base/require_corpus.sh conll2000/test.txt
 absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 TRAIN="$(absolute "$1")"; TAG="$(absolute "$2")"
 POS_CONFIG="$(absolute "$3")"; CHUNK_CONFIG="$(absolute "$4")"

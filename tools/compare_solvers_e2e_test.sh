@@ -6,13 +6,7 @@
 # and --set reaches any config field; the help is ASCII.
 set -euo pipefail
 
-if [[ -z "${CHAINTAG_CORPORA:-}" || ! -f "$CHAINTAG_CORPORA/conll2000/train.txt" ]]; then
-  echo "FAIL: conll2000/train.txt not found under \$CHAINTAG_CORPORA (${CHAINTAG_CORPORA:-unset}):" \
-    "this test needs the staged corpora (../shared/corpora beside the workspace," \
-    "which ./bazelw passes to tests); leave such tests out with" \
-    "--test_tag_filters=-requires-corpora" >&2
-  exit 1
-fi
+source base/require_corpus.sh conll2000/train.txt
 absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 COMPARE="$(absolute "$1")"; CONFIG="$(absolute "$2")"; PATH_CONFIG="$(absolute "$3")"
 cd "$TEST_TMPDIR"

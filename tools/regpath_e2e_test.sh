@@ -6,13 +6,7 @@
 # any training, and the help is ASCII.
 set -euo pipefail
 
-if [[ -z "${CHAINTAG_CORPORA:-}" || ! -f "$CHAINTAG_CORPORA/ocr/letter.data.gz" ]]; then
-  echo "FAIL: ocr/letter.data.gz not found under \$CHAINTAG_CORPORA (${CHAINTAG_CORPORA:-unset}):" \
-    "this test needs the staged corpora (../shared/corpora beside the workspace," \
-    "which ./bazelw passes to tests); leave such tests out with" \
-    "--test_tag_filters=-requires-corpora" >&2
-  exit 1
-fi
+source base/require_corpus.sh ocr/letter.data.gz
 absolute() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 REGPATH="$(absolute "$1")"; CONFIG="$(absolute "$2")"
 cd "$TEST_TMPDIR"

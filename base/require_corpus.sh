@@ -1,6 +1,6 @@
 # Sourced by the end-to-end tests that read the staged corpora, from the
 # directory Bazel starts them in:
-#   source tests/require_corpus.sh conll2000/train.txt
+#   source base/require_corpus.sh conll2000/train.txt
 # Fails the test, saying how to stage the corpora or leave such tests out,
 # when $CHAINTAG_CORPORA does not hold that file.
 if [[ -z "${CHAINTAG_CORPORA:-}" || ! -f "$CHAINTAG_CORPORA/$1" ]]; then
