@@ -13,7 +13,10 @@
 // every quarter millisecond, slept and woke at every step with a spin of
 // 0.1 ms (docs/experiments.md#hundreds-of-labels).
 // The spin is timed, not counted: a pause instruction takes from 10 to 150
-// cycles across x86 processors.
+// cycles across x86 processors. It yields the core as it goes (SpinBackoff):
+// with more runnable threads than cores, a plain spin kept the thread it
+// waited for off the core for the spin's whole length at every hand-over
+// (docs/experiments.md#threads-more-runnable-threads-than-cores).
 // A wait that its spin ends takes no lock: only a thread that goes to sleep
 // (and the one that wakes it) takes the mutex, so a hand-over between
 // spinning threads never blocks on a lock the other holds for a moment.
@@ -114,12 +117,11 @@ class BatchPool {
   template <typename Ready>
   static void Spin(Ready ready) {
     const auto deadline = std::chrono::steady_clock::now() + kSpinTime;
-    while (true) {
-      for (int spin = 0; spin < kSpinsPerClockRead; ++spin) {
-        if (ready()) return;
-        CpuPause();
+    SpinBackoff backoff;
+    while (!ready()) {
+      if (backoff.Pause() && std::chrono::steady_clock::now() >= deadline) {
+        return;
       }
-      if (std::chrono::steady_clock::now() >= deadline) return;
     }
   }
 
@@ -147,7 +149,6 @@ class BatchPool {
   }
 
   static constexpr std::chrono::microseconds kSpinTime{1000};
-  static constexpr int kSpinsPerClockRead = 64;
 
   const std::function<void(int, int)> work_;
   // Run's job and how to call it: set before Start, which publishes them.

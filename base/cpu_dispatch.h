@@ -9,10 +9,23 @@
 // thread will set (it frees the core's resources and eases the exit from
 // the loop); nothing on other processors.
 //
-// Thread-safety: a macro and a pure function.
+// SpinBackoff: how such a thread waits. It pauses at every poll and yields
+// its core every kPausesPerYield polls, so that when there are more
+// runnable threads than cores (another process on the machine, or more
+// threads asked for than it has) the thread it waits for can run on this
+// core instead of queueing behind the spin. With a core each, a yield
+// returns at once.
+//
+//   SpinBackoff backoff;
+//   while (!flag.load(std::memory_order_acquire)) backoff.Pause();
+//
+// Thread-safety: a macro and a pure function; a SpinBackoff belongs to the
+// thread that waits with it.
 
 #ifndef CHAINTAG_BASE_CPU_DISPATCH_H_
 #define CHAINTAG_BASE_CPU_DISPATCH_H_
+
+#include <thread>
 
 #if defined(__clang__)
 #define CHAINTAG_AVX2_CLONES
@@ -27,6 +40,24 @@ inline void CpuPause() {
   __builtin_ia32_pause();
 #endif
 }
+
+class SpinBackoff {
+ public:
+  static constexpr int kPausesPerYield = 64;
+
+  // Pauses; every kPausesPerYield-th call also yields and returns true (a
+  // caller with a deadline reads its clock then).
+  bool Pause() {
+    CpuPause();
+    if (++polls_ < kPausesPerYield) return false;
+    polls_ = 0;
+    std::this_thread::yield();
+    return true;
+  }
+
+ private:
+  int polls_ = 0;
+};
 
 }  // namespace chaintag
 

@@ -96,8 +96,9 @@ void ChainProblem::PipelinedOracle(int i, const double* w, const double* state,
     }
     chain_problem_internal::ThreadScratch().decoder.DecodeListedAsReady(
         decoding.first, result->corner.data(), [&](int t) {
+          SpinBackoff backoff;
           while (done[t].load(std::memory_order_acquire) != stamp) {
-            if (!produce_one()) CpuPause();
+            if (!produce_one()) backoff.Pause();
           }
           const int64_t row = static_cast<int64_t>(t) * L;
           std::copy(unary + row, unary + row + L, augmented + row);
