@@ -14,8 +14,8 @@
 // 0.1 ms (docs/experiments.md#hundreds-of-labels).
 // The spin is timed, not counted: a pause instruction takes from 10 to 150
 // cycles across x86 processors. It yields the core as it goes (SpinBackoff):
-// with more runnable threads than cores, a plain spin kept the thread it
-// waited for off the core for the spin's whole length at every hand-over
+// with more runnable threads than cores, a plain spin would keep the thread
+// it waits for off the core for the spin's whole length at every hand-over
 // (docs/experiments.md#threads-more-runnable-threads-than-cores).
 // A wait that its spin ends takes no lock: only a thread that goes to sleep
 // (and the one that wakes it) takes the mutex, so a hand-over between

@@ -20,14 +20,14 @@ TEST(SpinBackoffTest, YieldsOnEveryKthPauseOnly) {
   }
 }
 
-// More waiting threads than the machine has cores, each waiting on the
-// next: every flag is seen, whatever the scheduler does.
+// More waiting threads than the machine has cores, each waiting for the
+// one before it: every flag is seen, whatever the scheduler does.
 TEST(SpinBackoffTest, AChainOfWaitersMoreThanTheCoresFinishes) {
-  const int kThreads = 4 * std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::atomic<int>> flags(kThreads + 1);
+  const int waiters = 4 * std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::atomic<int>> flags(waiters + 1);
   for (auto& flag : flags) flag.store(0);
   std::vector<std::thread> threads;
-  for (int k = 0; k < kThreads; ++k) {
+  for (int k = 0; k < waiters; ++k) {
     threads.emplace_back([&flags, k] {
       SpinBackoff backoff;
       while (flags[k].load(std::memory_order_acquire) == 0) backoff.Pause();
@@ -36,7 +36,7 @@ TEST(SpinBackoffTest, AChainOfWaitersMoreThanTheCoresFinishes) {
   }
   flags[0].store(1, std::memory_order_release);
   for (std::thread& thread : threads) thread.join();
-  for (int k = 1; k <= kThreads; ++k) EXPECT_EQ(flags[k].load(), k);
+  for (int k = 1; k <= waiters; ++k) EXPECT_EQ(flags[k].load(), k);
 }
 
 }  // namespace
