@@ -58,6 +58,7 @@ TrainingSummary RunLbfgs(const Problem& problem, const SolverConfig& config,
 TEST(LbfgsSolverTest, ReachesTheCertifiedOptimum) {
   const MulticlassProblem problem = SparseMulticlassProblem(20, 6, 3, 8);
   for (double l1 : {0.0, 0.03}) {
+    const std::vector<double> optimum = ElasticNetOptimum(problem, kLambda, l1);
     for (int memories : {1, 6}) {
       SCOPED_TRACE(testing::Message()
                    << "l1 " << l1 << " memories " << memories);
@@ -70,8 +71,6 @@ TEST(LbfgsSolverTest, ReachesTheCertifiedOptimum) {
       EXPECT_LE(summary.gap(), 1e-12);
       EXPECT_NEAR(summary.primal(),
                   ElasticNetObjective(problem, w, kLambda, l1), 1e-12);
-      const std::vector<double> optimum =
-          ElasticNetOptimum(problem, kLambda, l1);
       ASSERT_EQ(w.size(), optimum.size());
       for (size_t j = 0; j < w.size(); ++j) {
         // λ-strong convexity: ‖w − w*‖² ≤ 2·gap/λ.

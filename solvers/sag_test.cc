@@ -226,6 +226,7 @@ std::vector<double> ProximalGradientOptimum(const Problem& problem, double l1) {
 TEST(SagSolverTest, ReachesTheCertifiedOptimum) {
   const MulticlassProblem problem = SparseProblem(20, 6, 3, 8);
   for (double l1 : {0.0, 0.03}) {
+    const std::vector<double> optimum = ProximalGradientOptimum(problem, l1);
     for (SolverConfig::SagVariant variant :
          {SolverConfig::SAG, SolverConfig::SAGA}) {
       for (double kappa : {0.0, 0.5}) {
@@ -246,8 +247,6 @@ TEST(SagSolverTest, ReachesTheCertifiedOptimum) {
         EXPECT_GE(summary.gap(), -1e-12);
         EXPECT_LE(summary.gap(), 1e-12);
         EXPECT_NEAR(summary.primal(), Objective(problem, w, l1), 1e-12);
-        const std::vector<double> optimum =
-            ProximalGradientOptimum(problem, l1);
         // λ-strong convexity: ‖w − w*‖² ≤ 2·gap/λ.
         ExpectNear(w, optimum, 1e-5);
         EXPECT_NEAR(summary.primal(), Objective(problem, optimum, l1), 1e-10);

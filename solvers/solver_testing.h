@@ -79,7 +79,7 @@ double ElasticNetObjective(const MulticlassProblem& problem,
                            double l1);
 
 // The elastic-net optimum of that P by proximal gradient descent on the
-// whole sum (ISTA, step 0.2), run until it stops moving.
+// whole sum (ISTA, step 0.2), run until it is within 1e-12 of it.
 std::vector<double> ElasticNetOptimum(const Problem& problem, double lambda,
                                       double l1);
 
