@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "base/cpu_dispatch.h"
 #include "models/log_sum_exp.h"
 
 namespace chaintag {
@@ -28,6 +29,40 @@ double MaxOf(const double* x, size_t n) {
   double top = x[0];
   for (size_t i = 1; i < n; ++i) top = std::max(top, x[i]);
   return top;
+}
+
+// out[j] = Σ_i weights[i]·table[i·L + j], the terms added in order of i:
+// the forward step with the factors E[a][b], the backward step with their
+// transpose, so that both run along contiguous rows.
+CHAINTAG_AVX2_CLONES void WeightedRowSum(int L, const double* weights,
+                                         const double* table,
+                                         double* __restrict out) {
+  std::fill(out, out + L, 0.0);
+  for (int i = 0; i < L; ++i) {
+    const double weight = weights[i];
+    const double* row = table + static_cast<size_t>(i) * L;
+    for (int j = 0; j < L; ++j) out[j] += weight * row[j];
+  }
+}
+
+// matrix[a·L + b] += left[a]·right[b].
+CHAINTAG_AVX2_CLONES void AddOuterProduct(int L, const double* left,
+                                          const double* right,
+                                          double* __restrict matrix) {
+  for (int a = 0; a < L; ++a) {
+    const double p = left[a];
+    double* row = matrix + static_cast<size_t>(a) * L;
+    for (int b = 0; b < L; ++b) row[b] += p * right[b];
+  }
+}
+
+// to[b·L + a] = from[a·L + b].
+void Transpose(int L, const double* from, double* to) {
+  for (int a = 0; a < L; ++a) {
+    for (int b = 0; b < L; ++b) {
+      to[static_cast<size_t>(b) * L + a] = from[static_cast<size_t>(a) * L + b];
+    }
+  }
 }
 
 // Subtracts the row's log-sum-exp from it and returns that shift.
@@ -196,6 +231,11 @@ void ForwardBackward::ExpTransitionFactors(const ChainScores& scores) {
         scaled_.CheckFactor(factors[i], score);
       }
     }
+    exp_transition_transposed_.resize(scores.length * LL);
+    for (int t = 1; t < scores.length; ++t) {
+      Transpose(scores.num_labels, exp_transition_.data() + t * LL,
+                exp_transition_transposed_.data() + t * LL);
+    }
     return;
   }
   // A solver's pass calls Compute for every sentence with the same
@@ -216,6 +256,9 @@ void ForwardBackward::ExpTransitionFactors(const ChainScores& scores) {
           std::exp((scores.transition[i] - cached_.top) * scaled_.inv_mu);
       check.CheckFactor(exp_transition_[i], scores.transition[i]);
     }
+    exp_transition_transposed_.resize(LL);
+    Transpose(scores.num_labels, exp_transition_.data(),
+              exp_transition_transposed_.data());
     cached_.tiny = check.tiny;
     cached_.valid = true;
   }
@@ -235,13 +278,8 @@ bool ForwardBackward::ScaledForwardStep(const ChainScores& scores, int t) {
   for (int b = 0; b < L; ++b) {
     u_t[b] = std::exp((unary[b] - top) * scaled_.inv_mu);
     scaled_.CheckFactor(u_t[b], unary[b]);
-    current[b] = 0;
   }
-  for (int a = 0; a < L; ++a) {
-    const double p = previous[a];
-    const double* from_a = transition + static_cast<size_t>(a) * L;
-    for (int b = 0; b < L; ++b) current[b] += p * from_a[b];
-  }
+  WeightedRowSum(L, previous, transition, current);
   double sum = 0;
   for (int b = 0; b < L; ++b) {
     current[b] *= u_t[b];
@@ -295,18 +333,14 @@ bool ForwardBackward::ScaledBackward(const ChainScores& scores) {
     const double* next = beta + static_cast<size_t>(t + 1) * L;
     double* current = beta + static_cast<size_t>(t) * L;
     const double* u_next = u + static_cast<size_t>(t + 1) * L;
-    const double* transition = TransitionFactorsInto(scores, t + 1);
+    const double* transposed = TransposedFactorsInto(scores, t + 1);
     // u·beta is not a message entry: the product of up to three factors
     // bound by kMinFactor is the whole term E·u·beta.
     for (int b = 0; b < L; ++b) emission[b] = u_next[b] * next[b];
+    // current[a] = Σ_b E[a][b]·emission[b], summed in order of b.
+    WeightedRowSum(L, emission, transposed, current);
     double sum = 0;
-    for (int a = 0; a < L; ++a) {
-      const double* from_a = transition + static_cast<size_t>(a) * L;
-      double dot = 0;
-      for (int b = 0; b < L; ++b) dot += from_a[b] * emission[b];
-      current[a] = dot;
-      sum += dot;
-    }
+    for (int a = 0; a < L; ++a) sum += current[a];
     if (!(sum >= kMinScale)) return false;
     const double inverse = 1 / sum;
     for (int a = 0; a < L; ++a) {
@@ -377,11 +411,7 @@ bool ForwardBackward::ScaledMarginals(const ChainScores& scores,
       }
       continue;
     }
-    for (int a = 0; a < L; ++a) {
-      const double p = previous[a];
-      double* pair_a = pair + static_cast<size_t>(a) * L;
-      for (int b = 0; b < L; ++b) pair_a[b] += p * emission[b];
-    }
+    AddOuterProduct(L, previous, emission, pair);
   }
   for (size_t i = 0; !per_position && T > 1 && i < LL; ++i) {
     pair[i] *= exp_transition_[i];

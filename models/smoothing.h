@@ -112,6 +112,14 @@ class ForwardBackward {
                 : 0);
   }
 
+  // The same transposed, [next][previous]: the backward step's rows.
+  const double* TransposedFactorsInto(const ChainScores& scores, int t) const {
+    return exp_transition_transposed_.data() +
+           (scores.pair != nullptr
+                ? static_cast<size_t>(t) * scores.num_labels * scores.num_labels
+                : 0);
+  }
+
   // Forward and backward messages, T×L. In log space: log-messages, each row
   // shifted to log-sum 0 so their magnitude stays that of one position's
   // scores even at T = 1000. Scaled: probabilities, each row summing to 1.
@@ -125,6 +133,7 @@ class ForwardBackward {
   // table per position, T×L×L), and exp((unary[t] + start at t = 0 − the
   // row's max)/μ), T×L.
   std::vector<double> exp_transition_;
+  std::vector<double> exp_transition_transposed_;
   std::vector<double> exp_unary_;
   std::vector<double> terms_;     // L: one log-sum-exp's terms; end factors
   std::vector<double> emission_;  // L: per-label row of one position
