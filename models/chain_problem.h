@@ -155,6 +155,11 @@ class ChainProblem : public Problem {
   void AddCornerMinusStateInSlice(int i, const Corner& y, const double* state,
                                   double c, int64_t begin, int64_t end,
                                   double* w) const override;
+  // Restricted, reads no vector of all of w: each emission row's free
+  // coordinates are found by its range in the free list.
+  void AddCornerMinusStateAtFree(int i, const Corner& y, const double* state,
+                                 double c, int64_t begin, int64_t end,
+                                 double* free_w) const override;
   void EncodeCornerMinusState(int i, const Corner& y, const double* state,
                               double c, BlockUpdate* update) const override;
   void EncodeScaled(int i, const Corner& y, double c,
@@ -303,10 +308,20 @@ class ChainProblem : public Problem {
   void AddCornerMinusStateIn(int i, const Corner& y, const double* state,
                              double c, const Slice& slice, double* w,
                              const Mixture* mixture = nullptr) const;
-  // w += c·(E_β φ − φ(y)) on the pair-feature rows the slice holds.
+  // Its work past the emission rows: the pair rows and the tail, written
+  // at `pair_rows` (where w's pair rows start) and after; `slice` is in
+  // w's coordinates.
+  template <typename Slice>
+  void AddPairRowsAndTailMinusState(int i, const Corner& y, const double* state,
+                                    double c, const Slice& slice,
+                                    double* pair_rows,
+                                    const Mixture* mixture) const;
+  // w += c·(E_β φ − φ(y)) on the pair-feature rows the slice holds, w's
+  // pair rows starting at `pair_rows`.
   template <typename Slice>
   void AddPairRowsMinusState(int i, const int32_t* y, const double* pair_state,
-                             double c, const Slice& slice, double* w) const;
+                             double c, const Slice& slice,
+                             double* pair_rows) const;
   double LossUnit(int i) const;
   // unary[t][y] += sign·L_i's unit on every label y ≠ y_t: loss
   // augmentation (sign +1) and its removal (-1).
@@ -364,6 +379,9 @@ class ChainProblem : public Problem {
   // RestrictEmissionsToObservedLabels' coordinates, ascending; empty when
   // every coordinate is free.
   std::vector<int64_t> free_coordinates_;
+  // Where each emission row's coordinates start in free_coordinates_
+  // (num_rows + 1 entries, the last the emission coordinates' count).
+  std::vector<int64_t> free_row_begin_;
 };
 
 }  // namespace chaintag

@@ -41,8 +41,13 @@ void ChainProblem::RestrictEmissionsToObservedLabels() {
     }
   }
   free_coordinates_.clear();
+  free_row_begin_.assign(layout_.num_rows + 1, 0);
   for (int64_t j = 0; j < layout_.emission_size(); ++j) {
     if (observed[j]) free_coordinates_.push_back(j);
+    if ((j + 1) % L == 0) {
+      free_row_begin_[(j + 1) / L] =
+          static_cast<int64_t>(free_coordinates_.size());
+    }
   }
   for (int64_t j = layout_.pair_emission_offset(); j < layout_.dim(); ++j) {
     free_coordinates_.push_back(j);
@@ -213,7 +218,8 @@ double ChainProblem::StateHeadNormSquared(int i, const double* d) const {
 template <typename Slice>
 void ChainProblem::AddPairRowsMinusState(int i, const int32_t* y,
                                          const double* pair_state, double c,
-                                         const Slice& slice, double* w) const {
+                                         const Slice& slice,
+                                         double* pair_rows) const {
   const FeatureSequence& z = examples_[i].pair_features;
   const int P = layout_.num_pairs;
   Scratch& scratch = ThreadScratch();
@@ -227,10 +233,10 @@ void ChainProblem::AddPairRowsMinusState(int i, const int32_t* y,
     const int32_t p = PairColumn(y[t - 1], y[t]);
     if (p >= 0) d[p] -= c;
     for (int32_t k = z.offsets[t]; k < z.offsets[t + 1]; ++k) {
-      const int64_t start = offset + static_cast<int64_t>(z.buckets[k]) * P;
-      if (!slice.Holds(start)) continue;
+      const int64_t row_offset = static_cast<int64_t>(z.buckets[k]) * P;
+      if (!slice.Holds(offset + row_offset)) continue;
       const double value = z.value(k);
-      double* row = w + start;
+      double* row = pair_rows + row_offset;
       for (int l = 0; l < P; ++l) row[l] += value * d[l];
     }
   }
@@ -247,6 +253,46 @@ void ChainProblem::AddCornerMinusStateInSlice(int i, const Corner& y,
                                               int64_t begin, int64_t end,
                                               double* w) const {
   AddCornerMinusStateIn(i, y, state, c, CoordinateSlice{begin, end}, w);
+}
+
+void ChainProblem::AddCornerMinusStateAtFree(int i, const Corner& y,
+                                             const double* state, double c,
+                                             int64_t begin, int64_t end,
+                                             double* free_w) const {
+  if (free_coordinates_.empty()) {
+    AddCornerMinusStateInSlice(i, y, state, c, begin, end, free_w);
+    return;
+  }
+  // The emission rows' free coordinates, row r's at [free_row_begin_[r],
+  // free_row_begin_[r + 1]): the additions AddCornerMinusState makes
+  // there, in the same order.
+  const FeatureSequence& f = examples_[i].features;
+  const int T = f.size();
+  const int64_t L = layout_.num_labels;
+  Scratch& scratch = ThreadScratch();
+  scratch.difference.resize(L);
+  double* d = scratch.difference.data();
+  for (int t = 0; t < T; ++t) {
+    const double* marginal = state + t * L;
+    for (int k = 0; k < L; ++k) d[k] = c * marginal[k];
+    d[y[t]] -= c;
+    for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
+      const int64_t row = f.buckets[k];
+      const int64_t first = std::max(free_row_begin_[row], begin);
+      const int64_t last = std::min(free_row_begin_[row + 1], end);
+      const double value = f.value(k);
+      for (int64_t q = first; q < last; ++q) {
+        free_w[q] += value * d[free_coordinates_[q] - row * L];
+      }
+    }
+  }
+  // The pair rows and the tail are free whole, in w's order after the
+  // emission rows': the same writes on a shifted slice.
+  const int64_t emissions = free_row_begin_.back();
+  const int64_t shift = layout_.pair_emission_offset() - emissions;
+  AddPairRowsAndTailMinusState(i, y, state, c,
+                               CoordinateSlice{begin + shift, end + shift},
+                               free_w + emissions, nullptr);
 }
 
 void ChainProblem::AddCornerMinusMixture(int i, const Corner& y,
@@ -326,13 +372,27 @@ void ChainProblem::AddCornerMinusStateIn(int i, const Corner& y,
       }
     }
   }
+  AddPairRowsAndTailMinusState(i, y, state, c, slice,
+                               w + layout_.pair_emission_offset(), mixture);
+}
+
+template <typename Slice>
+void ChainProblem::AddPairRowsAndTailMinusState(int i, const Corner& y,
+                                                const double* state, double c,
+                                                const Slice& slice,
+                                                double* pair_rows,
+                                                const Mixture* mixture) const {
+  const int T = examples_[i].features.size();
   const int64_t tail_offset = TailStateOffset(i);
   if (tail_offset > PairStateOffset(i)) {
-    AddPairRowsMinusState(i, y.data(), state + PairStateOffset(i), c, slice, w);
+    AddPairRowsMinusState(i, y.data(), state + PairStateOffset(i), c, slice,
+                          pair_rows);
   }
   if (!slice.Holds(layout_.transition_offset())) return;
-  double* tail = w + layout_.transition_offset();
+  double* tail = pair_rows +
+                 (layout_.transition_offset() - layout_.pair_emission_offset());
   const double* tail_state = state + tail_offset;
+  Scratch& scratch = ThreadScratch();
   std::vector<int64_t>& support = scratch.tail_indices;
   if (mixture != nullptr) {
     for (int k = 0; k < mixture->count; ++k) {

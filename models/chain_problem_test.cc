@@ -967,6 +967,68 @@ TEST(ObservedStatesTest, FreeCoordinatesAreTheRowsGoldLabels) {
   }
 }
 
+// Summed at the free coordinates alone, a gradient is the dense one's at
+// them, bit for bit, whole or in slices of the free list cut anywhere; it
+// matches Problem's default through a vector of all of w, and unrestricted
+// it is AddCornerMinusStateInSlice.
+TEST(ObservedStatesTest, GradientsAtTheFreeCoordinatesAreTheDenseOnes) {
+  std::mt19937 rng(31);
+  std::normal_distribution<double> normal(0, 1);
+  for (Model model : kModels) {
+    SCOPED_TRACE(testing::Message() << "model " << static_cast<int>(model));
+    const int L = OrderOf(model) == 1 ? 6 : 4;
+    const TestChain chain = MakeTestChain(L, model, 6, &rng, /*max_length=*/7);
+    const std::unique_ptr<ChainProblem> unrestricted = chain.Problem(true);
+    const std::unique_ptr<ChainProblem> problem = chain.Problem(true);
+    problem->RestrictEmissionsToObservedLabels();
+    std::vector<int64_t> free;
+    ASSERT_TRUE(problem->FreeCoordinates(&free));
+    const int64_t size = static_cast<int64_t>(free.size());
+    const int64_t dim = chain.layout.dim();
+    std::uniform_int_distribution<int> label(0, L - 1);
+    for (int i = 0; i < problem->NumExamples(); ++i) {
+      // A state mixing the gold labeling and two others.
+      std::vector<double> state(problem->BlockStateSize(i));
+      problem->InitBlockState(i, state.data());
+      for (double gamma : {0.5, 0.25}) {
+        Corner y(chain.examples[i].labels.size());
+        do {
+          for (int32_t& label_t : y) label_t = label(rng);
+        } while (model == Model::kFirstAllowed && !chain.Allowed(y));
+        problem->MixCorner(i, y, gamma, state.data());
+      }
+      const Corner& gold = problem->GoldCorner(i);
+      const double c = normal(rng);
+      std::vector<double> dense(dim, 0.0);
+      problem->AddCornerMinusState(i, gold, state.data(), c, dense.data());
+      std::vector<double> expected(size);
+      for (int64_t k = 0; k < size; ++k) expected[k] = dense[free[k]];
+      std::vector<double> whole(size, 0.0);
+      problem->AddCornerMinusStateAtFree(i, gold, state.data(), c, 0, size,
+                                         whole.data());
+      ASSERT_EQ(whole, expected);
+      std::vector<double> by_default(size, 0.0);
+      problem->Problem::AddCornerMinusStateAtFree(i, gold, state.data(), c, 0,
+                                                  size, by_default.data());
+      ASSERT_EQ(by_default, expected);
+      for (int64_t split : {int64_t{1}, size / 3, size / 2, size - 1}) {
+        std::vector<double> sliced(size, 0.0);
+        problem->AddCornerMinusStateAtFree(i, gold, state.data(), c, split,
+                                           size, sliced.data());
+        problem->AddCornerMinusStateAtFree(i, gold, state.data(), c, 0, split,
+                                           sliced.data());
+        ASSERT_EQ(sliced, expected) << "split at " << split;
+      }
+      std::vector<double> in_slice(dim, 0.0), at_free(dim, 0.0);
+      unrestricted->AddCornerMinusStateInSlice(i, gold, state.data(), c, 0,
+                                               dim / 2, in_slice.data());
+      unrestricted->AddCornerMinusStateAtFree(i, gold, state.data(), c, 0,
+                                              dim / 2, at_free.data());
+      ASSERT_EQ(at_free, in_slice);
+    }
+  }
+}
+
 // A state over allowed transitions holds S + 2L tail entries, not L² + 2L;
 // the setter refuses a wrong size, a forbidden gold pair and second order.
 TEST(AllowedTransitionsTest, StateTailHoldsTheAllowedPairsOnly) {

@@ -636,6 +636,25 @@ TEST_F(PipelineTest, ObservedStatesTrainACrfOfTheSeenLabelsOnly) {
       model->header().resolved_config(), &recorded));
   EXPECT_EQ(recorded.model().states(), ModelConfig::OBSERVED_STATES);
 
+  // Any thread count trains the same weights: two lanes summed at the free
+  // coordinates on threads of their own, or chunk by chunk in slices.
+  config.mutable_solver()->set_max_passes(20);
+  std::vector<double> one_thread;
+  for (int threads : {1, 2, 4}) {
+    config.mutable_solver()->set_num_threads(threads);
+    config.set_model_path(absl::StrCat("observed_", threads, ".model"));
+    absl::StatusOr<PipelineResult> run = RunPipeline(config, options_);
+    ASSERT_TRUE(run.ok()) << run.status();
+    absl::StatusOr<ChainModel> trained = ChainModel::Load(run->model_path);
+    ASSERT_TRUE(trained.ok()) << trained.status();
+    const std::vector<double> w = trained->DenseWeights(trained->rows());
+    if (threads == 1) {
+      one_thread = w;
+    } else {
+      EXPECT_EQ(w, one_thread) << threads << " threads";
+    }
+  }
+
   config.mutable_solver()->set_name("sag");
   const absl::Status refused = RunPipeline(config, options_).status();
   EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);

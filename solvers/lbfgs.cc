@@ -51,10 +51,16 @@ struct Evaluation {
 // The slices of w each lane's sum is cut into, threads/kLanes of them: a
 // single slice (all of w) below four threads, where RangeGranularity's
 // walk over every example is not needed.
-std::vector<int64_t> LaneSlices(const Problem& problem, int threads) {
+// The slices of the solver's `size` coordinates: of w's whole rows, or any
+// cut of the free coordinates (Problem::AddCornerMinusStateAtFree writes
+// each free coordinate in the slice that holds it, a pair row or the tail
+// in the slice holding its start).
+std::vector<int64_t> LaneSlices(const Problem& problem, int threads,
+                                bool restricted, int64_t size) {
   const int slices = std::max(1, threads / kLanes);
-  if (slices == 1) return {0, problem.Dim()};
-  return SliceBounds(problem.Dim(), RangeGranularity(problem, threads), slices);
+  if (slices == 1) return {0, size};
+  if (restricted) return SliceBounds(size, 1, slices);
+  return SliceBounds(size, RangeGranularity(problem, threads), slices);
 }
 
 class LbfgsSteps : public PassSteps {
@@ -74,10 +80,10 @@ class LbfgsSteps : public PassSteps {
         alpha_(settings.memories, 0.0),
         losses_(n_, 0.0),
         terms_(n_, 0.0),
-        lane_gradient_(restricted_ ? 0 : size_, 0.0),
+        lane_gradient_(size_, 0.0),
         dense_point_(restricted_ ? problem.Dim() : 0, 0.0),
-        dense_lanes_(restricted_ ? kLanes * problem.Dim() : 0, 0.0),
-        slice_bounds_(LaneSlices(problem, settings.threads)),
+        slice_bounds_(
+            LaneSlices(problem, settings.threads, restricted_, size_)),
         parts_(static_cast<int>((size_ + kVectorPart - 1) / kVectorPart)),
         part_sums_(parts_, 0.0),
         part_squares_(parts_, 0.0),
@@ -259,26 +265,18 @@ class LbfgsSteps : public PassSteps {
   // P, ḡ and the certificate's sums at `point`: forward–backward for every
   // example, each gradient added to its lane's vector in example order
   // (SumLanes or SumChunks), then the lanes added.
-  // Restricted, the oracles read the point and sum the gradients in all of
-  // w's coordinates, and ḡ is their sum at the free ones.
+  // Restricted, the oracles read the point in all of w's coordinates and
+  // add the gradients at the free ones (AddCornerMinusStateAtFree).
   void Evaluate(const std::vector<double>& point, Evaluation* out) {
     double* lanes[kLanes] = {out->loss_gradient.data(), lane_gradient_.data()};
     const double* at = point.data();
     if (restricted_) {
       ScatterToDense(point.data());
       at = dense_point_.data();
-      const int64_t dim = problem_.Dim();
-      for (int lane = 0; lane < kLanes; ++lane) {
-        lanes[lane] = dense_lanes_.data() + lane * dim;
-      }
-      pool_.Run(kLanes, [&](int lane) {
-        std::fill(lanes[lane], lanes[lane] + dim, 0.0);
-      });
-    } else {
-      ForParts([&](int64_t begin, int64_t end) {
-        for (double* lane : lanes) std::fill(lane + begin, lane + end, 0.0);
-      });
     }
+    ForParts([&](int64_t begin, int64_t end) {
+      for (double* lane : lanes) std::fill(lane + begin, lane + end, 0.0);
+    });
     if (NumSlices() == 1) {
       SumLanes(at, lanes);
     } else {
@@ -287,9 +285,8 @@ class LbfgsSteps : public PassSteps {
     double* gradient = out->loss_gradient.data();
     ForParts([&](int64_t begin, int64_t end) {
       for (int64_t k = begin; k < end; ++k) {
-        const int64_t j = restricted_ ? free_[k] : k;
-        double sum = lanes[0][j];
-        for (int lane = 1; lane < kLanes; ++lane) sum += lanes[lane][j];
+        double sum = lanes[0][k];
+        for (int lane = 1; lane < kLanes; ++lane) sum += lanes[lane][k];
         gradient[k] = sum;
       }
     });
@@ -329,8 +326,13 @@ class LbfgsSteps : public PassSteps {
       double* state = chunk_states_.data() + lane * largest_state_;
       for (int i = lane; i < n_; i += kLanes) {
         Oracle(i, point, state);
-        problem_.AddCornerMinusState(i, problem_.GoldCorner(i), state, rate,
-                                     lanes[lane]);
+        if (restricted_) {
+          problem_.AddCornerMinusStateAtFree(i, problem_.GoldCorner(i), state,
+                                             rate, 0, size_, lanes[lane]);
+        } else {
+          problem_.AddCornerMinusState(i, problem_.GoldCorner(i), state, rate,
+                                       lanes[lane]);
+        }
       }
     });
   }
@@ -356,10 +358,17 @@ class LbfgsSteps : public PassSteps {
         // The chunk's examples of this lane: i ≡ lane (mod kLanes).
         const int first = begin + (lane + kLanes - begin % kLanes) % kLanes;
         for (int i = first; i < begin + size; i += kLanes) {
-          problem_.AddCornerMinusStateInSlice(
-              i, problem_.GoldCorner(i),
-              chunk_states_.data() + chunk_offsets_[i - begin], rate,
-              slice_bounds_[slice], slice_bounds_[slice + 1], lanes[lane]);
+          const double* state =
+              chunk_states_.data() + chunk_offsets_[i - begin];
+          const int64_t from = slice_bounds_[slice];
+          const int64_t to = slice_bounds_[slice + 1];
+          if (restricted_) {
+            problem_.AddCornerMinusStateAtFree(i, problem_.GoldCorner(i), state,
+                                               rate, from, to, lanes[lane]);
+          } else {
+            problem_.AddCornerMinusStateInSlice(
+                i, problem_.GoldCorner(i), state, rate, from, to, lanes[lane]);
+          }
         }
       });
     }
@@ -606,11 +615,11 @@ class LbfgsSteps : public PassSteps {
   int64_t largest_state_ = 0;
   std::vector<int64_t> chunk_offsets_;
   // Lane 1's gradient sum (lane 0's is the evaluation's own), and the
-  // slices of w a lane's sum is cut into.
+  // slices of the coordinates a lane's sum is cut into.
   std::vector<double> lane_gradient_;
-  // Restricted: the point and the lanes' sums in all of w's coordinates,
-  // as the oracles read and write them (0 off the free coordinates).
-  std::vector<double> dense_point_, dense_lanes_;
+  // Restricted: the point in all of w's coordinates, as the oracles read
+  // it (0 off the free coordinates).
+  std::vector<double> dense_point_;
   std::vector<int64_t> slice_bounds_;
   const int parts_;
   std::vector<double> part_sums_, part_squares_;

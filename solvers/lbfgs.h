@@ -36,9 +36,9 @@
 // (its loss and dual term); with ℓ1, each certificate also holds for a
 // moment the |ḡ_j| above ℓ1 (up to one more Dim()-vector). Unlike sag, no
 // per-example gradient is kept. On a problem that fixes coordinates at 0
-// (Problem::FreeCoordinates) these vectors hold the free coordinates only,
-// and three Dim()-vectors (the point and the two lanes' sums, as the
-// oracles read and write them) replace the second lane's.
+// (Problem::FreeCoordinates) these vectors hold the free coordinates only
+// (the gradients are summed there, Problem::AddCornerMinusStateAtFree),
+// and one Dim()-vector more holds the point as the oracles read it.
 //
 // Thread-safety: one solver per run.
 //

@@ -253,6 +253,20 @@ double Problem::SmoothedOracleWithStateDot(int i, const double* w,
 
 bool Problem::FreeCoordinates(std::vector<int64_t>*) const { return false; }
 
+void Problem::AddCornerMinusStateAtFree(int i, const Corner& y,
+                                        const double* state, double c,
+                                        int64_t begin, int64_t end,
+                                        double* free_w) const {
+  std::vector<int64_t> free;
+  if (!FreeCoordinates(&free)) {
+    AddCornerMinusStateInSlice(i, y, state, c, begin, end, free_w);
+    return;
+  }
+  std::vector<double> change(Dim(), 0.0);
+  AddCornerMinusState(i, y, state, c, change.data());
+  for (int64_t k = begin; k < end; ++k) free_w[k] += change[free[k]];
+}
+
 void Problem::TouchedRanges(int, std::vector<CoordinateRange>* ranges) const {
   ranges->push_back({0, Dim()});
 }

@@ -303,6 +303,16 @@ class Problem {
   // such a problem. False, with `coordinates` untouched, when every
   // coordinate is free (the default). `coordinates` may be null.
   virtual bool FreeCoordinates(std::vector<int64_t>* coordinates) const;
+  // AddCornerMinusState's change at the free coordinates alone, added to
+  // `free_w` (one entry per free coordinate, in FreeCoordinates' order) at
+  // its entries [begin, end): a solver keeping its vectors over the free
+  // coordinates sums gradients without a vector of all of w. Without
+  // FreeCoordinates it is AddCornerMinusStateInSlice. By default through a
+  // vector of all of w (Dim() doubles a call).
+  virtual void AddCornerMinusStateAtFree(int i, const Corner& y,
+                                         const double* state, double c,
+                                         int64_t begin, int64_t end,
+                                         double* free_w) const;
   // The coordinates block i's oracles read and its updates write, as
   // ranges (which may repeat), so that a solver can bring exactly those up
   // to date before a step (lazy updates). The ranges of every block are

@@ -92,6 +92,14 @@ class ShardProblem : public Problem {
   bool FreeCoordinates(std::vector<int64_t>* coordinates) const override {
     return local_.FreeCoordinates(coordinates);
   }
+  void AddCornerMinusStateAtFree(int i, const Corner& y, const double* state,
+                                 double c, int64_t begin, int64_t end,
+                                 double* free_w) const override {
+    if (IsLocal(i)) {
+      local_.AddCornerMinusStateAtFree(Local(i), y, state, c, begin, end,
+                                       free_w);
+    }
+  }
 
  private:
   int Local(int i) const { return i - shard_.begin; }
