@@ -382,6 +382,8 @@ class ChainProblem : public Problem {
   // Where each emission row's coordinates start in free_coordinates_
   // (num_rows + 1 entries, the last the emission coordinates' count).
   std::vector<int64_t> free_row_begin_;
+  // The label of each emission coordinate in free_coordinates_.
+  std::vector<int32_t> free_labels_;
 };
 
 }  // namespace chaintag

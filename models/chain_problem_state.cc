@@ -41,9 +41,13 @@ void ChainProblem::RestrictEmissionsToObservedLabels() {
     }
   }
   free_coordinates_.clear();
+  free_labels_.clear();
   free_row_begin_.assign(layout_.num_rows + 1, 0);
   for (int64_t j = 0; j < layout_.emission_size(); ++j) {
-    if (observed[j]) free_coordinates_.push_back(j);
+    if (observed[j]) {
+      free_coordinates_.push_back(j);
+      free_labels_.push_back(static_cast<int32_t>(j % L));
+    }
     if ((j + 1) % L == 0) {
       free_row_begin_[(j + 1) / L] =
           static_cast<int64_t>(free_coordinates_.size());
@@ -272,17 +276,27 @@ void ChainProblem::AddCornerMinusStateAtFree(int i, const Corner& y,
   Scratch& scratch = ThreadScratch();
   scratch.difference.resize(L);
   double* d = scratch.difference.data();
+  const int32_t total = f.offsets[T];
   for (int t = 0; t < T; ++t) {
     const double* marginal = state + t * L;
     for (int k = 0; k < L; ++k) d[k] = c * marginal[k];
     d[y[t]] -= c;
     for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
+      if (k + 2 * kPrefetchDistance < total) {
+        __builtin_prefetch(free_row_begin_.data() +
+                           f.buckets[k + 2 * kPrefetchDistance]);
+      }
+      if (k + kPrefetchDistance < total) {
+        const int64_t ahead = free_row_begin_[f.buckets[k + kPrefetchDistance]];
+        __builtin_prefetch(free_w + ahead);
+        __builtin_prefetch(free_labels_.data() + ahead);
+      }
       const int64_t row = f.buckets[k];
       const int64_t first = std::max(free_row_begin_[row], begin);
       const int64_t last = std::min(free_row_begin_[row + 1], end);
       const double value = f.value(k);
       for (int64_t q = first; q < last; ++q) {
-        free_w[q] += value * d[free_coordinates_[q] - row * L];
+        free_w[q] += value * d[free_labels_[q]];
       }
     }
   }
