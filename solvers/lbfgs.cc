@@ -48,13 +48,13 @@ struct Evaluation {
   double objective = 0;               // P
 };
 
-// The slices of w each lane's sum is cut into, threads/kLanes of them: a
-// single slice (all of w) below four threads, where RangeGranularity's
-// walk over every example is not needed.
-// The slices of the solver's `size` coordinates: of w's whole rows, or any
-// cut of the free coordinates (Problem::AddCornerMinusStateAtFree writes
-// each free coordinate in the slice that holds it, a pair row or the tail
-// in the slice holding its start).
+// The slices each lane's sum is cut into, threads/kLanes of them: a single
+// slice (all of the solver's `size` coordinates) below four threads, where
+// RangeGranularity's walk over every example is not needed. Slices of w
+// hold whole rows; the free coordinates may be cut anywhere
+// (Problem::AddCornerMinusStateAtFree writes each free coordinate in the
+// slice that holds it, a pair row or the tail in the slice holding its
+// start).
 std::vector<int64_t> LaneSlices(const Problem& problem, int threads,
                                 bool restricted, int64_t size) {
   const int slices = std::max(1, threads / kLanes);
