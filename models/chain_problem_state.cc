@@ -24,6 +24,19 @@ using chain_problem_internal::kSparseUnaryShare;
 using chain_problem_internal::Scratch;
 using chain_problem_internal::ThreadScratch;
 
+namespace {
+
+// d = c·(μ − e_column) over a position's n marginals μ: how its rows change
+// in w += c·(ψ_i(y) − v_i), column being y's label there (or its label
+// pair's column; none when negative).
+void RowChange(const double* marginal, int n, int32_t column, double c,
+               double* d) {
+  for (int k = 0; k < n; ++k) d[k] = c * marginal[k];
+  if (column >= 0) d[column] -= c;
+}
+
+}  // namespace
+
 void ChainProblem::AddStateTailFeatures(const int32_t* y, int T, double c,
                                         double* tail) const {
   ForEachTailIndex(y, T, [&](int64_t k) { tail[StateTailIndex(k)] += c; });
@@ -233,9 +246,7 @@ void ChainProblem::AddPairRowsMinusState(int i, const int32_t* y,
   for (int t = 1; t < z.size(); ++t) {
     if (z.num_features(t) == 0) continue;
     const double* marginal = pair_state + static_cast<int64_t>(t) * P;
-    for (int k = 0; k < P; ++k) d[k] = c * marginal[k];
-    const int32_t p = PairColumn(y[t - 1], y[t]);
-    if (p >= 0) d[p] -= c;
+    RowChange(marginal, P, PairColumn(y[t - 1], y[t]), c, d);
     for (int32_t k = z.offsets[t]; k < z.offsets[t + 1]; ++k) {
       const int64_t row_offset = static_cast<int64_t>(z.buckets[k]) * P;
       if (!slice.Holds(offset + row_offset)) continue;
@@ -278,9 +289,7 @@ void ChainProblem::AddCornerMinusStateAtFree(int i, const Corner& y,
   double* d = scratch.difference.data();
   const int32_t total = f.offsets[T];
   for (int t = 0; t < T; ++t) {
-    const double* marginal = state + t * L;
-    for (int k = 0; k < L; ++k) d[k] = c * marginal[k];
-    d[y[t]] -= c;
+    RowChange(state + t * L, L, y[t], c, d);
     for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
       if (k + 2 * kPrefetchDistance < total) {
         __builtin_prefetch(free_row_begin_.data() +
@@ -361,8 +370,7 @@ void ChainProblem::AddCornerMinusStateIn(int i, const Corner& y,
   const int32_t total = f.offsets[T];
   for (int t = 0; t < T; ++t) {
     const double* marginal = state + static_cast<int64_t>(t) * L;
-    for (int k = 0; k < L; ++k) d[k] = c * marginal[k];
-    d[y[t]] -= c;
+    RowChange(marginal, L, y[t], c, d);
     // A state of a few labelings has a few labels a position: the rows
     // change only there (the other labels would add c·0). A smoothed
     // state has mass everywhere: up to 64 labels the count comes from the
@@ -457,9 +465,7 @@ void ChainProblem::EncodeCornerMinusState(int i, const Corner& y,
   EncodeRows(
       examples_[i].features, 0, 0, L,
       [&](int t, double* d) {
-        const double* marginal = state + static_cast<int64_t>(t) * L;
-        for (int k = 0; k < L; ++k) d[k] = c * marginal[k];
-        d[y[t]] -= c;
+        RowChange(state + static_cast<int64_t>(t) * L, L, y[t], c, d);
         return true;
       },
       update);
@@ -470,10 +476,8 @@ void ChainProblem::EncodeCornerMinusState(int i, const Corner& y,
     EncodeRows(
         examples_[i].pair_features, 1, layout_.pair_emission_offset(), P,
         [&](int t, double* d) {
-          const double* marginal = pair_state + static_cast<int64_t>(t) * P;
-          for (int k = 0; k < P; ++k) d[k] = c * marginal[k];
-          const int32_t p = PairColumn(y[t - 1], y[t]);
-          if (p >= 0) d[p] -= c;
+          RowChange(pair_state + static_cast<int64_t>(t) * P, P,
+                    PairColumn(y[t - 1], y[t]), c, d);
           return true;
         },
         update);
