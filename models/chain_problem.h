@@ -382,7 +382,9 @@ class ChainProblem : public Problem {
   // Where each emission row's coordinates start in free_coordinates_
   // (num_rows + 1 entries, the last the emission coordinates' count).
   std::vector<int64_t> free_row_begin_;
-  // The label of each emission coordinate in free_coordinates_.
+  // The label of each emission coordinate in free_coordinates_ (its
+  // coordinate mod L, kept so that the gradient's inner loop reads 4 bytes
+  // rather than dividing an 8-byte coordinate).
   std::vector<int32_t> free_labels_;
 };
 

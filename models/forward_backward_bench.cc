@@ -1,10 +1,11 @@
 // Per-token cost of the entropy-smoothed forward-backward (ForwardBackward::
-// Compute at μ = 1, marginals written), the CRF loss's oracle, at the label
-// counts of the shipped tasks: 8 (CoNLL-2003 NER under IOB1), 22 (CoNLL-2000
-// chunking), 45 (its POS tags) and 319 (its joint POS|chunk tags). 16 sentences
-// of 15 tokens (CoNLL-2003's mean length) with random scores of a trained
-// model's spread (fixed seed), few enough to stay in cache as they do after
-// scoring a sentence. The "time/token" counter is the figure to read.
+// Compute at μ = 1, marginals written), the CRF loss's oracle, at 8 labels
+// (CoNLL-2003 NER under IOB1), 22 (CoNLL-2000 chunking), 45 (about
+// CoNLL-2000's 44 POS tags) and 319 (its joint POS|chunk tags). 16 sentences
+// of 15 tokens (about CoNLL-2003's mean length) with normal random scores
+// (σ = 3 for the unary scores, 1.5 for the transitions; fixed seed), few
+// enough to stay in cache as they do after scoring a sentence. The
+// "time/token" counter is the figure to read.
 //
 // bazel run -c opt //models:forward_backward_bench
 

@@ -173,8 +173,10 @@ std::vector<double> ElasticNetOptimum(const Problem& problem, double lambda,
   const int n = problem.NumExamples();
   std::vector<double> w(problem.Dim(), 0.0);
   const double eta = 0.2;
-  // The step is a contraction by 1 − ηλ, so ‖w − w*‖ ≤ ‖step‖/(ηλ): it
-  // stops once that bound is at rounding level.
+  // With η ≤ 2/(L + 2λ), L the loss's curvature (at most half the mean
+  // squared norm of the features, about 4 on SparseMulticlassProblem's), a
+  // step contracts the distance to w* by 1 − ηλ, so ‖w − w*‖ ≤
+  // ‖step‖/(ηλ): it stops once that bound is 1e-12.
   for (int iteration = 0; iteration < 20000; ++iteration) {
     std::vector<double> gradient(problem.Dim(), 0.0);
     for (int i = 0; i < n; ++i) {

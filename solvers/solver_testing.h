@@ -79,7 +79,8 @@ double ElasticNetObjective(const MulticlassProblem& problem,
                            double l1);
 
 // The elastic-net optimum of that P by proximal gradient descent on the
-// whole sum (ISTA, step 0.2), run until it is within 1e-12 of it.
+// whole sum (ISTA, step 0.2), run until its steps bound the distance to it
+// by 1e-12 (at most 20,000 steps).
 std::vector<double> ElasticNetOptimum(const Problem& problem, double lambda,
                                       double l1);
 
