@@ -40,6 +40,13 @@ void ReadArrays(const SolverCheckpoint& checkpoint) {
     // (Names may repeat: the reader finds the first array of a name.)
     (void)reader.Reals(name, -1, &reals);
     (void)reader.Reals(name, array.reals_size(), &reals);
+    // An array kept as its entries is read against a size the run knows;
+    // here the one it claims, when a run could hold it.
+    if (array.sparse_size() >= 0 && array.sparse_size() <= (1 << 20)) {
+      (void)reader.Reals(name, array.sparse_size(), &reals);
+      RealEntries entries;
+      (void)reader.Entries(name, array.sparse_size(), &entries);
+    }
     (void)reader.Real(name, &real);
     if (reader.Integers(name, -1, &ints).ok()) {
       (void)reader.Integers(name, static_cast<int64_t>(ints.size()), &ints);

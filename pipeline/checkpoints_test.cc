@@ -315,7 +315,9 @@ TEST(CheckResumeCheckpointTest, ThroughTheFileAcceptsAnEquivalentConfig) {
   SolverCheckpoint state;
   state.set_solver("bcfw");
   state.set_passes(5);
-  ASSERT_TRUE(monitor.WriteCheckpoint(state).ok());
+  monitor.WriteCheckpoint(state);
+  EXPECT_EQ(monitor.checkpoint_error(), "");
+  EXPECT_EQ(monitor.checkpoint_passes(), 5);
   const std::string path = model_path + ".ckpt";
   absl::StatusOr<SolverCheckpoint> read = ReadCheckpoint(path);
   ASSERT_TRUE(read.ok()) << read.status();

@@ -259,6 +259,7 @@ void NoteCheckpoint(const Monitor& monitor, PipelineResult* result) {
   result->checkpoint_passes = monitor.checkpoint_passes();
   result->checkpoint_path =
       monitor.checkpoint_passes() > 0 ? monitor.checkpoint_plan().path : "";
+  result->checkpoint_error = monitor.checkpoint_error();
 }
 
 // A run's checkpoint is not needed once its model is saved, unless the run

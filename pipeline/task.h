@@ -111,6 +111,8 @@ struct PipelineResult {
   // when none was written or the run finished), and its passes.
   std::string checkpoint_path;
   int checkpoint_passes = 0;
+  // Why the run's last checkpoint due was not written (empty when it was).
+  std::string checkpoint_error;
 };
 
 // Receives one line of the progress stream (without its newline).

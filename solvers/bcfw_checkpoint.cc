@@ -112,13 +112,14 @@ absl::Status LoadCorners(const CheckpointReader& reader,
 // block gaps and the sampler, the corners, the counters. (w̄ is formed again
 // from the sums when read.)
 absl::Status BcfwRun::SaveState(CheckpointWriter* writer) const {
-  writer->Reals("w", shared_.w);
+  // At hundreds of labels w, the states and their sums are mostly zeros:
+  // they are kept as their entries then, with no dense copy of the states.
+  // The file's layout does not depend on how the run holds them.
+  writer->SparseReals("w", shared_.w.data(), shared_.w.size());
   writer->Real("ell", shared_.ell);
   writer->Reals("ell_block", shared_.ell_block);
-  writer->Reals("states", shared_.states.Dense());
-  // Dense, as the states: the file's layout does not depend on how the
-  // sums are held.
-  writer->Reals("average_state_sums", shared_.block_average.DenseSums());
+  writer->Entries("states", shared_.states.AllEntries());
+  writer->Entries("average_state_sums", shared_.block_average.AllSumEntries());
   writer->Integers("averaged_through",
                    shared_.block_average.averaged_through());
   writer->Real("ell_accumulator", shared_.block_average.ell_accumulator());
@@ -149,14 +150,15 @@ absl::Status BcfwRun::LoadState(const CheckpointReader& reader) {
   next(reader.Real("ell", &shared_.ell));
   next(reader.Reals("ell_block", n, &shared_.ell_block));
   {
-    std::vector<double> states;
-    next(reader.Reals("states", shared_.states.TotalSize(), &states));
-    if (status.ok()) next(shared_.states.SetDense(states));
+    RealEntries states;
+    next(reader.Entries("states", shared_.states.TotalSize(), &states));
+    if (status.ok()) next(shared_.states.SetAllEntries(states));
   }
   {
-    std::vector<double> sums;
-    next(reader.Reals("average_state_sums", shared_.states.TotalSize(), &sums));
-    if (status.ok()) next(shared_.block_average.SetDenseSums(sums));
+    RealEntries sums;
+    next(reader.Entries("average_state_sums", shared_.states.TotalSize(),
+                        &sums));
+    if (status.ok()) next(shared_.block_average.SetAllSumEntries(sums));
   }
   next(reader.Integers(
       "averaged_through",

@@ -135,33 +135,43 @@ std::vector<double> BlockAverage::DenseSums() const {
   return dense;
 }
 
-absl::Status BlockAverage::SetDenseSums(const std::vector<double>& sums) {
-  if (static_cast<int64_t>(sums.size()) != states_.TotalSize()) {
+RealEntries BlockAverage::AllSumEntries() const {
+  RealEntries entries;
+  entries.size = states_.TotalSize();
+  for (int i = 0; i < static_cast<int>(sums_.size()); ++i) {
+    sums_[i].AppendEntries(states_.offsets()[i], &entries);
+  }
+  return entries;
+}
+
+absl::Status BlockAverage::SetAllSumEntries(const RealEntries& entries) {
+  // Not initialized (a run without averaging): nothing to hold.
+  if (sums_.empty()) {
+    if (entries.size == states_.TotalSize()) return absl::OkStatus();
     return absl::InvalidArgumentError(
         absl::StrCat("average state sums: expected ", states_.TotalSize(),
-                     " entries, got ", sums.size()));
+                     " entries, got ", entries.size));
   }
-  for (int i = 0; i < static_cast<int>(sums_.size()); ++i) {
-    const int64_t begin = states_.offsets()[i];
-    const int64_t size = states_.Size(i);
-    BlockSum& sum = sums_[i];
-    sum.index.clear();
-    sum.value.clear();
-    int64_t nonzeros = 0;
-    for (int64_t k = 0; k < size; ++k) nonzeros += sums[begin + k] != 0;
-    sum.dense = size > std::numeric_limits<int32_t>::max() ||
-                DenserThanSparse(nonzeros, size);
-    if (sum.dense) {
-      sum.value.assign(sums.begin() + begin, sums.begin() + begin + size);
-      continue;
-    }
-    for (int64_t k = 0; k < size; ++k) {
-      if (sums[begin + k] == 0) continue;
-      sum.index.push_back(static_cast<int32_t>(k));
-      sum.value.push_back(sums[begin + k]);
-    }
-  }
-  return absl::OkStatus();
+  return ForEachDenseBlock(
+      entries, states_.offsets(), [this](int i, const double* dense) {
+        const int64_t size = states_.Size(i);
+        BlockSum& sum = sums_[i];
+        sum.index.clear();
+        sum.value.clear();
+        int64_t nonzeros = 0;
+        for (int64_t k = 0; k < size; ++k) nonzeros += dense[k] != 0;
+        sum.dense = size > std::numeric_limits<int32_t>::max() ||
+                    DenserThanSparse(nonzeros, size);
+        if (sum.dense) {
+          sum.value.assign(dense, dense + size);
+          return;
+        }
+        for (int64_t k = 0; k < size; ++k) {
+          if (dense[k] == 0) continue;
+          sum.index.push_back(static_cast<int32_t>(k));
+          sum.value.push_back(dense[k]);
+        }
+      });
 }
 
 int64_t BlockAverage::HeldSize() const {

@@ -61,10 +61,13 @@ class BlockAverage {
                     double* average) const;
 
   // The per-block sums in the states' layout (TotalSize() entries), the
-  // step each is folded through, and u_l (checkpoints).
+  // step each is folded through, and u_l (checkpoints, checks).
   std::vector<double> DenseSums() const;
-  // Fails unless `sums` has the states' TotalSize() entries.
-  absl::Status SetDenseSums(const std::vector<double>& sums);
+  // The sums as their entries in that layout, and back, with no dense copy
+  // of them all; SetAllSumEntries fails unless `entries` has the states'
+  // TotalSize() entries, ascending.
+  RealEntries AllSumEntries() const;
+  absl::Status SetAllSumEntries(const RealEntries& entries);
   std::vector<int64_t>* mutable_averaged_through() {
     return &averaged_through_;
   }

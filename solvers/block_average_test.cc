@@ -169,10 +169,19 @@ TEST(BlockAverageTest, SparseSumsHoldTheDenseSumsBits) {
     EXPECT_NEAR(one[j], steps.expected_average[j], 1e-12) << j;
   }
 
-  // A checkpoint's round trip through the dense layout forms the same bits.
+  // A checkpoint's round trip through the sums' entries forms the same
+  // bits.
+  const RealEntries entries = average.AllSumEntries();
+  EXPECT_EQ(entries.size, states.TotalSize());
+  std::vector<double> expanded(states.TotalSize(), 0.0);
+  for (size_t e = 0; e < entries.positions.size(); ++e) {
+    EXPECT_NE(entries.values[e], 0.0);
+    expanded[entries.positions[e]] = entries.values[e];
+  }
+  EXPECT_EQ(expanded, dense_sums);
   BlockAverage restored(problem, states);
   restored.Initialize();
-  ASSERT_TRUE(restored.SetDenseSums(average.DenseSums()).ok());
+  ASSERT_TRUE(restored.SetAllSumEntries(entries).ok());
   *restored.mutable_averaged_through() = average.averaged_through();
   *restored.mutable_ell_accumulator() = average.ell_accumulator();
   EXPECT_EQ(restored.HeldSize(), average.HeldSize());
@@ -182,7 +191,9 @@ TEST(BlockAverageTest, SparseSumsHoldTheDenseSumsBits) {
           .Form(steps.steps, kLambda, 1, 2, BlockDistribution(), again.data())
           .ok());
   EXPECT_EQ(again, one);
-  EXPECT_FALSE(restored.SetDenseSums(std::vector<double>(3)).ok());
+  RealEntries wrong = entries;
+  wrong.size = 3;
+  EXPECT_FALSE(restored.SetAllSumEntries(wrong).ok());
 }
 
 // Offset states are nonzero everywhere: a folded block's sum is held

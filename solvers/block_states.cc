@@ -117,6 +117,55 @@ void HeldBlock::Densify(int64_t size, double* out) const {
   for (size_t e = 0; e < index.size(); ++e) out[index[e]] = value[e];
 }
 
+void HeldBlock::AppendEntries(int64_t offset, RealEntries* entries) const {
+  if (!dense) {
+    for (size_t e = 0; e < index.size(); ++e) {
+      entries->positions.push_back(offset + index[e]);
+      entries->values.push_back(value[e]);
+    }
+    return;
+  }
+  for (size_t k = 0; k < value.size(); ++k) {
+    if (!Held(value[k])) continue;
+    entries->positions.push_back(offset + static_cast<int64_t>(k));
+    entries->values.push_back(value[k]);
+  }
+}
+
+absl::Status ForEachDenseBlock(
+    const RealEntries& entries, const std::vector<int64_t>& offsets,
+    absl::FunctionRef<void(int i, const double* block)> store) {
+  const int64_t total = offsets.empty() ? 0 : offsets.back();
+  if (entries.size != total ||
+      entries.positions.size() != entries.values.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "block entries: expected an array of ", total, " entries, got ",
+        entries.size, " with ", entries.positions.size(), " positions for ",
+        entries.values.size(), " values"));
+  }
+  for (size_t e = 0; e < entries.positions.size(); ++e) {
+    const int64_t position = entries.positions[e];
+    if (position < 0 || position >= total ||
+        (e > 0 && position <= entries.positions[e - 1])) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("block entries: position ", position, " (entry ", e,
+                       ") is out of order or outside the ", total, " entries"));
+    }
+  }
+  std::vector<double> block;
+  size_t e = 0;
+  for (int i = 0; i + 1 < static_cast<int>(offsets.size()); ++i) {
+    block.assign(offsets[i + 1] - offsets[i], 0.0);
+    for (;
+         e < entries.positions.size() && entries.positions[e] < offsets[i + 1];
+         ++e) {
+      block[entries.positions[e] - offsets[i]] = entries.values[e];
+    }
+    store(i, block.data());
+  }
+  return absl::OkStatus();
+}
+
 void BlockStates::Densify(int i, double* out) const {
   blocks_[i].Densify(Size(i), out);
 }
@@ -173,18 +222,22 @@ std::vector<double> BlockStates::Dense() const {
   return states;
 }
 
-absl::Status BlockStates::SetDense(const std::vector<double>& states) {
-  if (static_cast<int64_t>(states.size()) != TotalSize()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("block states: expected ", TotalSize(), " entries, got ",
-                     states.size()));
-  }
+RealEntries BlockStates::AllEntries() const {
+  RealEntries entries;
+  entries.size = TotalSize();
   for (int i = 0; i < NumBlocks(); ++i) {
-    blocks_[i] = Block();
-    Store(i, states.data() + offsets_[i]);
-    ++versions_[i];
+    blocks_[i].AppendEntries(offsets_[i], &entries);
   }
-  return absl::OkStatus();
+  return entries;
+}
+
+absl::Status BlockStates::SetAllEntries(const RealEntries& entries) {
+  return ForEachDenseBlock(entries, offsets_,
+                           [this](int i, const double* state) {
+                             blocks_[i] = Block();
+                             Store(i, state);
+                             ++versions_[i];
+                           });
 }
 
 int64_t BlockStates::HeldSize() const {

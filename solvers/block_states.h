@@ -28,7 +28,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
+#include "solvers/checkpoint.h"
 #include "solvers/problem.h"
 
 namespace chaintag {
@@ -43,12 +45,23 @@ struct HeldBlock {
 
   // The block as `size` dense entries into `out`.
   void Densify(int64_t size, double* out) const;
+  // Its entries whose bits are not +0, at `offset` + their index, onto
+  // `entries`.
+  void AppendEntries(int64_t offset, RealEntries* entries) const;
   // The numbers held, counted as doubles (an int32 index is half a double).
   int64_t HeldSize() const {
     return static_cast<int64_t>(value.size()) +
            (static_cast<int64_t>(index.size()) + 1) / 2;
   }
 };
+
+// Calls store(i, block) with each block i of `entries` (an array in the
+// layout `offsets`, block i at offsets[i]) as offsets[i + 1] − offsets[i]
+// dense entries, in block order; fails, storing nothing, unless `entries`
+// has offsets.back() entries at ascending positions.
+absl::Status ForEachDenseBlock(
+    const RealEntries& entries, const std::vector<int64_t>& offsets,
+    absl::FunctionRef<void(int i, const double* block)> store);
 
 class BlockStates {
  public:
@@ -80,10 +93,13 @@ class BlockStates {
     return true;
   }
 
-  // All states in the dense layout, and back (checkpoints, checks); SetDense
-  // fails unless `states` has TotalSize() entries.
+  // All states in the dense layout (checks).
   std::vector<double> Dense() const;
-  absl::Status SetDense(const std::vector<double>& states);
+  // All states as their entries in the dense layout, and back (checkpoints),
+  // with no dense copy of them all; SetAllEntries fails unless `entries`
+  // has TotalSize() entries, ascending.
+  RealEntries AllEntries() const;
+  absl::Status SetAllEntries(const RealEntries& entries);
   // The numbers held (dense entries, values and indices of sparse ones,
   // counted as doubles): what the states cost.
   int64_t HeldSize() const;

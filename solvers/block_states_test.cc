@@ -9,6 +9,7 @@
 #include <cstring>
 #include <random>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -76,13 +77,32 @@ TEST(BlockStatesTest, SparseStatesReadBackTheDenseBits) {
   states.Read(3);  // this thread's copy moves to another block
   EXPECT_TRUE(std::signbit(states.Read(2)[1]));
 
-  // The dense layout's round trip.
+  // The entries' round trip (a checkpoint's): every entry but +0, at its
+  // place in the dense layout, the -0 too.
+  const RealEntries entries = states.AllEntries();
+  EXPECT_EQ(entries.size, states.TotalSize());
+  const std::vector<double> all = states.Dense();
+  int64_t held = 0;
+  for (double x : all) held += !(x == 0 && !std::signbit(x));
+  EXPECT_EQ(static_cast<int64_t>(entries.positions.size()), held);
+  for (size_t e = 0; e < entries.positions.size(); ++e) {
+    EXPECT_TRUE(SameBits({all[entries.positions[e]]}, {entries.values[e]}));
+  }
   BlockStates restored;
   restored.Initialize(problem);
-  ASSERT_TRUE(restored.SetDense(states.Dense()).ok());
-  EXPECT_TRUE(SameBits(restored.Dense(), states.Dense()));
+  ASSERT_TRUE(restored.SetAllEntries(entries).ok());
+  EXPECT_TRUE(SameBits(restored.Dense(), all));
   EXPECT_EQ(restored.HeldSize(), states.HeldSize());
-  EXPECT_FALSE(restored.SetDense(std::vector<double>(5)).ok());
+
+  // Refused, and nothing changed: a wrong size, positions out of order.
+  RealEntries wrong = entries;
+  wrong.size = 5;
+  EXPECT_FALSE(restored.SetAllEntries(wrong).ok());
+  wrong = entries;
+  ASSERT_GE(wrong.positions.size(), 2u);
+  std::swap(wrong.positions[0], wrong.positions[1]);
+  EXPECT_FALSE(restored.SetAllEntries(wrong).ok());
+  EXPECT_TRUE(SameBits(restored.Dense(), all));
 }
 
 // Offset states have no zeros: every block is held densely.

@@ -22,7 +22,17 @@
 namespace chaintag {
 
 constexpr char kCheckpointMagic[] = "chaintag-checkpoint";
-constexpr uint32_t kCheckpointFormatVersion = 1;
+// Format 2 added arrays kept as their entries; format 1 files are read too.
+constexpr uint32_t kCheckpointFormatVersion = 2;
+constexpr uint32_t kOldestCheckpointFormatVersion = 1;
+
+// An array of `size` reals given as its entries whose bits are not +0 (a
+// -0 is one): ascending positions and their values.
+struct RealEntries {
+  int64_t size = 0;
+  std::vector<int64_t> positions;
+  std::vector<double> values;
+};
 
 // Adds named arrays to a checkpoint.
 class CheckpointWriter {
@@ -35,6 +45,15 @@ class CheckpointWriter {
     Reals(name, values.data(), values.size());
   }
   void Real(absl::string_view name, double value) { Reals(name, &value, 1); }
+  // The array as its entries when that takes less room than all of it
+  // (state that is mostly zeros: a BCFW run's w and block states at
+  // hundreds of labels), else as Reals. Such an array is read back only
+  // against its size (CheckpointReader::Reals with size >= 0, Entries).
+  void SparseReals(absl::string_view name, const double* values, size_t size);
+  void SparseReals(absl::string_view name, const std::vector<double>& values) {
+    SparseReals(name, values.data(), values.size());
+  }
+  void Entries(absl::string_view name, const RealEntries& entries);
   template <typename Int>
   void Integers(absl::string_view name, const std::vector<Int>& values) {
     CheckpointArray* array = Add(name);
@@ -61,11 +80,15 @@ class CheckpointReader {
  public:
   explicit CheckpointReader(const SolverCheckpoint& checkpoint);
 
-  // `size` < 0 accepts any size.
+  // `size` < 0 accepts any size, but not an array kept as its entries: its
+  // size must be one the run knows, never only what the file claims.
   absl::Status Reals(absl::string_view name, int64_t size,
                      std::vector<double>* values) const;
   absl::Status Reals(absl::string_view name, int64_t size,
                      double* values) const;
+  // An array of `size` (>= 0) reals, written either way, as its entries.
+  absl::Status Entries(absl::string_view name, int64_t size,
+                       RealEntries* entries) const;
   absl::Status Real(absl::string_view name, double* value) const;
   template <typename Int>
   absl::Status Integers(absl::string_view name, int64_t size,
@@ -91,6 +114,10 @@ class CheckpointReader {
 
  private:
   absl::StatusOr<const CheckpointArray*> Find(absl::string_view name) const;
+  // The named array of reals, checked: its size, no NaN, and for one kept
+  // as its entries, positions inside it.
+  absl::StatusOr<const CheckpointArray*> FindReals(absl::string_view name,
+                                                   int64_t size) const;
   static absl::Status CheckSize(absl::string_view name, int64_t actual,
                                 int64_t expected);
   const SolverCheckpoint& checkpoint_;

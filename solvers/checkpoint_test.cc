@@ -5,8 +5,11 @@
 #include "solvers/checkpoint.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -211,6 +214,161 @@ TEST(CheckpointTest, FwCacheResumesFromACheckpointWithoutDotsOrFlags) {
   EXPECT_GT(resumed.summary.gap(), 0);
   EXPECT_LE(std::abs(resumed.summary.primal() - whole.summary.primal()),
             resumed.summary.gap() + whole.summary.gap());
+}
+
+// Twelve classes: a block's state is nonzero on its labelings' classes
+// alone, so w, the states and their sums are kept as their entries, and a
+// resumed run still ends exactly as the uninterrupted one.
+TEST(CheckpointTest, RunsWithMostlyZeroStatesResumeFromTheirEntries) {
+  const MulticlassProblem problem = RandomMulticlassProblem(30, 3, 12, 5);
+  std::vector<SolverConfig> configs = Configs();
+  configs.resize(5);  // the bcfw variants
+  int k = 0;
+  for (const SolverConfig& config : configs) {
+    const std::string name = absl::StrCat("sparse", k++);
+    SCOPED_TRACE(config.ShortDebugString());
+    const Outcome whole = Solve(problem, config, name, 4, nullptr);
+    absl::StatusOr<SolverCheckpoint> checkpoint =
+        ReadCheckpoint(TempPath(name + ".ckpt"));
+    ASSERT_TRUE(checkpoint.ok()) << checkpoint.status();
+    int kept_as_entries = 0;
+    for (const CheckpointArray& array : checkpoint->arrays()) {
+      if (array.name() == "states" || array.name() == "average_state_sums") {
+        kept_as_entries += array.has_sparse_size();
+        if (array.has_sparse_size()) {
+          EXPECT_LT(array.reals_size(), array.sparse_size() / 2);
+        }
+      }
+    }
+    EXPECT_GE(kept_as_entries, 1);
+    const Outcome resumed = Solve(problem, config, name, 0, &*checkpoint);
+    EXPECT_EQ(resumed.w, whole.w);
+    EXPECT_EQ(resumed.summary.SerializeAsString(),
+              whole.summary.SerializeAsString());
+    EXPECT_EQ(resumed.log, whole.log);
+  }
+}
+
+bool SameBits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() &&
+         std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+// An array of mostly zeros is kept as its entries and reads back to the
+// bit (a -0 too), whole or as entries; one with few zeros is kept whole.
+TEST(CheckpointTest, SparseArraysReadBackToTheBit) {
+  std::vector<double> mostly_zero(1000, 0.0);
+  mostly_zero[0] = 1.5;
+  mostly_zero[3] = -0.0;
+  mostly_zero[500] = 1e-300;
+  mostly_zero[999] = -2.25;
+  std::vector<double> full(10);
+  for (int k = 0; k < 10; ++k) full[k] = k - 2;  // one zero, at 2
+  SolverCheckpoint written;
+  CheckpointWriter writer(&written);
+  writer.SparseReals("sparse", mostly_zero.data(), mostly_zero.size());
+  writer.SparseReals("full", full.data(), full.size());
+  RealEntries given;
+  given.size = 6;
+  given.positions = {1, 4};
+  given.values = {7.0, -0.0};
+  writer.Entries("given", given);
+  ASSERT_EQ(written.arrays_size(), 3);
+  const CheckpointArray& sparse = written.arrays(0);
+  EXPECT_EQ(sparse.sparse_size(), 1000);
+  EXPECT_EQ(std::vector<int64_t>(sparse.position_gaps().begin(),
+                                 sparse.position_gaps().end()),
+            (std::vector<int64_t>{0, 2, 496, 498}));
+  EXPECT_FALSE(written.arrays(1).has_sparse_size());
+  EXPECT_TRUE(written.arrays(2).has_sparse_size());
+
+  // Through the file.
+  const std::string path = TempPath("sparse_arrays.ckpt");
+  ASSERT_TRUE(WriteCheckpoint(path, written).ok());
+  absl::StatusOr<SolverCheckpoint> read = ReadCheckpoint(path);
+  ASSERT_TRUE(read.ok()) << read.status();
+  CheckpointReader reader(*read);
+  std::vector<double> back;
+  ASSERT_TRUE(reader.Reals("sparse", 1000, &back).ok());
+  EXPECT_TRUE(SameBits(back, mostly_zero));
+  std::vector<double> buffer(1000, 9.0);
+  ASSERT_TRUE(reader.Reals("sparse", 1000, buffer.data()).ok());
+  EXPECT_TRUE(SameBits(buffer, mostly_zero));
+  ASSERT_TRUE(reader.Reals("full", -1, &back).ok());
+  EXPECT_TRUE(SameBits(back, full));
+  ASSERT_TRUE(reader.Reals("given", 6, &back).ok());
+  EXPECT_TRUE(SameBits(back, {0, 7, 0, 0, -0.0, 0}));
+
+  RealEntries entries;
+  ASSERT_TRUE(reader.Entries("sparse", 1000, &entries).ok());
+  EXPECT_EQ(entries.size, 1000);
+  EXPECT_EQ(entries.positions, (std::vector<int64_t>{0, 3, 500, 999}));
+  EXPECT_TRUE(SameBits(entries.values, {1.5, -0.0, 1e-300, -2.25}));
+  ASSERT_TRUE(reader.Entries("full", 10, &entries).ok());
+  EXPECT_EQ(entries.positions,
+            (std::vector<int64_t>{0, 1, 3, 4, 5, 6, 7, 8, 9}));
+
+  // Its size comes from the run, never from the file alone.
+  EXPECT_FALSE(reader.Reals("sparse", -1, &back).ok());
+  EXPECT_FALSE(reader.Reals("sparse", 999, &back).ok());
+  EXPECT_FALSE(reader.Entries("sparse", -1, &entries).ok());
+  EXPECT_FALSE(reader.Entries("full", 11, &entries).ok());
+}
+
+TEST(CheckpointTest, SparseArraysWithBadPositionsAreRefused) {
+  std::vector<double> values(100, 0.0);
+  values[10] = 1;
+  values[20] = 2;
+  SolverCheckpoint good;
+  CheckpointWriter(&good).SparseReals("a", values.data(), values.size());
+  ASSERT_TRUE(good.arrays(0).has_sparse_size());
+  std::vector<std::function<void(CheckpointArray*)>> damages = {
+      [](CheckpointArray* a) { a->set_position_gaps(1, -1); },
+      [](CheckpointArray* a) { a->set_position_gaps(1, 89); },
+      [](CheckpointArray* a) { a->set_position_gaps(0, INT64_MAX); },
+      [](CheckpointArray* a) { a->add_position_gaps(0); },
+      [](CheckpointArray* a) { a->set_reals(1, std::nan("")); },
+  };
+  for (size_t d = 0; d < damages.size(); ++d) {
+    SCOPED_TRACE(d);
+    SolverCheckpoint damaged = good;
+    damages[d](damaged.mutable_arrays(0));
+    CheckpointReader reader(damaged);
+    std::vector<double> back;
+    absl::Status status = reader.Reals("a", 100, &back);
+    EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
+    EXPECT_NE(status.message().find("\"a\""), std::string::npos) << status;
+    RealEntries entries;
+    EXPECT_FALSE(reader.Entries("a", 100, &entries).ok());
+  }
+  // The last entry may sit at the array's end, no further.
+  SolverCheckpoint last = good;
+  last.mutable_arrays(0)->set_position_gaps(1, 88);
+  std::vector<double> back;
+  ASSERT_TRUE(CheckpointReader(last).Reals("a", 100, &back).ok());
+  EXPECT_EQ(back[99], 2);
+}
+
+// Format 1 (before arrays kept as entries) is read; a later one is not.
+TEST(CheckpointTest, FormatVersionsOneAndTwoAreRead) {
+  SolverCheckpoint checkpoint;
+  CheckpointWriter(&checkpoint).Real("x", 2.5);
+  const std::string path = TempPath("versions.ckpt");
+  ASSERT_TRUE(WriteCheckpoint(path, checkpoint).ok());
+  absl::StatusOr<SolverCheckpoint> read = ReadCheckpoint(path);
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(read->format_version(), kCheckpointFormatVersion);
+  for (uint32_t version : {1u, 3u}) {
+    SolverCheckpoint other = *read;
+    other.set_format_version(version);
+    std::ofstream(path, std::ios::binary) << other.SerializeAsString();
+    absl::StatusOr<SolverCheckpoint> again = ReadCheckpoint(path);
+    EXPECT_EQ(again.ok(), version == 1) << version;
+    if (!again.ok()) {
+      EXPECT_NE(again.status().message().find("format version 3"),
+                std::string::npos);
+    }
+  }
 }
 
 TEST(CheckpointTest, DamagedAndForeignCheckpointsAreRefused) {

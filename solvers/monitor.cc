@@ -40,15 +40,25 @@ bool Monitor::CheckpointDue(int pass, double seconds) {
   return true;
 }
 
-absl::Status Monitor::WriteCheckpoint(SolverCheckpoint checkpoint) {
+void Monitor::WriteCheckpoint(SolverCheckpoint checkpoint) {
   checkpoint.set_fingerprint(plan_.fingerprint);
   checkpoint.set_run(plan_.run);
   checkpoint.set_records(records_written_);
   const int passes = checkpoint.passes();
   absl::Status written =
       chaintag::WriteCheckpoint(plan_.path, std::move(checkpoint));
-  if (written.ok()) checkpoint_passes_ = passes;
-  return written;
+  if (written.ok()) {
+    checkpoint_passes_ = passes;
+    checkpoint_error_.clear();
+    return;
+  }
+  checkpoint_error_ = absl::StrCat("the checkpoint of pass ", passes,
+                                   " was not written: ", written.message());
+  if (progress_ != nullptr) {
+    std::fprintf(progress_, "%s; training goes on\n",
+                 checkpoint_error_.c_str());
+    std::fflush(progress_);
+  }
 }
 
 void Monitor::SetResume(SolverCheckpoint checkpoint) {

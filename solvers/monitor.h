@@ -69,8 +69,12 @@ class Monitor {
   // Whether a checkpoint is due after `pass` at `seconds` into the run.
   bool CheckpointDue(int pass, double seconds);
   // Writes `checkpoint` (the solver's state) with the plan's tags and the
-  // log's record count.
-  absl::Status WriteCheckpoint(SolverCheckpoint checkpoint);
+  // log's record count. A write that fails does not end the run (it would
+  // lose what the run has trained): the failure goes to the progress stream
+  // and to checkpoint_error(), and the last checkpoint written stays.
+  void WriteCheckpoint(SolverCheckpoint checkpoint);
+  // Why the last checkpoint due was not written; empty when it was.
+  const std::string& checkpoint_error() const { return checkpoint_error_; }
 
   // A checkpoint for the solver to resume from (checked against the plan's
   // fingerprint and run when the solver starts).
@@ -98,6 +102,7 @@ class Monitor {
   CheckpointPlan plan_;
   double last_checkpoint_seconds_ = 0;
   int checkpoint_passes_ = 0;
+  std::string checkpoint_error_;
   std::optional<SolverCheckpoint> resume_;
 };
 

@@ -554,10 +554,10 @@ absl::StatusOr<PassEnd> MpBcfwSteps::EndPass(const PassEndRequest& request,
 }
 
 absl::Status MpBcfwSteps::SaveState(CheckpointWriter* writer) const {
-  writer->Reals("w", w_);
+  writer->SparseReals("w", w_);
   writer->Real("ell", ell_);
   writer->Reals("ell_block", ell_block_);
-  writer->Reals("states", states_);
+  writer->SparseReals("states", states_);
   std::vector<int64_t> counts, labels;
   std::vector<double> losses, accesses, alphas, dots;
   for (const std::vector<Plane>& planes : working_sets_) {
@@ -582,11 +582,11 @@ absl::Status MpBcfwSteps::SaveState(CheckpointWriter* writer) const {
   for (const auto& [name, average] :
        {std::pair<const char*, const Average*>{"exact", &exact_average_},
         {"approx", &approx_average_}}) {
-    writer->Reals(absl::StrCat(name, "_u"), average->u);
+    writer->SparseReals(absl::StrCat(name, "_u"), average->u);
     writer->Real(absl::StrCat(name, "_ell_u"), average->ell_u);
     writer->Integer(absl::StrCat(name, "_count"), average->count);
   }
-  writer->Reals("point", point_);
+  writer->SparseReals("point", point_);
   writer->Real("point_ell", point_ell_);
   writer->Random("random", random_);
   writer->Integer("oracle_calls", oracle_calls_);

@@ -125,13 +125,13 @@ class SagSteps : public PassSteps {
   int64_t OracleCalls() const override { return oracle_calls_; }
 
   absl::Status SaveState(CheckpointWriter* writer) const override {
-    writer->Reals("w", w_);
-    writer->Reals("fixed_point", fixed_point_);
-    writer->Reals("states", states_);
+    writer->SparseReals("w", w_);
+    writer->SparseReals("fixed_point", fixed_point_);
+    writer->SparseReals("states", states_);
     writer->Reals("terms", terms_);
     if (settings_.kappa > 0) {
-      writer->Reals("center", center_);
-      writer->Reals("previous", previous_);
+      writer->SparseReals("center", center_);
+      writer->SparseReals("previous", previous_);
     }
     writer->Integer("started", started_ ? 1 : 0);
     writer->Integer("oracle_calls", oracle_calls_);

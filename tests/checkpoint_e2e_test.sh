@@ -3,6 +3,7 @@
 # resumed with --resume writes the model the uninterrupted run writes, byte
 # for byte, for each solver family and for the train + dev run of
 # corpus.retrain_on_train_and_dev; the finished run leaves no checkpoint; a
+# checkpoint that cannot be written is reported and the run goes on; a
 # checkpoint of another config or a damaged one is refused by name.
 set -euo pipefail
 
@@ -67,6 +68,22 @@ check retrain run.log.jsonl.train_and_dev --max_passes=40 \
   --set=corpus.dev_fraction=0.2 --retrain_on_train_and_dev=true
 cmp -s whole.model.train_only run.model.train_only \
   || fail "retrain: the train-only models differ"
+
+# A checkpoint that cannot be written (a folder where it goes) does not end
+# the run: the run says so and writes the model it trains.
+rm -f ./*.model* ./*.log.jsonl*
+"$TRAIN" "${COMMON[@]}" --max_passes=6 --model=whole.model \
+  --log=whole.log.jsonl > /dev/null 2> whole.err \
+  || fail "the uninterrupted run failed: $(cat whole.err)"
+mkdir run.model.ckpt
+"$TRAIN" "${COMMON[@]}" --max_passes=6 --model=run.model \
+  --log=run.log.jsonl > /dev/null 2> blocked.err \
+  || fail "a checkpoint that could not be written ended the run: $(cat blocked.err)"
+grep -q '^warning: the checkpoint of pass [0-9]* was not written: .*run.model.ckpt' \
+  blocked.err || fail "no warning for the checkpoint not written: $(cat blocked.err)"
+cmp -s whole.model run.model \
+  || fail "the run whose checkpoints failed wrote another model"
+rmdir run.model.ckpt
 
 # Refused: another config's checkpoint, and a damaged file.
 rm -f ./*.model* ./*.log.jsonl*

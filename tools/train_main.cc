@@ -98,6 +98,10 @@ int Run(Communicator* communicator) {
     return InterruptRequests() > 0 ? InterruptExitCode() : 1;
   }
   if (!root) return 0;
+  // Said even with --quiet: the run went on without the checkpoint asked for.
+  if (!result->checkpoint_error.empty()) {
+    std::fprintf(stderr, "warning: %s\n", result->checkpoint_error.c_str());
+  }
   if (result->interrupted) {
     std::fprintf(stderr,
                  "interrupted at pass %d; model written to %s\ntraining log: "
