@@ -24,6 +24,10 @@ constexpr double kLn2 = 0.69314718055994530942;
 // reciprocals are taken.
 constexpr double kMinFactor = 1e-100;
 constexpr double kMinScale = 1e-280;
+// The forward–backward visits the allowed transitions by their lists when
+// they are at most 1/kListedShare of the L² pairs
+// (docs/experiments.md#the-crfs-forward-backward-over-the-allowed-transitions-2026-11-28-night).
+constexpr int64_t kListedShare = 4;
 
 double MaxOf(const double* x, size_t n) {
   double top = x[0];
@@ -54,6 +58,32 @@ CHAINTAG_AVX2_CLONES void AddOuterProduct(int L, const double* left,
     double* row = matrix + static_cast<size_t>(a) * L;
     for (int b = 0; b < L; ++b) row[b] += p * right[b];
   }
+}
+
+// out[j] = Σ_k weights[index[k]]·factors[k] over k in [begin[j],
+// begin[j + 1]), in order of k: with the lists ascending and factors[k] the
+// table's entry at (index[k], j), WeightedRowSum's sums less their terms of
+// a zero factor, which add exactly +0 to a sum of nonnegative terms; so the
+// same bits. Scalar, so that the order of the additions stays that one.
+void ListedRowSum(int L, const int32_t* begin, const int32_t* index,
+                  const double* factors, const double* weights,
+                  double* __restrict out) {
+  for (int j = 0; j < L; ++j) {
+    double sum = 0;
+    for (int32_t k = begin[j]; k < begin[j + 1]; ++k) {
+      sum += weights[index[k]] * factors[k];
+    }
+    out[j] = sum;
+  }
+}
+
+// Whether the forward–backward reads the allowed transitions by their lists:
+// when they are few, as a gather costs more than a contiguous multiply-add.
+bool UseLists(const ChainScores& scores) {
+  const TransitionLists* lists = scores.lists;
+  if (lists == nullptr || scores.pair != nullptr) return false;
+  const int64_t L = scores.num_labels;
+  return kListedShare * lists->size() <= L * L;
 }
 
 // to[b·L + a] = from[a·L + b].
@@ -181,6 +211,7 @@ bool ForwardBackward::ScaledForward(const ChainScores& scores) {
   alpha_shift_.resize(T);
   terms_.resize(scores.num_labels);
   emission_.resize(scores.num_labels);
+  listed_ = UseLists(scores);
   if (!ScaledForwardFirst(scores)) return false;
   if (T > 1) ExpTransitionFactors(scores);
   for (int t = 1; t < T; ++t) {
@@ -261,9 +292,35 @@ void ForwardBackward::ExpTransitionFactors(const ChainScores& scores) {
               exp_transition_transposed_.data());
     cached_.tiny = check.tiny;
     cached_.valid = true;
+    cached_.lists = nullptr;
+  }
+  // The same transitions, −∞ where the lists forbid, mean the same lists at
+  // the same address: their factors in list order are kept too.
+  if (listed_ && cached_.lists != scores.lists) {
+    ListFactors(*scores.lists);
+    cached_.lists = scores.lists;
   }
   scaled_.shift += (scores.length - 1) * cached_.top;
   scaled_.tiny |= cached_.tiny;
+}
+
+void ForwardBackward::ListFactors(const TransitionLists& lists) {
+  const int L = lists.num_labels;
+  listed_into_.resize(lists.previous.size());
+  for (int b = 0; b < L; ++b) {
+    for (int32_t k = lists.previous_begin[b]; k < lists.previous_begin[b + 1];
+         ++k) {
+      listed_into_[k] =
+          exp_transition_[static_cast<size_t>(lists.previous[k]) * L + b];
+    }
+  }
+  listed_from_.resize(lists.next.size());
+  for (int a = 0; a < L; ++a) {
+    for (int32_t k = lists.next_begin[a]; k < lists.next_begin[a + 1]; ++k) {
+      listed_from_[k] =
+          exp_transition_[static_cast<size_t>(a) * L + lists.next[k]];
+    }
+  }
 }
 
 bool ForwardBackward::ScaledForwardStep(const ChainScores& scores, int t) {
@@ -279,7 +336,13 @@ bool ForwardBackward::ScaledForwardStep(const ChainScores& scores, int t) {
     u_t[b] = std::exp((unary[b] - top) * scaled_.inv_mu);
     scaled_.CheckFactor(u_t[b], unary[b]);
   }
-  WeightedRowSum(L, previous, transition, current);
+  if (listed_) {
+    const TransitionLists& lists = *scores.lists;
+    ListedRowSum(L, lists.previous_begin.data(), lists.previous.data(),
+                 listed_into_.data(), previous, current);
+  } else {
+    WeightedRowSum(L, previous, transition, current);
+  }
   double sum = 0;
   for (int b = 0; b < L; ++b) {
     current[b] *= u_t[b];
@@ -338,7 +401,13 @@ bool ForwardBackward::ScaledBackward(const ChainScores& scores) {
     // bound by kMinFactor is the whole term E·u·beta.
     for (int b = 0; b < L; ++b) emission[b] = u_next[b] * next[b];
     // current[a] = Σ_b E[a][b]·emission[b], summed in order of b.
-    WeightedRowSum(L, emission, transposed, current);
+    if (listed_) {
+      const TransitionLists& lists = *scores.lists;
+      ListedRowSum(L, lists.next_begin.data(), lists.next.data(),
+                   listed_from_.data(), emission, current);
+    } else {
+      WeightedRowSum(L, emission, transposed, current);
+    }
     double sum = 0;
     for (int a = 0; a < L; ++a) sum += current[a];
     if (!(sum >= kMinScale)) return false;
@@ -376,6 +445,10 @@ bool ForwardBackward::ScaledMarginals(const ChainScores& scores,
   double* pair = marginals + cells + (per_position ? T * LL : 0);
   std::fill(pair, pair + LL, 0.0);
   if (per_position) std::fill(position_pair, position_pair + LL, 0.0);
+  // Listed: the allowed pairs' sums in list order (the others stay 0, as
+  // their factor makes them in the full table).
+  const TransitionLists* lists = listed_ ? scores.lists : nullptr;
+  if (lists != nullptr) listed_pair_.assign(lists->next.size(), 0.0);
   for (int t = 0; t < T; ++t) {
     const double* a_row = alpha + static_cast<size_t>(t) * L;
     const double* b_row = beta + static_cast<size_t>(t) * L;
@@ -411,9 +484,29 @@ bool ForwardBackward::ScaledMarginals(const ChainScores& scores,
       }
       continue;
     }
+    if (lists != nullptr) {
+      for (int a = 0; a < L; ++a) {
+        const double p = previous[a];
+        for (int32_t k = lists->next_begin[a]; k < lists->next_begin[a + 1];
+             ++k) {
+          listed_pair_[k] += p * emission[lists->next[k]];
+        }
+      }
+      continue;
+    }
     AddOuterProduct(L, previous, emission, pair);
   }
-  for (size_t i = 0; !per_position && T > 1 && i < LL; ++i) {
+  if (lists != nullptr && T > 1) {
+    for (int a = 0; a < L; ++a) {
+      for (int32_t k = lists->next_begin[a]; k < lists->next_begin[a + 1];
+           ++k) {
+        pair[static_cast<size_t>(a) * L + lists->next[k]] =
+            listed_pair_[k] * listed_from_[k];
+      }
+    }
+  }
+  for (size_t i = 0; lists == nullptr && !per_position && T > 1 && i < LL;
+       ++i) {
     pair[i] *= exp_transition_[i];
   }
   double* start = pair + LL;

@@ -49,7 +49,10 @@ class ForwardBackward {
   //
   // Runs the scaled forward–backward in probability space: T·L + L² + L
   // exps (each score shifted by the max of its row or table, so every factor
-  // is in [0, 1]) and O(T·L²) multiply-adds. When a small μ (or a large
+  // is in [0, 1]) and O(T·L²) multiply-adds; O(T·S) over the S allowed
+  // transitions when ChainScores::lists has few of them (`transition` must
+  // then be −∞ off the lists, as ChainProblem gives it): the same bits, as a
+  // forbidden pair's factor is 0. When a small μ (or a large
   // spread of scores) makes a factor exp((score − max)/μ) or a normalised
   // message entry nonzero but below 1e-100, where products of them could
   // underflow, the sentence is redone by ComputeInLogSpace. Either way the
@@ -104,6 +107,8 @@ class ForwardBackward {
   bool ScaledForwardEnd(const ChainScores& scores);
   bool ScaledBackward(const ChainScores& scores);
   bool ScaledMarginals(const ChainScores& scores, double* marginals);
+  // listed_into_ and listed_from_ from exp_transition_ for `lists`.
+  void ListFactors(const TransitionLists& lists);
   // The transition factors of the step into t ≥ 1.
   const double* TransitionFactorsInto(const ChainScores& scores, int t) const {
     return exp_transition_.data() +
@@ -134,6 +139,15 @@ class ForwardBackward {
   // row's max)/μ), T×L.
   std::vector<double> exp_transition_;
   std::vector<double> exp_transition_transposed_;
+  // With few allowed transitions (ChainScores::lists): the factors in list
+  // order, E[previous[k]][b] along the previous-label lists (the forward
+  // step) and E[a][next[k]] along the next-label lists (the backward step
+  // and the pair marginals), and the pair marginals' sums in the latter
+  // order. listed_: whether this pass reads them.
+  std::vector<double> listed_into_;
+  std::vector<double> listed_from_;
+  std::vector<double> listed_pair_;
+  bool listed_ = false;
   std::vector<double> exp_unary_;
   std::vector<double> terms_;     // L: one log-sum-exp's terms; end factors
   std::vector<double> emission_;  // L: per-label row of one position
@@ -146,6 +160,8 @@ class ForwardBackward {
     double inv_mu = 0;
     double top = 0;
     bool tiny = false;
+    // The lists listed_into_ and listed_from_ were made for.
+    const TransitionLists* lists = nullptr;
   };
   TransitionCache cached_;
   bool used_log_space_ = false;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <numeric>
@@ -595,6 +596,76 @@ TEST(ForwardBackwardTest, ReusedTransitionFactorsGiveTheBitsOfAFreshPass) {
     log_space += fresh.used_log_space();
   }
   EXPECT_EQ(log_space, 2);  // the tiny table at μ = 1, twice
+}
+
+// A chain whose transitions are −∞ off a random set of allowed pairs (each
+// label can start and follow at least one), with their lists.
+struct ListedChain {
+  RandomChain chain;
+  std::vector<uint8_t> allowed;
+  TransitionLists lists;
+  ChainScores scores() const {
+    ChainScores scores = chain.scores();
+    scores.lists = &lists;
+    return scores;
+  }
+};
+
+ListedChain MakeListedChain(int T, int L, double share, std::mt19937* rng) {
+  ListedChain listed{MakeChain(T, L, 2.0, rng), {}, {}};
+  std::bernoulli_distribution keep(share);
+  listed.allowed.assign(static_cast<size_t>(L) * L, 0);
+  for (int a = 0; a < L; ++a) {
+    listed.allowed[static_cast<size_t>(a) * L + (a + 1) % L] = 1;
+    for (int b = 0; b < L; ++b) {
+      if (keep(*rng)) listed.allowed[static_cast<size_t>(a) * L + b] = 1;
+    }
+  }
+  for (size_t k = 0; k < listed.allowed.size(); ++k) {
+    if (!listed.allowed[k]) listed.chain.transition[k] = -kInf;
+  }
+  listed.lists = TransitionLists::FromMask(listed.allowed.data(), L);
+  return listed;
+}
+
+// Few allowed transitions are read by their lists: the value and every
+// marginal are the bits of the pass over all L² pairs (the lists dropped),
+// for fresh and reused factors, and as the lists change under the same
+// object; the pair marginals of forbidden pairs are 0.
+TEST(ForwardBackwardTest, ListedTransitionsGiveTheBitsOfTheFullTable) {
+  std::mt19937 rng(7);
+  const ListedChain sparse = MakeListedChain(9, 40, 0.05, &rng);
+  ASSERT_LE(4 * sparse.lists.size(), 40 * 40);  // read by the lists
+  ListedChain other = MakeListedChain(5, 40, 0.1, &rng);
+  ListedChain same_scores = sparse;  // other lists at another address
+  const ListedChain one = MakeListedChain(1, 40, 0.05, &rng);
+  // Half the pairs allowed: the lists are given, the full table is read.
+  const ListedChain dense = MakeListedChain(6, 12, 0.5, &rng);
+  ASSERT_GT(4 * dense.lists.size(), 12 * 12);
+  const std::vector<const ListedChain*> calls = {
+      &sparse, &sparse, &other, &sparse, &same_scores, &one, &dense, &sparse};
+  ForwardBackward reused;
+  for (size_t k = 0; k < calls.size(); ++k) {
+    SCOPED_TRACE(testing::Message() << "call " << k);
+    const ListedChain& listed = *calls[k];
+    const int L = listed.chain.num_labels;
+    const size_t size = MarginalsSize(listed.chain.length, L);
+    std::vector<double> expected(size), marginals(size), fresh_marginals(size);
+    ForwardBackward full;
+    const double value =
+        full.Compute(listed.chain.scores(), 1.0, expected.data());
+    ASSERT_FALSE(full.used_log_space());
+    ForwardBackward fresh;
+    EXPECT_EQ(fresh.Compute(listed.scores(), 1.0, fresh_marginals.data()),
+              value);
+    EXPECT_EQ(fresh_marginals, expected);
+    EXPECT_EQ(reused.Compute(listed.scores(), 1.0, marginals.data()), value);
+    EXPECT_EQ(marginals, expected);
+    const double* pair = marginals.data() + listed.chain.length * L;
+    for (size_t i = 0; i < listed.allowed.size(); ++i) {
+      if (!listed.allowed[i]) EXPECT_EQ(pair[i], 0.0) << i;
+    }
+  }
 }
 
 TEST(ForwardBackwardTest, FactorsDownToTheLimitKeepTheScaledPass) {
