@@ -69,7 +69,13 @@ double ChainProblem::Smoothed(int i, const double* w,
   const double gold_score = ScoreOf(scores, example.labels.data());
   // h(y) = L(y) + ⟨w, φ(y)⟩ − ⟨w, φ(y_i)⟩: augmented scores minus gold's.
   AddLossToUnary(i, 1.0, scores.unary);
-  ForbidTransitions(&scores, /*viterbi_only=*/false);
+  // The entropy's forward–backward reads few allowed transitions by their
+  // lists alone; the other smoothings need −∞ off them.
+  ForbidTransitions(&scores, /*viterbi_only=*/true);
+  if (smoothing.kind != Smoothing::Kind::kEntropy || structure_ != nullptr ||
+      !ForwardBackward::ReadsLists(scores.first)) {
+    ForbidTransitions(&scores, /*viterbi_only=*/false);
+  }
   const double value = SmoothedMax(i, scores, smoothing, state) - gold_score;
   if (state_dot != nullptr) {
     // ⟨v_i, w⟩ reads the plain scores, without the loss.
@@ -92,6 +98,14 @@ double ChainProblem::SmoothedMax(int i, const Scores& scores,
       if (tail_full_.empty()) {
         return scratch.forward_backward.Compute(scores.first, smoothing.mu,
                                                 state);
+      }
+      // The state's tail is the allowed pairs in the lists' order, then the
+      // start and end labels: the listed marginals' layout.
+      const int L = layout_.num_labels;
+      if (ForwardBackward::ReadsLists(scores.first) &&
+          StateTailSize() == lists_.size() + 2 * L) {
+        return scratch.forward_backward.ComputeListed(scores.first,
+                                                      smoothing.mu, state);
       }
       // The marginals in the full layout, then the tail's allowed entries
       // (the forbidden ones are 0).

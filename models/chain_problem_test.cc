@@ -634,6 +634,74 @@ TEST_P(ChainProblemTest, UnaryScoresSplitOverStepHelpersGiveTheSameBits) {
   }
 }
 
+// Few allowed transitions (at most a quarter of the L² pairs, where the
+// forward–backward reads them by their lists and writes the state's tail in
+// their order, ForwardBackward::ComputeListed): the entropy-smoothed value,
+// gradient and state dot are the brute-force ones over the allowed
+// labelings.
+TEST_P(ChainProblemTest, EntropyOverFewAllowedTransitionsMatchesBruteForce) {
+  std::mt19937 rng(17);
+  const int L = 10;
+  TestChain chain = MakeTestChain(L, Model::kFirst, 5, &rng, 3);
+  chain.allowed.assign(L * L, 0);
+  for (int a = 0; a < L; ++a) chain.allowed[a * L + (a + 3) % L] = 1;
+  for (const ChainExample& example : chain.examples) {
+    for (size_t t = 1; t < example.labels.size(); ++t) {
+      chain.allowed[example.labels[t - 1] * L + example.labels[t]] = 1;
+    }
+  }
+  int pairs = 0;
+  for (uint8_t allowed : chain.allowed) pairs += allowed;
+  ASSERT_LE(4 * pairs, L * L);
+  const std::unique_ptr<ChainProblem> problem = chain.Problem(GetParam());
+  std::normal_distribution<double> normal(0, 1);
+  std::vector<double> w(chain.layout.dim());
+  for (double& x : w) x = normal(rng);
+  for (int i = 0; i < problem->NumExamples(); ++i) {
+    const ChainExample& example = chain.examples[i];
+    std::vector<double> h;
+    std::vector<std::vector<double>> minus_psi;
+    ForEachLabeling(example.labels.size(), L,
+                    [&](const std::vector<int32_t>& y) {
+                      if (!chain.Allowed(y)) return;
+                      std::vector<double> psi = DensePsi(chain, example, y);
+                      h.push_back(problem->Loss(i, y) - Dot(w, psi));
+                      for (double& x : psi) x = -x;
+                      minus_psi.push_back(psi);
+                    });
+    const double top = *std::max_element(h.begin(), h.end());
+    for (const double mu : {0.5, 2.0}) {
+      SCOPED_TRACE(testing::Message() << "example " << i << " μ " << mu);
+      std::vector<double> q(h.size());
+      double z = 0;
+      for (size_t k = 0; k < h.size(); ++k) {
+        q[k] = std::exp((h[k] - top) / mu);
+        z += q[k];
+      }
+      std::vector<double> expected(chain.layout.dim(), 0.0);
+      for (size_t k = 0; k < h.size(); ++k) {
+        for (size_t j = 0; j < expected.size(); ++j) {
+          expected[j] += q[k] / z * minus_psi[k][j];
+        }
+      }
+      const Smoothing smoothing{Smoothing::Kind::kEntropy, mu, 1};
+      std::vector<double> state(problem->BlockStateSize(i));
+      double state_dot = 0;
+      EXPECT_NEAR(problem->SmoothedOracleWithStateDot(i, w.data(), smoothing,
+                                                      state.data(), &state_dot),
+                  top + mu * std::log(z), 1e-9);
+      EXPECT_NEAR(state_dot, problem->StateDot(i, state.data(), w.data()),
+                  1e-9);
+      std::vector<double> gradient(chain.layout.dim(), 0.0);
+      problem->AddCornerMinusState(i, example.labels, state.data(), 1.0,
+                                   gradient.data());
+      for (size_t j = 0; j < expected.size(); ++j) {
+        EXPECT_NEAR(gradient[j], expected[j], 1e-9) << "coordinate " << j;
+      }
+    }
+  }
+}
+
 // From kPipelineLabels labels with listed transitions, a thread lent step
 // helpers runs the max oracle as a pipeline (the helpers' unary scores
 // feeding one thread's decoder): the same corners, scores, losses, state dots

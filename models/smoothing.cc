@@ -77,15 +77,6 @@ void ListedRowSum(int L, const int32_t* begin, const int32_t* index,
   }
 }
 
-// Whether the forward–backward reads the allowed transitions by their lists:
-// when they are few, as a gather costs more than a contiguous multiply-add.
-bool UseLists(const ChainScores& scores) {
-  const TransitionLists* lists = scores.lists;
-  if (lists == nullptr || scores.pair != nullptr) return false;
-  const int64_t L = scores.num_labels;
-  return kListedShare * lists->size() <= L * L;
-}
-
 // to[b·L + a] = from[a·L + b].
 void Transpose(int L, const double* from, double* to) {
   for (int a = 0; a < L; ++a) {
@@ -143,12 +134,73 @@ double ProjectScoresOntoSimplex(const double* scores, int k, double mu,
   return value - 0.5 * mu * squared_norm;
 }
 
+// Only when the allowed transitions are few, as a gather costs more than a
+// contiguous multiply-add.
+bool ForwardBackward::ReadsLists(const ChainScores& scores) {
+  const TransitionLists* lists = scores.lists;
+  if (lists == nullptr || scores.pair != nullptr) return false;
+  const int64_t L = scores.num_labels;
+  return lists->size() > 0 && kListedShare * lists->size() <= L * L;
+}
+
 double ForwardBackward::Compute(const ChainScores& scores, double mu,
                                 double* marginals) {
+  listed_output_ = false;
+  return Run(scores, mu, marginals);
+}
+
+double ForwardBackward::ComputeListed(const ChainScores& scores, double mu,
+                                      double* marginals) {
+  assert(ReadsLists(scores));
+  listed_output_ = true;
+  return Run(scores, mu, marginals);
+}
+
+double ForwardBackward::Run(const ChainScores& scores, double mu,
+                            double* marginals) {
   assert(mu > 0);
   double value;
   used_log_space_ = !ComputeScaled(scores, mu, marginals, &value);
-  if (used_log_space_) value = ComputeInLogSpace(scores, mu, marginals);
+  if (used_log_space_) value = FallBack(scores, mu, marginals);
+  return value;
+}
+
+// The log-space pass reads every transition: read by the lists, it gets
+// them −∞ off the lists (the scaled pass ignored what they held there), and
+// a listed output is gathered from its full one.
+double ForwardBackward::FallBack(const ChainScores& scores, double mu,
+                                 double* marginals) {
+  if (!ReadsLists(scores)) return ComputeInLogSpace(scores, mu, marginals);
+  const TransitionLists& lists = *scores.lists;
+  const int L = scores.num_labels;
+  const size_t LL = static_cast<size_t>(L) * L;
+  masked_transition_.assign(LL, kMinusInfinity);
+  for (int a = 0; a < L; ++a) {
+    for (int32_t k = lists.next_begin[a]; k < lists.next_begin[a + 1]; ++k) {
+      const size_t at = static_cast<size_t>(a) * L + lists.next[k];
+      masked_transition_[at] = scores.transition[at];
+    }
+  }
+  ChainScores masked = scores;
+  masked.transition = masked_transition_.data();
+  masked.lists = nullptr;
+  if (!listed_output_ || marginals == nullptr) {
+    return ComputeInLogSpace(masked, mu, marginals);
+  }
+  const size_t cells = static_cast<size_t>(scores.length) * L;
+  full_marginals_.resize(cells + LL + 2 * L);
+  const double value = ComputeInLogSpace(masked, mu, full_marginals_.data());
+  std::copy(full_marginals_.begin(), full_marginals_.begin() + cells,
+            marginals);
+  double* pair = marginals + cells;
+  for (int a = 0; a < L; ++a) {
+    for (int32_t k = lists.next_begin[a]; k < lists.next_begin[a + 1]; ++k) {
+      pair[k] =
+          full_marginals_[cells + static_cast<size_t>(a) * L + lists.next[k]];
+    }
+  }
+  std::copy(full_marginals_.begin() + cells + LL, full_marginals_.end(),
+            pair + lists.size());
   return value;
 }
 
@@ -173,8 +225,12 @@ bool ForwardBackward::ComputeScaled(const ChainScores& scores, double mu,
   const int T = scores.length;
   const int L = scores.num_labels;
   if (T == 0) {
-    const size_t LL = static_cast<size_t>(L) * L;
-    if (marginals != nullptr) std::fill(marginals, marginals + LL + 2 * L, 0.0);
+    const size_t pairs = listed_output_
+                             ? static_cast<size_t>(scores.lists->size())
+                             : static_cast<size_t>(L) * L;
+    if (marginals != nullptr) {
+      std::fill(marginals, marginals + pairs + 2 * L, 0.0);
+    }
     *value = 0;
     return true;
   }
@@ -211,7 +267,7 @@ bool ForwardBackward::ScaledForward(const ChainScores& scores) {
   alpha_shift_.resize(T);
   terms_.resize(scores.num_labels);
   emission_.resize(scores.num_labels);
-  listed_ = UseLists(scores);
+  listed_ = ReadsLists(scores);
   if (!ScaledForwardFirst(scores)) return false;
   if (T > 1) ExpTransitionFactors(scores);
   for (int t = 1; t < T; ++t) {
@@ -269,6 +325,10 @@ void ForwardBackward::ExpTransitionFactors(const ChainScores& scores) {
     }
     return;
   }
+  if (listed_) {
+    ListedTransitionFactors(scores);
+    return;
+  }
   // A solver's pass calls Compute for every sentence with the same
   // transitions: their factors are kept, and their L² exps skipped while the
   // scores and μ stay the same.
@@ -292,35 +352,72 @@ void ForwardBackward::ExpTransitionFactors(const ChainScores& scores) {
               exp_transition_transposed_.data());
     cached_.tiny = check.tiny;
     cached_.valid = true;
-    cached_.lists = nullptr;
-  }
-  // The same transitions, −∞ where the lists forbid, mean the same lists at
-  // the same address: their factors in list order are kept too.
-  if (listed_ && cached_.lists != scores.lists) {
-    ListFactors(*scores.lists);
-    cached_.lists = scores.lists;
   }
   scaled_.shift += (scores.length - 1) * cached_.top;
   scaled_.tiny |= cached_.tiny;
 }
 
-void ForwardBackward::ListFactors(const TransitionLists& lists) {
-  const int L = lists.num_labels;
-  listed_into_.resize(lists.previous.size());
-  for (int b = 0; b < L; ++b) {
-    for (int32_t k = lists.previous_begin[b]; k < lists.previous_begin[b + 1];
-         ++k) {
-      listed_into_[k] =
-          exp_transition_[static_cast<size_t>(lists.previous[k]) * L + b];
+// The full table's factors at the allowed pairs, in list order, from the
+// allowed transitions alone: the same maximum (the others are −∞ in the
+// full table) and the same exps, so the same bits; kept while the lists,
+// their transitions and μ stay the same (S + L comparisons, not L²).
+void ForwardBackward::ListedTransitionFactors(const ChainScores& scores) {
+  const TransitionLists& lists = *scores.lists;
+  const int L = scores.num_labels;
+  const size_t S = lists.next.size();
+  ListedCache& cache = listed_cache_;
+  if (!cache.valid || cache.next_begin != lists.next_begin ||
+      cache.next != lists.next) {
+    cache.valid = false;
+    cache.next_begin = lists.next_begin;
+    cache.next = lists.next;
+    // Where the pair k of the previous-label lists is in the next-label
+    // lists: both list the pairs, by successor and by predecessor.
+    cache.into_from.resize(S);
+    std::vector<int32_t> taken(L, 0);
+    for (int a = 0; a < L; ++a) {
+      for (int32_t k = lists.next_begin[a]; k < lists.next_begin[a + 1]; ++k) {
+        const int b = lists.next[k];
+        cache.into_from[lists.previous_begin[b] + taken[b]++] = k;
+      }
     }
+    cache.transition.assign(S, 0.0);
   }
-  listed_from_.resize(lists.next.size());
-  for (int a = 0; a < L; ++a) {
+  bool same = cache.valid && cache.inv_mu == scaled_.inv_mu;
+  for (int a = 0; same && a < L; ++a) {
+    const double* row = scores.transition + static_cast<size_t>(a) * L;
     for (int32_t k = lists.next_begin[a]; k < lists.next_begin[a + 1]; ++k) {
-      listed_from_[k] =
-          exp_transition_[static_cast<size_t>(a) * L + lists.next[k]];
+      if (!(row[lists.next[k]] == cache.transition[k])) {
+        same = false;
+        break;
+      }
     }
   }
+  if (!same) {
+    for (int a = 0; a < L; ++a) {
+      const double* row = scores.transition + static_cast<size_t>(a) * L;
+      for (int32_t k = lists.next_begin[a]; k < lists.next_begin[a + 1]; ++k) {
+        cache.transition[k] = row[lists.next[k]];
+      }
+    }
+    cache.inv_mu = scaled_.inv_mu;
+    cache.top = MaxOf(cache.transition.data(), S);
+    ScaledPass check;
+    listed_from_.resize(S);
+    for (size_t k = 0; k < S; ++k) {
+      listed_from_[k] =
+          std::exp((cache.transition[k] - cache.top) * scaled_.inv_mu);
+      check.CheckFactor(listed_from_[k], cache.transition[k]);
+    }
+    listed_into_.resize(S);
+    for (size_t k = 0; k < S; ++k) {
+      listed_into_[k] = listed_from_[cache.into_from[k]];
+    }
+    cache.tiny = check.tiny;
+    cache.valid = true;
+  }
+  scaled_.shift += (scores.length - 1) * cache.top;
+  scaled_.tiny |= cache.tiny;
 }
 
 bool ForwardBackward::ScaledForwardStep(const ChainScores& scores, int t) {
@@ -443,11 +540,13 @@ bool ForwardBackward::ScaledMarginals(const ChainScores& scores,
   const bool per_position = scores.pair != nullptr;
   double* position_pair = per_position ? marginals + cells : nullptr;
   double* pair = marginals + cells + (per_position ? T * LL : 0);
-  std::fill(pair, pair + LL, 0.0);
-  if (per_position) std::fill(position_pair, position_pair + LL, 0.0);
   // Listed: the allowed pairs' sums in list order (the others stay 0, as
-  // their factor makes them in the full table).
+  // their factor makes them in the full table), written in that order for
+  // ComputeListed, else into the L×L table.
   const TransitionLists* lists = listed_ ? scores.lists : nullptr;
+  const size_t pairs = listed_output_ ? static_cast<size_t>(lists->size()) : LL;
+  if (!listed_output_) std::fill(pair, pair + LL, 0.0);
+  if (per_position) std::fill(position_pair, position_pair + LL, 0.0);
   if (lists != nullptr) listed_pair_.assign(lists->next.size(), 0.0);
   for (int t = 0; t < T; ++t) {
     const double* a_row = alpha + static_cast<size_t>(t) * L;
@@ -496,7 +595,11 @@ bool ForwardBackward::ScaledMarginals(const ChainScores& scores,
     }
     AddOuterProduct(L, previous, emission, pair);
   }
-  if (lists != nullptr && T > 1) {
+  if (listed_output_) {
+    for (size_t k = 0; k < pairs; ++k) {
+      pair[k] = T > 1 ? listed_pair_[k] * listed_from_[k] : 0.0;
+    }
+  } else if (lists != nullptr && T > 1) {
     for (int a = 0; a < L; ++a) {
       for (int32_t k = lists->next_begin[a]; k < lists->next_begin[a + 1];
            ++k) {
@@ -509,7 +612,7 @@ bool ForwardBackward::ScaledMarginals(const ChainScores& scores,
        ++i) {
     pair[i] *= exp_transition_[i];
   }
-  double* start = pair + LL;
+  double* start = pair + pairs;
   double* end = start + L;
   std::copy(node, node + L, start);
   std::copy(node + cells - L, node + cells, end);

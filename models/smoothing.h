@@ -50,15 +50,26 @@ class ForwardBackward {
   // Runs the scaled forward–backward in probability space: T·L + L² + L
   // exps (each score shifted by the max of its row or table, so every factor
   // is in [0, 1]) and O(T·L²) multiply-adds; O(T·S) over the S allowed
-  // transitions when ChainScores::lists has few of them (`transition` must
-  // then be −∞ off the lists, as ChainProblem gives it): the same bits, as a
-  // forbidden pair's factor is 0. When a small μ (or a large
+  // transitions when ChainScores::lists has few of them (ReadsLists): the
+  // same bits as over the full table with −∞ off the lists, which is what
+  // it then reads whatever `transition` holds there (without ReadsLists the
+  // lists are not read, and `transition` must be −∞ off them, as for the
+  // other decoders). When a small μ (or a large
   // spread of scores) makes a factor exp((score − max)/μ) or a normalised
   // message entry nonzero but below 1e-100, where products of them could
   // underflow, the sentence is redone by ComputeInLogSpace. Either way the
   // result is the log-space pass's to rounding; only marginals below ~1e-300
   // may come out as 0 or denormal.
   double Compute(const ChainScores& scores, double mu, double* marginals);
+
+  // Whether Compute reads `scores`' transitions by their lists (few allowed
+  // pairs, no pair scores); it then reads `transition` on the lists alone.
+  static bool ReadsLists(const ChainScores& scores);
+  // With ReadsLists(scores): Compute's value and marginals, the pair part
+  // being the S allowed pairs' marginals in the order of lists->next (the
+  // successors of label 0, then of 1, ...): T·L + S + 2L doubles, and no
+  // work of L² anywhere, `transition` read on the lists alone.
+  double ComputeListed(const ChainScores& scores, double mu, double* marginals);
 
   // The same in log space, with one exp per (t, a, b) per pass: Compute's
   // fallback and its reference in tests.
@@ -107,8 +118,11 @@ class ForwardBackward {
   bool ScaledForwardEnd(const ChainScores& scores);
   bool ScaledBackward(const ChainScores& scores);
   bool ScaledMarginals(const ChainScores& scores, double* marginals);
-  // listed_into_ and listed_from_ from exp_transition_ for `lists`.
-  void ListFactors(const TransitionLists& lists);
+  // Compute's and ComputeListed's pass, and its log-space fallback.
+  double Run(const ChainScores& scores, double mu, double* marginals);
+  double FallBack(const ChainScores& scores, double mu, double* marginals);
+  // listed_into_ and listed_from_ for scores.lists (ExpTransitionFactors').
+  void ListedTransitionFactors(const ChainScores& scores);
   // The transition factors of the step into t ≥ 1.
   const double* TransitionFactorsInto(const ChainScores& scores, int t) const {
     return exp_transition_.data() +
@@ -148,6 +162,11 @@ class ForwardBackward {
   std::vector<double> listed_from_;
   std::vector<double> listed_pair_;
   bool listed_ = false;
+  // Whether the marginals' pair part is in list order (ComputeListed).
+  bool listed_output_ = false;
+  // The fallback's transitions, −∞ off the lists, and its full marginals.
+  std::vector<double> masked_transition_;
+  std::vector<double> full_marginals_;
   std::vector<double> exp_unary_;
   std::vector<double> terms_;     // L: one log-sum-exp's terms; end factors
   std::vector<double> emission_;  // L: per-label row of one position
@@ -160,10 +179,22 @@ class ForwardBackward {
     double inv_mu = 0;
     double top = 0;
     bool tiny = false;
-    // The lists listed_into_ and listed_from_ were made for.
-    const TransitionLists* lists = nullptr;
   };
   TransitionCache cached_;
+  // The lists and allowed transitions listed_into_ and listed_from_ were
+  // made from, with into_from[k]: where pair k of the previous-label lists
+  // is in the next-label lists.
+  struct ListedCache {
+    bool valid = false;
+    std::vector<int32_t> next_begin;
+    std::vector<int32_t> next;
+    std::vector<int32_t> into_from;
+    std::vector<double> transition;  // in the order of `next`
+    double inv_mu = 0;
+    double top = 0;
+    bool tiny = false;
+  };
+  ListedCache listed_cache_;
   bool used_log_space_ = false;
 };
 

@@ -628,44 +628,97 @@ ListedChain MakeListedChain(int T, int L, double share, std::mt19937* rng) {
   return listed;
 }
 
+// The marginals' pair part gathered in the lists' order: ComputeListed's
+// layout from Compute's.
+std::vector<double> ListedLayout(const std::vector<double>& full, int T,
+                                 const TransitionLists& lists) {
+  const int L = lists.num_labels;
+  const size_t cells = static_cast<size_t>(T) * L;
+  std::vector<double> listed(full.begin(), full.begin() + cells);
+  for (int a = 0; a < L; ++a) {
+    for (int32_t k = lists.next_begin[a]; k < lists.next_begin[a + 1]; ++k) {
+      listed.push_back(
+          full[cells + static_cast<size_t>(a) * L + lists.next[k]]);
+    }
+  }
+  listed.insert(listed.end(), full.end() - 2 * L, full.end());
+  return listed;
+}
+
 // Few allowed transitions are read by their lists: the value and every
-// marginal are the bits of the pass over all L² pairs (the lists dropped),
-// for fresh and reused factors, and as the lists change under the same
-// object; the pair marginals of forbidden pairs are 0.
+// marginal are the bits of the pass over all L² pairs with −∞ off the lists
+// (what the transitions hold off them is not read), in the full layout and
+// in the lists' order, with fresh and reused factors, as the lists change
+// under the same object, and through the log-space fallback.
 TEST(ForwardBackwardTest, ListedTransitionsGiveTheBitsOfTheFullTable) {
   std::mt19937 rng(7);
   const ListedChain sparse = MakeListedChain(9, 40, 0.05, &rng);
-  ASSERT_LE(4 * sparse.lists.size(), 40 * 40);  // read by the lists
+  ASSERT_TRUE(ForwardBackward::ReadsLists(sparse.scores()));
   ListedChain other = MakeListedChain(5, 40, 0.1, &rng);
-  ListedChain same_scores = sparse;  // other lists at another address
+  ListedChain same_scores = sparse;  // the same lists at another address
+  ListedChain more = sparse;         // the same transitions, a pair more
+  for (size_t k = 0; k < more.allowed.size(); ++k) {
+    if (more.allowed[k]) continue;
+    more.allowed[k] = 1;
+    more.chain.transition[k] = 0.5;
+    more.lists = TransitionLists::FromMask(more.allowed.data(), 40);
+    break;
+  }
   const ListedChain one = MakeListedChain(1, 40, 0.05, &rng);
+  // A factor of e^−300 at μ = 1: the pass falls back to log space.
+  ListedChain tiny = sparse;
+  tiny.chain.transition[3 * 40 + tiny.lists.next[tiny.lists.next_begin[3]]] =
+      -300;
   // Half the pairs allowed: the lists are given, the full table is read.
   const ListedChain dense = MakeListedChain(6, 12, 0.5, &rng);
-  ASSERT_GT(4 * dense.lists.size(), 12 * 12);
+  ASSERT_FALSE(ForwardBackward::ReadsLists(dense.scores()));
   const std::vector<const ListedChain*> calls = {
-      &sparse, &sparse, &other, &sparse, &same_scores, &one, &dense, &sparse};
+      &sparse, &sparse, &other, &sparse, &same_scores, &more,
+      &sparse, &one,    &tiny,  &dense,  &sparse};
   ForwardBackward reused;
+  int log_space = 0;
   for (size_t k = 0; k < calls.size(); ++k) {
     SCOPED_TRACE(testing::Message() << "call " << k);
     const ListedChain& listed = *calls[k];
+    const int T = listed.chain.length;
     const int L = listed.chain.num_labels;
-    const size_t size = MarginalsSize(listed.chain.length, L);
-    std::vector<double> expected(size), marginals(size), fresh_marginals(size);
+    std::vector<double> expected(MarginalsSize(T, L));
     ForwardBackward full;
     const double value =
         full.Compute(listed.chain.scores(), 1.0, expected.data());
-    ASSERT_FALSE(full.used_log_space());
-    ForwardBackward fresh;
-    EXPECT_EQ(fresh.Compute(listed.scores(), 1.0, fresh_marginals.data()),
-              value);
-    EXPECT_EQ(fresh_marginals, expected);
-    EXPECT_EQ(reused.Compute(listed.scores(), 1.0, marginals.data()), value);
-    EXPECT_EQ(marginals, expected);
-    const double* pair = marginals.data() + listed.chain.length * L;
+    log_space += full.used_log_space();
+    // Off the lists the transitions hold anything but −∞ (unless the full
+    // table is read).
+    ListedChain unmasked = listed;
+    if (ForwardBackward::ReadsLists(listed.scores())) {
+      for (size_t i = 0; i < unmasked.allowed.size(); ++i) {
+        if (!unmasked.allowed[i]) unmasked.chain.transition[i] = 3.0 + i % 5;
+      }
+    }
+    for (const ListedChain* given :
+         std::vector<const ListedChain*>{&listed, &unmasked}) {
+      std::vector<double> marginals(expected.size(), -1.0);
+      ForwardBackward fresh;
+      EXPECT_EQ(fresh.Compute(given->scores(), 1.0, marginals.data()), value);
+      EXPECT_EQ(marginals, expected);
+      EXPECT_EQ(fresh.used_log_space(), full.used_log_space());
+      marginals.assign(expected.size(), -1.0);
+      EXPECT_EQ(reused.Compute(given->scores(), 1.0, marginals.data()), value);
+      EXPECT_EQ(marginals, expected);
+      if (!ForwardBackward::ReadsLists(given->scores())) continue;
+      std::vector<double> in_list_order(T * L + listed.lists.size() + 2 * L,
+                                        -1.0);
+      EXPECT_EQ(
+          reused.ComputeListed(given->scores(), 1.0, in_list_order.data()),
+          value);
+      EXPECT_EQ(in_list_order, ListedLayout(expected, T, listed.lists));
+    }
+    const double* pair = expected.data() + T * L;
     for (size_t i = 0; i < listed.allowed.size(); ++i) {
       if (!listed.allowed[i]) EXPECT_EQ(pair[i], 0.0) << i;
     }
   }
+  EXPECT_EQ(log_space, 1);  // `tiny`
 }
 
 TEST(ForwardBackwardTest, FactorsDownToTheLimitKeepTheScaledPass) {
