@@ -70,12 +70,15 @@ double ChainProblem::Smoothed(int i, const double* w,
   // h(y) = L(y) + ⟨w, φ(y)⟩ − ⟨w, φ(y_i)⟩: augmented scores minus gold's.
   AddLossToUnary(i, 1.0, scores.unary);
   // The entropy's forward–backward reads few allowed transitions by their
-  // lists alone; the other smoothings need −∞ off them.
-  ForbidTransitions(&scores, /*viterbi_only=*/true);
-  if (smoothing.kind != Smoothing::Kind::kEntropy || structure_ != nullptr ||
-      !ForwardBackward::ReadsLists(scores.first)) {
-    ForbidTransitions(&scores, /*viterbi_only=*/false);
+  // lists alone, as Viterbi does; the other smoothings need −∞ off them.
+  bool lists_alone = false;
+  if (smoothing.kind == Smoothing::Kind::kEntropy && structure_ == nullptr &&
+      !allowed_.empty()) {
+    ChainScores listed = scores.first;
+    listed.lists = &lists_;
+    lists_alone = ForwardBackward::ReadsLists(listed);
   }
+  ForbidTransitions(&scores, /*viterbi_only=*/lists_alone);
   const double value = SmoothedMax(i, scores, smoothing, state) - gold_score;
   if (state_dot != nullptr) {
     // ⟨v_i, w⟩ reads the plain scores, without the loss.
