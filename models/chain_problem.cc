@@ -238,7 +238,7 @@ void ChainProblem::ComputeScores(int i, const double* v, double scale,
   } else {
     ComputeUnaryScores(L, v, example.features, unary);
   }
-  FinishScores(i, v, scale, scores);
+  FinishScores(i, v + layout_.pair_emission_offset(), scale, scores);
 }
 
 bool ChainProblem::ComputeCornerUnary(int i, const double* w,
@@ -291,21 +291,21 @@ bool ChainProblem::ComputeCornerUnary(int i, const double* w,
   return true;
 }
 
-void ChainProblem::FinishScores(int i, const double* v, double scale,
-                                Scores* scores) const {
+void ChainProblem::FinishScores(int i, const double* after_emission,
+                                double scale, Scores* scores) const {
   const ChainExample& example = examples_[i];
   const int T = example.features.size();
   const int L = layout_.num_labels;
   const int P = layout_.num_pairs;
   Scratch& scratch = ThreadScratch();
   double* unary = scratch.unary.data();
-  const double* tail = v + layout_.transition_offset();
+  const double* tail = after_emission + (layout_.transition_offset() -
+                                         layout_.pair_emission_offset());
   double* pair_unary = nullptr;
   if (layout_.num_pair_rows > 0) {
     scratch.pair_unary.resize(static_cast<size_t>(T) * P);
     pair_unary = scratch.pair_unary.data();
-    ComputeUnaryScores(P, v + layout_.pair_emission_offset(),
-                       example.pair_features, pair_unary);
+    ComputeUnaryScores(P, after_emission, example.pair_features, pair_unary);
   }
   if (scale != 1.0) {
     // Scale the (small) unary tables and a copy of the tail; the emission
@@ -391,8 +391,10 @@ void ChainProblem::Oracle(int i, const double* w, double scale,
   for (int k = 0; k < count; ++k) {
     corner_scores[k] = gold_score - ScoreOf(scores, corners[k]->data());
   }
-  result->state_dot =
-      state != nullptr ? StateDot(i, w, scores, gold_score, state) : 0;
+  result->state_dot = state != nullptr
+                          ? StateDot(i, w + layout_.pair_emission_offset(),
+                                     scores, gold_score, state)
+                          : 0;
 
   // Loss augmentation, then plain decoding; the scores of the winner are
   // recomputed without it.
@@ -540,8 +542,9 @@ bool ChainProblem::TailSupport(int i, const double* state,
   return true;
 }
 
-double ChainProblem::StateDot(int i, const double* w, const Scores& scores,
-                              double gold_score, const double* state) const {
+double ChainProblem::StateDot(int i, const double* after_emission,
+                              const Scores& scores, double gold_score,
+                              const double* state) const {
   double expected = 0;
   const int64_t TL = PairStateOffset(i);
   for (int64_t k = 0; k < TL; ++k) expected += scores.unary[k] * state[k];
@@ -554,7 +557,8 @@ double ChainProblem::StateDot(int i, const double* w, const Scores& scores,
       expected += pair_unary[k] * state[TL + k];
     }
   }
-  const double* tail = w + layout_.transition_offset();
+  const double* tail = after_emission + (layout_.transition_offset() -
+                                         layout_.pair_emission_offset());
   const double* tail_state = state + tail_offset;
   std::vector<int64_t>& support = ThreadScratch().tail_indices;
   const bool all = tail_full_.empty();  // the branch out of the loops
@@ -590,13 +594,14 @@ void ChainProblem::ScoreCorners(int i, const double* w, const double* state,
     unary.resize(static_cast<size_t>(Length(i)) * layout_.num_labels);
     ComputeUnaryScores(layout_.num_labels, w, example.features, unary.data());
   }
-  FinishScores(i, w, 1.0, &chain);
+  FinishScores(i, w + layout_.pair_emission_offset(), 1.0, &chain);
   const double gold_score = ScoreOf(chain, example.labels.data());
   for (int k = 0; k < count; ++k) {
     scores[k] = gold_score - ScoreOf(chain, corners[k]->data());
   }
   if (state != nullptr) {
-    *state_dot = StateDot(i, w, chain, gold_score, state);
+    *state_dot = StateDot(i, w + layout_.pair_emission_offset(), chain,
+                          gold_score, state);
   }
 }
 

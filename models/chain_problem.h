@@ -187,6 +187,16 @@ class ChainProblem : public Problem {
   double SmoothedOracleWithStateDot(int i, const double* w,
                                     const Smoothing& smoothing, double* state,
                                     double* state_dot) const override;
+  // Reads free_w directly: the emission rows at their free labels.
+  double SmoothedOracleWithStateDotAtFree(int i, const double* free_w,
+                                          const Smoothing& smoothing,
+                                          double* state,
+                                          double* state_dot) const override;
+  // From kFreeOracleLabels labels with free coordinates: a dense row is
+  // then several cache lines, of which a row's few free labels read one or
+  // two; below, reading a row's range, labels and weights costs more than
+  // its dense line.
+  bool OraclesAtFreeAreFaster() const override;
   bool SupportsSmoothing(Smoothing::Kind) const override { return true; }
   // From the unary scores (ScoreCorners with no corners).
   double StateDot(int i, const double* state, const double* w) const override;
@@ -218,8 +228,14 @@ class ChainProblem : public Problem {
   // than a third of all labels' scores.
   bool ComputeCornerUnary(int i, const double* w, const double* state,
                           const Corner* const* corners, int count) const;
-  // The rest of ComputeScores once the scratch's unary scores are set.
-  void FinishScores(int i, const double* v, double scale, Scores* scores) const;
+  // The same at the point whose free coordinates (FreeCoordinates) are
+  // free_w: the emission rows read at their free labels alone.
+  void ComputeScoresAtFree(int i, const double* free_w, Scores* scores) const;
+  // The rest of ComputeScores once the scratch's unary scores are set;
+  // `after_emission` is the point from pair_emission_offset() on (the pair
+  // rows and the tail, laid out as in w).
+  void FinishScores(int i, const double* after_emission, double scale,
+                    Scores* scores) const;
   double ScoreOf(const Scores& scores, const int32_t* y) const;
   // The best labeling under `scores` (the allowed ones at second order).
   double DecodeBest(const Scores& scores, int32_t* y) const;
@@ -236,15 +252,18 @@ class ChainProblem : public Problem {
   // unspecified, when there could be more than a third of the tail.
   bool TailSupport(int i, const double* state,
                    std::vector<int64_t>* indices) const;
-  // The smoothed oracles: the state dot too when state_dot is not null.
-  double Smoothed(int i, const double* w, const Smoothing& smoothing,
-                  double* state, double* state_dot) const;
+  // The smoothed oracles at w, or with free_w at the point whose free
+  // coordinates it holds: the state dot too when state_dot is not null.
+  double Smoothed(int i, const double* w, const double* free_w,
+                  const Smoothing& smoothing, double* state,
+                  double* state_dot) const;
   // The smoothed max of the (loss-augmented) scores, its distribution's
   // block state into `state`.
   double SmoothedMax(int i, const Scores& scores, const Smoothing& smoothing,
                      double* state) const;
-  // ⟨v_i, w⟩ = score(y_i) − ⟨E_β φ, w⟩ from the unary scores.
-  double StateDot(int i, const double* w, const Scores& scores,
+  // ⟨v_i, w⟩ = score(y_i) − ⟨E_β φ, w⟩ from the unary scores;
+  // `after_emission` as FinishScores'.
+  double StateDot(int i, const double* after_emission, const Scores& scores,
                   double gold_score, const double* state) const;
   // tail += c·(the transition, bias and trigram indicators of y) on w's
   // tail (AddTailFeatures) or a state's (AddStateTailFeatures).

@@ -34,6 +34,12 @@ constexpr int64_t kSparseUnaryShare = 3;
 // the 45-label POS preset gains from it, the 23-label chunking preset
 // showed no gain (docs/experiments.md#hundreds-of-labels).
 constexpr int kSplitUnaryLabels = 32;
+
+// From this many labels, with free coordinates, the smoothed oracles read
+// the point at the free coordinates alone (ChainProblem::
+// OraclesAtFreeAreFaster;
+// docs/experiments.md#the-crf-on-319-labels-oracles-at-the-free-coordinates-2026-11-29).
+constexpr int kFreeOracleLabels = 32;
 constexpr int kSplitUnaryPositions = 4;
 
 // From this many labels (with listed transitions), and sentences of this

@@ -52,7 +52,8 @@ void ChainProblem::PipelinedOracle(int i, const double* w, const double* state,
   double* unary = scratch.unary.data();
   double* augmented = scratch.augmented.data();
   Scores scores;
-  FinishScores(i, w, 1.0, &scores);  // pointers only at scale 1, no pairs
+  // Pointers only at scale 1, no pairs.
+  FinishScores(i, w + layout_.pair_emission_offset(), 1.0, &scores);
   // The decoder reads the loss-augmented copy, so the plain scores stay as
   // Oracle has them when it scores the gold labeling, the corners and the
   // state; Oracle's removal of the loss is then done on the copy.
@@ -109,8 +110,10 @@ void ChainProblem::PipelinedOracle(int i, const double* w, const double* state,
   for (int k = 0; k < count; ++k) {
     corner_scores[k] = gold_score - ScoreOf(scores, corners[k]->data());
   }
-  result->state_dot =
-      state != nullptr ? StateDot(i, w, scores, gold_score, state) : 0;
+  result->state_dot = state != nullptr
+                          ? StateDot(i, w + layout_.pair_emission_offset(),
+                                     scores, gold_score, state)
+                          : 0;
   AddLossToUnary(i, -1.0, augmented);
   int wrong = 0;
   for (int t = 0; t < T; ++t) wrong += result->corner[t] != gold[t];

@@ -18,6 +18,7 @@
 
 namespace chaintag {
 
+using chain_problem_internal::kFreeOracleLabels;
 using chain_problem_internal::Scratch;
 using chain_problem_internal::ThreadScratch;
 
@@ -50,22 +51,81 @@ double ChainProblem::TopKSmoothed(int i, const Scores& scores,
 double ChainProblem::SmoothedOracle(int i, const double* w,
                                     const Smoothing& smoothing,
                                     double* state) const {
-  return Smoothed(i, w, smoothing, state, nullptr);
+  return Smoothed(i, w, nullptr, smoothing, state, nullptr);
 }
 
 double ChainProblem::SmoothedOracleWithStateDot(int i, const double* w,
                                                 const Smoothing& smoothing,
                                                 double* state,
                                                 double* state_dot) const {
-  return Smoothed(i, w, smoothing, state, state_dot);
+  return Smoothed(i, w, nullptr, smoothing, state, state_dot);
 }
 
-double ChainProblem::Smoothed(int i, const double* w,
+bool ChainProblem::OraclesAtFreeAreFaster() const {
+  return !free_coordinates_.empty() && layout_.num_labels >= kFreeOracleLabels;
+}
+
+double ChainProblem::SmoothedOracleWithStateDotAtFree(
+    int i, const double* free_w, const Smoothing& smoothing, double* state,
+    double* state_dot) const {
+  // Every coordinate free: free_w is w.
+  if (free_coordinates_.empty()) {
+    return Smoothed(i, free_w, nullptr, smoothing, state, state_dot);
+  }
+  return Smoothed(i, nullptr, free_w, smoothing, state, state_dot);
+}
+
+// The emission rows' free labels are free_w's first entries, row by row
+// (free_row_begin_), the pair rows and the tail the rest, as in w. Each
+// label's sum takes the dense rows' terms in the same order less those of
+// a weight fixed at 0, which never change a sum that starts at +0: the same
+// scores to the bit.
+void ChainProblem::ComputeScoresAtFree(int i, const double* free_w,
+                                       Scores* scores) const {
+  const FeatureSequence& f = examples_[i].features;
+  const int T = f.size();
+  const int L = layout_.num_labels;
+  Scratch& scratch = ThreadScratch();
+  scratch.unary.assign(static_cast<size_t>(T) * L, 0.0);
+  const int32_t total = f.offsets[T];
+  for (int t = 0; t < T; ++t) {
+    double* out = scratch.unary.data() + static_cast<int64_t>(t) * L;
+    for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
+      // A row's range first, then, once it is in cache, its weights and
+      // labels (AddCornerMinusStateAtFree's reads).
+      if (k + 2 * kPrefetchDistance < total) {
+        __builtin_prefetch(free_row_begin_.data() +
+                           f.buckets[k + 2 * kPrefetchDistance]);
+      }
+      if (k + kPrefetchDistance < total) {
+        const int64_t ahead = free_row_begin_[f.buckets[k + kPrefetchDistance]];
+        __builtin_prefetch(free_w + ahead);
+        __builtin_prefetch(free_labels_.data() + ahead);
+      }
+      const double value = f.value(k);
+      const uint32_t row = f.buckets[k];
+      for (int64_t j = free_row_begin_[row]; j < free_row_begin_[row + 1];
+           ++j) {
+        out[free_labels_[j]] += value * free_w[j];
+      }
+    }
+  }
+  FinishScores(i, free_w + free_labels_.size(), 1.0, scores);
+}
+
+double ChainProblem::Smoothed(int i, const double* w, const double* free_w,
                               const Smoothing& smoothing, double* state,
                               double* state_dot) const {
   const ChainExample& example = examples_[i];
   Scores scores;
-  ComputeScores(i, w, 1.0, &scores);
+  const double* after_emission;
+  if (free_w == nullptr) {
+    ComputeScores(i, w, 1.0, &scores);
+    after_emission = w + layout_.pair_emission_offset();
+  } else {
+    ComputeScoresAtFree(i, free_w, &scores);
+    after_emission = free_w + free_labels_.size();
+  }
   const double gold_score = ScoreOf(scores, example.labels.data());
   // h(y) = L(y) + ⟨w, φ(y)⟩ − ⟨w, φ(y_i)⟩: augmented scores minus gold's.
   AddLossToUnary(i, 1.0, scores.unary);
@@ -83,7 +143,7 @@ double ChainProblem::Smoothed(int i, const double* w,
   if (state_dot != nullptr) {
     // ⟨v_i, w⟩ reads the plain scores, without the loss.
     AddLossToUnary(i, -1.0, scores.unary);
-    *state_dot = StateDot(i, w, scores, gold_score, state);
+    *state_dot = StateDot(i, after_emission, scores, gold_score, state);
   }
   return value;
 }

@@ -1097,6 +1097,65 @@ TEST(ObservedStatesTest, GradientsAtTheFreeCoordinatesAreTheDenseOnes) {
   }
 }
 
+// The smoothed oracles at the free coordinates alone read the emission rows
+// at their free labels: value, state and state dot are the bits of the
+// oracle at the dense point with 0 elsewhere, for every chain kind and
+// smoothing, by ChainProblem's reading and by Problem's default; without
+// free coordinates free_w is w.
+TEST(ObservedStatesTest, OraclesAtTheFreeCoordinatesAreTheDenseOnes) {
+  std::mt19937 rng(37);
+  std::normal_distribution<double> normal(0, 1);
+  for (Model model : kModels) {
+    SCOPED_TRACE(testing::Message() << "model " << static_cast<int>(model));
+    const int L = OrderOf(model) == 1 ? 6 : 4;
+    const TestChain chain = MakeTestChain(L, model, 6, &rng, /*max_length=*/7);
+    const std::unique_ptr<ChainProblem> unrestricted = chain.Problem(true);
+    const std::unique_ptr<ChainProblem> problem = chain.Problem(true);
+    problem->RestrictEmissionsToObservedLabels();
+    std::vector<int64_t> free;
+    ASSERT_TRUE(problem->FreeCoordinates(&free));
+    std::vector<double> free_w(free.size()), dense(chain.layout.dim(), 0.0);
+    for (size_t k = 0; k < free.size(); ++k) {
+      free_w[k] = normal(rng);
+      dense[free[k]] = free_w[k];
+    }
+    for (int i = 0; i < problem->NumExamples(); ++i) {
+      for (const Smoothing& smoothing :
+           {Smoothing{Smoothing::Kind::kEntropy, 1.0, 1},
+            Smoothing{Smoothing::Kind::kTopKL2, 0.5, 3},
+            Smoothing{Smoothing::Kind::kNone, 0, 1}}) {
+        SCOPED_TRACE(testing::Message()
+                     << "example " << i << " kind "
+                     << static_cast<int>(smoothing.kind));
+        const size_t size = problem->BlockStateSize(i);
+        std::vector<double> expected(size), state(size), by_default(size);
+        double expected_dot = 0, dot = 0, default_dot = 0;
+        const double value = problem->SmoothedOracleWithStateDot(
+            i, dense.data(), smoothing, expected.data(), &expected_dot);
+        EXPECT_EQ(problem->SmoothedOracleWithStateDotAtFree(
+                      i, free_w.data(), smoothing, state.data(), &dot),
+                  value);
+        EXPECT_EQ(state, expected);
+        EXPECT_EQ(dot, expected_dot);
+        EXPECT_EQ(problem->Problem::SmoothedOracleWithStateDotAtFree(
+                      i, free_w.data(), smoothing, by_default.data(),
+                      &default_dot),
+                  value);
+        EXPECT_EQ(by_default, expected);
+        EXPECT_EQ(default_dot, expected_dot);
+        std::vector<double> whole(size), at_free(size);
+        double whole_dot = 0, at_free_dot = 0;
+        EXPECT_EQ(unrestricted->SmoothedOracleWithStateDotAtFree(
+                      i, dense.data(), smoothing, at_free.data(), &at_free_dot),
+                  unrestricted->SmoothedOracleWithStateDot(
+                      i, dense.data(), smoothing, whole.data(), &whole_dot));
+        EXPECT_EQ(at_free, whole);
+        EXPECT_EQ(at_free_dot, whole_dot);
+      }
+    }
+  }
+}
+
 // A state over allowed transitions holds S + 2L tail entries, not L² + 2L;
 // the setter refuses a wrong size, a forbidden gold pair and second order.
 TEST(AllowedTransitionsTest, StateTailHoldsTheAllowedPairsOnly) {

@@ -70,6 +70,7 @@ class LbfgsSteps : public PassSteps {
         settings_(settings),
         n_(problem.NumExamples()),
         restricted_(problem.FreeCoordinates(&free_)),
+        oracles_at_free_(restricted_ && problem.OraclesAtFreeAreFaster()),
         size_(restricted_ ? static_cast<int64_t>(free_.size()) : problem.Dim()),
         w_(size_, 0.0),
         trial_w_(size_, 0.0),
@@ -81,7 +82,6 @@ class LbfgsSteps : public PassSteps {
         losses_(n_, 0.0),
         terms_(n_, 0.0),
         lane_gradient_(size_, 0.0),
-        dense_point_(restricted_ ? problem.Dim() : 0, 0.0),
         slice_bounds_(
             LaneSlices(problem, settings.threads, restricted_, size_)),
         parts_(static_cast<int>((size_ + kVectorPart - 1) / kVectorPart)),
@@ -265,12 +265,14 @@ class LbfgsSteps : public PassSteps {
   // P, ḡ and the certificate's sums at `point`: forward–backward for every
   // example, each gradient added to its lane's vector in example order
   // (SumLanes or SumChunks), then the lanes added.
-  // Restricted, the oracles read the point in all of w's coordinates and
-  // add the gradients at the free ones (AddCornerMinusStateAtFree).
+  // Restricted, the oracles read the point at the free coordinates
+  // (SmoothedOracleWithStateDotAtFree) where the problem reads that faster,
+  // else in all of w's coordinates; the gradients are added at the free
+  // ones (AddCornerMinusStateAtFree).
   void Evaluate(const std::vector<double>& point, Evaluation* out) {
     double* lanes[kLanes] = {out->loss_gradient.data(), lane_gradient_.data()};
     const double* at = point.data();
-    if (restricted_) {
+    if (restricted_ && !oracles_at_free_) {
       ScatterToDense(point.data());
       at = dense_point_.data();
     }
@@ -312,8 +314,11 @@ class LbfgsSteps : public PassSteps {
   // One sentence's oracle at `point` into `state`, with its f_i and term.
   void Oracle(int i, const double* point, double* state) {
     double state_dot = 0;
-    losses_[i] = problem_.SmoothedOracleWithStateDot(i, point, smoothing_,
-                                                     state, &state_dot);
+    losses_[i] = oracles_at_free_
+                     ? problem_.SmoothedOracleWithStateDotAtFree(
+                           i, point, smoothing_, state, &state_dot)
+                     : problem_.SmoothedOracleWithStateDot(i, point, smoothing_,
+                                                           state, &state_dot);
     terms_[i] = losses_[i] + state_dot;
   }
 
@@ -507,6 +512,9 @@ class LbfgsSteps : public PassSteps {
   // dense_point_ at the free coordinates = compressed (0 elsewhere, as it
   // was made).
   void ScatterToDense(const double* compressed) {
+    // Made when first asked for: with oracles at the free coordinates
+    // only the monitor's evaluations and the returned weights need it.
+    dense_point_.resize(problem_.Dim(), 0.0);
     ForParts([&](int64_t begin, int64_t end) {
       for (int64_t k = begin; k < end; ++k) {
         dense_point_[free_[k]] = compressed[k];
@@ -590,6 +598,7 @@ class LbfgsSteps : public PassSteps {
   // ones (Problem::FreeCoordinates, ascending), w being 0 at the others.
   std::vector<int64_t> free_;
   const bool restricted_;
+  const bool oracles_at_free_;
   const int64_t size_;
   Smoothing smoothing_;
   std::vector<double> w_, trial_w_;
@@ -617,8 +626,8 @@ class LbfgsSteps : public PassSteps {
   // Lane 1's gradient sum (lane 0's is the evaluation's own), and the
   // slices of the coordinates a lane's sum is cut into.
   std::vector<double> lane_gradient_;
-  // Restricted: the point in all of w's coordinates, as the oracles read
-  // it (0 off the free coordinates).
+  // Restricted: the point in all of w's coordinates (0 off the free ones),
+  // as the dense oracles read it, and for Point() and the returned weights.
   std::vector<double> dense_point_;
   std::vector<int64_t> slice_bounds_;
   const int parts_;

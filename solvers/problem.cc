@@ -253,6 +253,19 @@ double Problem::SmoothedOracleWithStateDot(int i, const double* w,
 
 bool Problem::FreeCoordinates(std::vector<int64_t>*) const { return false; }
 
+double Problem::SmoothedOracleWithStateDotAtFree(int i, const double* free_w,
+                                                 const Smoothing& smoothing,
+                                                 double* state,
+                                                 double* state_dot) const {
+  std::vector<int64_t> free;
+  if (!FreeCoordinates(&free)) {
+    return SmoothedOracleWithStateDot(i, free_w, smoothing, state, state_dot);
+  }
+  std::vector<double> w(Dim(), 0.0);
+  for (size_t k = 0; k < free.size(); ++k) w[free[k]] = free_w[k];
+  return SmoothedOracleWithStateDot(i, w.data(), smoothing, state, state_dot);
+}
+
 void Problem::AddCornerMinusStateAtFree(int i, const Corner& y,
                                         const double* state, double c,
                                         int64_t begin, int64_t end,

@@ -303,6 +303,20 @@ class Problem {
   // such a problem. False, with `coordinates` untouched, when every
   // coordinate is free (the default). `coordinates` may be null.
   virtual bool FreeCoordinates(std::vector<int64_t>* coordinates) const;
+  // SmoothedOracleWithStateDot at the point whose free coordinates are
+  // `free_w` (one entry each, in FreeCoordinates' order), 0 elsewhere: a
+  // solver keeping its vectors over the free coordinates calls the oracles
+  // without a point in all of w. Without FreeCoordinates free_w is w. By
+  // default through a dense copy of the point (Dim() a call); a problem
+  // with free coordinates should read them directly.
+  virtual double SmoothedOracleWithStateDotAtFree(int i, const double* free_w,
+                                                  const Smoothing& smoothing,
+                                                  double* state,
+                                                  double* state_dot) const;
+  // Whether SmoothedOracleWithStateDotAtFree is the faster of the two (a
+  // solver then needs no point in all of w to call the oracles). False by
+  // default.
+  virtual bool OraclesAtFreeAreFaster() const { return false; }
   // AddCornerMinusState's change at the free coordinates alone, added to
   // `free_w` (one entry per free coordinate, in FreeCoordinates' order) at
   // its entries [begin, end): a solver keeping its vectors over the free

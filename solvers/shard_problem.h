@@ -92,6 +92,20 @@ class ShardProblem : public Problem {
   bool FreeCoordinates(std::vector<int64_t>* coordinates) const override {
     return local_.FreeCoordinates(coordinates);
   }
+  bool OraclesAtFreeAreFaster() const override {
+    return local_.OraclesAtFreeAreFaster();
+  }
+  double SmoothedOracleWithStateDotAtFree(int i, const double* free_w,
+                                          const Smoothing& smoothing,
+                                          double* state,
+                                          double* state_dot) const override {
+    if (IsLocal(i)) {
+      return local_.SmoothedOracleWithStateDotAtFree(
+          Local(i), free_w, smoothing, state, state_dot);
+    }
+    *state_dot = 0;
+    return 0;
+  }
   void AddCornerMinusStateAtFree(int i, const Corner& y, const double* state,
                                  double c, int64_t begin, int64_t end,
                                  double* free_w) const override {
