@@ -103,6 +103,37 @@ TEST(LbfgsSolverTest, ReachesTheCertifiedOptimum) {
   }
 }
 
+// A restricted problem whose oracles are read at the free coordinates
+// (here by Problem's default, through a dense copy of the point).
+class RestrictedAtFreeProblem : public RestrictedProblem {
+ public:
+  using RestrictedProblem::RestrictedProblem;
+  bool OraclesAtFreeAreFaster() const override { return true; }
+};
+
+// lbfgs hands such a problem its point at the free coordinates alone: the
+// iterates are those of the dense point's oracles, to the bit, on one
+// thread and more.
+TEST(LbfgsSolverTest, OraclesAtTheFreeCoordinatesGiveTheSameIterates) {
+  const MulticlassProblem base = SparseMulticlassProblem(40, 6, 3, 8);
+  const RestrictedProblem dense(base);
+  const RestrictedAtFreeProblem at_free(base);
+  for (double l1 : {0.0, 0.01}) {
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(testing::Message() << "l1 " << l1 << " threads " << threads);
+      SolverConfig config = LbfgsConfig(l1);
+      config.set_max_passes(8);
+      config.set_num_threads(threads);
+      std::vector<double> expected, w;
+      const TrainingSummary a = RunLbfgs(dense, config, &expected);
+      const TrainingSummary b = RunLbfgs(at_free, config, &w);
+      EXPECT_EQ(w, expected);
+      EXPECT_EQ(b.primal(), a.primal());
+      EXPECT_EQ(b.passes(), a.passes());
+    }
+  }
+}
+
 // Restricted, lbfgs minimises over w with 0 off the free coordinates: its
 // optimality conditions hold there (ḡ + λw, and with ℓ1 its subgradient,
 // computed here from the oracles), not at the fixed ones, where the
