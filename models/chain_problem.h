@@ -231,6 +231,21 @@ class ChainProblem : public Problem {
   // The same at the point whose free coordinates (FreeCoordinates) are
   // free_w: the emission rows read at their free labels alone.
   void ComputeScoresAtFree(int i, const double* free_w, Scores* scores) const;
+  // For the readers of the free coordinates' rows at feature occurrence k
+  // of `f` (of `total`): a row's range two strides ahead, then, once that is in
+  // cache, its labels and its entries of `free_values` one stride ahead.
+  void PrefetchFreeRows(const FeatureSequence& f, int32_t k, int32_t total,
+                        const double* free_values) const {
+    if (k + 2 * kPrefetchDistance < total) {
+      __builtin_prefetch(free_row_begin_.data() +
+                         f.buckets[k + 2 * kPrefetchDistance]);
+    }
+    if (k + kPrefetchDistance < total) {
+      const int64_t ahead = free_row_begin_[f.buckets[k + kPrefetchDistance]];
+      __builtin_prefetch(free_values + ahead);
+      __builtin_prefetch(free_labels_.data() + ahead);
+    }
+  }
   // The rest of ComputeScores once the scratch's unary scores are set;
   // `after_emission` is the point from pair_emission_offset() on (the pair
   // rows and the tail, laid out as in w).

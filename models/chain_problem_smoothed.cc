@@ -91,17 +91,7 @@ void ChainProblem::ComputeScoresAtFree(int i, const double* free_w,
   for (int t = 0; t < T; ++t) {
     double* out = scratch.unary.data() + static_cast<int64_t>(t) * L;
     for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
-      // A row's range first, then, once it is in cache, its weights and
-      // labels (AddCornerMinusStateAtFree's reads).
-      if (k + 2 * kPrefetchDistance < total) {
-        __builtin_prefetch(free_row_begin_.data() +
-                           f.buckets[k + 2 * kPrefetchDistance]);
-      }
-      if (k + kPrefetchDistance < total) {
-        const int64_t ahead = free_row_begin_[f.buckets[k + kPrefetchDistance]];
-        __builtin_prefetch(free_w + ahead);
-        __builtin_prefetch(free_labels_.data() + ahead);
-      }
+      PrefetchFreeRows(f, k, total, free_w);
       const double value = f.value(k);
       const uint32_t row = f.buckets[k];
       for (int64_t j = free_row_begin_[row]; j < free_row_begin_[row + 1];

@@ -291,15 +291,7 @@ void ChainProblem::AddCornerMinusStateAtFree(int i, const Corner& y,
   for (int t = 0; t < T; ++t) {
     RowChange(state + t * L, L, y[t], c, d);
     for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
-      if (k + 2 * kPrefetchDistance < total) {
-        __builtin_prefetch(free_row_begin_.data() +
-                           f.buckets[k + 2 * kPrefetchDistance]);
-      }
-      if (k + kPrefetchDistance < total) {
-        const int64_t ahead = free_row_begin_[f.buckets[k + kPrefetchDistance]];
-        __builtin_prefetch(free_w + ahead);
-        __builtin_prefetch(free_labels_.data() + ahead);
-      }
+      PrefetchFreeRows(f, k, total, free_w);
       const int64_t row = f.buckets[k];
       const int64_t first = std::max(free_row_begin_[row], begin);
       const int64_t last = std::min(free_row_begin_[row + 1], end);
