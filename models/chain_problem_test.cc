@@ -1124,9 +1124,8 @@ TEST(ObservedStatesTest, OraclesAtTheFreeCoordinatesAreTheDenseOnes) {
            {Smoothing{Smoothing::Kind::kEntropy, 1.0, 1},
             Smoothing{Smoothing::Kind::kTopKL2, 0.5, 3},
             Smoothing{Smoothing::Kind::kNone, 0, 1}}) {
-        SCOPED_TRACE(testing::Message()
-                     << "example " << i << " kind "
-                     << static_cast<int>(smoothing.kind));
+        SCOPED_TRACE(testing::Message() << "example " << i << " kind "
+                                        << static_cast<int>(smoothing.kind));
         const size_t size = problem->BlockStateSize(i);
         std::vector<double> expected(size), state(size), by_default(size);
         double expected_dot = 0, dot = 0, default_dot = 0;
@@ -1137,10 +1136,10 @@ TEST(ObservedStatesTest, OraclesAtTheFreeCoordinatesAreTheDenseOnes) {
                   value);
         EXPECT_EQ(state, expected);
         EXPECT_EQ(dot, expected_dot);
-        EXPECT_EQ(problem->Problem::SmoothedOracleWithStateDotAtFree(
-                      i, free_w.data(), smoothing, by_default.data(),
-                      &default_dot),
-                  value);
+        EXPECT_EQ(
+            problem->Problem::SmoothedOracleWithStateDotAtFree(
+                i, free_w.data(), smoothing, by_default.data(), &default_dot),
+            value);
         EXPECT_EQ(by_default, expected);
         EXPECT_EQ(default_dot, expected_dot);
         std::vector<double> whole(size), at_free(size);
