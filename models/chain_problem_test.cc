@@ -1035,6 +1035,26 @@ TEST(ObservedStatesTest, FreeCoordinatesAreTheRowsGoldLabels) {
   }
 }
 
+// A small chain of each kind, as a problem restricted to the labels each
+// attribute is seen with (and its free coordinates) and unrestricted.
+struct ObservedChain {
+  TestChain chain;
+  std::unique_ptr<ChainProblem> unrestricted;
+  std::unique_ptr<ChainProblem> problem;
+  std::vector<int64_t> free;
+};
+
+ObservedChain MakeObservedChain(Model model, std::mt19937* rng) {
+  ObservedChain observed;
+  const int L = OrderOf(model) == 1 ? 6 : 4;
+  observed.chain = MakeTestChain(L, model, 6, rng, /*max_length=*/7);
+  observed.unrestricted = observed.chain.Problem(true);
+  observed.problem = observed.chain.Problem(true);
+  observed.problem->RestrictEmissionsToObservedLabels();
+  observed.problem->FreeCoordinates(&observed.free);
+  return observed;
+}
+
 // Summed at the free coordinates alone, a gradient is the dense one's at
 // them, bit for bit, whole or in slices of the free list cut anywhere; it
 // matches Problem's default through a vector of all of w, and unrestricted
@@ -1044,13 +1064,10 @@ TEST(ObservedStatesTest, GradientsAtTheFreeCoordinatesAreTheDenseOnes) {
   std::normal_distribution<double> normal(0, 1);
   for (Model model : kModels) {
     SCOPED_TRACE(testing::Message() << "model " << static_cast<int>(model));
-    const int L = OrderOf(model) == 1 ? 6 : 4;
-    const TestChain chain = MakeTestChain(L, model, 6, &rng, /*max_length=*/7);
-    const std::unique_ptr<ChainProblem> unrestricted = chain.Problem(true);
-    const std::unique_ptr<ChainProblem> problem = chain.Problem(true);
-    problem->RestrictEmissionsToObservedLabels();
-    std::vector<int64_t> free;
-    ASSERT_TRUE(problem->FreeCoordinates(&free));
+    const ObservedChain observed = MakeObservedChain(model, &rng);
+    const auto& [chain, unrestricted, problem, free] = observed;
+    ASSERT_FALSE(free.empty());
+    const int L = chain.layout.num_labels;
     const int64_t size = static_cast<int64_t>(free.size());
     const int64_t dim = chain.layout.dim();
     std::uniform_int_distribution<int> label(0, L - 1);
@@ -1107,13 +1124,9 @@ TEST(ObservedStatesTest, OraclesAtTheFreeCoordinatesAreTheDenseOnes) {
   std::normal_distribution<double> normal(0, 1);
   for (Model model : kModels) {
     SCOPED_TRACE(testing::Message() << "model " << static_cast<int>(model));
-    const int L = OrderOf(model) == 1 ? 6 : 4;
-    const TestChain chain = MakeTestChain(L, model, 6, &rng, /*max_length=*/7);
-    const std::unique_ptr<ChainProblem> unrestricted = chain.Problem(true);
-    const std::unique_ptr<ChainProblem> problem = chain.Problem(true);
-    problem->RestrictEmissionsToObservedLabels();
-    std::vector<int64_t> free;
-    ASSERT_TRUE(problem->FreeCoordinates(&free));
+    const ObservedChain observed = MakeObservedChain(model, &rng);
+    const auto& [chain, unrestricted, problem, free] = observed;
+    ASSERT_FALSE(free.empty());
     std::vector<double> free_w(free.size()), dense(chain.layout.dim(), 0.0);
     for (size_t k = 0; k < free.size(); ++k) {
       free_w[k] = normal(rng);
