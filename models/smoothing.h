@@ -67,8 +67,9 @@ class ForwardBackward {
   static bool ReadsLists(const ChainScores& scores);
   // With ReadsLists(scores): Compute's value and marginals, the pair part
   // being the S allowed pairs' marginals in the order of lists->next (the
-  // successors of label 0, then of 1, ...): T·L + S + 2L doubles, and no
-  // work of L² anywhere, `transition` read on the lists alone.
+  // successors of label 0, then of 1, ...): T·L + S + 2L doubles, with no
+  // work of L² but in the log-space fallback, `transition` read on the
+  // lists alone.
   double ComputeListed(const ChainScores& scores, double mu, double* marginals);
 
   // The same in log space, with one exp per (t, a, b) per pass: Compute's
