@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -41,14 +40,6 @@ uint64_t NextId() {
 // each) would take more memory than `size` held densely.
 bool DenserThanSparse(int64_t nonzeros, int64_t size) {
   return 3 * nonzeros > 2 * size;
-}
-
-// Held unless +0 (all bits 0): a -0 is kept, so a state reads back to the
-// same bits.
-bool Held(double x) {
-  uint64_t bits;
-  std::memcpy(&bits, &x, sizeof(bits));
-  return bits != 0;
 }
 
 }  // namespace
@@ -91,7 +82,7 @@ void BlockStates::Store(int i, const double* state) {
   for (int64_t k = 0; k < size; ++k) {
     index[held] = static_cast<int32_t>(k);
     value[held] = state[k];
-    held += Held(state[k]);
+    held += IsEntry(state[k]);
   }
   if (DenserThanSparse(held, size)) {
     block.dense = true;
@@ -126,7 +117,7 @@ void HeldBlock::AppendEntries(int64_t offset, RealEntries* entries) const {
     return;
   }
   for (size_t k = 0; k < value.size(); ++k) {
-    if (!Held(value[k])) continue;
+    if (!IsEntry(value[k])) continue;
     entries->positions.push_back(offset + static_cast<int64_t>(k));
     entries->values.push_back(value[k]);
   }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -11,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/file_io.h"
+#include "google/protobuf/io/coded_stream.h"
 #include "xxhash.h"
 
 namespace chaintag {
@@ -34,24 +34,6 @@ CheckpointArray* CheckpointWriter::Add(absl::string_view name) {
   return array;
 }
 
-namespace {
-
-// Whether a checkpoint keeps x as an entry: its bits are not +0's, so a -0
-// reads back as written.
-bool Held(double x) {
-  uint64_t bits;
-  std::memcpy(&bits, &x, sizeof(bits));
-  return bits != 0;
-}
-
-int VarintBytes(uint64_t value) {
-  int bytes = 1;
-  for (; value >= 128; value >>= 7) ++bytes;
-  return bytes;
-}
-
-}  // namespace
-
 void CheckpointWriter::Reals(absl::string_view name, const double* values,
                              size_t size) {
   CheckpointArray* array = Add(name);
@@ -64,7 +46,7 @@ void CheckpointWriter::SparseReals(absl::string_view name, const double* values,
   RealEntries entries;
   entries.size = static_cast<int64_t>(size);
   for (size_t k = 0; k < size; ++k) {
-    if (!Held(values[k])) continue;
+    if (!IsEntry(values[k])) continue;
     entries.positions.push_back(static_cast<int64_t>(k));
     entries.values.push_back(values[k]);
   }
@@ -77,8 +59,8 @@ void CheckpointWriter::Entries(absl::string_view name,
   int64_t sparse_bytes = 0;
   int64_t previous = -1;
   for (int64_t position : entries.positions) {
-    sparse_bytes +=
-        8 + VarintBytes(static_cast<uint64_t>(position - previous - 1));
+    sparse_bytes += 8 + google::protobuf::io::CodedOutputStream::VarintSize64(
+                            static_cast<uint64_t>(position - previous - 1));
     previous = position;
   }
   CheckpointArray* array = Add(name);
@@ -242,7 +224,7 @@ absl::Status CheckpointReader::Entries(absl::string_view name, int64_t size,
     return absl::OkStatus();
   }
   for (int64_t k = 0; k < size; ++k) {
-    if (!Held(array.reals(k))) continue;
+    if (!IsEntry(array.reals(k))) continue;
     entries->positions.push_back(k);
     entries->values.push_back(array.reals(k));
   }

@@ -10,6 +10,7 @@
 #define CHAINTAG_SOLVERS_CHECKPOINT_H_
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,14 @@ struct RealEntries {
   std::vector<int64_t> positions;
   std::vector<double> values;
 };
+
+// Whether x is one of an array's entries: its bits are not +0's, so a -0
+// reads back as written. Inline: block states test every entry of a step.
+inline bool IsEntry(double x) {
+  uint64_t bits;
+  std::memcpy(&bits, &x, sizeof(bits));
+  return bits != 0;
+}
 
 // Adds named arrays to a checkpoint.
 class CheckpointWriter {
