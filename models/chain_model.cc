@@ -145,11 +145,19 @@ WeightsView SolverWeightsView(const ChainLayout& layout,
   view.num_labels = layout.num_labels;
   view.rows = space.rows;
   view.emission_f64 = w;
-  view.tail = w + layout.transition_offset();
+  // Where the coordinates after the emission rows begin in w.
+  const double* rest = w + layout.pair_emission_offset();
+  if (space.free.rows != nullptr) {
+    view.sparse_rows = space.free.rows;
+    view.emission_labels = space.free.labels;
+    rest = w + space.free.rows->WeightBegin(layout.num_rows);
+  }
+  view.tail =
+      rest + (layout.transition_offset() - layout.pair_emission_offset());
   view.structure = space.structure;
   if (space.pair_rows != nullptr) {
     view.pair_rows = space.pair_rows;
-    view.pair_f64 = w + layout.pair_emission_offset();
+    view.pair_f64 = rest;
   }
   return view;
 }
@@ -344,7 +352,8 @@ absl::StatusOr<ChainModel> ChainModel::Create(
     absl::Span<const double> weights) {
   absl::Status encoded = EncodeModelWeights(
       space.Layout(header.labels_size()), *space.rows, space.keys,
-      space.structure, space.pair_rows, weights, &header);
+      space.structure, space.pair_rows,
+      space.free.rows != nullptr ? &space.free : nullptr, weights, &header);
   if (!encoded.ok()) return encoded;
   return FromFile(std::move(header));
 }

@@ -155,13 +155,18 @@ struct WeightSpace {
   const BucketRows* pair_rows = nullptr;
   const SecondOrderStructure* structure = nullptr;
   const FeatureKeys* keys = nullptr;
+  // A restricted solver's w (models/model_file.h's FreeEmissions): its
+  // emission part is the free coordinates; free.rows is null when w holds
+  // every coordinate of the layout.
+  FreeEmissions free;
 
   // The ChainLayout of weights over this space for `num_labels` labels.
   ChainLayout Layout(int num_labels) const;
 };
 
 // The view of a solver's weights `w` for `layout`, whose rows are `rows`
-// (first order), or whose space is `space`.
+// (first order), or whose space is `space` (with space.free, sparse
+// emission rows over w's free coordinates).
 WeightsView SolverWeightsView(const ChainLayout& layout, const BucketRows& rows,
                               const double* w);
 WeightsView SolverWeightsView(const ChainLayout& layout,
@@ -183,7 +188,9 @@ class ChainModel {
   // rows: the non-zero pair rows, L² weights each, in format 9). Exact
   // features (header.features().exact()) need space.keys; the model then
   // holds the keys of its non-zero rows only, so its buckets are those
-  // rows (rows() is the identity).
+  // rows (rows() is the identity). With space.free, `weights` is a
+  // restricted solver's, and the model is the one of the same weights in
+  // every coordinate.
   static absl::StatusOr<ChainModel> Create(ModelFile header,
                                            const WeightSpace& space,
                                            absl::Span<const double> weights);

@@ -43,6 +43,7 @@
 #include "models/chain_layout.h"
 #include "models/gram_matrices.h"
 #include "models/second_order.h"
+#include "models/sparse_rows.h"
 #include "solvers/problem.h"
 
 namespace chaintag {
@@ -101,10 +102,20 @@ class ChainProblem : public Problem {
   // the pair rows and the tail: the operations stay those of whole rows,
   // and a solver that supports the restriction (lbfgs) minimises over w
   // with 0 elsewhere, taking its gradients at those coordinates alone; the
-  // registry's other solvers refuse the problem. Set before any solver
-  // runs.
-  void RestrictEmissionsToObservedLabels();
+  // registry's other solvers refuse the problem, and such a solver's w
+  // (Solver::Solve) is the free coordinates' values: the emission rows'
+  // as free_emissions() indexes them, then the rest of w from
+  // layout().pair_emission_offset(). Set before any solver runs; fails only
+  // past SparseRows' limits.
+  absl::Status RestrictEmissionsToObservedLabels();
   bool FreeCoordinates(std::vector<int64_t>* coordinates) const override;
+  // Restricted: the free emission coordinates as sparse rows over the
+  // layout's rows (a row may hold none); rows null when every coordinate
+  // is free.
+  FreeEmissions free_emissions() const {
+    if (free_coordinates_.empty()) return {};
+    return {&free_rows_, free_listed_labels_.data()};
+  }
   // How many coordinates FreeCoordinates lists; Dim() when unrestricted.
   int64_t num_free_coordinates() const {
     return free_coordinates_.empty()
@@ -420,6 +431,9 @@ class ChainProblem : public Problem {
   // coordinate mod L, kept so that the gradient's inner loop reads 4 bytes
   // rather than dividing an 8-byte coordinate).
   std::vector<int32_t> free_labels_;
+  // The same emission coordinates as sparse rows, and the labels they list.
+  SparseRows free_rows_;
+  std::vector<uint32_t> free_listed_labels_;
 };
 
 }  // namespace chaintag

@@ -42,7 +42,7 @@ void ChainProblem::AddStateTailFeatures(const int32_t* y, int T, double c,
   ForEachTailIndex(y, T, [&](int64_t k) { tail[StateTailIndex(k)] += c; });
 }
 
-void ChainProblem::RestrictEmissionsToObservedLabels() {
+absl::Status ChainProblem::RestrictEmissionsToObservedLabels() {
   const int64_t L = layout_.num_labels;
   std::vector<bool> observed(layout_.emission_size(), false);
   for (const ChainExample& example : examples_) {
@@ -69,6 +69,14 @@ void ChainProblem::RestrictEmissionsToObservedLabels() {
   for (int64_t j = layout_.pair_emission_offset(); j < layout_.dim(); ++j) {
     free_coordinates_.push_back(j);
   }
+  absl::StatusOr<SparseRows> rows = SparseRows::FromFreeCoordinates(
+      static_cast<int>(L), free_row_begin_, free_labels_, &free_listed_labels_);
+  if (!rows.ok()) {
+    free_coordinates_.clear();
+    return rows.status();
+  }
+  free_rows_ = *std::move(rows);
+  return absl::OkStatus();
 }
 
 bool ChainProblem::FreeCoordinates(std::vector<int64_t>* coordinates) const {

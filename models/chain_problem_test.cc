@@ -1010,7 +1010,7 @@ TEST(ObservedStatesTest, FreeCoordinatesAreTheRowsGoldLabels) {
     std::vector<int64_t> free = {-1};
     EXPECT_FALSE(problem->FreeCoordinates(&free));
     EXPECT_EQ(free, std::vector<int64_t>{-1});
-    problem->RestrictEmissionsToObservedLabels();
+    ASSERT_TRUE(problem->RestrictEmissionsToObservedLabels().ok());
     const ChainLayout& layout = chain.layout;
     std::vector<bool> expected(layout.dim(), false);
     for (const ChainExample& example : chain.examples) {
@@ -1050,7 +1050,7 @@ ObservedChain MakeObservedChain(Model model, std::mt19937* rng) {
   observed.chain = MakeTestChain(L, model, 6, rng, /*max_length=*/7);
   observed.unrestricted = observed.chain.Problem(true);
   observed.problem = observed.chain.Problem(true);
-  observed.problem->RestrictEmissionsToObservedLabels();
+  EXPECT_TRUE(observed.problem->RestrictEmissionsToObservedLabels().ok());
   observed.problem->FreeCoordinates(&observed.free);
   return observed;
 }

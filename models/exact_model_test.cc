@@ -138,7 +138,7 @@ TEST(ExactModelTest, NamesFollowTheirRows) {
   const BucketRows rows = BucketRows::Identity(keys->size());
   const std::vector<double> w = Weights(keys->size());
   ASSERT_TRUE(EncodeModelWeights(ChainLayout{4, keys->size()}, rows, keys.get(),
-                                 nullptr, nullptr, w, &header)
+                                 nullptr, nullptr, nullptr, w, &header)
                   .ok());
   ASSERT_EQ(header.name_buckets_size(), 3);
   EXPECT_EQ(header.name_buckets(0), 0u);
@@ -272,23 +272,23 @@ TEST(ExactModelTest, EncodingNeedsTheKeysOfExactFeaturesOnly) {
   const ChainLayout layout{4, keys->size()};
   const std::vector<double> w = Weights(keys->size());
   ModelFile file = exact;
-  EXPECT_FALSE(
-      EncodeModelWeights(layout, rows, nullptr, nullptr, nullptr, w, &file)
-          .ok());
+  EXPECT_FALSE(EncodeModelWeights(layout, rows, nullptr, nullptr, nullptr,
+                                  nullptr, w, &file)
+                   .ok());
   // Rows over another number of buckets than the table's keys.
   const BucketRows more = BucketRows::Identity(keys->size() + 1);
   file = exact;
   EXPECT_FALSE(EncodeModelWeights(ChainLayout{4, keys->size() + 1}, more,
-                                  keys.get(), nullptr, nullptr,
+                                  keys.get(), nullptr, nullptr, nullptr,
                                   Weights(keys->size() + 1), &file)
                    .ok());
   // Hashed features take no table.
   file = exact;
   file.mutable_features()->set_exact(false);
   file.mutable_features()->set_num_buckets(keys->size());
-  EXPECT_FALSE(
-      EncodeModelWeights(layout, rows, keys.get(), nullptr, nullptr, w, &file)
-          .ok());
+  EXPECT_FALSE(EncodeModelWeights(layout, rows, keys.get(), nullptr, nullptr,
+                                  nullptr, w, &file)
+                   .ok());
 }
 
 }  // namespace

@@ -190,14 +190,18 @@ absl::Status AddWeight(double weight, bool f64, Repeated<float>* weights_f32,
   return absl::OkStatus();
 }
 
-// Appends the rows of `weights` (rows.size() × width) that have a non-zero
+// A solver's rows one at a time, each in all of its `width` weights:
+// row_of(r) is read before the next call.
+using RowOf = absl::FunctionRef<const double*(int64_t)>;
+
+// Appends the rows (rows.size() of `width` weights) that have a non-zero
 // weight: their buckets, and their weights in float64 or float32.
-absl::Status StoreRows(const double* weights, const BucketRows& rows, int width,
+absl::Status StoreRows(RowOf row_of, const BucketRows& rows, int width,
                        bool f64, Repeated<uint32_t>* buckets,
                        Repeated<float>* weights_f32,
                        Repeated<double>* weights_f64) {
   auto nonzero = [&](int64_t r) {
-    const double* row = weights + r * width;
+    const double* row = row_of(r);
     for (int y = 0; y < width; ++y) {
       if (row[y] != 0) return true;
     }
@@ -214,8 +218,8 @@ absl::Status StoreRows(const double* weights, const BucketRows& rows, int width,
     weights_f32->Reserve(weights_f32->size() + kept * width);
   }
   for (int64_t r = 0; r < rows.size(); ++r) {
-    const double* row = weights + r * width;
     if (!nonzero(r)) continue;
+    const double* row = row_of(r);
     buckets->Add(rows.buckets()[r]);
     for (int y = 0; y < width; ++y) {
       absl::Status added = AddWeight(row[y], f64, weights_f32, weights_f64);
@@ -229,20 +233,20 @@ absl::Status StoreRows(const double* weights, const BucketRows& rows, int width,
 // labels up sparse (each row its non-zero labels, SparseRows::Choose) when
 // that stores under half of the full rows' weights, else full rows
 // (StoreRows).
-absl::Status StoreEmissionRows(const double* weights, const BucketRows& rows,
+absl::Status StoreEmissionRows(RowOf row_of, const BucketRows& rows,
                                int num_labels, bool f64, ModelFile* file) {
   std::vector<uint32_t> sizes, labels;
   int64_t kept_rows = 0;
   int64_t kept_weights = 0;
   if (num_labels >= kSparseRowsFromLabels) {
-    SparseRows::Choose(weights, rows.size(), num_labels, &sizes, &labels);
+    SparseRows::Choose(row_of, rows.size(), num_labels, &sizes, &labels);
     for (uint32_t size : sizes) {
       kept_rows += size > 0;
       kept_weights += size;
     }
   }
   if (kept_rows == 0 || 2 * kept_weights >= kept_rows * num_labels) {
-    return StoreRows(weights, rows, num_labels, f64,
+    return StoreRows(row_of, rows, num_labels, f64,
                      file->mutable_emission_buckets(),
                      file->mutable_emission_weights_f32(),
                      file->mutable_emission_weights_f64());
@@ -262,7 +266,7 @@ absl::Status StoreEmissionRows(const double* weights, const BucketRows& rows,
     if (sizes[r] == 0) continue;
     file->add_emission_buckets(rows.buckets()[r]);
     file->add_emission_row_sizes(sizes[r]);
-    const double* row = weights + r * num_labels;
+    const double* row = row_of(r);
     const bool full = sizes[r] == static_cast<uint32_t>(num_labels);
     for (uint32_t k = 0; k < sizes[r]; ++k) {
       const double weight = full ? row[k] : row[*listed++];
@@ -273,13 +277,27 @@ absl::Status StoreEmissionRows(const double* weights, const BucketRows& rows,
   return absl::OkStatus();
 }
 
+// The weights from the pair rows on (layout coordinate k at
+// k − layout.pair_emission_offset()), and the pair rows' row_of.
+struct WeightsAfterEmissions {
+  const ChainLayout& layout;
+  absl::Span<const double> rest;
+
+  double operator[](int64_t k) const {
+    return rest[k - layout.pair_emission_offset()];
+  }
+  const double* PairRow(int64_t r, int width) const {
+    return rest.data() + r * width;
+  }
+};
+
 // The second-order part of a model file: order, trigrams, pairs and the
 // pair rows of `weights` (laid out as `layout`; none without `pair_rows`).
 absl::Status StoreSecondOrder(const SecondOrderStructure& structure,
                               const BucketRows* pair_rows,
-                              const ChainLayout& layout,
-                              absl::Span<const double> weights, bool f64,
+                              const WeightsAfterEmissions& weights, bool f64,
                               ModelFile* header) {
+  const ChainLayout& layout = weights.layout;
   header->set_order(2);
   for (const LabelTrigram& trigram : structure.trigrams()) {
     for (int32_t label : trigram) header->add_trigram_labels(label);
@@ -291,8 +309,9 @@ absl::Status StoreSecondOrder(const SecondOrderStructure& structure,
   for (const LabelPair& pair : structure.pairs()) {
     for (int32_t label : pair) header->add_pair_labels(label);
   }
-  return StoreRows(weights.data() + layout.pair_emission_offset(), *pair_rows,
-                   layout.num_pairs, f64, header->mutable_pair_buckets(),
+  const int width = static_cast<int>(layout.num_pairs);
+  return StoreRows([&](int64_t r) { return weights.PairRow(r, width); },
+                   *pair_rows, width, f64, header->mutable_pair_buckets(),
                    header->mutable_pair_weights_f32(),
                    header->mutable_pair_weights_f64());
 }
@@ -542,6 +561,7 @@ absl::Status EncodeModelWeights(const ChainLayout& layout,
                                 const BucketRows& rows, const FeatureKeys* keys,
                                 const SecondOrderStructure* structure,
                                 const BucketRows* pair_rows,
+                                const FreeEmissions* free,
                                 absl::Span<const double> weights,
                                 ModelFile* file) {
   ClearWeights(file);
@@ -556,10 +576,20 @@ absl::Status EncodeModelWeights(const ChainLayout& layout,
                            : first_order_pairs ? kFirstOrderPairFormatVersion
                                                : kModelFormatVersion);
   const int64_t L = file->labels_size();
-  if (static_cast<int64_t>(weights.size()) != layout.dim()) {
+  if (free != nullptr && free->rows->num_rows() != layout.num_rows) {
     return absl::InvalidArgumentError(
-        absl::StrCat("model has ", weights.size(),
-                     " weights, its layout needs ", layout.dim()));
+        absl::StrCat("free emission coordinates over ", free->rows->num_rows(),
+                     " rows, the layout has ", layout.num_rows));
+  }
+  const int64_t emission_weights =
+      free != nullptr ? free->rows->WeightBegin(layout.num_rows)
+                      : layout.emission_size();
+  const int64_t expected =
+      emission_weights + layout.dim() - layout.pair_emission_offset();
+  if (static_cast<int64_t>(weights.size()) != expected) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "model has ", weights.size(), " weights, its layout needs ", expected,
+        free != nullptr ? " (free coordinates)" : ""));
   }
   const bool exact = file->features().exact();
   if (exact) {
@@ -588,25 +618,43 @@ absl::Status EncodeModelWeights(const ChainLayout& layout,
   }
   const bool f64 = file->weight_precision() == FLOAT64;
   file->set_weight_precision(f64 ? FLOAT64 : FLOAT32);
+  // A free row in all of its labels, 0 at the others.
+  std::vector<double> row_buffer(free != nullptr ? L : 0);
+  auto emission_row = [&](int64_t r) -> const double* {
+    if (free == nullptr) return weights.data() + r * L;
+    std::fill(row_buffer.begin(), row_buffer.end(), 0.0);
+    const SparseRows& sparse = *free->rows;
+    const int64_t begin = sparse.WeightBegin(r);
+    const int64_t end = sparse.WeightBegin(r + 1);
+    if (sparse.Full(r)) {
+      std::copy(weights.begin() + begin, weights.begin() + end,
+                row_buffer.begin());
+    } else {
+      const uint32_t* listed = free->labels + sparse.LabelBegin(r);
+      for (int64_t k = begin; k < end; ++k) row_buffer[*listed++] = weights[k];
+    }
+    return row_buffer.data();
+  };
   absl::Status stored =
-      StoreEmissionRows(weights.data(), rows, static_cast<int>(L), f64, file);
+      StoreEmissionRows(emission_row, rows, static_cast<int>(L), f64, file);
   if (!stored.ok()) return stored;
+  const WeightsAfterEmissions rest{layout, weights.subspan(emission_weights)};
   for (int64_t k = layout.transition_offset(); k < layout.start_offset(); ++k) {
-    file->add_transitions(weights[k]);
+    file->add_transitions(rest[k]);
   }
   for (int y = 0; y < L; ++y) {
-    file->add_start(weights[layout.start_offset() + y]);
-    file->add_end(weights[layout.end_offset() + y]);
+    file->add_start(rest[layout.start_offset() + y]);
+    file->add_end(rest[layout.end_offset() + y]);
   }
   if (structure != nullptr) {
-    stored =
-        StoreSecondOrder(*structure, pair_rows, layout, weights, f64, file);
+    stored = StoreSecondOrder(*structure, pair_rows, rest, f64, file);
     if (!stored.ok()) return stored;
   } else if (first_order_pairs) {
-    stored = StoreRows(
-        weights.data() + layout.pair_emission_offset(), *pair_rows,
-        static_cast<int>(L * L), f64, file->mutable_pair_buckets(),
-        file->mutable_pair_weights_f32(), file->mutable_pair_weights_f64());
+    const int width = static_cast<int>(L * L);
+    stored = StoreRows([&](int64_t r) { return rest.PairRow(r, width); },
+                       *pair_rows, width, f64, file->mutable_pair_buckets(),
+                       file->mutable_pair_weights_f32(),
+                       file->mutable_pair_weights_f64());
     if (!stored.ok()) return stored;
   }
   KeepStoredNames(file->emission_buckets(), file->mutable_name_buckets(),

@@ -14,6 +14,41 @@ absl::StatusOr<SparseRows> SparseRows::Create(int num_labels,
                                               absl::Span<const uint32_t> sizes,
                                               absl::Span<const uint32_t> labels,
                                               int64_t num_weights) {
+  return Build(num_labels, sizes, labels, num_weights, /*allow_empty=*/false);
+}
+
+absl::StatusOr<SparseRows> SparseRows::FromFreeCoordinates(
+    int num_labels, absl::Span<const int64_t> row_begin,
+    absl::Span<const int32_t> labels, std::vector<uint32_t>* listed) {
+  listed->clear();
+  if (row_begin.empty() || row_begin.front() != 0 ||
+      row_begin.back() != static_cast<int64_t>(labels.size())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("free coordinates: row begins do not cover the ",
+                     labels.size(), " labels"));
+  }
+  std::vector<uint32_t> sizes(row_begin.size() - 1);
+  for (size_t r = 0; r + 1 < row_begin.size(); ++r) {
+    if (row_begin[r + 1] < row_begin[r]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("free coordinates: row ", r, " ends before it begins"));
+    }
+    sizes[r] = static_cast<uint32_t>(row_begin[r + 1] - row_begin[r]);
+    // A full row lists nothing: its weights are in label order.
+    if (sizes[r] == static_cast<uint32_t>(num_labels)) continue;
+    for (int64_t k = row_begin[r]; k < row_begin[r + 1]; ++k) {
+      listed->push_back(static_cast<uint32_t>(labels[k]));
+    }
+  }
+  return Build(num_labels, sizes, *listed, static_cast<int64_t>(labels.size()),
+               /*allow_empty=*/true);
+}
+
+absl::StatusOr<SparseRows> SparseRows::Build(int num_labels,
+                                             absl::Span<const uint32_t> sizes,
+                                             absl::Span<const uint32_t> labels,
+                                             int64_t num_weights,
+                                             bool allow_empty) {
   SparseRows rows;
   rows.num_labels_ = num_labels;
   rows.starts_.resize(sizes.size() + 1);
@@ -24,7 +59,7 @@ absl::StatusOr<SparseRows> SparseRows::Create(int num_labels,
     rows.starts_[r] = {static_cast<uint32_t>(weights),
                        static_cast<uint32_t>(listed)};
     const uint64_t size = sizes[r];
-    if (size == 0 || size > L) {
+    if ((size == 0 && !allow_empty) || size > L) {
       return absl::DataLossError(absl::StrCat("emission row ", r, " holds ",
                                               size, " weights (1 to ", L, ")"));
     }
@@ -61,10 +96,18 @@ absl::StatusOr<SparseRows> SparseRows::Create(int num_labels,
 void SparseRows::Choose(const double* dense, int64_t num_rows, int num_labels,
                         std::vector<uint32_t>* sizes,
                         std::vector<uint32_t>* labels) {
+  Choose([&](int64_t r) { return dense + r * num_labels; }, num_rows,
+         num_labels, sizes, labels);
+}
+
+void SparseRows::Choose(absl::FunctionRef<const double*(int64_t)> row_of,
+                        int64_t num_rows, int num_labels,
+                        std::vector<uint32_t>* sizes,
+                        std::vector<uint32_t>* labels) {
   sizes->assign(num_rows, 0);
   labels->clear();
   for (int64_t r = 0; r < num_rows; ++r) {
-    const double* row = dense + r * num_labels;
+    const double* row = row_of(r);
     int nonzero = 0;
     for (int y = 0; y < num_labels; ++y) nonzero += row[y] != 0;
     if (nonzero == 0) continue;

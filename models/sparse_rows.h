@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "features/feature_sequence.h"
@@ -45,11 +46,27 @@ class SparseRows {
                                            absl::Span<const uint32_t> labels,
                                            int64_t num_weights);
 
+  // The index over a solver's free emission coordinates
+  // (ChainProblem::RestrictEmissionsToObservedLabels): row r's weights are
+  // the coordinates [row_begin[r], row_begin[r + 1]), whose labels are
+  // `labels` there, ascending. Unlike a file's rows, a row may hold none.
+  // `listed` gets the labels the index lists (those of the rows that are
+  // not full) and must outlive its use.
+  static absl::StatusOr<SparseRows> FromFreeCoordinates(
+      int num_labels, absl::Span<const int64_t> row_begin,
+      absl::Span<const int32_t> labels, std::vector<uint32_t>* listed);
+
   // The sizes and listed labels that keep the non-zero weights of `dense`
   // (num_rows × num_labels, row-major): a row with more than half of its
   // labels non-zero keeps them all (size num_labels, nothing listed). Rows
   // that are all zero get size 0 (the caller drops them).
   static void Choose(const double* dense, int64_t num_rows, int num_labels,
+                     std::vector<uint32_t>* sizes,
+                     std::vector<uint32_t>* labels);
+  // The same over rows given one at a time: row_of(r) is row r's num_labels
+  // weights, read before the next call.
+  static void Choose(absl::FunctionRef<const double*(int64_t)> row_of,
+                     int64_t num_rows, int num_labels,
                      std::vector<uint32_t>* sizes,
                      std::vector<uint32_t>* labels);
 
@@ -83,8 +100,23 @@ class SparseRows {
     uint32_t label;
   };
 
+  static absl::StatusOr<SparseRows> Build(int num_labels,
+                                          absl::Span<const uint32_t> sizes,
+                                          absl::Span<const uint32_t> labels,
+                                          int64_t num_weights,
+                                          bool allow_empty);
+
   int num_labels_ = 0;
   std::vector<Start> starts_;  // num_rows + 1
+};
+
+// A restricted solver's emission weights (model.states OBSERVED_STATES,
+// ChainProblem::free_emissions): its w holds, instead of rows × L entries,
+// the free coordinates of each row as `rows` index them (a row may hold
+// none), then the layout's coordinates from pair_emission_offset() on.
+struct FreeEmissions {
+  const SparseRows* rows = nullptr;
+  const uint32_t* labels = nullptr;  // the rows' listed labels
 };
 
 }  // namespace chaintag

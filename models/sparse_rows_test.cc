@@ -112,6 +112,31 @@ TEST(SparseRowsTest, ChooseDropsZeroRowsAndKeepsMostlyFullRowsWhole) {
   EXPECT_EQ(labels, (std::vector<uint32_t>{1, 1, 2}));
 }
 
+// A solver's free coordinates as rows of 3 labels: row 0 holds {1}, row 1
+// none, row 2 every label (full: nothing listed), row 3 {0, 2}.
+TEST(SparseRowsTest, FreeCoordinatesMayLeaveARowEmpty) {
+  const std::vector<int64_t> row_begin = {0, 1, 1, 4, 6};
+  const std::vector<int32_t> labels = {1, 0, 1, 2, 0, 2};
+  std::vector<uint32_t> listed;
+  absl::StatusOr<SparseRows> rows =
+      SparseRows::FromFreeCoordinates(3, row_begin, labels, &listed);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_EQ(listed, (std::vector<uint32_t>{1, 0, 2}));
+  ASSERT_EQ(rows->num_rows(), 4);
+  EXPECT_EQ(rows->WeightBegin(1), rows->WeightBegin(2));
+  EXPECT_TRUE(rows->Full(2));
+  EXPECT_EQ(rows->Find(listed.data(), 0, 1), 0);
+  EXPECT_EQ(rows->Find(listed.data(), 1, 0), -1);
+  EXPECT_EQ(rows->Find(listed.data(), 2, 2), 3);
+  EXPECT_EQ(rows->Find(listed.data(), 3, 2), 5);
+  EXPECT_EQ(rows->Find(listed.data(), 3, 1), -1);
+  // Begins that do not cover the labels, or go backwards, are refused.
+  EXPECT_FALSE(
+      SparseRows::FromFreeCoordinates(3, {0, 1, 5}, labels, &listed).ok());
+  EXPECT_FALSE(
+      SparseRows::FromFreeCoordinates(3, {0, 4, 1, 6}, labels, &listed).ok());
+}
+
 TEST(SparseRowsTest, RefusesInconsistentRows) {
   const std::vector<uint32_t> labels = {0, 2, 1};
   // Row 0 lists {0, 2}, row 1 is full (3 labels), row 2 lists {1}.

@@ -49,7 +49,13 @@ void AddRowNames(const CompactFeatureNames& names, const BucketRows* rows,
 void ForbidTransitions(const ChainProblem& problem,
                        std::vector<double>* weights) {
   const std::vector<uint8_t>& allowed = problem.allowed_transitions();
-  double* transitions = weights->data() + problem.layout().transition_offset();
+  // The coordinates from the transitions on end w whether it holds all of
+  // the layout's coordinates or a restricted solver's free ones.
+  const ChainLayout& layout = problem.layout();
+  const size_t tail = layout.dim() - layout.transition_offset();
+  // A w of a wrong size is refused when the model is encoded.
+  if (allowed.empty() || weights->size() < tail) return;
+  double* transitions = weights->data() + (weights->size() - tail);
   for (size_t k = 0; k < allowed.size(); ++k) {
     if (!allowed[k]) transitions[k] = kForbiddenTransition;
   }

@@ -24,7 +24,8 @@ namespace chaintag {
 // checkpointing), so that a model is a function of data, config and seed.
 PipelineConfig RecordedConfig(const PipelineConfig& config);
 
-// The model file of `weights` (over `space`), trained on `problem`: the
+// The model file of `weights` (over `space`; with space.free, a restricted
+// solver's free coordinates), trained on `problem`: the
 // task describes its input, the config and the run the rest. The
 // transitions `problem` does not allow (ChainProblem::
 // allowed_transitions) are first set to kForbiddenTransition in *weights.

@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -268,7 +270,7 @@ TEST_F(ConllTaskTest, ReportsTheCorpusAndItsFeatures) {
   EXPECT_THAT(lines[1], Not(HasSubstr("OBSERVED_STATES")));
   // Restricted to the labels each row is seen with, the line says how many
   // of w's coordinates are weights.
-  prepared.problem->RestrictEmissionsToObservedLabels();
+  ASSERT_TRUE(prepared.problem->RestrictEmissionsToObservedLabels().ok());
   std::vector<int64_t> free;
   ASSERT_TRUE(prepared.problem->FreeCoordinates(&free));
   lines.clear();
@@ -304,6 +306,37 @@ TEST_F(ConllTaskTest, HeldOutScorerPrefersDevThenTest) {
   ASSERT_TRUE(Prepare(config, &without_dev).ok());
   EXPECT_EQ(task_.MakeHeldOutScorer(without_dev, false).name, "test_F1");
   EXPECT_FALSE(task_.MakeHeldOutScorer(without_dev, true).score);
+}
+
+// Restricted (model.states OBSERVED_STATES), the solver's w holds the free
+// coordinates; the scorer reads them as sparse rows and scores as the same
+// w in every coordinate does.
+TEST_F(ConllTaskTest, HeldOutScorerReadsARestrictedSolversFreeCoordinates) {
+  PreparedCorpus prepared;
+  ASSERT_TRUE(Prepare(TinyConfig(), &prepared).ok());
+  const HeldOutScorer dense_scorer = task_.MakeHeldOutScorer(prepared, true);
+  ASSERT_TRUE(prepared.problem->RestrictEmissionsToObservedLabels().ok());
+  const HeldOutScorer free_scorer = task_.MakeHeldOutScorer(prepared, true);
+  std::vector<int64_t> free;
+  ASSERT_TRUE(prepared.problem->FreeCoordinates(&free));
+  std::set<double> scores;
+  for (uint32_t seed = 1; seed <= 6; ++seed) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<double> normal;
+    std::vector<double> at_free(free.size());
+    std::vector<double> dense(prepared.problem->Dim(), 0.0);
+    for (size_t k = 0; k < free.size(); ++k) {
+      at_free[k] = normal(rng);
+      dense[free[k]] = at_free[k];
+    }
+    absl::StatusOr<double> expected = dense_scorer.score(dense.data());
+    absl::StatusOr<double> f1 = free_scorer.score(at_free.data());
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    ASSERT_TRUE(f1.ok()) << f1.status();
+    EXPECT_EQ(*f1, *expected) << seed;
+    scores.insert(*f1);
+  }
+  EXPECT_GT(scores.size(), 1u);
 }
 
 TEST_F(ConllTaskTest, UntypedTagsAreScoredByAccuracy) {

@@ -28,7 +28,8 @@ namespace chaintag {
 struct HeldOutScorer {
   std::string name;  // e.g. "dev_F1", "dev_letter_error"
   bool lower_is_better = false;
-  // Empty when there is nothing to score on.
+  // Empty when there is nothing to score on. w is as the solver returns it
+  // (Solver::Solve: a restricted problem's free coordinates).
   std::function<absl::StatusOr<double>(const double* w)> score;
 };
 

@@ -5,7 +5,9 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "absl/types/span.h"
 #include "pipeline/ocr.h"
+#include "solvers/problem.h"
 
 namespace chaintag {
 
@@ -74,9 +76,18 @@ HeldOutScorer OcrTask::MakeHeldOutScorer(const PreparedCorpus& prepared,
   }
   scorer.name = on_dev ? "dev_letter_error" : "test_letter_error";
   scorer.lower_is_better = true;
-  scorer.score = [held_out,
+  const ChainProblem* trained = prepared.problem.get();
+  scorer.score = [held_out, trained,
                   threads](const double* w) -> absl::StatusOr<double> {
-    return LetterErrorPercent(*held_out, w, threads);
+    if (!trained->FreeCoordinates(nullptr)) {
+      return LetterErrorPercent(*held_out, w, threads);
+    }
+    // A restricted solver's w (model.states OBSERVED_STATES) holds the
+    // free coordinates; the letters are scored in all of w.
+    absl::StatusOr<std::vector<double>> all = WeightsInAllCoordinates(
+        *trained, absl::MakeConstSpan(w, trained->num_free_coordinates()));
+    if (!all.ok()) return all.status();
+    return LetterErrorPercent(*held_out, all->data(), threads);
   };
   return scorer;
 }

@@ -233,11 +233,17 @@ struct PreparedCorpus {
   }
   // What `problem`'s (problem_with_dev's) weights are over.
   WeightSpace space() const {
-    return WeightSpace{rows.get(), pair_rows.get(), structure.get()};
+    WeightSpace space{rows.get(), pair_rows.get(), structure.get()};
+    if (problem != nullptr) space.free = problem->free_emissions();
+    return space;
   }
   WeightSpace space_with_dev() const {
-    return WeightSpace{rows_with_dev.get(), pair_rows_with_dev.get(),
-                       structure_with_dev.get()};
+    WeightSpace space{rows_with_dev.get(), pair_rows_with_dev.get(),
+                      structure_with_dev.get()};
+    if (problem_with_dev != nullptr) {
+      space.free = problem_with_dev->free_emissions();
+    }
+    return space;
   }
   // Moves a built problem and its space into `problem` and its space.
   void SetTrainingProblem(TrainingProblem training);

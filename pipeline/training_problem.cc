@@ -209,7 +209,9 @@ absl::StatusOr<TrainingProblem> MakeTrainingProblem(
     if (!set.ok()) return set;
   }
   if (model.states() == ModelConfig::OBSERVED_STATES) {
-    training.problem->RestrictEmissionsToObservedLabels();
+    absl::Status restricted =
+        training.problem->RestrictEmissionsToObservedLabels();
+    if (!restricted.ok()) return restricted;
   }
   // The CRF's log-loss is the entropy-smoothed oracle of a loss-free
   // problem (solver.objective LOG_SUM_EXP).

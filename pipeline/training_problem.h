@@ -34,7 +34,9 @@ struct TrainingProblem {
   std::unique_ptr<ChainProblem> problem;
 
   WeightSpace space() const {
-    return WeightSpace{rows.get(), pair_rows.get(), structure.get()};
+    WeightSpace space{rows.get(), pair_rows.get(), structure.get()};
+    if (problem != nullptr) space.free = problem->free_emissions();
+    return space;
   }
 };
 

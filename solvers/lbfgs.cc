@@ -149,11 +149,8 @@ class LbfgsSteps : public PassSteps {
     return end;
   }
 
-  absl::Span<const double> Point() override {
-    if (!restricted_) return w_;
-    ScatterToDense(w_.data());
-    return dense_point_;
-  }
+  // Restricted, at the free coordinates (Problem::FreeCoordinates).
+  absl::Span<const double> Point() override { return w_; }
   int64_t OracleCalls() const override { return oracle_calls_; }
 
   absl::Status SaveState(CheckpointWriter* writer) const override {
@@ -218,11 +215,7 @@ class LbfgsSteps : public PassSteps {
     return absl::OkStatus();
   }
 
-  std::vector<double> TakeWeights() {
-    if (!restricted_) return std::move(w_);
-    ScatterToDense(w_.data());
-    return std::move(dense_point_);
-  }
+  std::vector<double> TakeWeights() { return std::move(w_); }
 
  private:
   // The run's end by CRFsuite's tests, after a pass: no step found, the
@@ -512,8 +505,8 @@ class LbfgsSteps : public PassSteps {
   // dense_point_ at the free coordinates = compressed (0 elsewhere, as it
   // was made).
   void ScatterToDense(const double* compressed) {
-    // Made when first asked for: with oracles at the free coordinates
-    // only the monitor's evaluations and the returned weights need it.
+    // Made when first asked for: not at all with oracles at the free
+    // coordinates.
     dense_point_.resize(problem_.Dim(), 0.0);
     ForParts([&](int64_t begin, int64_t end) {
       for (int64_t k = begin; k < end; ++k) {
@@ -627,7 +620,7 @@ class LbfgsSteps : public PassSteps {
   // slices of the coordinates a lane's sum is cut into.
   std::vector<double> lane_gradient_;
   // Restricted: the point in all of w's coordinates (0 off the free ones),
-  // as the dense oracles read it, and for Point() and the returned weights.
+  // as the dense oracles read it.
   std::vector<double> dense_point_;
   std::vector<int64_t> slice_bounds_;
   const int parts_;

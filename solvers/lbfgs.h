@@ -38,7 +38,9 @@
 // per-example gradient is kept. On a problem that fixes coordinates at 0
 // (Problem::FreeCoordinates) these vectors hold the free coordinates only
 // (the gradients are summed there, Problem::AddCornerMinusStateAtFree),
-// and one Dim()-vector more holds the point as the oracles read it.
+// as do the w the solver reports and returns; one Dim()-vector more holds
+// the point where the oracles read it in all of w
+// (Problem::OraclesAtFreeAreFaster false).
 //
 // Thread-safety: one solver per run.
 //

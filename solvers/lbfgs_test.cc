@@ -10,9 +10,13 @@
 #include <memory>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "gtest/gtest.h"
 #include "solvers/duality_gap.h"
+#include "solvers/monitor.h"
 #include "solvers/multiclass_problem_testing.h"
+#include "solvers/problem.h"
 #include "solvers/registry.h"
 #include "solvers/solver_testing.h"
 
@@ -138,20 +142,45 @@ TEST(LbfgsSolverTest, OraclesAtTheFreeCoordinatesGiveTheSameIterates) {
 // optimality conditions hold there (ḡ + λw, and with ℓ1 its subgradient,
 // computed here from the oracles), not at the fixed ones, where the
 // gradient is far from 0; the certificate is the restricted problem's; the
-// thread count changes nothing; and the registry's other solvers refuse
-// the problem.
+// thread count changes nothing; the w it returns, and the one its monitor
+// evaluates, hold the free coordinates alone; and the registry's other
+// solvers refuse the problem.
 TEST(LbfgsSolverTest, ARestrictedProblemIsSolvedOverItsFreeCoordinates) {
   const RestrictedProblem problem(SparseMulticlassProblem(40, 6, 3, 8));
   const int n = problem.NumExamples();
+  std::vector<int64_t> free;
+  ASSERT_TRUE(problem.FreeCoordinates(&free));
   for (double l1 : {0.0, 0.01}) {
     SCOPED_TRACE(testing::Message() << "l1 " << l1);
-    std::vector<double> w;
-    const TrainingSummary summary = RunLbfgs(problem, LbfgsConfig(l1), &w);
+    std::vector<double> at_free;
+    absl::StatusOr<std::unique_ptr<Solver>> solver =
+        CreateSolver(LbfgsConfig(l1));
+    ASSERT_TRUE(solver.ok()) << solver.status();
+    Monitor monitor;
+    monitor.set_progress_stream(nullptr);
+    std::vector<double> evaluated;
+    monitor.SetEvaluator("last", 1, [&](absl::Span<const double> point) {
+      evaluated.assign(point.begin(), point.end());
+      return absl::StatusOr<double>(0.0);
+    });
+    absl::StatusOr<TrainingSummary> solved =
+        (*solver)->Solve(problem, &monitor, &at_free);
+    ASSERT_TRUE(solved.ok()) << solved.status();
+    const TrainingSummary& summary = *solved;
+    ASSERT_EQ(at_free.size(), free.size());
+    EXPECT_EQ(evaluated, at_free);
+    absl::StatusOr<std::vector<double>> all =
+        WeightsInAllCoordinates(problem, at_free);
+    ASSERT_TRUE(all.ok()) << all.status();
+    const std::vector<double>& w = *all;
     EXPECT_EQ(summary.stop_reason(), "gap_tolerance");
     EXPECT_LE(summary.gap(), 1e-12);
     EXPECT_NEAR(summary.primal(), ElasticNetObjective(problem, w, kLambda, l1),
                 1e-12);
     ASSERT_EQ(w.size(), static_cast<size_t>(problem.Dim()));
+    for (size_t k = 0; k < free.size(); ++k) EXPECT_EQ(w[free[k]], at_free[k]);
+    // A w in all coordinates is not the restricted problem's.
+    EXPECT_FALSE(WeightsInAllCoordinates(problem, w).ok());
     std::vector<double> gradient(problem.Dim(), 0.0);
     const Smoothing entropy{Smoothing::Kind::kEntropy, 1.0, 1};
     for (int i = 0; i < n; ++i) {

@@ -26,8 +26,9 @@ namespace chaintag {
 
 class Monitor {
  public:
-  // Scores weights on held-out data; higher or lower is better as the
-  // metric says, the monitor only reports it.
+  // Scores weights on held-out data (w as Solver::Solve returns it);
+  // higher or lower is better as the metric says, the monitor only reports
+  // it.
   using Evaluator =
       std::function<absl::StatusOr<double>(absl::Span<const double> w)>;
 

@@ -97,7 +97,8 @@ class PassSteps {
   // certificate when request.gap_check_due, or when its own rule asks.
   virtual absl::StatusOr<PassEnd> EndPass(const PassEndRequest& request,
                                           PassRecord* record) = 0;
-  // The point the solver returns now (w̄ with averaging), formed on demand.
+  // The point the solver returns now (w̄ with averaging), formed on demand,
+  // in the form Solver::Solve returns w.
   virtual absl::Span<const double> Point() = 0;
   // Oracle calls so far, exact gap passes included.
   virtual int64_t OracleCalls() const = 0;

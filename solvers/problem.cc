@@ -5,6 +5,7 @@
 #include <numeric>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "base/parallel.h"
 
 namespace chaintag {
@@ -41,6 +42,22 @@ std::vector<int64_t> SliceBounds(int64_t dim, int64_t granularity, int parts) {
     bounds.push_back(SplitPoint(slots, slice, slices) * granularity);
   }
   return bounds;
+}
+
+absl::StatusOr<std::vector<double>> WeightsInAllCoordinates(
+    const Problem& problem, absl::Span<const double> w) {
+  std::vector<int64_t> free;
+  const bool restricted = problem.FreeCoordinates(&free);
+  const size_t size = restricted ? free.size() : problem.Dim();
+  if (w.size() != size) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("weights of ", w.size(), " entries for a problem of ",
+                     size, restricted ? " free coordinates" : " coordinates"));
+  }
+  if (!restricted) return std::vector<double>(w.begin(), w.end());
+  std::vector<double> all(problem.Dim(), 0.0);
+  for (size_t k = 0; k < free.size(); ++k) all[free[k]] = w[k];
+  return all;
 }
 
 int64_t RangeGranularity(const Problem& problem, int num_threads) {

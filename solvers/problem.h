@@ -28,6 +28,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+
 namespace chaintag {
 
 // A labeling of one block; its meaning is the problem's.
@@ -301,7 +304,10 @@ class Problem {
   // above stay those of all of w. A solver that supports this keeps its
   // vectors over these coordinates (lbfgs); the registry's others refuse
   // such a problem. False, with `coordinates` untouched, when every
-  // coordinate is free (the default). `coordinates` may be null.
+  // coordinate is free (the default). `coordinates` may be null. The w
+  // such a solver returns (Solver::Solve) and reports (PassSteps::Point)
+  // holds one entry per free coordinate (WeightsInAllCoordinates gives it
+  // in all of w).
   virtual bool FreeCoordinates(std::vector<int64_t>* coordinates) const;
   // SmoothedOracleWithStateDot at the point whose free coordinates are
   // `free_w` (one entry each, in FreeCoordinates' order), 0 elsewhere: a
@@ -352,6 +358,13 @@ inline std::vector<int64_t> BlockStateOffsets(const Problem& problem) {
 double MaxWeightError(const Problem& problem, const double* v,
                       const double* states, const int64_t* offsets,
                       double lambda);
+
+// w as Solver::Solve returns it, in all of `problem`'s Dim() coordinates:
+// a copy of w, or on a problem with FreeCoordinates (where w holds one
+// entry per free coordinate) w's entries at those coordinates and 0
+// elsewhere. Fails on a w of neither size.
+absl::StatusOr<std::vector<double>> WeightsInAllCoordinates(
+    const Problem& problem, absl::Span<const double> w);
 
 // The largest g that divides Dim() and the start and length of every range
 // any block touches: the ranges are then unions of aligned slots of g

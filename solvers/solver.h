@@ -25,7 +25,10 @@ class Solver {
   virtual ~Solver() = default;
 
   // Minimises the objective of `problem`. On success `w` holds the returned
-  // weights (Dim() entries). `monitor` receives a record per pass.
+  // weights: Dim() entries, or one per free coordinate on a problem that
+  // fixes the others at 0 (Problem::FreeCoordinates, which only solvers
+  // that support it accept). `monitor` receives a record per pass, and its
+  // evaluations w in the same form.
   virtual absl::StatusOr<TrainingSummary> Solve(const Problem& problem,
                                                 Monitor* monitor,
                                                 std::vector<double>* w) = 0;
