@@ -95,6 +95,12 @@ PipelineConfig ResolvePipelineConfig(const PipelineConfig& config) {
   } else {
     resolved.mutable_solver()->clear_objective();
   }
+  // Only lbfgs trains a model of observed states; the labels decide the
+  // rest when the problem is made (MakeTrainingProblem).
+  if (resolved.model().states() == ModelConfig::STATES_AUTO &&
+      resolved.solver().name() != "lbfgs") {
+    resolved.mutable_model()->set_states(ModelConfig::ALL_STATES);
+  }
   CreateTask(resolved)->ResolveConfig(&resolved);
   return resolved;
 }

@@ -713,6 +713,20 @@ TEST(ResolvePipelineConfigTest, SagHoldsARelativeToleranceToOnePercent) {
   EXPECT_EQ(ResolvePipelineConfig(config).solver().relative_gap_tolerance(), 0);
 }
 
+// model.states STATES_AUTO is lbfgs's: with any other solver it resolves
+// to every label.
+TEST(ResolvePipelineConfigTest, AutoStatesAreEveryLabelWithoutLbfgs) {
+  PipelineConfig config;
+  config.mutable_model()->set_loss(LOG);
+  config.mutable_model()->set_states(ModelConfig::STATES_AUTO);
+  config.mutable_solver()->set_name("lbfgs");
+  EXPECT_EQ(ResolvePipelineConfig(config).model().states(),
+            ModelConfig::STATES_AUTO);
+  config.mutable_solver()->set_name("sag");
+  EXPECT_EQ(ResolvePipelineConfig(config).model().states(),
+            ModelConfig::ALL_STATES);
+}
+
 }  // namespace
 }  // namespace chaintag
 

@@ -208,7 +208,11 @@ absl::StatusOr<TrainingProblem> MakeTrainingProblem(
         training.problem->SetAllowedTransitions(std::move(allowed));
     if (!set.ok()) return set;
   }
-  if (model.states() == ModelConfig::OBSERVED_STATES) {
+  const bool observed_states =
+      model.states() == ModelConfig::OBSERVED_STATES ||
+      (model.states() == ModelConfig::STATES_AUTO && !given_rows &&
+       labels.size() >= kObservedTransitionsFrom);
+  if (observed_states) {
     absl::Status restricted =
         training.problem->RestrictEmissionsToObservedLabels();
     if (!restricted.ok()) return restricted;

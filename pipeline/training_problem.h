@@ -42,7 +42,8 @@ struct TrainingProblem {
 
 // model.transitions AUTO restricts the transitions to the training
 // labelings' pairs from this many labels up (at L = 319, CoNLL-2000's joint
-// POS|chunk tags, they are 4,617 of 101,761 pairs).
+// POS|chunk tags, they are 4,617 of 101,761 pairs), and model.states AUTO
+// the emission rows to their observed labels.
 constexpr int kObservedTransitionsFrom = 100;
 
 // `labels` are the training scheme's (config.model().train_scheme()).

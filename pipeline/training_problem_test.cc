@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace chaintag {
@@ -139,6 +140,52 @@ TEST(TrainingProblemTest, FirstOrderUsesTheFeaturesRows) {
   const ChainLayout& layout = training->problem->layout();
   EXPECT_EQ(layout.order, 1);
   EXPECT_EQ(layout.dim(), 3 * 3 + 9 + 2 * 3);
+}
+
+// model.states STATES_AUTO keeps every label's weights below
+// kObservedTransitionsFrom labels and restricts each row to its observed
+// labels from there (not with given rows); OBSERVED_STATES always does.
+TEST(TrainingProblemTest, AutoStatesRestrictTheRowsFromOneHundredLabels) {
+  auto labels_of = [](int count) {
+    LabelSet labels;
+    for (int y = 0; y < count; ++y) labels.Add(absl::StrCat("L", y));
+    return labels;
+  };
+  auto examples = [](int count) {
+    std::vector<int32_t> y(count);
+    for (int k = 0; k < count; ++k) y[k] = k;
+    return std::vector<ChainExample>{Example(y, false)};
+  };
+  ModelConfig model = Model(1);
+  model.set_train_scheme(NONE);
+  model.set_states(ModelConfig::STATES_AUTO);
+  for (int count : {kObservedTransitionsFrom - 1, kObservedTransitionsFrom}) {
+    SCOPED_TRACE(count);
+    absl::StatusOr<TrainingProblem> training = MakeTrainingProblem(
+        model, labels_of(count), 1024, examples(count), nullptr, 1);
+    ASSERT_TRUE(training.ok()) << training.status();
+    const bool restricted = training->problem->FreeCoordinates(nullptr);
+    EXPECT_EQ(restricted, count >= kObservedTransitionsFrom);
+    if (restricted) {
+      // Row r (bucket 10 + r) is seen with label r alone.
+      const ChainLayout& layout = training->problem->layout();
+      EXPECT_EQ(training->problem->num_free_coordinates(),
+                count + layout.dim() - layout.pair_emission_offset());
+      EXPECT_NE(training->space().free.rows, nullptr);
+    }
+    const BucketRows given = BucketRows::Identity(1024);
+    std::vector<ChainExample> by_row = examples(count);
+    for (uint32_t& bucket : by_row[0].features.buckets) bucket -= 10;
+    absl::StatusOr<TrainingProblem> given_rows =
+        MakeTrainingProblem(model, labels_of(count), 1024, by_row, &given, 1);
+    ASSERT_TRUE(given_rows.ok()) << given_rows.status();
+    EXPECT_FALSE(given_rows->problem->FreeCoordinates(nullptr));
+  }
+  model.set_states(ModelConfig::OBSERVED_STATES);
+  absl::StatusOr<TrainingProblem> observed =
+      MakeTrainingProblem(model, labels_of(3), 1024, examples(3), nullptr, 1);
+  ASSERT_TRUE(observed.ok()) << observed.status();
+  EXPECT_TRUE(observed->problem->FreeCoordinates(nullptr));
 }
 
 TEST(TrainingProblemTest, SecondOrderHasTheGoldTrigramsPairsAndPairRows) {

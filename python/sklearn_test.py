@@ -200,7 +200,7 @@ class EstimatorTest(unittest.TestCase):
         seen = sklearn_crfsuite.CRF(all_possible_states=False, **kwargs)
         self.check_against_cli(seen, _settings.config_text(
             2 * 0.25 / n, max_passes=15, loss=_settings.CRF,
-            solver="lbfgs", observed_states=True))
+            solver="lbfgs", states="OBSERVED_STATES"))
         every = sklearn_crfsuite.CRF(**kwargs).fit(self.X, self.y)
         self.assertLess(len(seen.state_features_), len(every.state_features_))
         self.assertEqual(
@@ -221,6 +221,32 @@ class EstimatorTest(unittest.TestCase):
                     for features, label in zip(x, ys)
                     for name in names(features)}
         self.assertTrue(set(seen.state_features_) <= observed)
+        self.assertFalse(set(every.state_features_) <= observed)
+
+    def test_hundreds_of_labels_weigh_the_seen_labels_by_default(self):
+        # all_possible_states unset with lbfgs: every label below 100
+        # labels (the test above), each attribute's seen labels from 100
+        # up, as with False; True still weighs every label.
+        rng = random.Random(3)
+        labels = ["T%d" % k for k in range(120)]
+        X, y = [], []
+        for _ in range(60):
+            tags = [rng.choice(labels) for _ in range(rng.randint(2, 6))]
+            X.append([{"w": "x%d" % (int(tag[1:]) // 3),
+                       "r": "r%d" % rng.randint(0, 9)} for tag in tags])
+            y.append(tags)
+        observed = {("%s:%s" % (name, value), tag)
+                    for xs, tags in zip(X, y)
+                    for features, tag in zip(xs, tags)
+                    for name, value in features.items()}
+        kwargs = dict(algorithm="lbfgs", c2=0.1, max_iterations=5)
+        unset = sklearn_crfsuite.CRF(**kwargs).fit(X, y)
+        seen = sklearn_crfsuite.CRF(all_possible_states=False,
+                                    **kwargs).fit(X, y)
+        every = sklearn_crfsuite.CRF(all_possible_states=True,
+                                     **kwargs).fit(X, y)
+        self.assertTrue(set(unset.state_features_) <= observed)
+        self.assertEqual(unset.state_features_, seen.state_features_)
         self.assertFalse(set(every.state_features_) <= observed)
 
     def check_against_cli(self, crf, config_text):

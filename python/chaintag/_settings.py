@@ -59,11 +59,12 @@ _FEATURES = [
      "The minimum frequency of features: attributes seen at fewer positions "
      "get no weight (chaintag: features.min_feature_count)"),
     ("feature.possible_states", False,
-     "Force to generate possible state features. Unset or True: chaintag "
-     "weighs every (attribute, label) pair of the training attributes; set "
-     "to False: an attribute has weights for the labels it is seen with in "
-     "training only, as CRFsuite's default (model.states OBSERVED_STATES, "
-     "solver lbfgs only; the other solvers weigh every pair)"),
+     "Force to generate possible state features. True: chaintag weighs "
+     "every (attribute, label) pair of the training attributes; False: an "
+     "attribute has weights for the labels it is seen with in training "
+     "only, as CRFsuite's default (model.states OBSERVED_STATES, solver "
+     "lbfgs only; the other solvers weigh every pair); unset: every pair "
+     "below 100 labels, the seen ones from 100 up (lbfgs; STATES_AUTO)"),
     ("feature.possible_transitions", False,
      "Force to generate possible transition features. chaintag weighs every "
      "label pair, as CRFsuite does with True; either value is accepted"),
@@ -316,9 +317,7 @@ def run_settings(algorithm, params, options, num_sequences):
         solver = solver or "bcfw"
     return dict(
         lam=lam, l1=l1, loss=loss, solver=solver,
-        observed_states=solver == "lbfgs"
-        and "feature.possible_states" in params
-        and not flag(params["feature.possible_states"]),
+        states=states_of(solver, params),
         max_passes=values["max_iterations"],
         min_freq=values["feature.minfreq"],
         averaging=values.get("averaging", True) is not False,
@@ -336,6 +335,22 @@ def run_settings(algorithm, params, options, num_sequences):
                "epsilon": float(values.get("epsilon", 1e-5))})
 
 
+def states_of(solver, params):
+    """model.states for CRFsuite's feature.possible_states: False (as
+    CRFsuite's default) restricts each attribute to its seen labels, which
+    lbfgs alone trains; unset, lbfgs weighs every label below 100 labels
+    and the seen ones from 100 up (STATES_AUTO), where every label's rows
+    would hold rows x L weights in each of L-BFGS's vectors; None leaves
+    the config's default (every label)."""
+    if solver != "lbfgs":
+        return None
+    if "feature.possible_states" not in params:
+        return "STATES_AUTO"
+    if flag(params["feature.possible_states"]):
+        return None
+    return "OBSERVED_STATES"
+
+
 def gap_check_passes(passes):
     """Passes between duality-gap checks of the structured SVM: every 10, or
     a quarter of the run when longer (a check costs a pass; at
@@ -348,7 +363,7 @@ def gap_check_passes(passes):
 def config_text(lam, max_passes=None, min_freq=None, solver="bcfw", order=1,
                 num_threads=1, seed=1, num_buckets=None, gap_tolerance=None,
                 keep_feature_names=True, evaluate_dev=False, loss=HINGE,
-                l1=0.0, averaging=True, lbfgs=None, observed_states=False):
+                l1=0.0, averaging=True, lbfgs=None, states=None):
     """The PipelineConfig text of a run on item sequences. No bias feature:
     CRFsuite has none, and the attributes are then exactly the items'."""
     min_count = 0
@@ -385,7 +400,7 @@ def config_text(lam, max_passes=None, min_freq=None, solver="bcfw", order=1,
         "keep_feature_names: %s%s%s }"
         % (int(order), "true" if keep_feature_names else "false",
            " loss: LOG" if crf else "",
-           " states: OBSERVED_STATES" if observed_states else ""),
+           " states: %s" % states if states else ""),
         "solver { %s }" % " ".join(solver_fields),
         "eval_every: %d" % (1 if evaluate_dev else 0),
     ])

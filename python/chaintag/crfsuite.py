@@ -126,7 +126,7 @@ def training_run(train, algorithm, params, options, dev=None, keep=False,
         keep_feature_names=run["keep_feature_names"],
         evaluate_dev=dev is not None and len(dev) > 0, loss=run["loss"],
         l1=run["l1"], averaging=run["averaging"], lbfgs=run["lbfgs"],
-        observed_states=run["observed_states"])
+        states=run["states"])
     return _chaintag.train_sequences(
         train, text, dict(options.get("overrides") or {}),
         dev=dev if dev is not None and len(dev) > 0 else None, keep=keep,
