@@ -95,10 +95,15 @@ PipelineConfig ResolvePipelineConfig(const PipelineConfig& config) {
   } else {
     resolved.mutable_solver()->clear_objective();
   }
-  // Only lbfgs trains a model of observed states; the labels decide the
-  // rest when the problem is made (MakeTrainingProblem).
-  if (resolved.model().states() == ModelConfig::STATES_AUTO &&
-      resolved.solver().name() != "lbfgs") {
+  // Only lbfgs trains a model of observed states, and unless the config
+  // says otherwise it does from 100 labels up (STATES_AUTO, which the
+  // labels decide when the problem is made: MakeTrainingProblem); every
+  // other solver weighs every label.
+  if (resolved.solver().name() == "lbfgs") {
+    if (!resolved.model().has_states()) {
+      resolved.mutable_model()->set_states(ModelConfig::STATES_AUTO);
+    }
+  } else if (resolved.model().states() == ModelConfig::STATES_AUTO) {
     resolved.mutable_model()->set_states(ModelConfig::ALL_STATES);
   }
   CreateTask(resolved)->ResolveConfig(&resolved);

@@ -713,16 +713,22 @@ TEST(ResolvePipelineConfigTest, SagHoldsARelativeToleranceToOnePercent) {
   EXPECT_EQ(ResolvePipelineConfig(config).solver().relative_gap_tolerance(), 0);
 }
 
-// model.states STATES_AUTO is lbfgs's: with any other solver it resolves
-// to every label.
-TEST(ResolvePipelineConfigTest, AutoStatesAreEveryLabelWithoutLbfgs) {
+// model.states STATES_AUTO is lbfgs's default: unset, an lbfgs config
+// resolves to it, and any other solver's to every label (left unset, so
+// that its recorded config reads as given); an explicit value stays.
+TEST(ResolvePipelineConfigTest, AutoStatesAreLbfgsDefault) {
   PipelineConfig config;
   config.mutable_model()->set_loss(LOG);
-  config.mutable_model()->set_states(ModelConfig::STATES_AUTO);
   config.mutable_solver()->set_name("lbfgs");
   EXPECT_EQ(ResolvePipelineConfig(config).model().states(),
             ModelConfig::STATES_AUTO);
+  config.mutable_model()->set_states(ModelConfig::ALL_STATES);
+  EXPECT_EQ(ResolvePipelineConfig(config).model().states(),
+            ModelConfig::ALL_STATES);
   config.mutable_solver()->set_name("sag");
+  config.mutable_model()->clear_states();
+  EXPECT_FALSE(ResolvePipelineConfig(config).model().has_states());
+  config.mutable_model()->set_states(ModelConfig::STATES_AUTO);
   EXPECT_EQ(ResolvePipelineConfig(config).model().states(),
             ModelConfig::ALL_STATES);
 }

@@ -338,16 +338,14 @@ def run_settings(algorithm, params, options, num_sequences):
 def states_of(solver, params):
     """model.states for CRFsuite's feature.possible_states: False (as
     CRFsuite's default) restricts each attribute to its seen labels, which
-    lbfgs alone trains; unset, lbfgs weighs every label below 100 labels
+    lbfgs alone trains; True weighs every label; None leaves the
+    pipeline's default, which for lbfgs is every label below 100 labels
     and the seen ones from 100 up (STATES_AUTO), where every label's rows
-    would hold rows x L weights in each of L-BFGS's vectors; None leaves
-    the config's default (every label)."""
-    if solver != "lbfgs":
+    would hold rows x L weights in each of L-BFGS's vectors."""
+    if solver != "lbfgs" or "feature.possible_states" not in params:
         return None
-    if "feature.possible_states" not in params:
-        return "STATES_AUTO"
     if flag(params["feature.possible_states"]):
-        return None
+        return "ALL_STATES"
     return "OBSERVED_STATES"
 
 
