@@ -155,7 +155,7 @@ struct WeightSpace {
   const BucketRows* pair_rows = nullptr;
   const SecondOrderStructure* structure = nullptr;
   const FeatureKeys* keys = nullptr;
-  // A restricted solver's w (models/model_file.h's FreeEmissions): its
+  // A restricted solver's w (models/sparse_rows.h's FreeEmissions): its
   // emission part is the free coordinates; free.rows is null when w holds
   // every coordinate of the layout.
   FreeEmissions free;
