@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "corpora/tag_scheme.h"
 #include "features/document_features.h"
+#include "models/model_encoding.h"
 
 namespace chaintag {
 namespace {

@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 #include "models/chain_layout.h"
 #include "models/chain_model.h"
+#include "models/model_encoding.h"
 #include "models/model_file.h"
 #include "models/model_file_testing.h"
 

@@ -1,7 +1,7 @@
-// The model file (models/model_file.proto): how a ChainModel's weights are
-// encoded into it, written, read back and checked, apart from the model that
-// tags with them (models/chain_model.h), so that a change to the format is a
-// change to this file alone.
+// The model file (models/model_file.proto): how it is written, read back and
+// checked, apart from the model that tags with it (models/chain_model.h) and
+// the encoding of a solver's weights into it (models/model_encoding.h), so
+// that a change to the format is a change to these two modules alone.
 //
 // Only emission rows with a non-zero weight are stored, sorted by bucket (by
 // feature key for exact features), in float32 or float64; a second-order
@@ -25,13 +25,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "absl/types/span.h"
-#include "features/bucket_rows.h"
-#include "features/feature_keys.h"
-#include "models/chain_layout.h"
 #include "models/model_file.pb.h"
 #include "models/second_order.h"
-#include "models/sparse_rows.h"
 
 namespace chaintag {
 
@@ -80,31 +75,6 @@ uint32_t FormatKind(const ModelFile& file);
 // of its weights, of the flags and first stage that change decoding, and
 // of the attribute names.
 uint64_t WeightsChecksum(const ModelFile& file);
-
-// Fills `file`'s weight fields (clearing what they held), magic, format
-// version and checksum from `weights`, laid out as `layout` over the emission
-// rows `rows` and, at second order (`structure` non-null), the structure's
-// trigrams and pairs; with pair templates (either order) the pair rows
-// `pair_rows` (null without); with `free` (null for a w of every
-// coordinate, models/sparse_rows.h) its emission part as it says, giving the
-// same file as the same w in every coordinate. A stacked model with first-order
-// pair rows is refused (no format holds both). Rows that are all zero are
-// dropped; the rest are stored in file->weight_precision() (FLOAT32 when
-// unspecified), each with only its non-zero labels
-// (ModelFile.emission_row_sizes) from kSparseRowsFromLabels labels up when that
-// stores under half of the full rows' weights. Fails on a size that does not
-// match the layout, rows over another number of buckets than the features',
-// non-finite weights, or weights beyond float32's range for FLOAT32. Exact
-// features (file->features().exact()) need `keys`, their key table, bucket b
-// being key keys->keys()[b]: the file then keys each row it stores by its key
-// (feature_keys), and its names by row; hashed features take none.
-absl::Status EncodeModelWeights(const ChainLayout& layout,
-                                const BucketRows& rows, const FeatureKeys* keys,
-                                const SecondOrderStructure* structure,
-                                const BucketRows* pair_rows,
-                                const FreeEmissions* free,
-                                absl::Span<const double> weights,
-                                ModelFile* file);
 
 // The structure a second-order file describes (its trigrams and pairs,
 // constrained by its training scheme) over `labels`; null for a first-order
