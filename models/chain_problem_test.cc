@@ -1038,6 +1038,7 @@ TEST(ObservedStatesTest, FreeCoordinatesAreTheRowsGoldLabels) {
 // A small chain of each kind, as a problem restricted to the labels each
 // attribute is seen with (and its free coordinates) and unrestricted.
 struct ObservedChain {
+  Model model;
   TestChain chain;
   std::unique_ptr<ChainProblem> unrestricted;
   std::unique_ptr<ChainProblem> problem;
@@ -1046,6 +1047,7 @@ struct ObservedChain {
 
 ObservedChain MakeObservedChain(Model model, std::mt19937* rng) {
   ObservedChain observed;
+  observed.model = model;
   const int L = OrderOf(model) == 1 ? 6 : 4;
   observed.chain = MakeTestChain(L, model, 6, rng, /*max_length=*/7);
   observed.unrestricted = observed.chain.Problem(true);
@@ -1055,63 +1057,73 @@ ObservedChain MakeObservedChain(Model model, std::mt19937* rng) {
   return observed;
 }
 
+// body(observed, rng) for a chain of each kind (MakeObservedChain), all
+// drawn from one generator seeded `seed`, which body draws from too.
+template <typename Body>
+void ForEachObservedChain(uint32_t seed, const Body& body) {
+  std::mt19937 rng(seed);
+  for (Model model : kModels) {
+    SCOPED_TRACE(testing::Message() << "model " << static_cast<int>(model));
+    const ObservedChain observed = MakeObservedChain(model, &rng);
+    ASSERT_FALSE(observed.free.empty());
+    body(observed, rng);
+  }
+}
+
 // Summed at the free coordinates alone, a gradient is the dense one's at
 // them, bit for bit, whole or in slices of the free list cut anywhere; it
 // matches Problem's default through a vector of all of w, and unrestricted
 // it is AddCornerMinusStateInSlice.
 TEST(ObservedStatesTest, GradientsAtTheFreeCoordinatesAreTheDenseOnes) {
-  std::mt19937 rng(31);
   std::normal_distribution<double> normal(0, 1);
-  for (Model model : kModels) {
-    SCOPED_TRACE(testing::Message() << "model " << static_cast<int>(model));
-    const ObservedChain observed = MakeObservedChain(model, &rng);
-    const auto& [chain, unrestricted, problem, free] = observed;
-    ASSERT_FALSE(free.empty());
-    const int L = chain.layout.num_labels;
-    const int64_t size = static_cast<int64_t>(free.size());
-    const int64_t dim = chain.layout.dim();
-    std::uniform_int_distribution<int> label(0, L - 1);
-    for (int i = 0; i < problem->NumExamples(); ++i) {
-      // A state mixing the gold labeling and two others.
-      std::vector<double> state(problem->BlockStateSize(i));
-      problem->InitBlockState(i, state.data());
-      for (double gamma : {0.5, 0.25}) {
-        Corner y(chain.examples[i].labels.size());
-        do {
-          for (int32_t& label_t : y) label_t = label(rng);
-        } while (model == Model::kFirstAllowed && !chain.Allowed(y));
-        problem->MixCorner(i, y, gamma, state.data());
-      }
-      const Corner& gold = problem->GoldCorner(i);
-      const double c = normal(rng);
-      std::vector<double> dense(dim, 0.0);
-      problem->AddCornerMinusState(i, gold, state.data(), c, dense.data());
-      std::vector<double> expected(size);
-      for (int64_t k = 0; k < size; ++k) expected[k] = dense[free[k]];
-      std::vector<double> whole(size, 0.0);
-      problem->AddCornerMinusStateAtFree(i, gold, state.data(), c, 0, size,
-                                         whole.data());
-      ASSERT_EQ(whole, expected);
-      std::vector<double> by_default(size, 0.0);
-      problem->Problem::AddCornerMinusStateAtFree(i, gold, state.data(), c, 0,
-                                                  size, by_default.data());
-      ASSERT_EQ(by_default, expected);
-      for (int64_t split : {int64_t{1}, size / 3, size / 2, size - 1}) {
-        std::vector<double> sliced(size, 0.0);
-        problem->AddCornerMinusStateAtFree(i, gold, state.data(), c, split,
-                                           size, sliced.data());
-        problem->AddCornerMinusStateAtFree(i, gold, state.data(), c, 0, split,
-                                           sliced.data());
-        ASSERT_EQ(sliced, expected) << "split at " << split;
-      }
-      std::vector<double> in_slice(dim, 0.0), at_free(dim, 0.0);
-      unrestricted->AddCornerMinusStateInSlice(i, gold, state.data(), c, 0,
-                                               dim / 2, in_slice.data());
-      unrestricted->AddCornerMinusStateAtFree(i, gold, state.data(), c, 0,
-                                              dim / 2, at_free.data());
-      ASSERT_EQ(at_free, in_slice);
-    }
-  }
+  ForEachObservedChain(
+      31, [&](const ObservedChain& observed, std::mt19937& rng) {
+        const auto& [model, chain, unrestricted, problem, free] = observed;
+        const int L = chain.layout.num_labels;
+        const int64_t size = static_cast<int64_t>(free.size());
+        const int64_t dim = chain.layout.dim();
+        std::uniform_int_distribution<int> label(0, L - 1);
+        for (int i = 0; i < problem->NumExamples(); ++i) {
+          // A state mixing the gold labeling and two others.
+          std::vector<double> state(problem->BlockStateSize(i));
+          problem->InitBlockState(i, state.data());
+          for (double gamma : {0.5, 0.25}) {
+            Corner y(chain.examples[i].labels.size());
+            do {
+              for (int32_t& label_t : y) label_t = label(rng);
+            } while (model == Model::kFirstAllowed && !chain.Allowed(y));
+            problem->MixCorner(i, y, gamma, state.data());
+          }
+          const Corner& gold = problem->GoldCorner(i);
+          const double c = normal(rng);
+          std::vector<double> dense(dim, 0.0);
+          problem->AddCornerMinusState(i, gold, state.data(), c, dense.data());
+          std::vector<double> expected(size);
+          for (int64_t k = 0; k < size; ++k) expected[k] = dense[free[k]];
+          std::vector<double> whole(size, 0.0);
+          problem->AddCornerMinusStateAtFree(i, gold, state.data(), c, 0, size,
+                                             whole.data());
+          ASSERT_EQ(whole, expected);
+          std::vector<double> by_default(size, 0.0);
+          problem->Problem::AddCornerMinusStateAtFree(
+              i, gold, state.data(), c, 0, size, by_default.data());
+          ASSERT_EQ(by_default, expected);
+          for (int64_t split : {int64_t{1}, size / 3, size / 2, size - 1}) {
+            std::vector<double> sliced(size, 0.0);
+            problem->AddCornerMinusStateAtFree(i, gold, state.data(), c, split,
+                                               size, sliced.data());
+            problem->AddCornerMinusStateAtFree(i, gold, state.data(), c, 0,
+                                               split, sliced.data());
+            ASSERT_EQ(sliced, expected) << "split at " << split;
+          }
+          std::vector<double> in_slice(dim, 0.0), at_free(dim, 0.0);
+          unrestricted->AddCornerMinusStateInSlice(i, gold, state.data(), c, 0,
+                                                   dim / 2, in_slice.data());
+          unrestricted->AddCornerMinusStateAtFree(i, gold, state.data(), c, 0,
+                                                  dim / 2, at_free.data());
+          ASSERT_EQ(at_free, in_slice);
+        }
+      });
 }
 
 // The smoothed oracles at the free coordinates alone read the emission rows
@@ -1120,13 +1132,10 @@ TEST(ObservedStatesTest, GradientsAtTheFreeCoordinatesAreTheDenseOnes) {
 // smoothing, by ChainProblem's reading and by Problem's default; without
 // free coordinates free_w is w.
 TEST(ObservedStatesTest, OraclesAtTheFreeCoordinatesAreTheDenseOnes) {
-  std::mt19937 rng(37);
   std::normal_distribution<double> normal(0, 1);
-  for (Model model : kModels) {
-    SCOPED_TRACE(testing::Message() << "model " << static_cast<int>(model));
-    const ObservedChain observed = MakeObservedChain(model, &rng);
-    const auto& [chain, unrestricted, problem, free] = observed;
-    ASSERT_FALSE(free.empty());
+  ForEachObservedChain(37, [&](const ObservedChain& observed,
+                               std::mt19937& rng) {
+    const auto& [model, chain, unrestricted, problem, free] = observed;
     std::vector<double> free_w(free.size()), dense(chain.layout.dim(), 0.0);
     for (size_t k = 0; k < free.size(); ++k) {
       free_w[k] = normal(rng);
@@ -1165,7 +1174,7 @@ TEST(ObservedStatesTest, OraclesAtTheFreeCoordinatesAreTheDenseOnes) {
         EXPECT_EQ(at_free_dot, whole_dot);
       }
     }
-  }
+  });
 }
 
 // A state over allowed transitions holds S + 2L tail entries, not L² + 2L;
