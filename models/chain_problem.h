@@ -242,9 +242,10 @@ class ChainProblem : public Problem {
   // The same at the point whose free coordinates (FreeCoordinates) are
   // free_w: the emission rows read at their free labels alone.
   void ComputeScoresAtFree(int i, const double* free_w, Scores* scores) const;
-  // For the readers of the free coordinates' rows at feature occurrence k
-  // of `f` (of `total`): a row's range two strides ahead, then, once that is in
-  // cache, its labels and its entries of `free_values` one stride ahead.
+  // For the gradient's additions at the free coordinates, at feature
+  // occurrence k of `f` (of `total`): a row's range two strides ahead, then,
+  // once that is in cache, its labels and its entries of `free_values` one
+  // stride ahead (as SparseRows' scoring does for the oracles).
   void PrefetchFreeRows(const FeatureSequence& f, int32_t k, int32_t total,
                         const double* free_values) const {
     if (k + 2 * kPrefetchDistance < total) {

@@ -75,31 +75,18 @@ double ChainProblem::SmoothedOracleWithStateDotAtFree(
   return Smoothed(i, nullptr, free_w, smoothing, state, state_dot);
 }
 
-// The emission rows' free labels are free_w's first entries, row by row
-// (free_row_begin_), the pair rows and the tail the rest, as in w. Each
-// label's sum takes the dense rows' terms in the same order less those of
-// a weight fixed at 0, which never change a sum that starts at +0: the same
-// scores to the bit.
+// The emission rows' free labels are free_w's first entries, as free_rows_
+// indexes them, the pair rows and the tail the rest, as in w. Each label's
+// sum takes the dense rows' terms in the same order less those of a weight
+// fixed at 0, which never change a sum that starts at +0: the same scores
+// to the bit.
 void ChainProblem::ComputeScoresAtFree(int i, const double* free_w,
                                        Scores* scores) const {
   const FeatureSequence& f = examples_[i].features;
-  const int T = f.size();
-  const int L = layout_.num_labels;
   Scratch& scratch = ThreadScratch();
-  scratch.unary.assign(static_cast<size_t>(T) * L, 0.0);
-  const int32_t total = f.offsets[T];
-  for (int t = 0; t < T; ++t) {
-    double* out = scratch.unary.data() + static_cast<int64_t>(t) * L;
-    for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
-      PrefetchFreeRows(f, k, total, free_w);
-      const double value = f.value(k);
-      const uint32_t row = f.buckets[k];
-      for (int64_t j = free_row_begin_[row]; j < free_row_begin_[row + 1];
-           ++j) {
-        out[free_labels_[j]] += value * free_w[j];
-      }
-    }
-  }
+  scratch.unary.resize(static_cast<size_t>(f.size()) * layout_.num_labels);
+  free_rows_.ComputeUnaryScores(free_listed_labels_.data(), free_w, f,
+                                scratch.unary.data());
   FinishScores(i, free_w + free_labels_.size(), 1.0, scores);
 }
 
