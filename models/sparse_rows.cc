@@ -64,6 +64,10 @@ absl::StatusOr<SparseRows> SparseRows::Build(int num_labels,
                                               size, " weights (1 to ", L, ")"));
     }
     weights += size;
+    // Checked before a full row's early end too: the starts are 32-bit.
+    if (weights > std::numeric_limits<uint32_t>::max()) {
+      return absl::DataLossError("too many emission weights");
+    }
     if (size == L) continue;
     if (listed + size > labels.size()) {
       return absl::DataLossError(
@@ -78,9 +82,6 @@ absl::StatusOr<SparseRows> SparseRows::Build(int num_labels,
       }
     }
     listed += size;
-    if (weights > std::numeric_limits<uint32_t>::max()) {
-      return absl::DataLossError("too many emission weights");
-    }
   }
   if (weights != static_cast<uint64_t>(num_weights) ||
       listed != labels.size()) {

@@ -1,6 +1,7 @@
 #include "models/sparse_rows.h"
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "base/random.h"
@@ -162,6 +163,24 @@ TEST(SparseRowsTest, RefusesInconsistentRows) {
             std::string::npos);
   EXPECT_NE(message({2, 3}, labels, 5).find("list 2 labels"),
             std::string::npos);
+}
+
+// The rows' starts are 32-bit: rows holding more weights are refused, also
+// when the rows past the limit are full ones, which list no labels.
+TEST(SparseRowsTest, RefusesMoreWeightsThanItsStartsHold) {
+  constexpr int kLabels = 1 << 12;
+  const uint64_t limit = std::numeric_limits<uint32_t>::max();
+  const size_t full_rows = limit / kLabels + 1;  // one row past the limit
+  std::vector<uint32_t> sizes(full_rows, kLabels);
+  const int64_t weights = static_cast<int64_t>(full_rows) * kLabels;
+  ASSERT_GT(static_cast<uint64_t>(weights), limit);
+  absl::StatusOr<SparseRows> rows =
+      SparseRows::Create(kLabels, sizes, {}, weights);
+  ASSERT_FALSE(rows.ok());
+  EXPECT_NE(rows.status().message().find("too many emission weights"),
+            absl::string_view::npos);
+  sizes.pop_back();
+  EXPECT_TRUE(SparseRows::Create(kLabels, sizes, {}, weights - kLabels).ok());
 }
 
 }  // namespace
