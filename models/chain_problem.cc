@@ -438,6 +438,35 @@ void ChainProblem::TouchedRanges(int i,
   out[pair_total].length = layout_.tail_size();
 }
 
+void ChainProblem::TouchedRangesAtFree(
+    int i, std::vector<CoordinateRange>* ranges) const {
+  if (free_coordinates_.empty()) {
+    TouchedRanges(i, ranges);
+    return;
+  }
+  // The rows after the emission rows are free whole, shifted down by the
+  // emission coordinates that are not.
+  const size_t first = ranges->size();
+  TouchedRanges(i, ranges);
+  const int64_t L = layout_.num_labels;
+  const int64_t emissions = free_row_begin_.back();
+  const int64_t shift = layout_.pair_emission_offset() - emissions;
+  size_t kept = first;
+  for (size_t k = first; k < ranges->size(); ++k) {
+    CoordinateRange range = (*ranges)[k];
+    if (range.begin < layout_.pair_emission_offset()) {
+      const int64_t row = range.begin / L;
+      range.begin = free_row_begin_[row];
+      range.length = free_row_begin_[row + 1] - range.begin;
+      if (range.length == 0) continue;
+    } else {
+      range.begin -= shift;
+    }
+    (*ranges)[kept++] = range;
+  }
+  ranges->resize(kept);
+}
+
 void ChainProblem::Decode(int i, const double* w, Corner* corner) const {
   corner->resize(Length(i));
   Scores scores;

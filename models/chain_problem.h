@@ -100,7 +100,7 @@ class ChainProblem : public Problem {
   // the model has no feature for a row's other labels, so w is 0 there.
   // FreeCoordinates then lists the observed (row, label) coordinates with
   // the pair rows and the tail: the operations stay those of whole rows,
-  // and a solver that supports the restriction (lbfgs) minimises over w
+  // and a solver that supports the restriction (lbfgs, sag) minimises over w
   // with 0 elsewhere, taking its gradients at those coordinates alone; the
   // registry's other solvers refuse the problem, and such a solver's w
   // (Solver::Solve) is the free coordinates' values: the emission rows'
@@ -215,6 +215,11 @@ class ChainProblem : public Problem {
   // occurrence), then the transitions and biases.
   void TouchedRanges(int i,
                      std::vector<CoordinateRange>* ranges) const override;
+  // The same at the free coordinates: each feature's row as its range of
+  // free labels (none for a row without any), then the pair rows and the
+  // tail, whole, as they follow the emission rows in the free list.
+  void TouchedRangesAtFree(int i,
+                           std::vector<CoordinateRange>* ranges) const override;
 
  private:
   struct Scores;

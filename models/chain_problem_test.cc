@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <random>
 #include <thread>
@@ -1124,6 +1125,54 @@ TEST(ObservedStatesTest, GradientsAtTheFreeCoordinatesAreTheDenseOnes) {
           ASSERT_EQ(at_free, in_slice);
         }
       });
+}
+
+// A block's ranges at the free coordinates are the free entries of its
+// ranges in all of w, parts of one partition (two blocks' ranges equal or
+// disjoint), empty rows left out; unrestricted they are TouchedRanges.
+TEST(ObservedStatesTest, TouchedRangesAtFreeAreTheFreeEntriesOfTheDenseOnes) {
+  ForEachObservedChain(41, [&](const ObservedChain& observed, std::mt19937&) {
+    const auto& [model, chain, unrestricted, problem, free] = observed;
+    const int64_t size = static_cast<int64_t>(free.size());
+    std::map<int64_t, int64_t> partition;  // begin -> length, every block's
+    for (int i = 0; i < problem->NumExamples(); ++i) {
+      std::vector<CoordinateRange> dense, at_free;
+      problem->TouchedRanges(i, &dense);
+      problem->TouchedRangesAtFree(i, &at_free);
+      std::vector<char> expected(size, 0), covered(size, 0);
+      for (const CoordinateRange& range : dense) {
+        for (int64_t k = 0; k < size; ++k) {
+          if (free[k] >= range.begin && free[k] < range.begin + range.length) {
+            expected[k] = 1;
+          }
+        }
+      }
+      for (const CoordinateRange& range : at_free) {
+        ASSERT_GT(range.length, 0);
+        ASSERT_GE(range.begin, 0);
+        ASSERT_LE(range.begin + range.length, size);
+        auto [at, inserted] = partition.emplace(range.begin, range.length);
+        ASSERT_EQ(at->second, range.length) << "at " << range.begin;
+        for (int64_t k = range.begin; k < range.begin + range.length; ++k) {
+          covered[k] = 1;
+        }
+      }
+      ASSERT_EQ(covered, expected) << "example " << i;
+      std::vector<CoordinateRange> plain, plain_at_free;
+      unrestricted->TouchedRanges(i, &plain);
+      unrestricted->TouchedRangesAtFree(i, &plain_at_free);
+      ASSERT_EQ(plain_at_free.size(), plain.size());
+      for (size_t r = 0; r < plain.size(); ++r) {
+        ASSERT_EQ(plain_at_free[r].begin, plain[r].begin);
+        ASSERT_EQ(plain_at_free[r].length, plain[r].length);
+      }
+    }
+    int64_t end = 0;
+    for (const auto& [begin, length] : partition) {
+      ASSERT_GE(begin, end) << "ranges overlap at " << begin;
+      end = begin + length;
+    }
+  });
 }
 
 // The smoothed oracles at the free coordinates alone read the emission rows

@@ -223,6 +223,24 @@ class EstimatorTest(unittest.TestCase):
         self.assertTrue(set(seen.state_features_) <= observed)
         self.assertFalse(set(every.state_features_) <= observed)
 
+    def test_l2sgd_weighs_the_seen_labels_when_asked(self):
+        # l2sgd (sag) with all_possible_states=False trains the same model
+        # of seen labels as the CLI from the same config; unset, every
+        # label, as with True.
+        n = len(self.X)
+        kwargs = dict(algorithm="l2sgd", c2=0.25, max_iterations=5,
+                      keep_feature_names=True)
+        seen = sklearn_crfsuite.CRF(all_possible_states=False, **kwargs)
+        self.check_against_cli(seen, _settings.config_text(
+            2 * 0.25 / n, max_passes=5, loss=_settings.CRF, solver="sag",
+            states="OBSERVED_STATES"))
+        every = sklearn_crfsuite.CRF(**kwargs).fit(self.X, self.y)
+        self.assertLess(len(seen.state_features_), len(every.state_features_))
+        self.assertEqual(
+            len(sklearn_crfsuite.CRF(all_possible_states=True, **kwargs)
+                .fit(self.X, self.y).state_features_),
+            len(every.state_features_))
+
     def test_hundreds_of_labels_weigh_the_seen_labels_by_default(self):
         # all_possible_states unset with lbfgs: every label below 100
         # labels (the test above), each attribute's seen labels from 100

@@ -157,26 +157,36 @@ TEST(CheckpointTest, ResumedRunsEndExactlyAsUninterruptedOnes) {
   }
 }
 
-// lbfgs on a problem that fixes coordinates at 0 keeps its vectors over
-// the free ones: its checkpoint holds those, and the resumed run ends as
-// the uninterrupted one, returning w at the free coordinates.
-TEST(CheckpointTest, ARestrictedLbfgsRunResumesExactly) {
+// lbfgs and sag on a problem that fixes coordinates at 0 keep their
+// vectors over the free ones: the checkpoint holds those, and the resumed
+// run ends as the uninterrupted one, returning w at the free coordinates.
+TEST(CheckpointTest, ARestrictedRunResumesExactly) {
   const RestrictedProblem problem(RandomMulticlassProblem(30, 4, 3, 11));
-  SolverConfig config = Configs().back();
-  ASSERT_EQ(config.name(), "lbfgs");
-  const Outcome whole = Solve(problem, config, "restricted", 4, nullptr);
-  absl::StatusOr<SolverCheckpoint> checkpoint =
-      ReadCheckpoint(TempPath("restricted.ckpt"));
-  ASSERT_TRUE(checkpoint.ok()) << checkpoint.status();
-  EXPECT_GT(checkpoint->passes(), 0);
-  const Outcome resumed = Solve(problem, config, "restricted", 0, &*checkpoint);
-  EXPECT_EQ(resumed.w, whole.w);
-  EXPECT_EQ(resumed.summary.SerializeAsString(),
-            whole.summary.SerializeAsString());
-  EXPECT_EQ(resumed.log, whole.log);
   std::vector<int64_t> free;
   ASSERT_TRUE(problem.FreeCoordinates(&free));
-  EXPECT_EQ(whole.w.size(), free.size());
+  SolverConfig lbfgs = Configs().back();
+  ASSERT_EQ(lbfgs.name(), "lbfgs");
+  SolverConfig sag = lbfgs;
+  sag.clear_lbfgs();
+  sag.set_name("sag");
+  sag.mutable_sag()->set_learning_rate(0.05);
+  sag.set_minibatch(4);
+  sag.set_num_threads(2);
+  for (const SolverConfig& config : {lbfgs, sag}) {
+    SCOPED_TRACE(config.name());
+    const std::string name = "restricted_" + config.name();
+    const Outcome whole = Solve(problem, config, name, 4, nullptr);
+    absl::StatusOr<SolverCheckpoint> checkpoint =
+        ReadCheckpoint(TempPath(name + ".ckpt"));
+    ASSERT_TRUE(checkpoint.ok()) << checkpoint.status();
+    EXPECT_GT(checkpoint->passes(), 0);
+    const Outcome resumed = Solve(problem, config, name, 0, &*checkpoint);
+    EXPECT_EQ(resumed.w, whole.w);
+    EXPECT_EQ(resumed.summary.SerializeAsString(),
+              whole.summary.SerializeAsString());
+    EXPECT_EQ(resumed.log, whole.log);
+    EXPECT_EQ(whole.w.size(), free.size());
+  }
 }
 
 // A checkpoint of FW steps with the cache written before its stores kept

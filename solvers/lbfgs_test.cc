@@ -143,8 +143,8 @@ TEST(LbfgsSolverTest, OraclesAtTheFreeCoordinatesGiveTheSameIterates) {
 // computed here from the oracles), not at the fixed ones, where the
 // gradient is far from 0; the certificate is the restricted problem's; the
 // thread count changes nothing; the w it returns, and the one its monitor
-// evaluates, hold the free coordinates alone; and the registry's other
-// solvers refuse the problem.
+// evaluates, hold the free coordinates alone; and the registry's solvers of
+// every coordinate (svrg here) refuse the problem.
 TEST(LbfgsSolverTest, ARestrictedProblemIsSolvedOverItsFreeCoordinates) {
   const RestrictedProblem problem(SparseMulticlassProblem(40, 6, 3, 8));
   const int n = problem.NumExamples();
@@ -213,9 +213,9 @@ TEST(LbfgsSolverTest, ARestrictedProblemIsSolvedOverItsFreeCoordinates) {
       EXPECT_EQ(more, one) << threads;
     }
   }
-  SolverConfig sag = LbfgsConfig(0);
-  sag.set_name("sag");
-  absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(sag);
+  SolverConfig svrg = LbfgsConfig(0);
+  svrg.set_name("svrg");
+  absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(svrg);
   ASSERT_TRUE(solver.ok());
   std::vector<double> w;
   const absl::StatusOr<TrainingSummary> refused =

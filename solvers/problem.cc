@@ -44,6 +44,12 @@ std::vector<int64_t> SliceBounds(int64_t dim, int64_t granularity, int parts) {
   return bounds;
 }
 
+int64_t SolverDimension(const Problem& problem) {
+  std::vector<int64_t> free;
+  return problem.FreeCoordinates(&free) ? static_cast<int64_t>(free.size())
+                                        : problem.Dim();
+}
+
 absl::StatusOr<std::vector<double>> WeightsInAllCoordinates(
     const Problem& problem, absl::Span<const double> w) {
   std::vector<int64_t> free;
@@ -299,6 +305,16 @@ void Problem::AddCornerMinusStateAtFree(int i, const Corner& y,
 
 void Problem::TouchedRanges(int, std::vector<CoordinateRange>* ranges) const {
   ranges->push_back({0, Dim()});
+}
+
+void Problem::TouchedRangesAtFree(int i,
+                                  std::vector<CoordinateRange>* ranges) const {
+  std::vector<int64_t> free;
+  if (!FreeCoordinates(&free)) {
+    TouchedRanges(i, ranges);
+    return;
+  }
+  ranges->push_back({0, static_cast<int64_t>(free.size())});
 }
 
 }  // namespace chaintag

@@ -302,7 +302,7 @@ class Problem {
   // seen with): the objective is then minimised over w with 0 elsewhere,
   // whose gradient is the full one's at these coordinates. The operations
   // above stay those of all of w. A solver that supports this keeps its
-  // vectors over these coordinates (lbfgs); the registry's others refuse
+  // vectors over these coordinates (lbfgs, sag); the registry's others refuse
   // such a problem. False, with `coordinates` untouched, when every
   // coordinate is free (the default). `coordinates` may be null. The w
   // such a solver returns (Solver::Solve) and reports (PassSteps::Point)
@@ -339,6 +339,14 @@ class Problem {
   // parts of one fixed partition of the coordinates: two ranges are equal
   // or disjoint. Appends to `ranges`. By default all of w, one range.
   virtual void TouchedRanges(int i, std::vector<CoordinateRange>* ranges) const;
+  // TouchedRanges at the free coordinates: ranges of entries of a vector
+  // holding one entry per free coordinate (FreeCoordinates' order), again
+  // parts of one fixed partition, covering every free coordinate block i's
+  // oracles read and its updates write. Without FreeCoordinates it is
+  // TouchedRanges. By default all the free coordinates, one range (their
+  // list a call).
+  virtual void TouchedRangesAtFree(int i,
+                                   std::vector<CoordinateRange>* ranges) const;
 };
 
 // Where each block's state starts in one array holding all of them:
@@ -365,6 +373,10 @@ double MaxWeightError(const Problem& problem, const double* v,
 // elsewhere. Fails on a w of neither size.
 absl::StatusOr<std::vector<double>> WeightsInAllCoordinates(
     const Problem& problem, absl::Span<const double> w);
+
+// The entries of the w a solver keeps: Dim(), or on a problem with
+// FreeCoordinates one per free coordinate.
+int64_t SolverDimension(const Problem& problem);
 
 // The largest g that divides Dim() and the start and length of every range
 // any block touches: the ranges are then unions of aligned slots of g

@@ -31,7 +31,7 @@ class WholeSpaceSolver : public Solver {
       return absl::InvalidArgumentError(absl::StrCat(
           "solver ", name_,
           " minimises over every weight; this problem has features for some "
-          "only (model.states OBSERVED_STATES): use solver lbfgs"));
+          "only (model.states OBSERVED_STATES): use solver lbfgs or sag"));
     }
     return solver_->Solve(problem, monitor, w);
   }
@@ -115,7 +115,9 @@ absl::StatusOr<std::unique_ptr<Solver>> CreateSolver(
                      "lbfgs"));
   }
   absl::StatusOr<std::unique_ptr<Solver>> solver = CreateNamedSolver(config);
-  if (!solver.ok() || config.name() == "lbfgs") return solver;
+  if (!solver.ok() || config.name() == "lbfgs" || config.name() == "sag") {
+    return solver;
+  }
   return std::unique_ptr<Solver>(
       new WholeSpaceSolver(*std::move(solver), config.name()));
 }

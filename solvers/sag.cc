@@ -40,9 +40,12 @@ class SagSteps : public PassSteps {
       : problem_(problem),
         settings_(settings),
         n_(problem.NumExamples()),
-        dim_(problem.Dim()),
+        restricted_(problem.FreeCoordinates(nullptr)),
+        dim_(SolverDimension(problem)),
         offsets_(BlockStateOffsets(problem)),
-        granularity_(RangeGranularity(problem)),
+        // A restricted problem's rows hold different numbers of free
+        // coordinates: slots of one.
+        granularity_(restricted_ ? 1 : RangeGranularity(problem)),
         strength_(settings.lambda + settings.kappa),
         decay_(1 - settings.learning_rate * strength_),
         w_(dim_, 0.0),
@@ -89,7 +92,7 @@ class SagSteps : public PassSteps {
       for (int k = 0; k < size; ++k) {
         batch_[k] = Draw();
         batch_ranges_[k].clear();
-        problem_.TouchedRanges(batch_[k], &batch_ranges_[k]);
+        Ranges(batch_[k], &batch_ranges_[k]);
       }
       // Each coordinate is caught up and moved by the members in order,
       // whichever slice's thread owns it: the same w on any thread count.
@@ -167,8 +170,7 @@ class SagSteps : public PassSteps {
       for (int i = begin; i < end; ++i) {
         double* state = states_.data() + offsets_[i];
         double state_dot = 0;
-        losses_[i] = problem_.SmoothedOracleWithStateDot(
-            i, w_.data(), smoothing_, state, &state_dot);
+        losses_[i] = Oracle(i, state, &state_dot);
         terms_[i] = losses_[i] + state_dot;
       }
     });
@@ -235,7 +237,7 @@ class SagSteps : public PassSteps {
     double total = 0;
     for (int i = 0; i < n_; ++i) {
       ranges.clear();
-      problem_.TouchedRanges(i, &ranges);
+      Ranges(i, &ranges);
       double size = 0;
       for (const CoordinateRange& range : ranges) size += range.length;
       sizes[i] = size;
@@ -258,6 +260,25 @@ class SagSteps : public PassSteps {
   }
 
   int NumSlices() const { return static_cast<int>(slice_ranges_.size()); }
+
+  // Block i's ranges of w's coordinates, or of the free ones.
+  void Ranges(int i, std::vector<CoordinateRange>* ranges) const {
+    if (restricted_) {
+      problem_.TouchedRangesAtFree(i, ranges);
+    } else {
+      problem_.TouchedRanges(i, ranges);
+    }
+  }
+
+  // f_i at w (w's free coordinates when restricted), its state and ⟨v_i, w⟩.
+  double Oracle(int i, double* state, double* state_dot) const {
+    if (restricted_) {
+      return problem_.SmoothedOracleWithStateDotAtFree(i, w_.data(), smoothing_,
+                                                       state, state_dot);
+    }
+    return problem_.SmoothedOracleWithStateDot(i, w_.data(), smoothing_, state,
+                                               state_dot);
+  }
 
   // job(item) for items [0, count) on the threads.
   template <typename Job>
@@ -295,7 +316,11 @@ class SagSteps : public PassSteps {
   void AddToSlice(int slice, int i, const double* state, double rate,
                   double* x) const {
     const Corner& gold = problem_.GoldCorner(i);
-    if (NumSlices() == 1) {
+    if (restricted_) {
+      problem_.AddCornerMinusStateAtFree(i, gold, state, rate,
+                                         slice_bounds_[slice],
+                                         slice_bounds_[slice + 1], x);
+    } else if (NumSlices() == 1) {
       problem_.AddCornerMinusState(i, gold, state, rate, x);
     } else {
       problem_.AddCornerMinusStateInSlice(i, gold, state, rate,
@@ -330,8 +355,7 @@ class SagSteps : public PassSteps {
     const int i = batch_[k];
     double* state = batch_states_.data() + k * state_stride_;
     double state_dot = 0;
-    const double loss = problem_.SmoothedOracleWithStateDot(
-        i, w_.data(), smoothing_, state, &state_dot);
+    const double loss = Oracle(i, state, &state_dot);
     batch_terms_[k] = loss + state_dot;
   }
 
@@ -379,6 +403,9 @@ class SagSteps : public PassSteps {
   const Problem& problem_;
   const SagSettings settings_;
   const int n_;
+  // On a problem with FreeCoordinates w and the vectors beside it hold the
+  // free coordinates alone (dim_ of them).
+  const bool restricted_;
   const int64_t dim_;
   const std::vector<int64_t> offsets_;
   const int64_t granularity_;

@@ -34,6 +34,12 @@
 // of each coordinate towards a fixed point, so the lazy map keeps its form
 // with a = 1 − η(λ + κ) and c_j = (κz_j − ḡ_j)/(λ + κ).
 //
+// A problem that fixes some coordinates at 0 (Problem::FreeCoordinates) is
+// minimised over the others: w, c and the steps' bookkeeping hold the free
+// coordinates alone, a step's coordinates are TouchedRangesAtFree's, its
+// oracle reads w there (SmoothedOracleWithStateDotAtFree) and its gradient
+// is added there; the w returned holds them alone.
+//
 // Certificate. The stored q_i are a dual point: D(q) = 1/n Σ_i (f_i(w_i) −
 // ⟨w_i, ∇f_i(w_i)⟩) − Σ_j max(|ḡ_j| − ℓ1, 0)²/(2λ), each example's term
 // taken where its gradient was (for the log-loss, the entropy of q_i).

@@ -62,9 +62,10 @@ _FEATURES = [
      "Force to generate possible state features. True: chaintag weighs "
      "every (attribute, label) pair of the training attributes; False: an "
      "attribute has weights for the labels it is seen with in training "
-     "only, as CRFsuite's default (model.states OBSERVED_STATES, solver "
-     "lbfgs only; the other solvers weigh every pair); unset: every pair "
-     "below 100 labels, the seen ones from 100 up (lbfgs; STATES_AUTO)"),
+     "only, as CRFsuite's default (model.states OBSERVED_STATES, solvers "
+     "lbfgs and sag; the other solvers weigh every pair); unset: every pair "
+     "below 100 labels, the seen ones from 100 up (lbfgs; STATES_AUTO), "
+     "every pair with sag"),
     ("feature.possible_transitions", False,
      "Force to generate possible transition features. chaintag weighs every "
      "label pair, as CRFsuite does with True; either value is accepted"),
@@ -338,11 +339,13 @@ def run_settings(algorithm, params, options, num_sequences):
 def states_of(solver, params):
     """model.states for CRFsuite's feature.possible_states: False (as
     CRFsuite's default) restricts each attribute to its seen labels, which
-    lbfgs alone trains; True weighs every label; None leaves the
+    lbfgs and sag train; True weighs every label; None leaves the
     pipeline's default, which for lbfgs is every label below 100 labels
     and the seen ones from 100 up (STATES_AUTO), where every label's rows
-    would hold rows x L weights in each of L-BFGS's vectors."""
-    if solver != "lbfgs" or "feature.possible_states" not in params:
+    would hold rows x L weights in each of L-BFGS's vectors, and for sag
+    every label."""
+    if solver not in ("lbfgs", "sag") or \
+            "feature.possible_states" not in params:
         return None
     if flag(params["feature.possible_states"]):
         return "ALL_STATES"
