@@ -191,24 +191,12 @@ class EstimatorTest(unittest.TestCase):
             sum(crf.predict_marginals_single(self.X_test[0])[0].values()), 1.0)
 
     def test_all_possible_states_false_weighs_the_seen_labels(self):
-        # CRFsuite's all_possible_states=False with lbfgs: model.states
-        # OBSERVED_STATES, fewer state features than with every label, and
-        # the CLI's model from the same config; unset, every label.
+        # CRFsuite's all_possible_states=False with lbfgs or l2sgd (sag):
+        # model.states OBSERVED_STATES, fewer state features than with
+        # every label, and the CLI's model from the same config; unset,
+        # every label.
         n = len(self.X)
-        kwargs = dict(algorithm="lbfgs", c2=0.25, max_iterations=15,
-                      keep_feature_names=True)
-        seen = sklearn_crfsuite.CRF(all_possible_states=False, **kwargs)
-        self.check_against_cli(seen, _settings.config_text(
-            2 * 0.25 / n, max_passes=15, loss=_settings.CRF,
-            solver="lbfgs", states="OBSERVED_STATES"))
-        every = sklearn_crfsuite.CRF(**kwargs).fit(self.X, self.y)
-        self.assertLess(len(seen.state_features_), len(every.state_features_))
-        self.assertEqual(
-            len(sklearn_crfsuite.CRF(all_possible_states=True, **kwargs)
-                .fit(self.X, self.y).state_features_),
-            len(every.state_features_))
-        # Every state feature of the restricted model is an (attribute,
-        # label) pair of the training data; the other model has others.
+
         def names(features, prefix=""):
             for key, value in features.items():
                 if isinstance(value, dict):
@@ -220,26 +208,29 @@ class EstimatorTest(unittest.TestCase):
         observed = {(name, label) for x, ys in zip(self.X, self.y)
                     for features, label in zip(x, ys)
                     for name in names(features)}
-        self.assertTrue(set(seen.state_features_) <= observed)
-        self.assertFalse(set(every.state_features_) <= observed)
-
-    def test_l2sgd_weighs_the_seen_labels_when_asked(self):
-        # l2sgd (sag) with all_possible_states=False trains the same model
-        # of seen labels as the CLI from the same config; unset, every
-        # label, as with True.
-        n = len(self.X)
-        kwargs = dict(algorithm="l2sgd", c2=0.25, max_iterations=5,
-                      keep_feature_names=True)
-        seen = sklearn_crfsuite.CRF(all_possible_states=False, **kwargs)
-        self.check_against_cli(seen, _settings.config_text(
-            2 * 0.25 / n, max_passes=5, loss=_settings.CRF, solver="sag",
-            states="OBSERVED_STATES"))
-        every = sklearn_crfsuite.CRF(**kwargs).fit(self.X, self.y)
-        self.assertLess(len(seen.state_features_), len(every.state_features_))
-        self.assertEqual(
-            len(sklearn_crfsuite.CRF(all_possible_states=True, **kwargs)
-                .fit(self.X, self.y).state_features_),
-            len(every.state_features_))
+        for algorithm, solver, passes in (("lbfgs", "lbfgs", 15),
+                                          ("l2sgd", "sag", 5)):
+            with self.subTest(algorithm=algorithm):
+                kwargs = dict(algorithm=algorithm, c2=0.25,
+                              max_iterations=passes, keep_feature_names=True)
+                seen = sklearn_crfsuite.CRF(all_possible_states=False,
+                                            **kwargs)
+                self.check_against_cli(seen, _settings.config_text(
+                    2 * 0.25 / n, max_passes=passes, loss=_settings.CRF,
+                    solver=solver, states="OBSERVED_STATES"))
+                every = sklearn_crfsuite.CRF(**kwargs).fit(self.X, self.y)
+                self.assertLess(len(seen.state_features_),
+                                len(every.state_features_))
+                self.assertEqual(
+                    len(sklearn_crfsuite.CRF(all_possible_states=True,
+                                             **kwargs)
+                        .fit(self.X, self.y).state_features_),
+                    len(every.state_features_))
+                # Every state feature of the restricted model is an
+                # (attribute, label) pair of the training data; the other
+                # model has others.
+                self.assertTrue(set(seen.state_features_) <= observed)
+                self.assertFalse(set(every.state_features_) <= observed)
 
     def test_hundreds_of_labels_weigh_the_seen_labels_by_default(self):
         # all_possible_states unset with lbfgs: every label below 100

@@ -152,19 +152,9 @@ TEST(LbfgsSolverTest, ARestrictedProblemIsSolvedOverItsFreeCoordinates) {
   ASSERT_TRUE(problem.FreeCoordinates(&free));
   for (double l1 : {0.0, 0.01}) {
     SCOPED_TRACE(testing::Message() << "l1 " << l1);
-    std::vector<double> at_free;
-    absl::StatusOr<std::unique_ptr<Solver>> solver =
-        CreateSolver(LbfgsConfig(l1));
-    ASSERT_TRUE(solver.ok()) << solver.status();
-    Monitor monitor;
-    monitor.set_progress_stream(nullptr);
-    std::vector<double> evaluated;
-    monitor.SetEvaluator("last", 1, [&](absl::Span<const double> point) {
-      evaluated.assign(point.begin(), point.end());
-      return absl::StatusOr<double>(0.0);
-    });
+    std::vector<double> at_free, evaluated;
     absl::StatusOr<TrainingSummary> solved =
-        (*solver)->Solve(problem, &monitor, &at_free);
+        SolveReportingLastPoint(problem, LbfgsConfig(l1), &at_free, &evaluated);
     ASSERT_TRUE(solved.ok()) << solved.status();
     const TrainingSummary& summary = *solved;
     ASSERT_EQ(at_free.size(), free.size());

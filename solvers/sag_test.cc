@@ -13,11 +13,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/types/span.h"
 #include "base/random.h"
 #include "gtest/gtest.h"
 #include "solvers/duality_gap.h"
-#include "solvers/monitor.h"
 #include "solvers/multiclass_problem_testing.h"
 #include "solvers/registry.h"
 #include "solvers/solver_testing.h"
@@ -412,18 +410,9 @@ TEST(SagSolverTest, ARestrictedProblemIsSolvedOverItsFreeCoordinates) {
       config.set_max_passes(3000);
       config.set_gap_check(5);
       config.set_gap_tolerance(1e-12);
-      absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(config);
-      ASSERT_TRUE(solver.ok()) << solver.status();
-      Monitor monitor;
-      monitor.set_progress_stream(nullptr);
-      std::vector<double> evaluated;
-      monitor.SetEvaluator("last", 1, [&](absl::Span<const double> point) {
-        evaluated.assign(point.begin(), point.end());
-        return absl::StatusOr<double>(0.0);
-      });
-      std::vector<double> w;
+      std::vector<double> w, evaluated;
       absl::StatusOr<TrainingSummary> summary =
-          (*solver)->Solve(problem, &monitor, &w);
+          SolveReportingLastPoint(problem, config, &w, &evaluated);
       ASSERT_TRUE(summary.ok()) << summary.status();
       EXPECT_EQ(summary->stop_reason(), "gap_tolerance");
       EXPECT_LE(summary->gap(), 1e-12);

@@ -7,9 +7,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "base/parallel.h"
 #include "gtest/gtest.h"
 #include "solvers/bcfw.h"
+#include "solvers/monitor.h"
 #include "solvers/registry.h"
 
 namespace chaintag {
@@ -81,6 +83,20 @@ TrainingSummary ExpectStopsOnTheTimeBudget(SolverConfig config) {
   EXPECT_EQ(summary->passes(), 1);
   EXPECT_EQ(w.size(), static_cast<size_t>(problem.Dim()));
   return *summary;
+}
+
+absl::StatusOr<TrainingSummary> SolveReportingLastPoint(
+    const Problem& problem, const SolverConfig& config, std::vector<double>* w,
+    std::vector<double>* evaluated) {
+  absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(config);
+  if (!solver.ok()) return solver.status();
+  Monitor monitor;
+  monitor.set_progress_stream(nullptr);
+  monitor.SetEvaluator("last", 1, [evaluated](absl::Span<const double> point) {
+    evaluated->assign(point.begin(), point.end());
+    return absl::StatusOr<double>(0.0);
+  });
+  return (*solver)->Solve(problem, &monitor, w);
 }
 
 DualityGap SmoothedDualityGap(const Problem& problem, const double* w,

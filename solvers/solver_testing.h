@@ -1,6 +1,7 @@
 // Helpers shared by the solver tests: the random multiclass problem they
-// train on, the optimum a tightly converged BCFW run certifies, and the
-// check that a log's exact gaps are certificates.
+// train on, the optimum a tightly converged BCFW run certifies, a solve
+// that reports the point its monitor evaluates, and the check that a log's
+// exact gaps are certificates.
 
 #ifndef CHAINTAG_SOLVERS_SOLVER_TESTING_H_
 #define CHAINTAG_SOLVERS_SOLVER_TESTING_H_
@@ -8,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "solvers/duality_gap.h"
 #include "solvers/multiclass_problem_testing.h"
 #include "solvers/problem.h"
@@ -41,6 +43,13 @@ void ExpectOneExampleOptimum(double lambda, const std::vector<double>& w,
 // after its first pass with reason "max_seconds" and a full-size w.
 // Returns the summary for solver-specific checks.
 TrainingSummary ExpectStopsOnTheTimeBudget(SolverConfig config);
+
+// Solves `problem` with `config` through CreateSolver into `w`, with a
+// monitor whose evaluator, run after the last pass, copies the point it is
+// given into `evaluated` (the w a held-out evaluation would read).
+absl::StatusOr<TrainingSummary> SolveReportingLastPoint(
+    const Problem& problem, const SolverConfig& config, std::vector<double>* w,
+    std::vector<double>* evaluated);
 
 // Adds a test failure unless every record with an exact gap is a
 // certificate: gap ≥ -1e-12 and primal − dual = gap (to 1e-12). Records
