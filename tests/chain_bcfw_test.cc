@@ -1,6 +1,7 @@
 // BCFW on chain problems: every exact gap it reports certifies the weights
-// it returns, it converges to a tight gap, stops on its time budget, and the
-// same seed gives the same weights. A cross-module test (models × solvers).
+// it returns, it converges to a tight gap, stops on its time budget, the
+// same seed gives the same weights, and so does any thread count. A
+// cross-module test (models × solvers).
 
 #include <cmath>
 #include <cstdlib>
@@ -119,6 +120,37 @@ TEST(ChainProblemBcfwTest, SameSeedSameResult) {
     ASSERT_TRUE(solver.Solve(problem, nullptr, w).ok());
   }
   EXPECT_EQ(first, second);
+}
+
+// With 8 labels the transitions and biases (80 coordinates) are most of w
+// (128): the slices that form the weighted average on 5 or 16 threads cut
+// through them, and the returned average is the one-thread run's, run after
+// run.
+TEST(ChainProblemBcfwTest, TheThreadCountChangesNothing) {
+  constexpr int kLabels = 8;
+  std::mt19937 rng(5);
+  ChainProblem problem(ChainLayout{kLabels, kBuckets},
+                       RandomExamples(30, kLabels, &rng), true);
+  SolverConfig config;
+  config.set_lambda(0.05);
+  config.set_max_passes(6);
+  config.set_gap_check(2);
+  config.set_seed(17);
+  config.set_weighted_averaging(true);
+  auto solve = [&](int threads) {
+    config.set_num_threads(threads);
+    BcfwSolver solver(config);
+    std::vector<double> w;
+    EXPECT_TRUE(solver.Solve(problem, nullptr, &w).ok());
+    return w;
+  };
+  const std::vector<double> one = solve(1);
+  ASSERT_EQ(static_cast<int64_t>(one.size()), problem.Dim());
+  for (int threads : {5, 16}) {
+    for (int run = 0; run < 3; ++run) {
+      EXPECT_EQ(solve(threads), one) << threads << " threads, run " << run;
+    }
+  }
 }
 
 // Second order (trigrams and pair features, unconstrained labels): BCFW with
