@@ -347,8 +347,9 @@ class ChainProblem : public Problem {
     int64_t end;
     bool Holds(int64_t x) const { return x >= begin && x < end; }
   };
-  // AddCornerMinusState's work on the coordinates `slice` holds (whole rows
-  // and the whole tail, which TouchedRanges never splits).
+  // AddCornerMinusState's work on the coordinates `slice` holds: an
+  // emission row or a pair row, and the tail, whole where the slice holds
+  // its start (Problem::AddCornerMinusStateInSlice).
   // With `mixture`, the state's tail is read from its labelings.
   struct Mixture {
     const Corner* const* corners;
