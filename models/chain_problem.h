@@ -33,6 +33,7 @@
 #ifndef CHAINTAG_MODELS_CHAIN_PROBLEM_H_
 #define CHAINTAG_MODELS_CHAIN_PROBLEM_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -338,18 +339,29 @@ class ChainProblem : public Problem {
   void EncodeRows(const FeatureSequence& features, int first_position,
                   int64_t offset, int labels, Fill fill,
                   BlockUpdate* update) const;
-  // The coordinates an update writes: all of them, or [begin, end).
+  // The coordinates an update writes: all of them, or [begin, end). Clip
+  // gives the part [from, to) of the `length` coordinates at `start` that
+  // the slice holds, false for none.
   struct AllCoordinates {
     bool Holds(int64_t) const { return true; }
+    bool Clip(int64_t, int64_t length, int64_t* from, int64_t* to) const {
+      *from = 0;
+      *to = length;
+      return true;
+    }
   };
   struct CoordinateSlice {
     int64_t begin;
     int64_t end;
     bool Holds(int64_t x) const { return x >= begin && x < end; }
+    bool Clip(int64_t start, int64_t length, int64_t* from, int64_t* to) const {
+      *from = std::max<int64_t>(begin - start, 0);
+      *to = std::min<int64_t>(end - start, length);
+      return *from < *to;
+    }
   };
-  // AddCornerMinusState's work on the coordinates `slice` holds: an
-  // emission row or a pair row, and the tail, whole where the slice holds
-  // its start (Problem::AddCornerMinusStateInSlice).
+  // AddCornerMinusState's work on the coordinates `slice` holds, also where
+  // it cuts a row or the tail (Problem::AddCornerMinusStateInSlice).
   // With `mixture`, the state's tail is read from its labelings.
   struct Mixture {
     const Corner* const* corners;
@@ -368,6 +380,9 @@ class ChainProblem : public Problem {
                                     double c, const Slice& slice,
                                     double* pair_rows,
                                     const Mixture* mixture) const;
+  // The tail's part of it, into all of `tail`.
+  void AddTailMinusState(int i, const Corner& y, const double* state, double c,
+                         double* tail, const Mixture* mixture) const;
   // w += c·(E_β φ − φ(y)) on the pair-feature rows the slice holds, w's
   // pair rows starting at `pair_rows`.
   template <typename Slice>

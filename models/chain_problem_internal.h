@@ -80,6 +80,9 @@ struct Scratch {
   std::vector<int32_t> support_labels;
   std::vector<int32_t> support_begin;
   std::vector<int64_t> tail_indices;
+  // The tail's part a slice holds, when the slice cuts the tail
+  // (ChainProblem::AddPairRowsAndTailMinusState).
+  std::vector<double> split_tail;
   std::vector<uint8_t> marked_tail;
   // TailDistanceSquared's counts (all 0 between calls).
   std::vector<double> tail_counts;

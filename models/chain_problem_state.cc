@@ -257,10 +257,11 @@ void ChainProblem::AddPairRowsMinusState(int i, const int32_t* y,
     RowChange(marginal, P, PairColumn(y[t - 1], y[t]), c, d);
     for (int32_t k = z.offsets[t]; k < z.offsets[t + 1]; ++k) {
       const int64_t row_offset = static_cast<int64_t>(z.buckets[k]) * P;
-      if (!slice.Holds(offset + row_offset)) continue;
+      int64_t from, to;
+      if (!slice.Clip(offset + row_offset, P, &from, &to)) continue;
       const double value = z.value(k);
       double* row = pair_rows + row_offset;
-      for (int l = 0; l < P; ++l) row[l] += value * d[l];
+      for (int64_t l = from; l < to; ++l) row[l] += value * d[l];
     }
   }
 }
@@ -378,7 +379,8 @@ void ChainProblem::AddCornerMinusStateIn(int i, const Corner& y,
     const bool few = FewChangedLabels(marginal, L, y[t], &labels);
     for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
       const int64_t start = static_cast<int64_t>(f.buckets[k]) * L;
-      if (!slice.Holds(start)) continue;
+      int64_t from, to;
+      if (!slice.Clip(start, L, &from, &to)) continue;
       if (k + kPrefetchDistance < total) {
         // Only rows the slice holds: another thread writes the others.
         const int64_t ahead =
@@ -387,7 +389,15 @@ void ChainProblem::AddCornerMinusStateIn(int i, const Corner& y,
       }
       const double value = f.value(k);
       double* row = w + start;
-      if (few) {
+      if (from != 0 || to != L) {
+        // A row the slice cuts: its labels there, the same additions.
+        for (int64_t l = from; l < to; ++l) {
+          if (!few ||
+              std::find(labels.begin(), labels.end(), l) != labels.end()) {
+            row[l] += value * d[l];
+          }
+        }
+      } else if (few) {
         for (int32_t l : labels) row[l] += value * d[l];
       } else {
         for (int l = 0; l < L; ++l) row[l] += value * d[l];
@@ -404,16 +414,36 @@ void ChainProblem::AddPairRowsAndTailMinusState(int i, const Corner& y,
                                                 const Slice& slice,
                                                 double* pair_rows,
                                                 const Mixture* mixture) const {
-  const int T = examples_[i].features.size();
   const int64_t tail_offset = TailStateOffset(i);
   if (tail_offset > PairStateOffset(i)) {
     AddPairRowsMinusState(i, y.data(), state + PairStateOffset(i), c, slice,
                           pair_rows);
   }
-  if (!slice.Holds(layout_.transition_offset())) return;
+  const int64_t size = layout_.tail_size();
+  int64_t from, to;
+  if (!slice.Clip(layout_.transition_offset(), size, &from, &to)) return;
   double* tail = pair_rows +
                  (layout_.transition_offset() - layout_.pair_emission_offset());
-  const double* tail_state = state + tail_offset;
+  if (from == 0 && to == size) {
+    AddTailMinusState(i, y, state, c, tail, mixture);
+    return;
+  }
+  // A slice that cuts the tail: the same additions on a copy of its part
+  // (the rest zeros, read by no one), then that part back, so that every
+  // coordinate gets the whole tail's arithmetic from one writer.
+  std::vector<double>& part = ThreadScratch().split_tail;
+  part.assign(size, 0.0);
+  std::copy(tail + from, tail + to, part.begin() + from);
+  AddTailMinusState(i, y, state, c, part.data(), mixture);
+  std::copy(part.begin() + from, part.begin() + to, tail + from);
+}
+
+void ChainProblem::AddTailMinusState(int i, const Corner& y,
+                                     const double* state, double c,
+                                     double* tail,
+                                     const Mixture* mixture) const {
+  const int T = examples_[i].features.size();
+  const double* tail_state = state + TailStateOffset(i);
   Scratch& scratch = ThreadScratch();
   std::vector<int64_t>& support = scratch.tail_indices;
   if (mixture != nullptr) {

@@ -336,18 +336,29 @@ void CheckBlockStateAlgebra(Model model, Values kind, bool normalize_loss) {
               << "coordinate " << j;
         }
         // The same update in slices of w split at granularity slots (the
-        // tail in the last): every coordinate gets the same arithmetic.
+        // tail in the last), or anywhere: every coordinate gets the same
+        // arithmetic, and each slice writes only its own coordinates.
         const int64_t granularity = RangeGranularity(problem);
         ASSERT_EQ(RangeGranularity(problem, 3), granularity);
         const int64_t slots = layout.dim() / granularity;
-        for (int64_t split : {int64_t{0}, slots / 3, slots / 2, slots - 1}) {
+        for (int64_t at :
+             {int64_t{0}, slots / 3 * granularity, slots / 2 * granularity,
+              (slots - 1) * granularity, layout.dim() - 1,
+              layout.transition_offset() + 1, layout.dim() / 2 + 1}) {
+          const int64_t split = at / granularity;
           std::vector<double> sliced = w;
-          problem.AddCornerMinusStateInSlice(i, y, state.data(), c,
-                                             split * granularity, layout.dim(),
+          problem.AddCornerMinusStateInSlice(i, y, state.data(), c, 0, at,
                                              sliced.data());
-          problem.AddCornerMinusStateInSlice(
-              i, y, state.data(), c, 0, split * granularity, sliced.data());
-          ASSERT_EQ(sliced, moved) << "split at slot " << split;
+          for (int64_t j = at; j < layout.dim(); ++j) {
+            ASSERT_EQ(sliced[j], w[j]) << "split at " << at << ", " << j;
+          }
+          problem.AddCornerMinusStateInSlice(i, y, state.data(), c, at,
+                                             layout.dim(), sliced.data());
+          for (int64_t j = 0; j < at; ++j) {
+            ASSERT_EQ(sliced[j], moved[j]) << "split at " << at << ", " << j;
+          }
+          ASSERT_EQ(sliced, moved)
+              << "split at " << at << " (slot " << split << ")";
         }
         for (const BlockUpdate* update : {&encoded_move, &encoded_scaled}) {
           for (size_t j = 0; j < update->targets.size(); ++j) {

@@ -205,13 +205,6 @@ void BlockAverage::AddBlocks(bool from_zero, int64_t steps, double lambda,
   const std::vector<int64_t> bounds =
       SliceBounds(problem_.Dim(), granularity, threads);
   const int slices = static_cast<int>(bounds.size()) - 1;
-  // Zeroed before any slice adds: a slice adds the tail or a pair row whole
-  // where it holds the range's start, also past its own end.
-  if (from_zero) {
-    ParallelFor(slices, slices, [&](int first, int last) {
-      std::fill(average + bounds[first], average + bounds[last], 0.0);
-    });
-  }
   ParallelFor(slices, slices, [&](int first, int last) {
     // One block's v_avg_i, scaled by every slice's thread: the scaled
     // state has to exist before the problem reads it, and it is a small
@@ -220,6 +213,7 @@ void BlockAverage::AddBlocks(bool from_zero, int64_t steps, double lambda,
     for (int slice = first; slice < last; ++slice) {
       const int64_t begin = bounds[slice];
       const int64_t end = bounds[slice + 1];
+      if (from_zero) std::fill(average + begin, average + end, 0.0);
       for (int i = 0; i < n; ++i) {
         if (!IsLocal(distribution, i)) continue;
         const int64_t size = states_.Size(i);

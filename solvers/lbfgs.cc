@@ -53,8 +53,7 @@ struct Evaluation {
 // RangeGranularity's walk over every example is not needed. Slices of w
 // hold whole rows; the free coordinates may be cut anywhere
 // (Problem::AddCornerMinusStateAtFree writes each free coordinate in the
-// slice that holds it, a pair row or the tail in the slice holding its
-// start).
+// slice that holds it).
 std::vector<int64_t> LaneSlices(const Problem& problem, int threads,
                                 bool restricted, int64_t size) {
   const int slices = std::max(1, threads / kLanes);

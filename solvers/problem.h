@@ -239,14 +239,12 @@ class Problem {
                                      const Corner* const* corners,
                                      const double* weights, int count, double c,
                                      double* w) const;
-  // AddCornerMinusState on w's coordinates in [begin, end): threads that
-  // own disjoint slices of w can then add many blocks together, each
+  // AddCornerMinusState on w's coordinates in [begin, end) only, wherever
+  // begin and end cut the ranges TouchedRanges gives: threads that own
+  // disjoint slices of w can then add many blocks together, each
   // coordinate receiving the additions, in block order, that the
   // unrestricted calls would make (forming the average from the averaged
-  // states). A range TouchedRanges gives that [begin, end) splits may be
-  // written whole by the call whose slice holds its start (a chain's pair
-  // rows and tail): every coordinate still has one writer, but callers zero
-  // their slices in a phase before any slice adds.
+  // states).
   virtual void AddCornerMinusStateInSlice(int i, const Corner& y,
                                           const double* state, double c,
                                           int64_t begin, int64_t end,

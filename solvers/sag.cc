@@ -178,14 +178,9 @@ class SagSteps : public PassSteps {
     // c = (κz − ḡ)/(λ + κ), each coordinate summed in index order so that
     // it does not depend on the threads.
     const double rate = -1.0 / (n_ * strength_);
-    // Zeroed in a phase of its own: a slice adds a pair row or the tail
-    // whole where it holds the range's start, also at coordinates past its
-    // end, which another slice would be zeroing.
     RunPhase(NumSlices(), [&](int slice) {
       std::fill(fixed_point_.begin() + slice_bounds_[slice],
                 fixed_point_.begin() + slice_bounds_[slice + 1], 0.0);
-    });
-    RunPhase(NumSlices(), [&](int slice) {
       for (int i = 0; i < n_; ++i) {
         AddToSlice(slice, i, states_.data() + offsets_[i], rate,
                    fixed_point_.data());
