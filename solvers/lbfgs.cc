@@ -49,16 +49,16 @@ struct Evaluation {
 };
 
 // The slices each lane's sum is cut into, threads/kLanes of them: a single
-// slice (all of the solver's `size` coordinates) below four threads, where
+// slice (all of the sum's `size` coordinates) below four threads, where
 // RangeGranularity's walk over every example is not needed. Slices of w
-// hold whole rows; the free coordinates may be cut anywhere
-// (Problem::AddCornerMinusStateAtFree writes each free coordinate in the
-// slice that holds it).
+// hold whole rows; sums at the free coordinates (`at_free`) may be cut
+// anywhere (Problem::AddCornerMinusStateAtFree writes each free coordinate
+// in the slice that holds it).
 std::vector<int64_t> LaneSlices(const Problem& problem, int threads,
-                                bool restricted, int64_t size) {
+                                bool at_free, int64_t size) {
   const int slices = std::max(1, threads / kLanes);
   if (slices == 1) return {0, size};
-  if (restricted) return SliceBounds(size, 1, slices);
+  if (at_free) return SliceBounds(size, 1, slices);
   return SliceBounds(size, RangeGranularity(problem, threads), slices);
 }
 
@@ -70,6 +70,7 @@ class LbfgsSteps : public PassSteps {
         n_(problem.NumExamples()),
         restricted_(problem.FreeCoordinates(&free_)),
         oracles_at_free_(restricted_ && problem.OraclesAtFreeAreFaster()),
+        dense_sums_(restricted_ && !oracles_at_free_),
         size_(restricted_ ? static_cast<int64_t>(free_.size()) : problem.Dim()),
         w_(size_, 0.0),
         trial_w_(size_, 0.0),
@@ -80,9 +81,9 @@ class LbfgsSteps : public PassSteps {
         alpha_(settings.memories, 0.0),
         losses_(n_, 0.0),
         terms_(n_, 0.0),
-        lane_gradient_(size_, 0.0),
-        slice_bounds_(
-            LaneSlices(problem, settings.threads, restricted_, size_)),
+        lane_sums_(dense_sums_ ? kLanes * problem.Dim() : size_, 0.0),
+        slice_bounds_(LaneSlices(problem, settings.threads, oracles_at_free_,
+                                 oracles_at_free_ ? size_ : problem.Dim())),
         parts_(static_cast<int>((size_ + kVectorPart - 1) / kVectorPart)),
         part_sums_(parts_, 0.0),
         part_squares_(parts_, 0.0),
@@ -258,19 +259,31 @@ class LbfgsSteps : public PassSteps {
   // example, each gradient added to its lane's vector in example order
   // (SumLanes or SumChunks), then the lanes added.
   // Restricted, the oracles read the point at the free coordinates
-  // (SmoothedOracleWithStateDotAtFree) where the problem reads that faster,
-  // else in all of w's coordinates; the gradients are added at the free
-  // ones (AddCornerMinusStateAtFree).
+  // (SmoothedOracleWithStateDotAtFree) and add their gradients there
+  // (AddCornerMinusStateAtFree) where the problem reads that faster (many
+  // labels). Else they read it in all of w's coordinates and add their
+  // gradients there too, in a lane vector of w's size each, whose free
+  // coordinates are then gathered: the same sums in the same order, where
+  // the free coordinates' rows cost three dependent reads an addition
+  // against one.
   void Evaluate(const std::vector<double>& point, Evaluation* out) {
-    double* lanes[kLanes] = {out->loss_gradient.data(), lane_gradient_.data()};
+    double* lanes[kLanes] = {out->loss_gradient.data(), lane_sums_.data()};
     const double* at = point.data();
-    if (restricted_ && !oracles_at_free_) {
+    if (dense_sums_) {
       ScatterToDense(point.data());
       at = dense_point_.data();
+      const int64_t dim = problem_.Dim();
+      for (int lane = 0; lane < kLanes; ++lane) {
+        lanes[lane] = lane_sums_.data() + lane * dim;
+      }
+      pool_.Run(kLanes, [&](int lane) {
+        std::fill(lanes[lane], lanes[lane] + dim, 0.0);
+      });
+    } else {
+      ForParts([&](int64_t begin, int64_t end) {
+        for (double* lane : lanes) std::fill(lane + begin, lane + end, 0.0);
+      });
     }
-    ForParts([&](int64_t begin, int64_t end) {
-      for (double* lane : lanes) std::fill(lane + begin, lane + end, 0.0);
-    });
     if (NumSlices() == 1) {
       SumLanes(at, lanes);
     } else {
@@ -279,8 +292,9 @@ class LbfgsSteps : public PassSteps {
     double* gradient = out->loss_gradient.data();
     ForParts([&](int64_t begin, int64_t end) {
       for (int64_t k = begin; k < end; ++k) {
-        double sum = lanes[0][k];
-        for (int lane = 1; lane < kLanes; ++lane) sum += lanes[lane][k];
+        const int64_t at_k = dense_sums_ ? free_[k] : k;
+        double sum = lanes[0][at_k];
+        for (int lane = 1; lane < kLanes; ++lane) sum += lanes[lane][at_k];
         gradient[k] = sum;
       }
     });
@@ -323,7 +337,7 @@ class LbfgsSteps : public PassSteps {
       double* state = chunk_states_.data() + lane * largest_state_;
       for (int i = lane; i < n_; i += kLanes) {
         Oracle(i, point, state);
-        if (restricted_) {
+        if (oracles_at_free_) {
           problem_.AddCornerMinusStateAtFree(i, problem_.GoldCorner(i), state,
                                              rate, 0, size_, lanes[lane]);
         } else {
@@ -359,7 +373,7 @@ class LbfgsSteps : public PassSteps {
               chunk_states_.data() + chunk_offsets_[i - begin];
           const int64_t from = slice_bounds_[slice];
           const int64_t to = slice_bounds_[slice + 1];
-          if (restricted_) {
+          if (oracles_at_free_) {
             problem_.AddCornerMinusStateAtFree(i, problem_.GoldCorner(i), state,
                                                rate, from, to, lanes[lane]);
           } else {
@@ -591,6 +605,8 @@ class LbfgsSteps : public PassSteps {
   std::vector<int64_t> free_;
   const bool restricted_;
   const bool oracles_at_free_;
+  // Restricted, with the oracles and the sums in all of w's coordinates.
+  const bool dense_sums_;
   const int64_t size_;
   Smoothing smoothing_;
   std::vector<double> w_, trial_w_;
@@ -615,9 +631,10 @@ class LbfgsSteps : public PassSteps {
   std::vector<double> chunk_states_;
   int64_t largest_state_ = 0;
   std::vector<int64_t> chunk_offsets_;
-  // Lane 1's gradient sum (lane 0's is the evaluation's own), and the
-  // slices of the coordinates a lane's sum is cut into.
-  std::vector<double> lane_gradient_;
+  // Lane 1's gradient sum (lane 0's is the evaluation's own); with
+  // dense_sums_ both lanes' sums in all of w's coordinates, lane after lane.
+  // Then the slices of the coordinates a lane's sum is cut into.
+  std::vector<double> lane_sums_;
   // Restricted: the point in all of w's coordinates (0 off the free ones),
   // as the dense oracles read it.
   std::vector<double> dense_point_;

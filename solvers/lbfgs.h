@@ -36,11 +36,15 @@
 // (its loss and dual term); with ℓ1, each certificate also holds for a
 // moment the |ḡ_j| above ℓ1 (up to one more Dim()-vector). Unlike sag, no
 // per-example gradient is kept. On a problem that fixes coordinates at 0
-// (Problem::FreeCoordinates) these vectors hold the free coordinates only
-// (the gradients are summed there, Problem::AddCornerMinusStateAtFree),
-// as do the w the solver reports and returns; one Dim()-vector more holds
-// the point where the oracles read it in all of w
-// (Problem::OraclesAtFreeAreFaster false).
+// (Problem::FreeCoordinates) these vectors hold the free coordinates only,
+// as do the w the solver reports and returns. Where the oracles read the
+// point faster at the free coordinates (Problem::OraclesAtFreeAreFaster:
+// chains of many labels) the gradients are summed there too
+// (Problem::AddCornerMinusStateAtFree). Else three Dim()-vectors more hold
+// the point in all of w, where the oracles read it, and the two lanes'
+// sums, whose free coordinates are gathered into ḡ: a row's additions in
+// all of w are one read of it, at the free coordinates three dependent
+// ones.
 //
 // Thread-safety: one solver per run.
 //

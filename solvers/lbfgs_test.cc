@@ -115,9 +115,10 @@ class RestrictedAtFreeProblem : public RestrictedProblem {
   bool OraclesAtFreeAreFaster() const override { return true; }
 };
 
-// lbfgs hands such a problem its point at the free coordinates alone: the
-// iterates are those of the dense point's oracles, to the bit, on one
-// thread and more.
+// lbfgs hands such a problem its point at the free coordinates alone and
+// has it add the gradients there: the iterates are those of the dense
+// point's oracles and sums in all of w's coordinates (gathered at the free
+// ones), to the bit, on one thread and more.
 TEST(LbfgsSolverTest, OraclesAtTheFreeCoordinatesGiveTheSameIterates) {
   const MulticlassProblem base = SparseMulticlassProblem(40, 6, 3, 8);
   const RestrictedProblem dense(base);
