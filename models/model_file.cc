@@ -473,7 +473,51 @@ void ReserveWeightArrays(const uint8_t* data, int size, ModelFile* file) {
   }
 }
 
+// ModelFile.file_checksum's tag and value, as WriteModelFile appends them.
+constexpr int kFileChecksumValueBytes = 8;
+
+uint32_t FileChecksumTag() {
+  using google::protobuf::internal::WireFormatLite;
+  return WireFormatLite::MakeTag(ModelFile::kFileChecksumFieldNumber,
+                                 WireFormatLite::WIRETYPE_FIXED64);
+}
+
+// The trailer WriteModelFile writes: the tag as a varint, then the value
+// little-endian.
+std::string FileChecksumTrailer(uint64_t checksum) {
+  std::string trailer;
+  for (uint32_t tag = FileChecksumTag();; tag >>= 7) {
+    if (tag < 0x80) {
+      trailer.push_back(static_cast<char>(tag));
+      break;
+    }
+    trailer.push_back(static_cast<char>((tag & 0x7f) | 0x80));
+  }
+  for (int b = 0; b < kFileChecksumValueBytes; ++b) {
+    trailer.push_back(static_cast<char>((checksum >> (8 * b)) & 0xff));
+  }
+  return trailer;
+}
+
 }  // namespace
+
+void AppendFileChecksum(std::string* bytes) {
+  bytes->append(FileChecksumTrailer(XXH3_64bits(bytes->data(), bytes->size())));
+}
+
+absl::Status CheckFileChecksum(absl::string_view bytes, uint64_t parsed) {
+  const std::string trailer = FileChecksumTrailer(parsed);
+  if (bytes.size() < trailer.size() ||
+      bytes.substr(bytes.size() - trailer.size()) != trailer) {
+    return absl::DataLossError(
+        "the file checksum is not the file's last field (damaged file)");
+  }
+  const absl::string_view body = bytes.substr(0, bytes.size() - trailer.size());
+  if (XXH3_64bits(body.data(), body.size()) != parsed) {
+    return absl::DataLossError("file checksum mismatch (damaged file)");
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<ModelFile> ReadModelFile(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -488,6 +532,7 @@ absl::StatusOr<ModelFile> ReadModelFile(const std::string& path) {
   struct stat status;
   bool parsed = fstat(fd, &status) == 0 && status.st_size > 0;
   ModelFile file;
+  absl::Status file_checksum = absl::OkStatus();
   if (parsed) {
     const size_t size = static_cast<size_t>(status.st_size);
     void* mapped =
@@ -497,6 +542,11 @@ absl::StatusOr<ModelFile> ReadModelFile(const std::string& path) {
       ReserveWeightArrays(static_cast<const uint8_t*>(mapped),
                           static_cast<int>(size), &file);
       parsed = file.ParseFromArray(mapped, static_cast<int>(size));
+      if (parsed && file.has_file_checksum()) {
+        file_checksum = CheckFileChecksum(
+            absl::string_view(static_cast<const char*>(mapped), size),
+            file.file_checksum());
+      }
     }
     if (mapped != MAP_FAILED) munmap(mapped, size);
   }
@@ -505,6 +555,9 @@ absl::StatusOr<ModelFile> ReadModelFile(const std::string& path) {
     return InvalidModelFileError(
         path, "the file does not parse (truncated or not a model)");
   }
+  if (!file_checksum.ok())
+    return InvalidModelFileError(path, file_checksum.message());
+  file.clear_file_checksum();
   absl::Status valid = CheckModelFile(file);
   if (!valid.ok()) return InvalidModelFileError(path, valid.message());
   return file;
@@ -518,10 +571,20 @@ absl::Status InvalidModelFileError(absl::string_view path,
 
 absl::Status WriteModelFile(const ModelFile& file, const std::string& path) {
   std::string bytes;
-  if (!file.SerializeToString(&bytes)) {
+  bool serialised;
+  if (file.has_file_checksum()) {
+    // Only a file's own bytes are checksummed, never an older checksum.
+    ModelFile copy = file;
+    copy.clear_file_checksum();
+    serialised = copy.SerializeToString(&bytes);
+  } else {
+    serialised = file.SerializeToString(&bytes);
+  }
+  if (!serialised) {
     return absl::InternalError(
         absl::StrCat(path, ": cannot serialise the model"));
   }
+  AppendFileChecksum(&bytes);
   return WriteFileAtomically(path, bytes, "the model file");
 }
 

@@ -8,7 +8,8 @@
 // file adds its trigrams, pairs and pair rows. Reading parses straight from the
 // file into the message's arrays and checks everything the model then trusts
 // without looking again: magic, version, field sizes, label ids, finite values
-// and a checksum that also covers the fields that change decoding. Writing goes
+// and a checksum that also covers the fields that change decoding; then a
+// checksum of the whole file, written as its last field. Writing goes
 // through a temporary file and a rename, so an interrupted save never leaves a
 // broken model behind.
 //
@@ -93,7 +94,17 @@ ReadSecondOrderStructure(const ModelFile& file,
 // that passes here can still fail to load there.
 absl::Status CheckModelFile(const ModelFile& file);
 
-// Parses the file at `path` and checks it (CheckModelFile). Errors: NotFound
+// Appends ModelFile.file_checksum to a serialised file that lacks it: the
+// XXH3-64 of `bytes` as they are, as the file's last field.
+void AppendFileChecksum(std::string* bytes);
+// Whether `bytes`, a serialised file whose parsed file_checksum is
+// `parsed`, end with that field as AppendFileChecksum writes it, and the
+// bytes before it hash to it; DataLoss saying which not.
+absl::Status CheckFileChecksum(absl::string_view bytes, uint64_t parsed);
+
+// Parses the file at `path` and checks it (CheckModelFile), and, when it
+// has one, its whole-file checksum (CheckFileChecksum; the ModelFile
+// returned does not keep it). Errors: NotFound
 // "<path>: cannot open the model file", or InvalidModelFileError.
 absl::StatusOr<ModelFile> ReadModelFile(const std::string& path);
 
@@ -102,8 +113,8 @@ absl::StatusOr<ModelFile> ReadModelFile(const std::string& path);
 absl::Status InvalidModelFileError(absl::string_view path,
                                    absl::string_view why);
 
-// Serialises `file` and replaces `path` with it atomically
-// (base/file_io.h).
+// Serialises `file` with its whole-file checksum last (AppendFileChecksum)
+// and replaces `path` with it atomically (base/file_io.h).
 absl::Status WriteModelFile(const ModelFile& file, const std::string& path);
 
 }  // namespace chaintag

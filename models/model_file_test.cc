@@ -215,6 +215,58 @@ TEST(ModelFileTest, RejectsDamagedAndForeignFiles) {
   EXPECT_NE(read.status().message().find("checksum"), std::string::npos);
 }
 
+// Every byte of a written file is covered: flipping any bit of any byte,
+// the labels and the templates included, fails the read, except where it
+// turns the whole-file checksum's own tag into an unknown field, and then
+// the file read is the one written. A file without that checksum (written
+// before it) is still read, checked by weights_checksum.
+TEST(ModelFileTest, EveryByteIsCoveredByTheFileChecksum) {
+  const ModelFile good = EncodedFile();
+  const std::string path = TempPath("covered.model");
+  ASSERT_TRUE(WriteModelFile(good, path).ok());
+  const std::string bytes = ReadAll(path);
+  const std::string body = good.SerializeAsString();
+  ASSERT_EQ(bytes.substr(0, body.size()), body);
+  EXPECT_EQ(bytes.size(), body.size() + 10);  // a 2-byte tag, 8 of value
+
+  const std::string damaged = TempPath("damaged.model");
+  int accepted = 0;
+  for (size_t at = 0; at < bytes.size(); ++at) {
+    for (int mask : {0x01, 0x10, 0x80, 0xff}) {
+      std::string flipped = bytes;
+      flipped[at] = static_cast<char>(flipped[at] ^ mask);
+      WriteAll(damaged, flipped);
+      absl::StatusOr<ModelFile> read = ReadModelFile(damaged);
+      if (!read.ok()) continue;
+      ++accepted;
+      EXPECT_GE(at, body.size()) << "byte " << at << " mask " << mask;
+      EXPECT_EQ(read->SerializeAsString().substr(0, body.size()), body)
+          << "byte " << at << " mask " << mask;
+    }
+  }
+  EXPECT_LT(accepted, 8);
+
+  // The labels damaged in a file without the whole-file checksum parse and
+  // pass the weights checksum: what the new checksum is for.
+  std::string old_file = body;
+  const size_t label = old_file.find("B-NP");
+  ASSERT_NE(label, std::string::npos);
+  old_file[label + 2] = 'X';
+  WriteAll(damaged, old_file);
+  EXPECT_TRUE(ReadModelFile(damaged).ok());
+  WriteAll(damaged, body);
+  absl::StatusOr<ModelFile> old_read = ReadModelFile(damaged);
+  ASSERT_TRUE(old_read.ok()) << old_read.status();
+  EXPECT_EQ(old_read->SerializeAsString(), body);
+
+  // Junk after the checksum: it is no longer the last field.
+  WriteAll(damaged, bytes + std::string("\x08\x01", 2));
+  absl::StatusOr<ModelFile> junk = ReadModelFile(damaged);
+  ASSERT_FALSE(junk.ok());
+  EXPECT_NE(junk.status().message().find("file checksum"), std::string::npos)
+      << junk.status();
+}
+
 TEST(ModelFileTest, ChecksTheSecondOrderFields) {
   const ModelFile good = EncodedSecondOrderFile();
   auto expect_rejected = [&](const ModelFile& file, const std::string& why) {
