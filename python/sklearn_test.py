@@ -304,12 +304,17 @@ class EstimatorTest(unittest.TestCase):
                 self.assertAlmostEqual(sum(row.values()), 1.0, places=12)
                 self.assertEqual(max(row, key=row.get), tag)
 
-    def test_score_refuses_labels_the_model_does_not_know(self):
+    def test_score_counts_labels_the_model_does_not_know_as_errors(self):
         crf = self.crf().fit(self.X, self.y)
         y = [list(s) for s in self.y_test]
+        predicted = crf.predict(self.X_test)
+        tokens = sum(len(s) for s in y)
+        right = sum(a == b for s, p in zip(y, predicted) for a, b in zip(s, p))
+        self.assertAlmostEqual(crf.score(self.X_test, y), right / tokens)
+        was_right = y[3][0] == predicted[3][0]
         y[3][0] = "UNSEEN"
-        with self.assertRaisesRegex(ValueError, r"y\[3\]\[0\]: 'UNSEEN'"):
-            crf.score(self.X_test, y)
+        self.assertAlmostEqual(crf.score(self.X_test, y),
+                               (right - was_right) / tokens)
 
     def test_empty_sequences(self):
         X = [[{"w": "a"}, {"w": "b"}], [], [{"w": "a"}]]
@@ -319,6 +324,13 @@ class EstimatorTest(unittest.TestCase):
         self.assertEqual(crf.predict_marginals_single([]), [])
         with self.assertRaisesRegex(ValueError, "no sentences to train on"):
             self.crf().fit([[]], [[]])
+
+    def test_thread_counts_outside_1_to_256_are_refused(self):
+        X, y = [[{"w": "a"}, {"w": "b"}]], [["A", "B"]]
+        for threads in (0, -3, 257, 100000):
+            with self.assertRaisesRegex(
+                    ValueError, "num_threads must be between 1 and 256"):
+                self.crf(num_threads=threads).fit(X, y)
 
     def test_ragged_x_and_y_are_refused(self):
         with self.assertRaisesRegex(ValueError, "has 1 labels for"):

@@ -1,6 +1,8 @@
 #include "solvers/solver.h"
 
+#include <cmath>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -40,6 +42,36 @@ std::string LambdaRule(const SolverConfig& config, int num_examples) {
 }
 
 absl::Status CheckLambdaForms(const SolverConfig& config) {
+  const std::pair<const char*, double> numbers[] = {
+      {"lambda", config.lambda()},
+      {"c", config.c()},
+      {"c2", config.c2()},
+      {"c1", config.c1()},
+      {"l1", config.l1()},
+      {"gap_tolerance", config.gap_tolerance()},
+      {"relative_gap_tolerance", config.relative_gap_tolerance()},
+      {"max_seconds", config.max_seconds()}};
+  for (const auto& [name, value] : numbers) {
+    // NaN compares false either way: refuse it rather than fall back to a
+    // default as an unset field would.
+    if (!std::isfinite(value)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "solver.", name, " must be a finite number, got ", value));
+    }
+  }
+  if (config.max_seconds() < 0 || config.gap_tolerance() < 0 ||
+      config.relative_gap_tolerance() < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "solver: max_seconds, gap_tolerance and relative_gap_tolerance must "
+        "not be negative, got ",
+        config.max_seconds(), ", ", config.gap_tolerance(), ", ",
+        config.relative_gap_tolerance()));
+  }
+  if (config.num_threads() < 1 || config.num_threads() > kMaxSolverThreads) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("solver.num_threads must be between 1 and ",
+                     kMaxSolverThreads, ", got ", config.num_threads()));
+  }
   if (config.lambda() < 0 || config.c() < 0 || config.c2() < 0 ||
       config.c1() < 0) {
     return absl::InvalidArgumentError(

@@ -49,8 +49,11 @@ double ResolveL1(const SolverConfig& config, int num_examples);
 // ("lambda = 1/(C·n), C = 1 (CRF++'s -c), n = 8936").
 std::string LambdaRule(const SolverConfig& config, int num_examples);
 // Refuses a config that sets λ two ways (lambda with c or c2, or both c and
-// c2) or a negative one.
+// c2), a negative or non-finite λ, c, c2, c1 or l1, non-finite tolerances or
+// time budget, or num_threads outside [1, kMaxSolverThreads].
 absl::Status CheckLambdaForms(const SolverConfig& config);
+// The most threads a run starts (as `tag` and `serve` allow).
+constexpr int kMaxSolverThreads = 256;
 
 // Which tolerance an exact gap meets, if any: the absolute gap_tolerance
 // first, then relative_gap_tolerance · primal.

@@ -1,5 +1,11 @@
 #include "solvers/solver.h"
 
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace chaintag {
@@ -49,6 +55,51 @@ TEST(ResolveLambdaTest, OneFormAtATime) {
   config.set_c(-1);
   EXPECT_EQ(CheckLambdaForms(config).code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+// NaN and infinity are refused by name rather than read as an unset field
+// (NaN > 0 is false), and so are negative budgets and thread counts
+// outside [1, 256].
+TEST(ResolveLambdaTest, RefusesNonFiniteNumbersAndBadThreadCounts) {
+  const double nan = std::nan("");
+  const double inf = std::numeric_limits<double>::infinity();
+  using Setter = void (SolverConfig::*)(double);
+  const std::pair<const char*, Setter> fields[] = {
+      {"lambda", &SolverConfig::set_lambda},
+      {"c", &SolverConfig::set_c},
+      {"c2", &SolverConfig::set_c2},
+      {"c1", &SolverConfig::set_c1},
+      {"l1", &SolverConfig::set_l1},
+      {"gap_tolerance", &SolverConfig::set_gap_tolerance},
+      {"relative_gap_tolerance", &SolverConfig::set_relative_gap_tolerance},
+      {"max_seconds", &SolverConfig::set_max_seconds}};
+  for (const auto& [name, set] : fields) {
+    for (double value : {nan, inf, -inf}) {
+      SolverConfig config;
+      (config.*set)(value);
+      const absl::Status status = CheckLambdaForms(config);
+      EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument)
+          << name << " " << value;
+      EXPECT_NE(status.message().find(absl::StrCat("solver.", name, " ")),
+                std::string::npos)
+          << status;
+    }
+  }
+  SolverConfig config;
+  config.set_max_seconds(-1);
+  EXPECT_EQ(CheckLambdaForms(config).code(),
+            absl::StatusCode::kInvalidArgument);
+  for (int threads : {0, -1, kMaxSolverThreads + 1, 100000}) {
+    config = SolverConfig();
+    config.set_num_threads(threads);
+    EXPECT_EQ(CheckLambdaForms(config).code(),
+              absl::StatusCode::kInvalidArgument)
+        << threads;
+  }
+  for (int threads : {1, kMaxSolverThreads}) {
+    config.set_num_threads(threads);
+    EXPECT_TRUE(CheckLambdaForms(config).ok()) << threads;
+  }
 }
 
 TEST(ResolveL1Test, C1IsPerSum) {

@@ -323,7 +323,8 @@ def run_settings(algorithm, params, options, num_sequences):
         min_freq=values["feature.minfreq"],
         averaging=values.get("averaging", True) is not False,
         order=options.get("order") or 1,
-        num_threads=options.get("num_threads") or 1,
+        num_threads=(1 if options.get("num_threads") is None
+                     else options["num_threads"]),
         seed=1 if options.get("seed") is None else options["seed"],
         num_buckets=options.get("num_buckets"),
         gap_tolerance=options.get("gap_tolerance"),
