@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -93,6 +94,34 @@ absl::Status ParseTextProto(const std::string& text, absl::string_view source,
   parser.RecordErrorsTo(&errors);
   if (!parser.ParseFromString(text, message)) {
     return absl::InvalidArgumentError(absl::StrCat(source, ":", errors.first));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckWritablePath(const std::string& path,
+                               absl::string_view what) {
+  auto refuse = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": cannot write ", what, ": ", why));
+  };
+  struct stat status;
+  if (stat(path.c_str(), &status) == 0 && S_ISDIR(status.st_mode)) {
+    return refuse("it is a directory");
+  }
+  const size_t slash = path.rfind('/');
+  const std::string directory =
+      slash == std::string::npos ? "."
+                                 : (slash == 0 ? "/" : path.substr(0, slash));
+  if (stat(directory.c_str(), &status) != 0) {
+    return refuse(
+        absl::StrCat("its directory ", directory, ": ", std::strerror(errno)));
+  }
+  if (!S_ISDIR(status.st_mode)) {
+    return refuse(absl::StrCat(directory, " is not a directory"));
+  }
+  if (access(directory.c_str(), W_OK | X_OK) != 0) {
+    return refuse(
+        absl::StrCat("its directory ", directory, ": ", std::strerror(errno)));
   }
   return absl::OkStatus();
 }

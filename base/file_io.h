@@ -39,6 +39,13 @@ absl::Status WriteFileAtomically(const std::string& path,
                                  const std::string& bytes,
                                  absl::string_view what);
 
+// Whether WriteFileAtomically(path, ...) can succeed as far as can be told
+// before there is anything to write: `path` is not a directory, and its
+// directory exists and lets this process create files. InvalidArgument
+// "<path>: cannot write <what>: <why>" otherwise, so that a run can refuse
+// a bad output path before it trains rather than after.
+absl::Status CheckWritablePath(const std::string& path, absl::string_view what);
+
 }  // namespace chaintag
 
 #endif  // CHAINTAG_BASE_FILE_IO_H_

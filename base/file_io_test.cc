@@ -130,6 +130,41 @@ TEST(WriteFileAtomicallyTest, ASecondWriteReplacesTheWholeFile) {
   EXPECT_EQ(Entries(directory), std::vector<std::string>{"model.bin"});
 }
 
+// What WriteFileAtomically would refuse only after the run that produced
+// the bytes, told before it: a missing directory, a parent that is a file,
+// a path that is a directory. A new or existing file in a directory is
+// fine, and nothing is created by asking.
+TEST(CheckWritablePathTest, RefusesWhatCouldNotBeWrittenAndCreatesNothing) {
+  const std::string directory = TestDirectory();
+  EXPECT_TRUE(CheckWritablePath(directory + "/new.model", "the model").ok());
+  WriteText(directory + "/old.model", "old");
+  EXPECT_TRUE(CheckWritablePath(directory + "/old.model", "the model").ok());
+  EXPECT_EQ(Contents(directory + "/old.model"), "old");
+
+  const std::string missing = directory + "/no/such/dir/m.model";
+  absl::Status status = CheckWritablePath(missing, "the model file");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(status.message()),
+            absl::StrCat(missing,
+                         ": cannot write the model file: its "
+                         "directory ",
+                         directory, "/no/such/dir: No such file or directory"));
+
+  const std::string in_a_file = directory + "/old.model/m.model";
+  status = CheckWritablePath(in_a_file, "the model file");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()),
+              StartsWith(in_a_file + ": cannot write the model file: "));
+
+  std::filesystem::create_directory(directory + "/a_directory");
+  status = CheckWritablePath(directory + "/a_directory", "the model file");
+  EXPECT_EQ(std::string(status.message()),
+            absl::StrCat(directory,
+                         "/a_directory: cannot write the model "
+                         "file: it is a directory"));
+  EXPECT_EQ(Entries(directory).size(), 2u);  // old.model and a_directory
+}
+
 TEST(WriteFileAtomicallyTest, MissingDirectoryIsAnErrorNamingThePath) {
   const std::string directory = TestDirectory();
   const std::string path = directory + "/no/such/dir/model.bin";

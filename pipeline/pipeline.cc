@@ -575,6 +575,12 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
   PipelineConfig& config = prepared->config;
   absl::Status lambda = CheckLambdaSelection(config);
   if (!lambda.ok()) return lambda;
+  // Before training, not after: a model that cannot be saved is lost.
+  if (prepared->writes_outputs()) {
+    absl::Status writable = CheckWritablePath(
+        ResolvePath(options.output_dir, config.model_path()), "the model file");
+    if (!writable.ok()) return writable;
+  }
   const Task& task = *prepared->task;
 
   // The training sentences are featurised: their text is not read again,
