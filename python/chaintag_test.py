@@ -146,6 +146,25 @@ class ToyModelTest(unittest.TestCase):
         self.assertEqual(summary["passes"], 3)
         self.assertAlmostEqual(summary["lambda"], 0.1)
 
+    def test_an_override_of_lambda_replaces_the_configs_form(self):
+        # As `train --set` does: the config states λ as lambda, the
+        # overrides as c2 or c, and the overrides win; two forms in the
+        # overrides themselves are refused.
+        config = toy_config(self.dir)
+        _, summary = chaintag.train(config, {"solver.max_passes": 1,
+                                             "solver.c2": 2.0},
+                                    progress=False)
+        self.assertAlmostEqual(summary["lambda"],
+                               2 * 2.0 / summary["num_examples"])
+        config_c = config.replace("lambda: 0.01", "c: 4")
+        _, summary = chaintag.train(config_c, {"solver.max_passes": 1,
+                                               "solver.lambda": 0.5},
+                                    progress=False)
+        self.assertAlmostEqual(summary["lambda"], 0.5)
+        with self.assertRaisesRegex(ValueError, "set one of lambda, c"):
+            chaintag.train(config_c, {"solver.lambda": 0.5, "solver.c2": 1.0},
+                           progress=False)
+
     def test_properties(self):
         self.assertEqual(sorted(self.model.labels), TOY_LABELS)
         self.assertEqual(self.model.num_columns, 1)

@@ -34,6 +34,7 @@
 #include "python/py_model.h"
 #include "python/python_items.h"
 #include "python/status_exceptions.h"
+#include "solvers/solver.h"
 
 namespace chaintag {
 namespace {
@@ -238,7 +239,11 @@ py::tuple RunTraining(const std::string& spec,
                       std::optional<std::string> output_dir,
                       py::object progress, GivenSentences* given) {
   PipelineConfig pipeline_config = ReadConfig(spec);
-  if (overrides.has_value()) ApplyOverrides(*overrides, &pipeline_config);
+  if (overrides.has_value()) {
+    const SolverConfig file_solver = pipeline_config.solver();
+    ApplyOverrides(*overrides, &pipeline_config);
+    KeepOverriddenLambdaForm(file_solver, pipeline_config.mutable_solver());
+  }
   OutputDirectory directory(output_dir);
   PipelineOptions options;
   options.corpora_root = corpora.has_value() ? *corpora : DefaultCorporaRoot();

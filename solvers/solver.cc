@@ -95,6 +95,21 @@ absl::Status CheckLambdaForms(const SolverConfig& config) {
   return absl::OkStatus();
 }
 
+void KeepOverriddenLambdaForm(const SolverConfig& file, SolverConfig* solver) {
+  const bool lambda = file.lambda() != solver->lambda();
+  const bool c = file.c() != solver->c();
+  const bool c2 = file.c2() != solver->c2();
+  if (lambda || c || c2) {
+    if (!lambda) solver->clear_lambda();
+    if (!c) solver->clear_c();
+    if (!c2) solver->clear_c2();
+  }
+  const bool l1 = file.l1() != solver->l1();
+  const bool c1 = file.c1() != solver->c1();
+  if (l1 && !c1) solver->clear_c1();
+  if (c1 && !l1) solver->clear_l1();
+}
+
 GapStop GapWithinTolerance(const SolverConfig& config, double gap,
                            double primal) {
   if (gap <= config.gap_tolerance()) return GapStop::kAbsolute;

@@ -22,6 +22,7 @@
 #include "base/paths.h"
 #include "features/template_file.h"
 #include "pipeline/pipeline.h"
+#include "solvers/solver.h"
 
 namespace chaintag {
 namespace {
@@ -156,32 +157,6 @@ absl::Status ApplyGivenConfigFlags(absl::Span<const ConfigFlag> flags,
   return absl::OkStatus();
 }
 
-namespace {
-
-// λ (or ℓ1) stated one way on the command line replaces the config's other
-// ways of stating it: `--lambda=1e-4` on a preset with `c: 0.1` means λ =
-// 1e-4, `--c2=1` on it CRFsuite's c2 = 1. A field counts as given when the
-// flags or assignments changed it from the file's value.
-void KeepCommandLineLambdaForm(const SolverConfig& file, SolverConfig* solver) {
-  const auto changed = [](double file_value, double value) {
-    return file_value != value;
-  };
-  const bool lambda = changed(file.lambda(), solver->lambda());
-  const bool c = changed(file.c(), solver->c());
-  const bool c2 = changed(file.c2(), solver->c2());
-  if (lambda || c || c2) {
-    if (!lambda) solver->clear_lambda();
-    if (!c) solver->clear_c();
-    if (!c2) solver->clear_c2();
-  }
-  const bool l1 = changed(file.l1(), solver->l1());
-  const bool c1 = changed(file.c1(), solver->c1());
-  if (l1 && !c1) solver->clear_c1();
-  if (c1 && !l1) solver->clear_l1();
-}
-
-}  // namespace
-
 absl::StatusOr<PipelineConfig> LoadConfig(
     absl::Span<const ConfigFlag> flags, const std::string& config_path,
     const std::vector<std::string>& set_assignments,
@@ -210,7 +185,7 @@ absl::StatusOr<PipelineConfig> LoadConfig(
   if (status.ok()) status = ApplyGivenConfigFlags(flags, &*config);
   if (status.ok()) status = ApplyAssignments(set_assignments, &*config);
   if (!status.ok()) return status;
-  KeepCommandLineLambdaForm(file_solver, config->mutable_solver());
+  KeepOverriddenLambdaForm(file_solver, config->mutable_solver());
   if (features->template_file() != file_template) {
     features->set_template_file(ResolveUserPath(features->template_file()));
   }
