@@ -181,6 +181,17 @@ class TrainerTest(unittest.TestCase):
         trainer.set("c2", 0.3)
         self.assertEqual(trainer.get("c2"), 0.3)
         self.assertEqual(pycrfsuite.Trainer(params={"c2": 42}).get("c2"), 42)
+        trainer.set("c2", "0.5")  # pycrfsuite passes strings through
+        self.assertEqual(float(trainer.get("c2")), 0.5)
+        # A value that is no number is refused when set, by name, not when
+        # train() reads it.
+        for name, value, why in (("c2", "abc", "c2 must be a number"),
+                                 ("c2", float("inf"), "c2 must be a finite"),
+                                 ("max_iterations", "1.5",
+                                  "max_iterations must be a whole number")):
+            with self.assertRaisesRegex(ValueError, why):
+                trainer.set(name, value)
+        self.assertEqual(float(trainer.get("c2")), 0.5)
 
 
 class TaggerTest(unittest.TestCase):

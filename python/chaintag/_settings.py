@@ -258,6 +258,23 @@ def _same(value, default):
         return False
 
 
+def _check_number(name, value, default):
+    """ValueError naming `name` when a numeric parameter's value is not a
+    finite number (a whole one where CRFsuite's is an integer), as it is
+    set rather than when the run starts."""
+    if isinstance(default, bool) or not isinstance(default, (int, float)):
+        return
+    text = value.decode() if isinstance(value, bytes) else value
+    try:
+        number = float(text)
+    except (TypeError, ValueError):
+        raise ValueError("%s must be a number, got %r" % (name, value))
+    if not math.isfinite(number):
+        raise ValueError("%s must be a finite number, got %r" % (name, value))
+    if isinstance(default, int) and number != int(number):
+        raise ValueError("%s must be a whole number, got %r" % (name, value))
+
+
 def check_parameters(algorithm, params):
     """ValueError for a parameter the algorithm lacks, and for an internal
     set to a value other than CRFsuite's default (with what to use)."""
@@ -267,6 +284,7 @@ def check_parameters(algorithm, params):
             raise ValueError(
                 "%r is not a parameter of %s; its parameters are %s"
                 % (name, algorithm, ", ".join(known)))
+        _check_number(name, value, known[name])
         if is_internal(algorithm, name) and not _same(value, known[name]):
             raise ValueError(
                 "%s=%r has no chaintag counterpart (%s); only its default "
