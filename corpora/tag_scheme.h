@@ -89,6 +89,9 @@ class TagSchemeInference {
   bool typed() const { return typed_; }
   // The first label that is not a chunk tag ("" when there is none).
   const std::string& plain_label() const { return plain_label_; }
+  // Chunks (conlleval's starts) whose first tag is B, and I.
+  int64_t begins_with_b() const { return begins_with_b_; }
+  int64_t begins_with_i() const { return begins_with_i_; }
 
  private:
   bool typed_ = false;

@@ -101,6 +101,32 @@ int ClusterAttribute(const PreparedCorpus& prepared) {
 
 }  // namespace
 
+std::string SchemeMismatch(const std::vector<Sentence>& train,
+                           TagScheme declared) {
+  if (declared != IOB1 && declared != IOB2 && declared != IOBES) return "";
+  TagSchemeInference inference;
+  for (const Sentence& sentence : train) inference.Add(sentence.tags);
+  const TagScheme read = inference.scheme();
+  if (read == declared) return "";
+  const std::string named = absl::StrCat(
+      "warning: corpus.format.tag_scheme is ", TagSchemeName(declared));
+  if (read == NONE) {
+    if (inference.plain_label().empty()) return "";  // all O
+    return absl::StrCat(named, ", but labels such as '",
+                        inference.plain_label(),
+                        "' are no chunk tags (B-X, I-X, E-X, S-X, O): set "
+                        "tag_scheme NONE for plain labels");
+  }
+  return absl::StrCat(
+      named, ", but the training labels read as ", TagSchemeName(read), " (",
+      inference.begins_with_i(), " chunks begin with I, ",
+      inference.begins_with_b(), " with B",
+      read == IOBES ? ", and some tags are E or S" : "",
+      "): predictions are written in ", TagSchemeName(declared),
+      ", so their token accuracy against such labels is off (the chunks "
+      "and F1 are not); leave tag_scheme out to read it from the labels");
+}
+
 bool SchemeFromLabels(const PipelineConfig& config) {
   const ConllFormat& format = config.corpus().format();
   return format.layout() == ConllFormat::COLUMNS && !format.has_tag_scheme();
@@ -178,6 +204,9 @@ absl::Status ReadAllTraining(const std::string& path,
     for (const Sentence& sentence : prepared->train)
       inference.Add(sentence.tags);
     SetSchemeFromLabels(inference, prepared);
+  } else {
+    prepared->scheme_warning =
+        SchemeMismatch(prepared->train, prepared->format.tag_scheme());
   }
   absl::Status cut = CutTraining(corpus, prepared);
   if (!cut.ok()) return cut;
@@ -218,6 +247,9 @@ absl::Status TakeGivenSentences(GivenSentences* given,
     TagSchemeInference inference;
     for (const Sentence& sentence : given->train) inference.Add(sentence.tags);
     SetSchemeFromLabels(inference, prepared);
+  } else {
+    prepared->scheme_warning =
+        SchemeMismatch(given->train, prepared->format.tag_scheme());
   }
   prepared->train = std::move(given->train);
   prepared->dev = std::move(given->dev);

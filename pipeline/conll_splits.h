@@ -56,6 +56,15 @@ absl::Status HoldOutDevFraction(const CorpusConfig& corpus,
 // format without attribute_columns).
 bool SchemeFromLabels(const PipelineConfig& config);
 
+// Where `train`'s labels read as another scheme than `declared` (the
+// config's corpus.format.tag_scheme; TagSchemeInference), what to tell the
+// user: IOB2 labels declared IOB1 are written back as IOB1 (B-X turned
+// I-X) and their token accuracy counts every such tag wrong, though the
+// chunks and F1 are the same. Empty when they agree, when `declared` is
+// NONE or unset, or when no label is a chunk tag other than O.
+std::string SchemeMismatch(const std::vector<Sentence>& train,
+                           TagScheme declared);
+
 // The training-scheme tags of a training sentence, or the error naming it
 // when it has none.
 absl::StatusOr<std::vector<std::string>> TrainingTags(const Sentence& sentence,

@@ -144,6 +144,37 @@ TEST(TrainingTagsTest, ConvertsToTheTrainingSchemeOrNamesTheSentence) {
             "corpus.txt:17: training data needs a label column");
 }
 
+// A declared scheme the labels contradict is told, with the counts that
+// show it; labels that agree, plain labels declared NONE, and all-O files
+// are not.
+TEST(SchemeMismatchTest, NamesTheSchemeTheLabelsReadAs) {
+  auto sentences = [](std::vector<std::vector<std::string>> tags) {
+    std::vector<Sentence> out(tags.size());
+    for (size_t i = 0; i < tags.size(); ++i) out[i].tags = tags[i];
+    return out;
+  };
+  const std::vector<Sentence> iob1 =
+      sentences({{"I-PER", "I-PER", "O", "I-LOC"}, {"I-ORG", "B-ORG"}});
+  const std::vector<Sentence> iob2 =
+      sentences({{"B-PER", "I-PER", "O", "B-LOC"}, {"B-ORG", "B-ORG"}});
+  EXPECT_EQ(SchemeMismatch(iob1, IOB1), "");
+  EXPECT_EQ(SchemeMismatch(iob2, IOB2), "");
+  EXPECT_EQ(SchemeMismatch(iob2, NONE), "");
+  EXPECT_EQ(SchemeMismatch(iob2, TAG_SCHEME_UNSPECIFIED), "");
+  EXPECT_EQ(SchemeMismatch(sentences({{"O", "O"}}), IOB2), "");
+  const std::string declared_iob2 = SchemeMismatch(iob1, IOB2);
+  EXPECT_THAT(declared_iob2,
+              HasSubstr("tag_scheme is iob2, but the training labels read as "
+                        "iob1 (3 chunks begin with I, 1 with B)"));
+  EXPECT_THAT(SchemeMismatch(iob2, IOB1),
+              HasSubstr("read as iob2 (0 chunks begin with I, 4 with B)"));
+  EXPECT_THAT(SchemeMismatch(sentences({{"B-X", "E-X", "S-Y"}}), IOB2),
+              HasSubstr("read as iobes"));
+  EXPECT_THAT(SchemeMismatch(iob2, IOBES), HasSubstr("read as iob2"));
+  EXPECT_THAT(SchemeMismatch(sentences({{"NN", "VBZ"}}), IOB2),
+              HasSubstr("labels such as 'NN' are no chunk tags"));
+}
+
 TEST_F(ConllSplitsTest, ReadsTrainDevAndTest) {
   WriteCorpus("dev.txt", 3);
   config_.mutable_corpus()->set_dev("dev.txt");

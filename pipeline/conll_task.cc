@@ -497,6 +497,7 @@ void ConllTask::ReportCorpus(const PreparedCorpus& prepared,
       result->num_test_sentences, prepared.labels.size(),
       TagSchemeName(prepared.config.model().train_scheme()),
       TagSchemeName(prepared.format.tag_scheme())));
+  if (!prepared.scheme_warning.empty()) say(prepared.scheme_warning);
   const int min_count = prepared.config.features().min_feature_count();
   const std::string kept =
       min_count > 1 && prepared.rows != nullptr

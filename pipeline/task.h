@@ -257,6 +257,9 @@ struct PreparedCorpus {
   // its tag scheme), for the progress stream; empty when the config said it
   // all.
   std::string inferred_input;
+  // Where the training labels contradict the tag scheme the config names
+  // (SchemeMismatch), for the progress stream; empty when they agree.
+  std::string scheme_warning;
   std::vector<Sentence> train;
   std::vector<Sentence> dev;  // empty without corpus.dev
   std::vector<Sentence> test;
