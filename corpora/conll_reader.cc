@@ -302,7 +302,9 @@ absl::StatusOr<bool> ConllReader::ParseCrfsuiteLine(Sentence* sentence) {
         s.item_names.resize(w - names);
         return Error(absl::StrCat(
             "attribute '", s.item_name(s.num_items() - 1), "': value '",
-            absl::string_view(text, p - text), "' is not a finite number"));
+            absl::string_view(text, p - text),
+            "' is not a finite number in single precision (values are "
+            "stored as 32-bit floats, up to about 3.4e38)"));
       }
     }
     if (value != 1 || !s.item_values.empty()) {

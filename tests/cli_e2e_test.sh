@@ -96,6 +96,16 @@ for threads in 0 -1; do
   [[ $status -eq 2 ]] || fail "--threads=$threads exit $status"
   grep -q -- '--threads' err.txt || fail "--threads=$threads message: $(cat err.txt)"
 done
+# Flags of --pipeline, or of CRFsuite-format models, are refused on a
+# CoNLL model rather than ignored.
+for flag in --nbest=3 --format=json --paragraphs --margins --reference; do
+  set +e
+  "$TAG" --model=cli.model "$flag" < /dev/null > /dev/null 2> err.txt
+  status=$?
+  set -e
+  [[ $status -eq 2 ]] || fail "$flag on a CoNLL model: exit $status"
+  grep -q -- "${flag%%=*} applies to" err.txt || fail "$flag message: $(cat err.txt)"
+done
 
 # A write error (a full disk) ends tag with a message and exit 1, on
 # either thread count; it does not crash or tag on into the void.

@@ -243,6 +243,15 @@ int RunModel(int threads) {
   ConllTaggingOptions options;
   options.threads = threads;
   options.reference = absl::GetFlag(FLAGS_reference);
+  if (options.reference &&
+      model->header().input_format().layout() != ConllFormat::CRFSUITE) {
+    std::fprintf(stderr,
+                 "tag: --reference applies to models trained on CRFsuite's "
+                 "attribute files (crfsuite tag -r); %s reads CoNLL columns, "
+                 "whose output keeps the gold column beside the prediction\n",
+                 absl::GetFlag(FLAGS_model).c_str());
+    return 2;
+  }
   options.label_marginals = absl::GetFlag(FLAGS_label_marginals);
   options.marginals = absl::GetFlag(FLAGS_marginals) || options.label_marginals;
   const bool quiet = absl::GetFlag(FLAGS_quiet);
@@ -303,6 +312,23 @@ int Run() {
     std::fprintf(stderr,
                  "tag: --model=<file> (CoNLL columns) or --pipeline=<bundle> "
                  "(raw text) is required\n");
+    return 2;
+  }
+  // A --pipeline flag given to --model would be silently ignored.
+  const char* pipeline_only = nullptr;
+  if (absl::GetFlag(FLAGS_format) != "conll") pipeline_only = "--format";
+  if (absl::GetFlag(FLAGS_nbest) != 1) pipeline_only = "--nbest";
+  if (absl::GetFlag(FLAGS_paragraphs)) pipeline_only = "--paragraphs";
+  if (!absl::GetFlag(FLAGS_constrained)) pipeline_only = "--constrained";
+  if (absl::GetFlag(FLAGS_margins)) pipeline_only = "--margins";
+  if (!absl::GetFlag(FLAGS_bracket_stage).empty()) {
+    pipeline_only = "--bracket_stage";
+  }
+  if (pipeline_only != nullptr) {
+    std::fprintf(stderr,
+                 "tag: %s applies to --pipeline (raw text through a bundle), "
+                 "not to --model\n",
+                 pipeline_only);
     return 2;
   }
   return RunModel(threads);
