@@ -88,11 +88,8 @@ absl::Status ConllevalScorer::SplitLine(absl::string_view line) {
       fields_.push_back(f);
     }
   } else {
-    if (!delimiter_re_->ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("invalid delimiter pattern \"", options_.delimiter,
-                       "\": ", delimiter_re_->error()));
-    }
+    absl::Status valid = CheckOptions();
+    if (!valid.ok()) return valid;
     // Perl's split(/re/): a zero-length match never ends an empty field
     // (so an empty-matching pattern splits between characters), and no
     // split happens at the very end.
@@ -192,6 +189,15 @@ void ConllevalScorer::ProcessToken(Tag gold, Tag guessed, bool boundary) {
   last_gold_type_.assign(gold.type.data(), gold.type.size());
   last_guessed_.assign(guessed.prefix.data(), guessed.prefix.size());
   last_guessed_type_.assign(guessed.type.data(), guessed.type.size());
+}
+
+absl::Status ConllevalScorer::CheckOptions() const {
+  if (delimiter_re_ != nullptr && !delimiter_re_->ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid delimiter pattern \"", options_.delimiter,
+                     "\": ", delimiter_re_->error()));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status ConllevalScorer::AddLine(absl::string_view line) {

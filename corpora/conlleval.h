@@ -73,6 +73,11 @@ class ConllevalScorer {
   // "stdin".
   void set_source(std::string source) { source_ = std::move(source); }
 
+  // InvalidArgument when the options cannot read any line (an invalid
+  // delimiter pattern), so that a tool can say so before reading input and
+  // without naming a line.
+  absl::Status CheckOptions() const;
+
   // Streaming, as the script reads its input: one line at a time (terminator
   // removed; a trailing '\r' is ignored). The last two fields are the gold
   // and the guessed tag. Fails on a field count that differs from the first

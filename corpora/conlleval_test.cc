@@ -327,6 +327,13 @@ TEST(ConllevalTest, InvalidDelimiterPattern) {
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(absl::StartsWith(status.message(), "stdin:1: invalid delimiter"))
       << status;
+  // Told before any line, without one.
+  EXPECT_EQ(s.CheckOptions().message(),
+            "invalid delimiter pattern \"(\": missing ): (");
+  for (const char* delimiter : {"", ",", "[,;]"}) {
+    options.delimiter = delimiter;
+    EXPECT_TRUE(ConllevalScorer(options).CheckOptions().ok()) << delimiter;
+  }
 }
 
 }  // namespace

@@ -70,6 +70,10 @@ int Run(int argc, char** argv) {
   std::ifstream file;
   std::istream* in = &std::cin;
   ConllevalScorer scorer(std::move(options));
+  if (absl::Status valid = scorer.CheckOptions(); !valid.ok()) {
+    std::cerr << "evaluate: " << valid.message() << "\n";
+    return 2;
+  }
   if (!path.empty() && path != "-") {
     // `bazel run` starts us in the runfiles tree; resolve relative paths
     // against the directory the user ran it from.
