@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/file_checksum.h"
 #include "base/file_io.h"
 #include "base/huge_pages.h"
 #include "features/feature_keys.h"
@@ -473,51 +474,7 @@ void ReserveWeightArrays(const uint8_t* data, int size, ModelFile* file) {
   }
 }
 
-// ModelFile.file_checksum's tag and value, as WriteModelFile appends them.
-constexpr int kFileChecksumValueBytes = 8;
-
-uint32_t FileChecksumTag() {
-  using google::protobuf::internal::WireFormatLite;
-  return WireFormatLite::MakeTag(ModelFile::kFileChecksumFieldNumber,
-                                 WireFormatLite::WIRETYPE_FIXED64);
-}
-
-// The trailer WriteModelFile writes: the tag as a varint, then the value
-// little-endian.
-std::string FileChecksumTrailer(uint64_t checksum) {
-  std::string trailer;
-  for (uint32_t tag = FileChecksumTag();; tag >>= 7) {
-    if (tag < 0x80) {
-      trailer.push_back(static_cast<char>(tag));
-      break;
-    }
-    trailer.push_back(static_cast<char>((tag & 0x7f) | 0x80));
-  }
-  for (int b = 0; b < kFileChecksumValueBytes; ++b) {
-    trailer.push_back(static_cast<char>((checksum >> (8 * b)) & 0xff));
-  }
-  return trailer;
-}
-
 }  // namespace
-
-void AppendFileChecksum(std::string* bytes) {
-  bytes->append(FileChecksumTrailer(XXH3_64bits(bytes->data(), bytes->size())));
-}
-
-absl::Status CheckFileChecksum(absl::string_view bytes, uint64_t parsed) {
-  const std::string trailer = FileChecksumTrailer(parsed);
-  if (bytes.size() < trailer.size() ||
-      bytes.substr(bytes.size() - trailer.size()) != trailer) {
-    return absl::DataLossError(
-        "the file checksum is not the file's last field (damaged file)");
-  }
-  const absl::string_view body = bytes.substr(0, bytes.size() - trailer.size());
-  if (XXH3_64bits(body.data(), body.size()) != parsed) {
-    return absl::DataLossError("file checksum mismatch (damaged file)");
-  }
-  return absl::OkStatus();
-}
 
 absl::StatusOr<ModelFile> ReadModelFile(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -545,7 +502,7 @@ absl::StatusOr<ModelFile> ReadModelFile(const std::string& path) {
       if (parsed && file.has_file_checksum()) {
         file_checksum = CheckFileChecksum(
             absl::string_view(static_cast<const char*>(mapped), size),
-            file.file_checksum());
+            ModelFile::kFileChecksumFieldNumber, file.file_checksum());
       }
     }
     if (mapped != MAP_FAILED) munmap(mapped, size);
@@ -584,7 +541,7 @@ absl::Status WriteModelFile(const ModelFile& file, const std::string& path) {
     return absl::InternalError(
         absl::StrCat(path, ": cannot serialise the model"));
   }
-  AppendFileChecksum(&bytes);
+  AppendFileChecksum(ModelFile::kFileChecksumFieldNumber, &bytes);
   return WriteFileAtomically(path, bytes, "the model file");
 }
 

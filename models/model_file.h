@@ -94,16 +94,8 @@ ReadSecondOrderStructure(const ModelFile& file,
 // that passes here can still fail to load there.
 absl::Status CheckModelFile(const ModelFile& file);
 
-// Appends ModelFile.file_checksum to a serialised file that lacks it: the
-// XXH3-64 of `bytes` as they are, as the file's last field.
-void AppendFileChecksum(std::string* bytes);
-// Whether `bytes`, a serialised file whose parsed file_checksum is
-// `parsed`, end with that field as AppendFileChecksum writes it, and the
-// bytes before it hash to it; DataLoss saying which not.
-absl::Status CheckFileChecksum(absl::string_view bytes, uint64_t parsed);
-
 // Parses the file at `path` and checks it (CheckModelFile), and, when it
-// has one, its whole-file checksum (CheckFileChecksum; the ModelFile
+// has one, its whole-file checksum (base/file_checksum.h; the ModelFile
 // returned does not keep it). Errors: NotFound
 // "<path>: cannot open the model file", or InvalidModelFileError.
 absl::StatusOr<ModelFile> ReadModelFile(const std::string& path);
@@ -113,7 +105,7 @@ absl::StatusOr<ModelFile> ReadModelFile(const std::string& path);
 absl::Status InvalidModelFileError(absl::string_view path,
                                    absl::string_view why);
 
-// Serialises `file` with its whole-file checksum last (AppendFileChecksum)
+// Serialises `file` with its whole-file checksum last (base/file_checksum.h)
 // and replaces `path` with it atomically (base/file_io.h).
 absl::Status WriteModelFile(const ModelFile& file, const std::string& path);
 

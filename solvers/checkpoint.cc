@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/file_checksum.h"
 #include "base/file_io.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "xxhash.h"
@@ -261,6 +262,7 @@ absl::Status WriteCheckpoint(const std::string& path,
   checkpoint.set_magic(kCheckpointMagic);
   checkpoint.set_format_version(kCheckpointFormatVersion);
   checkpoint.set_checksum(CheckpointChecksum(checkpoint));
+  checkpoint.clear_file_checksum();  // appended to the bytes below
   // A protobuf message holds at most 2 GiB: say so, and what is largest,
   // rather than only that serialising failed.
   const size_t needed = checkpoint.ByteSizeLong();
@@ -281,6 +283,7 @@ absl::Status WriteCheckpoint(const std::string& path,
     return absl::InternalError(
         absl::StrCat(path, ": cannot serialise the checkpoint"));
   }
+  AppendFileChecksum(SolverCheckpoint::kFileChecksumFieldNumber, &bytes);
   return WriteFileAtomically(path, bytes, "the checkpoint");
 }
 
@@ -297,8 +300,16 @@ absl::StatusOr<SolverCheckpoint> ReadCheckpoint(const std::string& path) {
         absl::StrCat(path, ": not a valid chaintag checkpoint: ", why));
   };
   SolverCheckpoint checkpoint;
-  if (!checkpoint.ParseFromString(bytes.str())) {
+  const std::string read = bytes.str();
+  if (!checkpoint.ParseFromString(read)) {
     return invalid("the file does not parse (truncated?)");
+  }
+  if (checkpoint.has_file_checksum()) {
+    absl::Status whole =
+        CheckFileChecksum(read, SolverCheckpoint::kFileChecksumFieldNumber,
+                          checkpoint.file_checksum());
+    if (!whole.ok()) return invalid(whole.message());
+    checkpoint.clear_file_checksum();
   }
   if (checkpoint.magic() != kCheckpointMagic) return invalid("wrong magic");
   if (checkpoint.format_version() < kOldestCheckpointFormatVersion ||

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <functional>
 #include <string>
 #include <vector>
@@ -403,6 +404,25 @@ TEST(CheckpointTest, DamagedAndForeignCheckpointsAreRefused) {
   std::ofstream(TempPath("cut.ckpt"), std::ios::binary)
       << bytes.substr(0, bytes.size() / 2);
   EXPECT_FALSE(ReadCheckpoint(TempPath("cut.ckpt")).ok());
+  // Every byte of a written file is covered, the pass count and the
+  // certificate too: a flip anywhere is refused, or (only where it makes
+  // the whole-file checksum's own tag unknown) reads the same checkpoint.
+  std::ifstream in(path, std::ios::binary);
+  const std::string written((std::istreambuf_iterator<char>(in)),
+                            std::istreambuf_iterator<char>());
+  const std::string body = good->SerializeAsString();
+  ASSERT_EQ(written.substr(0, body.size()), body);
+  ASSERT_EQ(written.size(), body.size() + 9);  // a 1-byte tag, 8 of value
+  for (size_t at = 0; at < written.size(); ++at) {
+    std::string flipped = written;
+    flipped[at] = static_cast<char>(flipped[at] ^ 0x01);
+    std::ofstream(TempPath("flipped.ckpt"), std::ios::binary) << flipped;
+    absl::StatusOr<SolverCheckpoint> flipped_read =
+        ReadCheckpoint(TempPath("flipped.ckpt"));
+    if (!flipped_read.ok()) continue;
+    EXPECT_GE(at, body.size()) << at;
+    EXPECT_EQ(flipped_read->SerializeAsString().substr(0, body.size()), body);
+  }
   // Another solver's state is refused by name.
   config.set_name("ssg");
   Monitor monitor;
