@@ -129,7 +129,11 @@ std::string SchemeMismatch(const std::vector<Sentence>& train,
 
 bool SchemeFromLabels(const PipelineConfig& config) {
   const ConllFormat& format = config.corpus().format();
-  return format.layout() == ConllFormat::COLUMNS && !format.has_tag_scheme();
+  // Set to TAG_SCHEME_UNSPECIFIED (`--set=...tag_scheme=TAG_SCHEME_
+  // UNSPECIFIED`) is as good as unset.
+  return format.layout() == ConllFormat::COLUMNS &&
+         (!format.has_tag_scheme() ||
+          format.tag_scheme() == TAG_SCHEME_UNSPECIFIED);
 }
 
 absl::StatusOr<size_t> DevFractionCount(const CorpusConfig& corpus,

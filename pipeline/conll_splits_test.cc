@@ -325,6 +325,14 @@ TEST_F(ConllSplitsTest, GivenSentencesDecideTheSchemeTheConfigLeavesOut) {
   PreparedCorpus plain;
   ASSERT_TRUE(Read(&plain).ok());
   EXPECT_EQ(plain.format.tag_scheme(), NONE);
+  // Set to TAG_SCHEME_UNSPECIFIED is as good as left out.
+  config_.mutable_corpus()->mutable_format()->set_tag_scheme(
+      TAG_SCHEME_UNSPECIFIED);
+  GivenSentences again = GivenWords(3, "B-NP");
+  options_.given = &again;
+  PreparedCorpus unspecified;
+  ASSERT_TRUE(Read(&unspecified).ok());
+  EXPECT_EQ(unspecified.format.tag_scheme(), IOB2);
 }
 
 TEST_F(ConllSplitsTest, EmptyGivenSentencesAreLeftOut) {
