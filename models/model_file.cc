@@ -512,8 +512,9 @@ absl::StatusOr<ModelFile> ReadModelFile(const std::string& path) {
     return InvalidModelFileError(
         path, "the file does not parse (truncated or not a model)");
   }
-  if (!file_checksum.ok())
+  if (!file_checksum.ok()) {
     return InvalidModelFileError(path, file_checksum.message());
+  }
   file.clear_file_checksum();
   absl::Status valid = CheckModelFile(file);
   if (!valid.ok()) return InvalidModelFileError(path, valid.message());

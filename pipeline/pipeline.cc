@@ -180,7 +180,7 @@ absl::Status CheckDistributed(const PipelineConfig& config,
 }
 
 absl::Status CheckLambdaSelection(const PipelineConfig& config) {
-  absl::Status forms = CheckLambdaForms(config.solver());
+  absl::Status forms = CheckSolverSettings(config.solver());
   if (!forms.ok()) return forms;
   if (config.lambda().empty() || config.lambda() == "path") {
     return absl::OkStatus();

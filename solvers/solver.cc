@@ -41,7 +41,7 @@ std::string LambdaRule(const SolverConfig& config, int num_examples) {
   return absl::StrFormat("lambda = 1/n (C = 1), n = %d", num_examples);
 }
 
-absl::Status CheckLambdaForms(const SolverConfig& config) {
+absl::Status CheckSolverSettings(const SolverConfig& config) {
   const std::pair<const char*, double> numbers[] = {
       {"lambda", config.lambda()},
       {"c", config.c()},

@@ -51,7 +51,7 @@ std::string LambdaRule(const SolverConfig& config, int num_examples);
 // Refuses a config that sets λ two ways (lambda with c or c2, or both c and
 // c2), a negative or non-finite λ, c, c2, c1 or l1, non-finite tolerances or
 // time budget, or num_threads outside [1, kMaxSolverThreads].
-absl::Status CheckLambdaForms(const SolverConfig& config);
+absl::Status CheckSolverSettings(const SolverConfig& config);
 // λ (or ℓ1) stated one way by an override (`train --set` or a flag,
 // Python's overrides) replaces the `file`'s other ways of stating it:
 // `--lambda=1e-4` on a preset with `c: 0.1` means λ = 1e-4, `--c2=1` on it

@@ -20,7 +20,7 @@ TEST(ResolveLambdaTest, PerSumFormsScaleWithTheData) {
   config.clear_c();
   config.set_c2(1);  // CRFsuite's default
   EXPECT_DOUBLE_EQ(ResolveLambda(config, 200), 0.01);
-  config.set_lambda(0.5);  // given: wins (CheckLambdaForms refuses both)
+  config.set_lambda(0.5);  // given: wins (CheckSolverSettings refuses both)
   EXPECT_DOUBLE_EQ(ResolveLambda(config, 200), 0.5);
 }
 
@@ -41,19 +41,19 @@ TEST(ResolveLambdaTest, RuleSaysHowLambdaWasChosen) {
 
 TEST(ResolveLambdaTest, OneFormAtATime) {
   SolverConfig config;
-  EXPECT_TRUE(CheckLambdaForms(config).ok());
+  EXPECT_TRUE(CheckSolverSettings(config).ok());
   config.set_c(1);
-  EXPECT_TRUE(CheckLambdaForms(config).ok());
+  EXPECT_TRUE(CheckSolverSettings(config).ok());
   config.set_lambda(1e-3);
-  EXPECT_EQ(CheckLambdaForms(config).code(),
+  EXPECT_EQ(CheckSolverSettings(config).code(),
             absl::StatusCode::kInvalidArgument);
   config.clear_lambda();
   config.set_c2(1);
-  EXPECT_EQ(CheckLambdaForms(config).code(),
+  EXPECT_EQ(CheckSolverSettings(config).code(),
             absl::StatusCode::kInvalidArgument);
   config.clear_c2();
   config.set_c(-1);
-  EXPECT_EQ(CheckLambdaForms(config).code(),
+  EXPECT_EQ(CheckSolverSettings(config).code(),
             absl::StatusCode::kInvalidArgument);
 }
 
@@ -77,7 +77,7 @@ TEST(ResolveLambdaTest, RefusesNonFiniteNumbersAndBadThreadCounts) {
     for (double value : {nan, inf, -inf}) {
       SolverConfig config;
       (config.*set)(value);
-      const absl::Status status = CheckLambdaForms(config);
+      const absl::Status status = CheckSolverSettings(config);
       EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument)
           << name << " " << value;
       EXPECT_NE(status.message().find(absl::StrCat("solver.", name, " ")),
@@ -87,18 +87,18 @@ TEST(ResolveLambdaTest, RefusesNonFiniteNumbersAndBadThreadCounts) {
   }
   SolverConfig config;
   config.set_max_seconds(-1);
-  EXPECT_EQ(CheckLambdaForms(config).code(),
+  EXPECT_EQ(CheckSolverSettings(config).code(),
             absl::StatusCode::kInvalidArgument);
   for (int threads : {0, -1, kMaxSolverThreads + 1, 100000}) {
     config = SolverConfig();
     config.set_num_threads(threads);
-    EXPECT_EQ(CheckLambdaForms(config).code(),
+    EXPECT_EQ(CheckSolverSettings(config).code(),
               absl::StatusCode::kInvalidArgument)
         << threads;
   }
   for (int threads : {1, kMaxSolverThreads}) {
     config.set_num_threads(threads);
-    EXPECT_TRUE(CheckLambdaForms(config).ok()) << threads;
+    EXPECT_TRUE(CheckSolverSettings(config).ok()) << threads;
   }
 }
 
@@ -107,10 +107,10 @@ TEST(ResolveL1Test, C1IsPerSum) {
   EXPECT_DOUBLE_EQ(ResolveL1(config, 100), 0);
   config.set_c1(2);  // CRFsuite's -p c1=2
   EXPECT_DOUBLE_EQ(ResolveL1(config, 100), 0.02);
-  EXPECT_TRUE(CheckLambdaForms(config).ok());
+  EXPECT_TRUE(CheckSolverSettings(config).ok());
   config.set_l1(0.5);
   EXPECT_DOUBLE_EQ(ResolveL1(config, 100), 0.5);
-  EXPECT_EQ(CheckLambdaForms(config).code(),
+  EXPECT_EQ(CheckSolverSettings(config).code(),
             absl::StatusCode::kInvalidArgument);
 }
 
