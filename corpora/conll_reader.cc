@@ -91,6 +91,11 @@ absl::Status ConllReader::ResolveLayout() {
   if (label >= 0) {
     if (allow_missing && label == num_fields) {
       has_labels_ = false;
+    } else if (allow_missing && label > num_fields) {
+      // Input to tag: say what a line holds rather than where the label
+      // would be.
+      return Error(absl::StrCat("expected ", label, " fields (", label + 1,
+                                " with the label), got ", num_fields));
     } else if (label >= num_fields) {
       return Error(absl::StrCat("label column ", label, " out of range (",
                                 num_fields, " fields)"));

@@ -284,6 +284,9 @@ TEST(ConllReaderTest, AllowMissingLabelWithResolvedFormat) {
   EXPECT_EQ(ReadError("a DT B-NP\ncat NN\n", format).message(),
             "train.txt:2: expected 3 fields, got 2 (every token line has the "
             "fields of the first, line 1)");
+  // Too few fields even without the label: what a line holds.
+  EXPECT_EQ(ReadError("a\n", format).message(),
+            "train.txt:1: expected 2 fields (3 with the label), got 1");
   format.set_allow_missing_label(false);
   EXPECT_EQ(ReadError("a DT\n", format).message(),
             "train.txt:1: label column 2 out of range (2 fields)");
