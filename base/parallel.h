@@ -12,6 +12,11 @@
 
 namespace chaintag {
 
+// The most threads a run starts: `train`, `tag`, `serve` and the Python
+// bindings refuse more (a mistyped count would otherwise abort on thread
+// creation).
+constexpr int kMaxThreads = 256;
+
 // Where part `part` of [0, n) starts when it is cut into `parts`
 // contiguous, nearly equal ranges (part == parts gives n): how ParallelFor
 // cuts, for callers that keep one result per part.

@@ -19,6 +19,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "base/parallel.h"
 #include "corpora/tokenizer.h"
 #include "pybind11/stl.h"
 #include "python/bindings.h"
@@ -31,8 +32,6 @@ namespace chaintag {
 namespace {
 
 namespace py = pybind11;
-
-constexpr int kMaxThreads = 256;
 
 BundleOptions MakeOptions(bool constrained, int nbest, bool margins) {
   if (nbest < 1) {

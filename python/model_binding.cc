@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/types/span.h"
 #include "base/batch_pool.h"
+#include "base/parallel.h"
 #include "corpora/corpus.pb.h"
 #include "pybind11/stl.h"
 #include "python/bindings.h"
@@ -29,7 +30,6 @@ namespace {
 namespace py = pybind11;
 
 // As `tag --threads`.
-constexpr int kMaxThreads = 256;
 
 // The model's CoNLL columns; 0 for a model without an input format (OCR
 // pixels), which cannot tag text.

@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/parallel.h"
 
 namespace chaintag {
 
@@ -67,10 +68,10 @@ absl::Status CheckSolverSettings(const SolverConfig& config) {
         config.max_seconds(), ", ", config.gap_tolerance(), ", ",
         config.relative_gap_tolerance()));
   }
-  if (config.num_threads() < 1 || config.num_threads() > kMaxSolverThreads) {
+  if (config.num_threads() < 1 || config.num_threads() > kMaxThreads) {
     return absl::InvalidArgumentError(
-        absl::StrCat("solver.num_threads must be between 1 and ",
-                     kMaxSolverThreads, ", got ", config.num_threads()));
+        absl::StrCat("solver.num_threads must be between 1 and ", kMaxThreads,
+                     ", got ", config.num_threads()));
   }
   if (config.lambda() < 0 || config.c() < 0 || config.c2() < 0 ||
       config.c1() < 0) {

@@ -50,7 +50,7 @@ double ResolveL1(const SolverConfig& config, int num_examples);
 std::string LambdaRule(const SolverConfig& config, int num_examples);
 // Refuses a config that sets λ two ways (lambda with c or c2, or both c and
 // c2), a negative or non-finite λ, c, c2, c1 or l1, non-finite tolerances or
-// time budget, or num_threads outside [1, kMaxSolverThreads].
+// time budget, or num_threads outside [1, kMaxThreads] (base/parallel.h).
 absl::Status CheckSolverSettings(const SolverConfig& config);
 // λ (or ℓ1) stated one way by an override (`train --set` or a flag,
 // Python's overrides) replaces the `file`'s other ways of stating it:
@@ -58,8 +58,6 @@ absl::Status CheckSolverSettings(const SolverConfig& config);
 // CRFsuite's c2 = 1. A field counts as overridden when `solver` differs
 // from `file` there.
 void KeepOverriddenLambdaForm(const SolverConfig& file, SolverConfig* solver);
-// The most threads a run starts (as `tag` and `serve` allow).
-constexpr int kMaxSolverThreads = 256;
 
 // Which tolerance an exact gap meets, if any: the absolute gap_tolerance
 // first, then relative_gap_tolerance · primal.

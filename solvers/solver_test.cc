@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/parallel.h"
 #include "gtest/gtest.h"
 
 namespace chaintag {
@@ -89,14 +90,14 @@ TEST(ResolveLambdaTest, RefusesNonFiniteNumbersAndBadThreadCounts) {
   config.set_max_seconds(-1);
   EXPECT_EQ(CheckSolverSettings(config).code(),
             absl::StatusCode::kInvalidArgument);
-  for (int threads : {0, -1, kMaxSolverThreads + 1, 100000}) {
+  for (int threads : {0, -1, kMaxThreads + 1, 100000}) {
     config = SolverConfig();
     config.set_num_threads(threads);
     EXPECT_EQ(CheckSolverSettings(config).code(),
               absl::StatusCode::kInvalidArgument)
         << threads;
   }
-  for (int threads : {1, kMaxSolverThreads}) {
+  for (int threads : {1, kMaxThreads}) {
     config.set_num_threads(threads);
     EXPECT_TRUE(CheckSolverSettings(config).ok()) << threads;
   }

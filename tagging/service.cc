@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/parallel.h"
 #include "base/paths.h"
 #include "corpora/tag_scheme.h"
 #include "google/protobuf/util/json_util.h"
@@ -230,9 +231,9 @@ absl::StatusOr<std::unique_ptr<TaggingService>> TaggingService::Create(
   if (config.bundle().empty() == config.model().empty()) {
     return absl::InvalidArgumentError("give a bundle or a model, not both");
   }
-  if (config.threads() < 1 || config.threads() > 256) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("threads must be in [1, 256], got ", config.threads()));
+  if (config.threads() < 1 || config.threads() > kMaxThreads) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "threads must be in [1, ", kMaxThreads, "], got ", config.threads()));
   }
   if (config.max_in_flight() < 1 || config.max_tokens() < 1 ||
       config.max_body_bytes() < 1 || config.connection_threads() < 1 ||

@@ -61,6 +61,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/parallel.h"
 #include "base/paths.h"
 #include "corpora/tokenizer.h"
 #include "models/chain_model.h"
@@ -117,8 +118,6 @@ ABSL_FLAG(std::string, bracket_stage, "",
 
 namespace chaintag {
 namespace {
-
-constexpr int kMaxThreads = 256;
 
 // A full disk or a closed pipe ends the run with a message and a non-zero
 // exit, rather than tagging the rest of the input into the void.
