@@ -528,17 +528,11 @@ absl::Status InvalidModelFileError(absl::string_view path,
 }
 
 absl::Status WriteModelFile(const ModelFile& file, const std::string& path) {
+  // ReadModelFile clears file_checksum; were one left set, it would be
+  // serialised inside the checksummed bytes and the appended field, parsed
+  // last, would still be the one that counts.
   std::string bytes;
-  bool serialised;
-  if (file.has_file_checksum()) {
-    // Only a file's own bytes are checksummed, never an older checksum.
-    ModelFile copy = file;
-    copy.clear_file_checksum();
-    serialised = copy.SerializeToString(&bytes);
-  } else {
-    serialised = file.SerializeToString(&bytes);
-  }
-  if (!serialised) {
+  if (!file.SerializeToString(&bytes)) {
     return absl::InternalError(
         absl::StrCat(path, ": cannot serialise the model"));
   }

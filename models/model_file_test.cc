@@ -259,6 +259,15 @@ TEST(ModelFileTest, EveryByteIsCoveredByTheFileChecksum) {
   ASSERT_TRUE(old_read.ok()) << old_read.status();
   EXPECT_EQ(old_read->SerializeAsString(), body);
 
+  // A stale file_checksum left in the message is inside the checksummed
+  // bytes; the appended one is what counts.
+  ModelFile stale = good;
+  stale.set_file_checksum(123);
+  ASSERT_TRUE(WriteModelFile(stale, damaged).ok());
+  absl::StatusOr<ModelFile> restale = ReadModelFile(damaged);
+  ASSERT_TRUE(restale.ok()) << restale.status();
+  EXPECT_EQ(restale->SerializeAsString(), body);
+
   // Junk after the checksum: it is no longer the last field.
   WriteAll(damaged, bytes + std::string("\x08\x01", 2));
   absl::StatusOr<ModelFile> junk = ReadModelFile(damaged);
