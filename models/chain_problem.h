@@ -23,8 +23,9 @@
 // v_i = φ(x_i, y_i) − E_β φ. Inner products with w come from the unary
 // scores, and ‖v_i − ψ_i(y)‖² = ‖φ(y) − E_β φ‖² from the sentence's Gram
 // matrices ⟨x_t, x_t'⟩ (and ⟨z_t, z_t'⟩), computed once, at the first
-// distance asked for (the smooth losses' solvers ask for none). Nothing is
-// O(dim).
+// distance asked for (the smooth losses' solvers ask for none), or, with
+// the free coordinates as the space (MakeFreeCoordinatesTheSpace), summed
+// at the free coordinates. Nothing is O(dim).
 //
 // Thread-safety: const methods are safe to call concurrently (scratch
 // buffers are thread_local; the Gram matrices are built under
@@ -103,12 +104,27 @@ class ChainProblem : public Problem {
   // the pair rows and the tail: the operations stay those of whole rows,
   // and a solver that supports the restriction (lbfgs, sag) minimises over w
   // with 0 elsewhere, taking its gradients at those coordinates alone; the
-  // registry's other solvers refuse the problem, and such a solver's w
+  // registry's other solvers refuse the problem (they take it through
+  // MakeFreeCoordinatesTheSpace instead), and such a solver's w
   // (Solver::Solve) is the free coordinates' values: the emission rows'
   // as free_emissions() indexes them, then the rest of w from
   // layout().pair_emission_offset(). Set before any solver runs; fails only
   // past SparseRows' limits.
   absl::Status RestrictEmissionsToObservedLabels();
+  // Makes a restricted problem's free coordinates the whole of w, for the
+  // solvers that minimise over every coordinate they are given (every
+  // solver but lbfgs and sag): Dim() is then num_free_coordinates(), w
+  // holds the emission rows' free labels as free_emissions() indexes them,
+  // then the pair rows and the tail, and every operation reads and writes
+  // w there. φ(x, y) becomes its projection on those coordinates (an
+  // emission feature of a label its row never takes has no weight), so
+  // state and corner distances are those of the projection (from the
+  // rows' free labels, not the Gram matrices), and FreeCoordinates is
+  // false: the problem is a plain one of smaller dimension. The w a
+  // solver returns is what a restricted solver's is. Set before any solver
+  // runs; fails unless restricted.
+  absl::Status MakeFreeCoordinatesTheSpace();
+  bool free_coordinates_are_the_space() const { return free_space_; }
   bool FreeCoordinates(std::vector<int64_t>* coordinates) const override;
   // Restricted: the free emission coordinates as sparse rows over the
   // layout's rows (a row may hold none); rows null when every coordinate
@@ -117,12 +133,18 @@ class ChainProblem : public Problem {
     if (free_coordinates_.empty()) return {};
     return {&free_rows_, free_listed_labels_.data()};
   }
-  // How many coordinates FreeCoordinates lists; Dim() when unrestricted.
+  // How many coordinates FreeCoordinates lists; the layout's dim() when
+  // unrestricted.
   int64_t num_free_coordinates() const {
     return free_coordinates_.empty()
                ? layout_.dim()
                : static_cast<int64_t>(free_coordinates_.size());
   }
+  // A solver's w over this problem (num_free_coordinates() entries, in
+  // either space) in all of the layout's coordinates, 0 at those without a
+  // feature. Fails on a w of another size.
+  absl::StatusOr<std::vector<double>> WeightsInLayout(
+      absl::Span<const double> w) const;
 
   const ChainLayout& layout() const { return layout_; }
   // Null at first order.
@@ -135,7 +157,9 @@ class ChainProblem : public Problem {
   int NumExamples() const override {
     return static_cast<int>(examples_.size());
   }
-  int64_t Dim() const override { return layout_.dim(); }
+  int64_t Dim() const override {
+    return free_space_ ? num_free_coordinates() : layout_.dim();
+  }
   void MaxOracle(int i, const double* w, OracleResult* result) const override {
     MaxOracleWithStateDot(i, w, nullptr, result);
   }
@@ -235,9 +259,31 @@ class ChainProblem : public Problem {
   // The state's parts: T×L label marginals, T×P pair marginals, the tail.
   int64_t PairStateOffset(int i) const;
   int64_t TailStateOffset(int i) const;
+  // Where the pair rows start in w (pair_emission_offset(), or with
+  // MakeFreeCoordinatesTheSpace the free emission coordinates' count): the
+  // rest of w follows in the layout's order from there.
+  int64_t EmissionEnd() const {
+    return free_space_ ? static_cast<int64_t>(free_labels_.size())
+                       : layout_.pair_emission_offset();
+  }
+  // Where the tail starts in w.
+  int64_t TailBegin() const {
+    return EmissionEnd() +
+           (layout_.transition_offset() - layout_.pair_emission_offset());
+  }
+  // Emission row `row`'s coordinate for `label` in w: row·L + label, or in
+  // the free space its free coordinate, −1 for none.
+  int64_t EmissionCoordinate(int64_t row, int label) const {
+    return free_space_ ? free_rows_.Find(free_listed_labels_.data(), row, label)
+                       : row * layout_.num_labels + label;
+  }
   // The scores of sentence i under w = scale·v, in the thread's scratch.
   void ComputeScores(int i, const double* v, double scale,
                      Scores* scores) const;
+  // Every label's emission scores of sentence i at w, at positions [first,
+  // last), into those rows of `unary` (T×L).
+  void ComputeEmissionScoresOf(int i, const double* w, int first, int last,
+                               double* unary) const;
   // The unary scores ScoreCorners reads, into the thread's scratch: at each
   // position those of the gold label, the corners' labels and the labels
   // `state` gives weight (the rest 0, which StateDot multiplies by the
@@ -277,6 +323,16 @@ class ChainProblem : public Problem {
   double StateDifferenceNormSquared(int i, const double* d) const;
   // Its label and pair marginals' part (d needs only those).
   double StateHeadNormSquared(int i, const double* d) const;
+  // In the free space, ‖the projection of Σ_t x_t ⊗ d_t‖² for d's T×L
+  // label part: the sums at the free coordinates the rows of each position
+  // hold for the labels where d_t ≠ 0 (chain_problem_free.cc).
+  double FreeEmissionNormSquared(int i, const double* d) const;
+  // TouchedRanges in all of w's coordinates.
+  void RangesInAllCoordinates(int i,
+                              std::vector<CoordinateRange>* ranges) const;
+  // The same ranges at the free coordinates.
+  void RangesAtFreeCoordinates(int i,
+                               std::vector<CoordinateRange>* ranges) const;
   // The tail entries (transitions, biases, trigrams) a block state of
   // sentence i can hold: those of the labelings whose every label has mass
   // in the state's label marginals, each index once. A labeling's tail
@@ -339,6 +395,11 @@ class ChainProblem : public Problem {
   void EncodeRows(const FeatureSequence& features, int first_position,
                   int64_t offset, int labels, Fill fill,
                   BlockUpdate* update) const;
+  // EncodeRows for the emission rows (`features`, L wide); in the free
+  // space each feature's vector holds its row's free labels.
+  template <typename Fill>
+  void EncodeEmissionRows(const FeatureSequence& features, Fill fill,
+                          BlockUpdate* update) const;
   // The coordinates an update writes: all of them, or [begin, end). Clip
   // gives the part [from, to) of the `length` coordinates at `start` that
   // the slice holds, false for none.
@@ -372,6 +433,13 @@ class ChainProblem : public Problem {
   void AddCornerMinusStateIn(int i, const Corner& y, const double* state,
                              double c, const Slice& slice, double* w,
                              const Mixture* mixture = nullptr) const;
+  // AddCornerMinusState's change at the free coordinates [begin, end) of
+  // `free_w` (FreeCoordinates' order), with `mixture` as
+  // AddCornerMinusStateIn's: the restricted solvers' sums and the free
+  // space's updates.
+  void AddFreeCornerMinusState(int i, const Corner& y, const double* state,
+                               double c, int64_t begin, int64_t end,
+                               double* free_w, const Mixture* mixture) const;
   // Its work past the emission rows: the pair rows and the tail, written
   // at `pair_rows` (where w's pair rows start) and after; `slice` is in
   // w's coordinates.
@@ -456,6 +524,8 @@ class ChainProblem : public Problem {
   // The same emission coordinates as sparse rows, and the labels they list.
   SparseRows free_rows_;
   std::vector<uint32_t> free_listed_labels_;
+  // MakeFreeCoordinatesTheSpace: w holds the free coordinates alone.
+  bool free_space_ = false;
 };
 
 }  // namespace chaintag

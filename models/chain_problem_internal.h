@@ -1,4 +1,4 @@
-// What chain_problem.cc and chain_problem_state.cc share: the per-thread
+// What chain_problem*.cc share: the per-thread
 // scratch of ChainProblem's oracles and state algebra, the scores of a
 // sentence, and small loops both use. Nothing else should include it.
 //
@@ -88,6 +88,10 @@ struct Scratch {
   std::vector<double> tail_counts;
   // Two labelings' pair columns.
   std::vector<int32_t> pair_columns;
+  // FreeEmissionNormSquared's sums over the free emission coordinates (all
+  // 0 between calls) and the coordinates it wrote.
+  std::vector<double> free_sums;
+  std::vector<int64_t> free_touched;
 };
 
 inline Scratch& ThreadScratch() {
@@ -106,6 +110,39 @@ void ForEachNonzeroLabel(const double* marginals, int L, const Visit& visit) {
       visit(first + __builtin_ctzll(mask));
     }
   }
+}
+
+// d = c·(μ − e_column) over a position's n marginals μ: how its rows change
+// in w += c·(ψ_i(y) − v_i), column being y's label there (or its label
+// pair's column; none when negative).
+inline void RowChange(const double* marginal, int n, int32_t column, double c,
+                      double* d) {
+  for (int k = 0; k < n; ++k) d[k] = c * marginal[k];
+  if (column >= 0) d[column] -= c;
+}
+
+// Whether position t's row changes, d = c·(μ_t − e_y), are at few enough
+// labels to visit them by a list; if so, `labels` lists them (ascending,
+// y last when the marginals give it no mass above 64 labels).
+inline bool FewChangedLabels(const double* marginal, int L, int32_t y,
+                             std::vector<int32_t>* labels) {
+  labels->clear();
+  if (L <= 64) {
+    const uint64_t mask = NonzeroMask(marginal, L) | uint64_t{1} << y;
+    if (__builtin_popcountll(mask) * kSparseUnaryShare > L) return false;
+    for (uint64_t rest = mask; rest != 0; rest &= rest - 1) {
+      labels->push_back(__builtin_ctzll(rest));
+    }
+    return true;
+  }
+  bool has_y = false;
+  ForEachNonzeroLabel(marginal, L, [&](int l) {
+    labels->push_back(l);
+    has_y |= l == y;
+  });
+  if (!has_y) labels->push_back(y);
+  return static_cast<int64_t>(labels->size()) * kSparseUnaryShare <=
+         static_cast<int64_t>(L);
 }
 
 }  // namespace chain_problem_internal

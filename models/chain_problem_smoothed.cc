@@ -98,7 +98,7 @@ double ChainProblem::Smoothed(int i, const double* w, const double* free_w,
   const double* after_emission;
   if (free_w == nullptr) {
     ComputeScores(i, w, 1.0, &scores);
-    after_emission = w + layout_.pair_emission_offset();
+    after_emission = w + EmissionEnd();
   } else {
     ComputeScoresAtFree(i, free_w, &scores);
     after_emission = free_w + free_labels_.size();

@@ -19,70 +19,16 @@
 
 namespace chaintag {
 
+using chain_problem_internal::FewChangedLabels;
 using chain_problem_internal::ForEachNonzeroLabel;
 using chain_problem_internal::kSparseUnaryShare;
+using chain_problem_internal::RowChange;
 using chain_problem_internal::Scratch;
 using chain_problem_internal::ThreadScratch;
-
-namespace {
-
-// d = c·(μ − e_column) over a position's n marginals μ: how its rows change
-// in w += c·(ψ_i(y) − v_i), column being y's label there (or its label
-// pair's column; none when negative).
-void RowChange(const double* marginal, int n, int32_t column, double c,
-               double* d) {
-  for (int k = 0; k < n; ++k) d[k] = c * marginal[k];
-  if (column >= 0) d[column] -= c;
-}
-
-}  // namespace
 
 void ChainProblem::AddStateTailFeatures(const int32_t* y, int T, double c,
                                         double* tail) const {
   ForEachTailIndex(y, T, [&](int64_t k) { tail[StateTailIndex(k)] += c; });
-}
-
-absl::Status ChainProblem::RestrictEmissionsToObservedLabels() {
-  const int64_t L = layout_.num_labels;
-  std::vector<bool> observed(layout_.emission_size(), false);
-  for (const ChainExample& example : examples_) {
-    const FeatureSequence& f = example.features;
-    for (int t = 0; t < f.size(); ++t) {
-      for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
-        observed[f.buckets[k] * L + example.labels[t]] = true;
-      }
-    }
-  }
-  free_coordinates_.clear();
-  free_labels_.clear();
-  free_row_begin_.assign(layout_.num_rows + 1, 0);
-  for (int64_t j = 0; j < layout_.emission_size(); ++j) {
-    if (observed[j]) {
-      free_coordinates_.push_back(j);
-      free_labels_.push_back(static_cast<int32_t>(j % L));
-    }
-    if ((j + 1) % L == 0) {
-      free_row_begin_[(j + 1) / L] =
-          static_cast<int64_t>(free_coordinates_.size());
-    }
-  }
-  for (int64_t j = layout_.pair_emission_offset(); j < layout_.dim(); ++j) {
-    free_coordinates_.push_back(j);
-  }
-  absl::StatusOr<SparseRows> rows = SparseRows::FromFreeCoordinates(
-      static_cast<int>(L), free_row_begin_, free_labels_, &free_listed_labels_);
-  if (!rows.ok()) {
-    free_coordinates_.clear();
-    return rows.status();
-  }
-  free_rows_ = *std::move(rows);
-  return absl::OkStatus();
-}
-
-bool ChainProblem::FreeCoordinates(std::vector<int64_t>* coordinates) const {
-  if (free_coordinates_.empty()) return false;
-  if (coordinates != nullptr) *coordinates = free_coordinates_;
-  return true;
 }
 
 absl::Status ChainProblem::SetAllowedTransitions(std::vector<uint8_t> allowed) {
@@ -211,7 +157,20 @@ double ChainProblem::CornerDistanceSquared(int i, const Corner& a,
   // ψ_i(a) − ψ_i(b) = φ(b) − φ(a): at each position where the labels
   // differ, the difference of two label indicators.
   const int T = Length(i);
-  double norm = Gram().LabelingDistanceSquared(i, a.data(), b.data());
+  double norm;
+  if (free_space_) {
+    const int L = layout_.num_labels;
+    std::vector<double>& d = ThreadScratch().difference;
+    d.assign(static_cast<size_t>(T) * L, 0.0);
+    for (int t = 0; t < T; ++t) {
+      if (a[t] == b[t]) continue;
+      d[int64_t{t} * L + a[t]] = 1;
+      d[int64_t{t} * L + b[t]] = -1;
+    }
+    norm = FreeEmissionNormSquared(i, d.data());
+  } else {
+    norm = Gram().LabelingDistanceSquared(i, a.data(), b.data());
+  }
   if (layout_.num_pair_rows > 0) {
     std::vector<int32_t>& columns = ThreadScratch().pair_columns;
     columns.resize(2 * static_cast<size_t>(T));
@@ -233,7 +192,8 @@ double ChainProblem::StateDifferenceNormSquared(int i, const double* d) const {
 
 double ChainProblem::StateHeadNormSquared(int i, const double* d) const {
   const int64_t pair_offset = PairStateOffset(i);
-  double norm = Gram().NormSquared(i, layout_.num_labels, d);
+  double norm = free_space_ ? FreeEmissionNormSquared(i, d)
+                            : Gram().NormSquared(i, layout_.num_labels, d);
   if (TailStateOffset(i) > pair_offset) {
     norm += PairGram().NormSquared(i, layout_.num_pairs, d + pair_offset);
   }
@@ -269,6 +229,10 @@ void ChainProblem::AddPairRowsMinusState(int i, const int32_t* y,
 void ChainProblem::AddCornerMinusState(int i, const Corner& y,
                                        const double* state, double c,
                                        double* w) const {
+  if (free_space_) {
+    AddFreeCornerMinusState(i, y, state, c, 0, Dim(), w, nullptr);
+    return;
+  }
   AddCornerMinusStateIn(i, y, state, c, AllCoordinates(), w);
 }
 
@@ -276,6 +240,10 @@ void ChainProblem::AddCornerMinusStateInSlice(int i, const Corner& y,
                                               const double* state, double c,
                                               int64_t begin, int64_t end,
                                               double* w) const {
+  if (free_space_) {
+    AddFreeCornerMinusState(i, y, state, c, begin, end, w, nullptr);
+    return;
+  }
   AddCornerMinusStateIn(i, y, state, c, CoordinateSlice{begin, end}, w);
 }
 
@@ -287,24 +255,44 @@ void ChainProblem::AddCornerMinusStateAtFree(int i, const Corner& y,
     AddCornerMinusStateInSlice(i, y, state, c, begin, end, free_w);
     return;
   }
+  AddFreeCornerMinusState(i, y, state, c, begin, end, free_w, nullptr);
+}
+
+void ChainProblem::AddFreeCornerMinusState(int i, const Corner& y,
+                                           const double* state, double c,
+                                           int64_t begin, int64_t end,
+                                           double* free_w,
+                                           const Mixture* mixture) const {
   // The emission rows' free coordinates, row r's at [free_row_begin_[r],
   // free_row_begin_[r + 1]): the additions AddCornerMinusState makes
-  // there, in the same order.
+  // there, in the same order (a position's few changed labels found in
+  // the row by a search, as a labeling's state has).
   const FeatureSequence& f = examples_[i].features;
   const int T = f.size();
   const int64_t L = layout_.num_labels;
   Scratch& scratch = ThreadScratch();
   scratch.difference.resize(L);
   double* d = scratch.difference.data();
+  std::vector<int32_t>& labels = scratch.needed_labels;
+  const uint32_t* listed = free_listed_labels_.data();
   const int32_t total = f.offsets[T];
   for (int t = 0; t < T; ++t) {
-    RowChange(state + t * L, L, y[t], c, d);
+    const double* marginal = state + t * L;
+    RowChange(marginal, L, y[t], c, d);
+    const bool few = FewChangedLabels(marginal, L, y[t], &labels);
     for (int32_t k = f.offsets[t]; k < f.offsets[t + 1]; ++k) {
-      PrefetchFreeRows(f, k, total, free_w);
       const int64_t row = f.buckets[k];
+      const double value = f.value(k);
+      if (few) {
+        for (int32_t l : labels) {
+          const int64_t q = free_rows_.Find(listed, row, l);
+          if (q >= begin && q < end) free_w[q] += value * d[l];
+        }
+        continue;
+      }
+      PrefetchFreeRows(f, k, total, free_w);
       const int64_t first = std::max(free_row_begin_[row], begin);
       const int64_t last = std::min(free_row_begin_[row + 1], end);
-      const double value = f.value(k);
       for (int64_t q = first; q < last; ++q) {
         free_w[q] += value * d[free_labels_[q]];
       }
@@ -316,7 +304,7 @@ void ChainProblem::AddCornerMinusStateAtFree(int i, const Corner& y,
   const int64_t shift = layout_.pair_emission_offset() - emissions;
   AddPairRowsAndTailMinusState(i, y, state, c,
                                CoordinateSlice{begin + shift, end + shift},
-                               free_w + emissions, nullptr);
+                               free_w + emissions, mixture);
 }
 
 void ChainProblem::AddCornerMinusMixture(int i, const Corner& y,
@@ -325,35 +313,12 @@ void ChainProblem::AddCornerMinusMixture(int i, const Corner& y,
                                          const double* weights, int count,
                                          double c, double* w) const {
   const Mixture mixture{corners, weights, count};
+  if (free_space_) {
+    AddFreeCornerMinusState(i, y, state, c, 0, Dim(), w, &mixture);
+    return;
+  }
   AddCornerMinusStateIn(i, y, state, c, AllCoordinates(), w, &mixture);
 }
-
-namespace {
-
-// Whether position t's row changes, d = c·(μ_t − e_y), are at few enough
-// labels to visit them by a list; if so, `labels` lists them.
-bool FewChangedLabels(const double* marginal, int L, int32_t y,
-                      std::vector<int32_t>* labels) {
-  labels->clear();
-  if (L <= 64) {
-    const uint64_t mask = NonzeroMask(marginal, L) | uint64_t{1} << y;
-    if (__builtin_popcountll(mask) * kSparseUnaryShare > L) return false;
-    for (uint64_t rest = mask; rest != 0; rest &= rest - 1) {
-      labels->push_back(__builtin_ctzll(rest));
-    }
-    return true;
-  }
-  bool has_y = false;
-  ForEachNonzeroLabel(marginal, L, [&](int l) {
-    labels->push_back(l);
-    has_y |= l == y;
-  });
-  if (!has_y) labels->push_back(y);
-  return static_cast<int64_t>(labels->size()) * kSparseUnaryShare <=
-         static_cast<int64_t>(L);
-}
-
-}  // namespace
 
 template <typename Slice>
 void ChainProblem::AddCornerMinusStateIn(int i, const Corner& y,
@@ -485,6 +450,36 @@ void ChainProblem::EncodeRows(const FeatureSequence& features,
   }
 }
 
+template <typename Fill>
+void ChainProblem::EncodeEmissionRows(const FeatureSequence& features,
+                                      Fill fill, BlockUpdate* update) const {
+  const int L = layout_.num_labels;
+  if (!free_space_) {
+    EncodeRows(features, 0, 0, L, fill, update);
+    return;
+  }
+  // A row's free coordinates are contiguous: each feature adds the
+  // position's vector gathered at its row's free labels.
+  std::vector<double>& d = ThreadScratch().difference;
+  for (int t = 0; t < features.size(); ++t) {
+    if (features.num_features(t) == 0) continue;
+    d.assign(L, 0.0);
+    if (!fill(t, d.data())) continue;
+    for (int32_t k = features.offsets[t]; k < features.offsets[t + 1]; ++k) {
+      const int64_t row = features.buckets[k];
+      const int64_t first = free_row_begin_[row];
+      const int64_t length = free_row_begin_[row + 1] - first;
+      if (length == 0) continue;
+      const int32_t v = update->AddVector(length);
+      double* values = update->values.data() + update->VectorBegin(v);
+      for (int64_t q = 0; q < length; ++q) {
+        values[q] = d[free_labels_[first + q]];
+      }
+      update->AddAddition(first, v, features.value(k));
+    }
+  }
+}
+
 // The same sums as AddCornerMinusState: per position d_t = c·(μ_t − e_y_t)
 // at its rows (and the pair marginals' at the pair rows), and the tail
 // c·(tail state − φ_tail(y)) as one vector.
@@ -492,8 +487,8 @@ void ChainProblem::EncodeCornerMinusState(int i, const Corner& y,
                                           const double* state, double c,
                                           BlockUpdate* update) const {
   const int L = layout_.num_labels;
-  EncodeRows(
-      examples_[i].features, 0, 0, L,
+  EncodeEmissionRows(
+      examples_[i].features,
       [&](int t, double* d) {
         RowChange(state + static_cast<int64_t>(t) * L, L, y[t], c, d);
         return true;
@@ -504,7 +499,7 @@ void ChainProblem::EncodeCornerMinusState(int i, const Corner& y,
     const int P = layout_.num_pairs;
     const double* pair_state = state + PairStateOffset(i);
     EncodeRows(
-        examples_[i].pair_features, 1, layout_.pair_emission_offset(), P,
+        examples_[i].pair_features, 1, EmissionEnd(), P,
         [&](int t, double* d) {
           RowChange(pair_state + static_cast<int64_t>(t) * P, P,
                     PairColumn(y[t - 1], y[t]), c, d);
@@ -519,7 +514,7 @@ void ChainProblem::EncodeCornerMinusState(int i, const Corner& y,
     values[FullTailIndex(k)] = c * tail_state[k];
   }
   AddTailFeatures(y.data(), static_cast<int>(y.size()), -c, values);
-  update->AddAddition(layout_.transition_offset(), tail, 1.0);
+  update->AddAddition(TailBegin(), tail, 1.0);
 }
 
 // c·ψ_i(y) = c·(φ(y_i) − φ(y)): per position ±c at the two labels (nothing
@@ -527,9 +522,8 @@ void ChainProblem::EncodeCornerMinusState(int i, const Corner& y,
 void ChainProblem::EncodeScaled(int i, const Corner& y, double c,
                                 BlockUpdate* update) const {
   const int32_t* gold = examples_[i].labels.data();
-  const int L = layout_.num_labels;
-  EncodeRows(
-      examples_[i].features, 0, 0, L,
+  EncodeEmissionRows(
+      examples_[i].features,
       [&](int t, double* d) {
         if (gold[t] == y[t]) return false;
         d[gold[t]] = c;
@@ -539,7 +533,7 @@ void ChainProblem::EncodeScaled(int i, const Corner& y, double c,
       update);
   if (layout_.num_pair_rows > 0) {
     EncodeRows(
-        examples_[i].pair_features, 1, layout_.pair_emission_offset(),
+        examples_[i].pair_features, 1, EmissionEnd(),
         static_cast<int>(layout_.num_pairs),
         [&](int t, double* d) {
           const int32_t from = PairColumn(gold[t - 1], gold[t]);
@@ -556,7 +550,7 @@ void ChainProblem::EncodeScaled(int i, const Corner& y, double c,
   const int T = static_cast<int>(y.size());
   AddTailFeatures(gold, T, c, values);
   AddTailFeatures(y.data(), T, -c, values);
-  update->AddAddition(layout_.transition_offset(), tail, 1.0);
+  update->AddAddition(TailBegin(), tail, 1.0);
 }
 
 }  // namespace chaintag

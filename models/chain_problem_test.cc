@@ -1237,6 +1237,257 @@ TEST(ObservedStatesTest, OraclesAtTheFreeCoordinatesAreTheDenseOnes) {
   });
 }
 
+// The projection of a dense vector of all of w on the free coordinates.
+std::vector<double> AtFree(const std::vector<double>& dense,
+                           const std::vector<int64_t>& free) {
+  std::vector<double> projected(free.size());
+  for (size_t k = 0; k < free.size(); ++k) projected[k] = dense[free[k]];
+  return projected;
+}
+
+void ExpectNear(const std::vector<double>& actual,
+                const std::vector<double>& expected, const char* what) {
+  ASSERT_EQ(actual.size(), expected.size()) << what;
+  for (size_t k = 0; k < actual.size(); ++k) {
+    ASSERT_NEAR(actual[k], expected[k], 1e-9) << what << " at " << k;
+  }
+}
+
+// With the free coordinates made the space, every operation is the
+// unrestricted problem's at the point with 0 elsewhere, projected on the
+// free coordinates: the oracles, scores and decoding read the same scores;
+// AddScaled, AddCornerDifference, AddCornerMinusState (whole, in slices,
+// as a mixture, encoded) write the projection of the dense change; the
+// distances are the projected vectors' norms, written out densely here.
+TEST(FreeSpaceTest, OperationsAreTheProjectedDenseOnes) {
+  std::normal_distribution<double> normal(0, 1);
+  ForEachObservedChain(43, [&](const ObservedChain& observed,
+                               std::mt19937& rng) {
+    const auto& [model, chain, unrestricted, restricted, free] = observed;
+    std::unique_ptr<ChainProblem> space = chain.Problem(true);
+    EXPECT_FALSE(space->MakeFreeCoordinatesTheSpace().ok());
+    ASSERT_TRUE(space->RestrictEmissionsToObservedLabels().ok());
+    ASSERT_TRUE(space->MakeFreeCoordinatesTheSpace().ok());
+    const int64_t size = static_cast<int64_t>(free.size());
+    ASSERT_EQ(space->Dim(), size);
+    EXPECT_FALSE(space->FreeCoordinates(nullptr));
+    const int L = chain.layout.num_labels;
+    const int64_t dim = chain.layout.dim();
+    std::vector<double> free_w(size), dense(dim, 0.0);
+    for (int64_t k = 0; k < size; ++k) {
+      free_w[k] = normal(rng);
+      dense[free[k]] = free_w[k];
+    }
+    std::uniform_int_distribution<int> label(0, L - 1);
+    auto draw = [&](int T) {
+      Corner y(T);
+      do {
+        for (int32_t& label_t : y) label_t = label(rng);
+      } while (!chain.Allowed(y));
+      return y;
+    };
+    for (int i = 0; i < space->NumExamples(); ++i) {
+      SCOPED_TRACE(testing::Message() << "example " << i);
+      const ChainExample& example = chain.examples[i];
+      const int T = example.labels.size();
+      const Corner a = draw(T), b = draw(T);
+      const Corner* corners[] = {&a, &b};
+      std::vector<double> state(space->BlockStateSize(i));
+      space->InitBlockState(i, state.data());
+      space->MixCorner(i, a, 0.25, state.data());
+      space->MixCorner(i, b, 0.25, state.data());
+      // The same state as weights on labelings.
+      const Corner* mixture[] = {&example.labels, &a, &b};
+      const double mixture_weights[] = {0.5625, 0.1875, 0.25};
+
+      OracleResult got, expected;
+      space->MaxOracleWithStateDot(i, free_w.data(), state.data(), &got);
+      unrestricted->MaxOracleWithStateDot(i, dense.data(), state.data(),
+                                          &expected);
+      EXPECT_EQ(got.corner, expected.corner);
+      EXPECT_NEAR(got.score, expected.score, 1e-9);
+      EXPECT_NEAR(got.loss, expected.loss, 1e-12);
+      EXPECT_NEAR(got.state_dot, expected.state_dot, 1e-9);
+      space->MaxOracleScaled(i, free_w.data(), 0.5, &got);
+      unrestricted->MaxOracleScaled(i, dense.data(), 0.5, &expected);
+      EXPECT_EQ(got.corner, expected.corner);
+      EXPECT_NEAR(got.score, expected.score, 1e-9);
+      Corner decoded, decoded_dense;
+      space->Decode(i, free_w.data(), &decoded);
+      unrestricted->Decode(i, dense.data(), &decoded_dense);
+      EXPECT_EQ(decoded, decoded_dense);
+      double scores[2], dense_scores[2], dot = 0, dense_dot = 0;
+      space->ScoreCorners(i, free_w.data(), state.data(), corners, 2, scores,
+                          &dot);
+      unrestricted->ScoreCorners(i, dense.data(), state.data(), corners, 2,
+                                 dense_scores, &dense_dot);
+      EXPECT_NEAR(scores[0], dense_scores[0], 1e-9);
+      EXPECT_NEAR(scores[1], dense_scores[1], 1e-9);
+      EXPECT_NEAR(dot, dense_dot, 1e-9);
+      const Smoothing entropy{Smoothing::Kind::kEntropy, 1.0, 1};
+      std::vector<double> smoothed(state.size()), smoothed_free(state.size());
+      double smoothed_dot = 0, free_dot = 0;
+      EXPECT_NEAR(
+          space->SmoothedOracleWithStateDot(i, free_w.data(), entropy,
+                                            smoothed.data(), &smoothed_dot),
+          restricted->SmoothedOracleWithStateDotAtFree(
+              i, free_w.data(), entropy, smoothed_free.data(), &free_dot),
+          1e-9);
+      ExpectNear(smoothed, smoothed_free, "smoothed state");
+      EXPECT_NEAR(smoothed_dot, free_dot, 1e-9);
+
+      const double c = normal(rng);
+      auto change = [&](auto apply_free, auto apply_dense, const char* what) {
+        std::vector<double> got_w(size, 0.0), dense_w(dim, 0.0);
+        apply_free(got_w.data());
+        apply_dense(dense_w.data());
+        ExpectNear(got_w, AtFree(dense_w, free), what);
+      };
+      change([&](double* w) { space->AddScaled(i, a, c, w); },
+             [&](double* w) { unrestricted->AddScaled(i, a, c, w); },
+             "AddScaled");
+      change(
+          [&](double* w) { space->AddCornerDifference(i, a, b, c, w); },
+          [&](double* w) { unrestricted->AddCornerDifference(i, a, b, c, w); },
+          "AddCornerDifference");
+      change(
+          [&](double* w) {
+            space->AddCornerMinusState(i, b, state.data(), c, w);
+          },
+          [&](double* w) {
+            unrestricted->AddCornerMinusState(i, b, state.data(), c, w);
+          },
+          "AddCornerMinusState");
+      change(
+          [&](double* w) {
+            space->AddCornerMinusMixture(i, b, state.data(), mixture,
+                                         mixture_weights, 3, c, w);
+          },
+          [&](double* w) {
+            unrestricted->AddCornerMinusState(i, b, state.data(), c, w);
+          },
+          "AddCornerMinusMixture");
+      change(
+          [&](double* w) {
+            space->AddCornerMinusStateInSlice(i, b, state.data(), c, size / 3,
+                                              size, w);
+            space->AddCornerMinusStateInSlice(i, b, state.data(), c, 0,
+                                              size / 3, w);
+          },
+          [&](double* w) {
+            unrestricted->AddCornerMinusState(i, b, state.data(), c, w);
+          },
+          "AddCornerMinusStateInSlice");
+      change(
+          [&](double* w) {
+            BlockUpdate update;
+            space->EncodeCornerMinusState(i, b, state.data(), c, &update);
+            space->EncodeScaled(i, a, c, &update);
+            AddBlockUpdate(update, w);
+          },
+          [&](double* w) {
+            unrestricted->AddCornerMinusState(i, b, state.data(), c, w);
+            unrestricted->AddScaled(i, a, c, w);
+          },
+          "encoded");
+
+      // Distances of the projected vectors, from φ written out densely.
+      const std::vector<double> psi_a =
+          AtFree(DensePsi(chain, example, a), free);
+      const std::vector<double> psi_b =
+          AtFree(DensePsi(chain, example, b), free);
+      double corner_distance = 0, state_distance = 0;
+      for (int64_t k = 0; k < size; ++k) {
+        corner_distance += (psi_a[k] - psi_b[k]) * (psi_a[k] - psi_b[k]);
+        // v_i = Σ mixture_weights ψ, ψ(gold) = 0.
+        const double v = 0.1875 * psi_a[k] + 0.25 * psi_b[k];
+        state_distance += (v - psi_b[k]) * (v - psi_b[k]);
+      }
+      EXPECT_NEAR(space->CornerDistanceSquared(i, a, b), corner_distance, 1e-9);
+      EXPECT_NEAR(space->StateDistanceSquared(i, state.data(), b),
+                  state_distance, 1e-9);
+
+      std::vector<CoordinateRange> ranges, at_free;
+      space->TouchedRanges(i, &ranges);
+      restricted->TouchedRangesAtFree(i, &at_free);
+      ASSERT_EQ(ranges.size(), at_free.size());
+      for (size_t r = 0; r < ranges.size(); ++r) {
+        EXPECT_EQ(ranges[r].begin, at_free[r].begin);
+        EXPECT_EQ(ranges[r].length, at_free[r].length);
+      }
+    }
+  });
+}
+
+// At many labels the free space's oracles read the rows as the dense
+// problem's do: a corner's few labels found in each row (ScoreCorners),
+// the unary scores split over step helpers (a scaled oracle) and computed
+// by them while one thread decodes (the pipelined oracle), all giving the
+// unrestricted problem's results at the point with 0 elsewhere.
+TEST(FreeSpaceTest, ManyLabelsOraclesAreTheDenseOnesLentOrAlone) {
+  std::mt19937 rng(47);
+  const TestChain chain = MakeTestChain(130, Model::kFirstAllowed, 12, &rng,
+                                        /*max_length=*/40);
+  const std::unique_ptr<ChainProblem> dense_problem = chain.Problem(true);
+  const std::unique_ptr<ChainProblem> space = chain.Problem(true);
+  ASSERT_TRUE(space->RestrictEmissionsToObservedLabels().ok());
+  std::vector<int64_t> free;
+  ASSERT_TRUE(space->FreeCoordinates(&free));
+  ASSERT_TRUE(space->MakeFreeCoordinatesTheSpace().ok());
+  std::normal_distribution<double> normal(0, 1);
+  std::vector<double> free_w(free.size()), dense(chain.layout.dim(), 0.0);
+  for (size_t k = 0; k < free.size(); ++k) {
+    free_w[k] = normal(rng);
+    dense[free[k]] = free_w[k];
+  }
+  const int n = space->NumExamples();
+  std::vector<std::vector<double>> states(n);
+  std::vector<Corner> others(n);
+  for (int i = 0; i < n; ++i) {
+    states[i].assign(space->BlockStateSize(i), 0.0);
+    space->InitBlockState(i, states[i].data());
+    OracleResult first;
+    dense_problem->MaxOracle(i, dense.data(), &first);
+    others[i] = first.corner;
+    space->MixCorner(i, others[i], 0.25, states[i].data());
+  }
+  for (const int threads : {1, 3}) {
+    SCOPED_TRACE(testing::Message() << threads << " threads");
+    StepHelpers helpers(threads);
+    for (int i = 0; i < n; ++i) {
+      const Corner* corners[2] = {&space->GoldCorner(i), &others[i]};
+      double scores[2], dense_scores[2];
+      OracleResult got, expected;
+      {
+        StepHelpers::Lend lend(&helpers);
+        space->ScoreCornersAndMaxOracle(i, free_w.data(), states[i].data(),
+                                        corners, 2, scores, &got);
+      }
+      dense_problem->ScoreCornersAndMaxOracle(i, dense.data(), states[i].data(),
+                                              corners, 2, dense_scores,
+                                              &expected);
+      EXPECT_EQ(got.corner, expected.corner) << i;
+      EXPECT_NEAR(got.score, expected.score, 1e-9) << i;
+      EXPECT_NEAR(got.state_dot, expected.state_dot, 1e-9) << i;
+      EXPECT_NEAR(scores[1], dense_scores[1], 1e-9) << i;
+      double few[1], dense_few[1], dot = 0, dense_dot = 0;
+      space->ScoreCorners(i, free_w.data(), states[i].data(), corners + 1, 1,
+                          few, &dot);
+      dense_problem->ScoreCorners(i, dense.data(), states[i].data(),
+                                  corners + 1, 1, dense_few, &dense_dot);
+      EXPECT_NEAR(few[0], dense_few[0], 1e-9) << i;
+      EXPECT_NEAR(dot, dense_dot, 1e-9) << i;
+      {
+        StepHelpers::Lend lend(&helpers);
+        space->MaxOracleScaled(i, free_w.data(), 0.5, &got);
+      }
+      dense_problem->MaxOracleScaled(i, dense.data(), 0.5, &expected);
+      EXPECT_EQ(got.corner, expected.corner) << i;
+      EXPECT_NEAR(got.score, expected.score, 1e-9) << i;
+    }
+  }
+}
+
 // A state over allowed transitions holds S + 2L tail entries, not L² + 2L;
 // the setter refuses a wrong size, a forbidden gold pair and second order.
 TEST(AllowedTransitionsTest, StateTailHoldsTheAllowedPairsOnly) {

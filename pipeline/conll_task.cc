@@ -425,6 +425,13 @@ absl::Status ConllTask::PrepareProblem(PreparedCorpus* prepared) const {
     made = LabelExamples(prepared->dev_features(), prepared, nullptr);
     if (!made.ok()) return made;
   }
+  if (prepared->config.model().states() == ModelConfig::OBSERVED_STATES &&
+      sharded) {
+    // Each rank would restrict the rows to the labels of its own shard.
+    return absl::InvalidArgumentError(
+        "config: model.states OBSERVED_STATES is not supported with "
+        "distributed training");
+  }
   if (prepared->config.model().keep_feature_names() && sharded) {
     // Each rank sees its shard only, and the model must not depend on the
     // number of ranks.
@@ -469,7 +476,7 @@ absl::Status ConllTask::PrepareProblem(PreparedCorpus* prepared) const {
     RemapToRows(*rows, /*pair_features=*/false, &examples);
   }
   absl::StatusOr<TrainingProblem> training = MakeTrainingProblem(
-      prepared->config.model(), prepared->labels,
+      prepared->config.model(), prepared->config.solver(), prepared->labels,
       prepared->extractor->num_buckets(), std::move(examples),
       rows.has_value() ? &*rows : nullptr, WorkerThreads(prepared->config));
   if (!training.ok()) return training.status();
@@ -506,7 +513,7 @@ void ConllTask::ReportCorpus(const PreparedCorpus& prepared,
           : "";
   const ChainProblem& problem = *prepared.problem;
   const std::string dim =
-      problem.FreeCoordinates(nullptr)
+      problem.free_emissions().rows != nullptr
           ? absl::StrFormat(
                 "dim %d (%d of them weights: model.states "
                 "OBSERVED_STATES)",
@@ -696,7 +703,7 @@ absl::Status ConllTask::PrepareRetrainingProblem(PreparedCorpus* prepared) {
   // solver's large (mmapped) vectors would never reuse.
   malloc_trim(0);
   absl::StatusOr<TrainingProblem> training = MakeTrainingProblem(
-      prepared->config.model(), prepared->labels,
+      prepared->config.model(), prepared->config.solver(), prepared->labels,
       prepared->extractor->num_buckets(), std::move(examples), nullptr,
       WorkerThreads(prepared->config));
   if (!training.ok()) return training.status();

@@ -495,5 +495,21 @@ TEST_F(ConllTaskTest, ExactFeaturesKeyTheRowsOfWhatTheRunTrainsOn) {
               HasSubstr("features.exact is not supported with distributed"));
 }
 
+// Each rank would restrict the rows to its own shard's labels, so the
+// ranks' weights would not line up: the seen labels' model is refused.
+TEST_F(ConllTaskTest, ObservedStatesAreRefusedInADistributedRun) {
+  ThreadHub hub(1);
+  ThreadCommunicator communicator(&hub, 0);
+  PipelineOptions distributed = options_;
+  distributed.communicator = &communicator;
+  PreparedCorpus rank;
+  rank.config = TinyConfig();
+  rank.config.mutable_model()->set_states(ModelConfig::OBSERVED_STATES);
+  task_.ResolveConfig(&rank.config);
+  EXPECT_THAT(task_.Prepare(distributed, &rank).message(),
+              HasSubstr("model.states OBSERVED_STATES is not supported with "
+                        "distributed training"));
+}
+
 }  // namespace
 }  // namespace chaintag

@@ -35,8 +35,8 @@ absl::Status OcrTask::Prepare(const PipelineOptions& options,
   const ModelConfig& model = prepared->config.model();
   const BucketRows pixels = BucketRows::Identity(split->layout.num_rows);
   absl::StatusOr<TrainingProblem> training = MakeTrainingProblem(
-      model, prepared->labels, pixels.num_buckets(), std::move(split->train),
-      &pixels, WorkerThreads(prepared->config));
+      model, prepared->config.solver(), prepared->labels, pixels.num_buckets(),
+      std::move(split->train), &pixels, WorkerThreads(prepared->config));
   if (!training.ok()) return training.status();
   prepared->SetTrainingProblem(*std::move(training));
   // The held-out words are scored in the training problem's space.
@@ -79,13 +79,13 @@ HeldOutScorer OcrTask::MakeHeldOutScorer(const PreparedCorpus& prepared,
   const ChainProblem* trained = prepared.problem.get();
   scorer.score = [held_out, trained,
                   threads](const double* w) -> absl::StatusOr<double> {
-    if (!trained->FreeCoordinates(nullptr)) {
+    if (trained->free_emissions().rows == nullptr) {
       return LetterErrorPercent(*held_out, w, threads);
     }
-    // A restricted solver's w (model.states OBSERVED_STATES) holds the
+    // A restricted problem's w (model.states OBSERVED_STATES) holds the
     // free coordinates; the letters are scored in all of w.
-    absl::StatusOr<std::vector<double>> all = WeightsInAllCoordinates(
-        *trained, absl::MakeConstSpan(w, trained->num_free_coordinates()));
+    absl::StatusOr<std::vector<double>> all = trained->WeightsInLayout(
+        absl::MakeConstSpan(w, trained->num_free_coordinates()));
     if (!all.ok()) return all.status();
     return LetterErrorPercent(*held_out, all->data(), threads);
   };
@@ -152,8 +152,8 @@ absl::Status OcrTask::PrepareRetrainingProblem(PreparedCorpus* prepared) {
   const BucketRows pixels = *prepared->rows;
   prepared->problem.reset();
   absl::StatusOr<TrainingProblem> training = MakeTrainingProblem(
-      model, prepared->labels, pixels.num_buckets(), std::move(examples),
-      &pixels, WorkerThreads(prepared->config));
+      model, prepared->config.solver(), prepared->labels, pixels.num_buckets(),
+      std::move(examples), &pixels, WorkerThreads(prepared->config));
   if (!training.ok()) return training.status();
   prepared->SetRetrainingProblem(*std::move(training));
   // The test words in the new space (its trigrams are train + dev's).

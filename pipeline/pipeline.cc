@@ -97,8 +97,8 @@ PipelineConfig ResolvePipelineConfig(const PipelineConfig& config) {
   }
   // lbfgs trains a model of observed states from 100 labels up unless the
   // config says otherwise (STATES_AUTO, which the labels decide when the
-  // problem is made: MakeTrainingProblem); sag when the config says
-  // OBSERVED_STATES; every other solver weighs every label.
+  // problem is made: MakeTrainingProblem); every other solver when the
+  // config says OBSERVED_STATES, and every label otherwise.
   if (resolved.solver().name() == "lbfgs") {
     if (!resolved.model().has_states()) {
       resolved.mutable_model()->set_states(ModelConfig::STATES_AUTO);
@@ -124,17 +124,6 @@ absl::StatusOr<PreparedCorpus> PrepareCorpus(const PipelineConfig& config,
   }
   PreparedCorpus prepared;
   prepared.config = ResolvePipelineConfig(config);
-  if (prepared.config.model().states() == ModelConfig::OBSERVED_STATES &&
-      prepared.config.solver().name() != "lbfgs" &&
-      prepared.config.solver().name() != "sag") {
-    // The registry refuses the other solvers on such a problem too
-    // (they minimise over every weight); said here before the corpus is
-    // read.
-    return absl::InvalidArgumentError(absl::StrCat(
-        "config: model.states OBSERVED_STATES is trained by solver lbfgs or "
-        "sag only, not ",
-        prepared.config.solver().name()));
-  }
   prepared.task = CreateTask(prepared.config);
   absl::Status status = prepared.task->Prepare(options, &prepared);
   if (!status.ok()) return status;

@@ -598,8 +598,8 @@ TEST_F(PipelineTest, LogLossTrainsACrfAndIsRecordedInTheModel) {
 // model.states OBSERVED_STATES (CRFsuite's all_possible_states=false):
 // lbfgs trains a CRF with emission weights only for the labels each
 // attribute is seen with, so the model has fewer non-zero weights than the
-// CRF of every label and an optimum no lower; sag reaches the same optimum;
-// the solvers of every weight are refused.
+// CRF of every label and an optimum no lower; sag and svrg reach the same
+// optimum.
 TEST_F(PipelineTest, ObservedStatesTrainACrfOfTheSeenLabelsOnly) {
   auto count_emissions = [](const std::string& path) {
     absl::StatusOr<ChainModel> model = ChainModel::Load(path);
@@ -682,10 +682,93 @@ TEST_F(PipelineTest, ObservedStatesTrainACrfOfTheSeenLabelsOnly) {
     }
   }
 
+  // The solvers of every weight are given the free weights as the
+  // problem's whole space: svrg's certificate brackets the same optimum.
   config.mutable_solver()->set_name("svrg");
-  const absl::Status refused = RunPipeline(config, options_).status();
-  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(refused.message().find("OBSERVED_STATES"), std::string::npos);
+  config.mutable_solver()->mutable_svrg()->set_learning_rate(0.05);
+  config.mutable_solver()->set_num_threads(2);
+  config.mutable_solver()->set_gap_tolerance(1e-6);
+  config.set_model_path("observed_svrg.model");
+  absl::StatusOr<PipelineResult> svrg = RunPipeline(config, options_);
+  ASSERT_TRUE(svrg.ok()) << svrg.status();
+  EXPECT_EQ(svrg->summary.stop_reason(), "gap_tolerance");
+  EXPECT_GE(svrg->summary.primal(), observed->summary.primal() - 1e-9);
+  EXPECT_LE(svrg->summary.dual(), observed->summary.primal() + 1e-9);
+  EXPECT_EQ(count_emissions(svrg->model_path), observed_count);
+}
+
+// The structured SVM of the seen labels (model.states OBSERVED_STATES with
+// the hinge): BCFW minimises over the free weights alone, as the problem's
+// whole space. Its optimum is no lower than the SVM of every label's, its
+// model has weights at the seen (attribute, label) pairs only, fewer than
+// that SVM's; BCFW with pairwise steps, gap sampling and the cache, and
+// mini-batch rounds, reach the same optimum (their certificates overlap),
+// and any thread count trains the same model.
+TEST_F(PipelineTest, ObservedStatesTrainAStructuredSvmOfTheSeenLabelsOnly) {
+  auto emissions_of = [](const std::string& path) {
+    absl::StatusOr<ChainModel> model = ChainModel::Load(path);
+    EXPECT_TRUE(model.ok()) << model.status();
+    if (!model.ok()) return std::vector<double>();
+    std::vector<double> w = model->DenseWeights(model->rows());
+    w.resize(model->layout().emission_size());
+    return w;
+  };
+  auto nonzero = [](const std::vector<double>& w) {
+    return std::count_if(w.begin(), w.end(), [](double x) { return x != 0; });
+  };
+  PipelineConfig config = SmallConfig();
+  config.mutable_solver()->set_max_passes(500);
+  config.mutable_solver()->set_gap_check(5);
+  config.mutable_solver()->set_gap_tolerance(5e-4);
+  config.set_eval_every(0);
+  config.set_model_path("svm_all.model");
+  absl::StatusOr<PipelineResult> all = RunPipeline(config, options_);
+  ASSERT_TRUE(all.ok()) << all.status();
+  config.mutable_model()->set_states(ModelConfig::OBSERVED_STATES);
+  config.set_model_path("svm_observed.model");
+  absl::StatusOr<PipelineResult> observed = RunPipeline(config, options_);
+  ASSERT_TRUE(observed.ok()) << observed.status();
+  EXPECT_EQ(observed->summary.stop_reason(), "gap_tolerance")
+      << observed->summary.ShortDebugString() << "\n"
+      << all->summary.ShortDebugString();
+  EXPECT_GT(observed->test_f1, 90.0);
+  EXPECT_GE(observed->summary.primal(), all->summary.dual() - 1e-9);
+  const std::vector<double> w = emissions_of(observed->model_path);
+  EXPECT_GT(nonzero(w), 0);
+  EXPECT_LT(nonzero(w), nonzero(emissions_of(all->model_path)));
+  EXPECT_LT(observed->summary.dim(), all->summary.dim());
+
+  config.mutable_solver()->set_sampling(SolverConfig::GAP);
+  config.mutable_solver()->mutable_bcfw()->set_step(SolverConfig::PAIRWISE);
+  config.mutable_solver()->mutable_bcfw()->set_cache(true);
+  std::vector<double> pairwise_one_thread;
+  for (int threads : {1, 2}) {
+    config.mutable_solver()->set_num_threads(threads);
+    config.set_model_path(absl::StrCat("svm_pairwise_", threads, ".model"));
+    absl::StatusOr<PipelineResult> pairwise = RunPipeline(config, options_);
+    ASSERT_TRUE(pairwise.ok()) << pairwise.status();
+    EXPECT_EQ(pairwise->summary.stop_reason(), "gap_tolerance");
+    EXPECT_GE(pairwise->summary.primal(), observed->summary.dual() - 1e-9);
+    EXPECT_LE(pairwise->summary.dual(), observed->summary.primal() + 1e-9);
+    const std::vector<double> pairwise_w = emissions_of(pairwise->model_path);
+    for (size_t j = 0; j < w.size(); ++j) {
+      if (w[j] == 0) ASSERT_EQ(pairwise_w[j], 0) << "weight " << j;
+    }
+    if (threads == 1) {
+      pairwise_one_thread = pairwise_w;
+    } else {
+      EXPECT_EQ(pairwise_w, pairwise_one_thread);
+    }
+  }
+
+  config.mutable_solver()->clear_sampling();
+  config.mutable_solver()->clear_bcfw();
+  config.mutable_solver()->set_minibatch(4);
+  config.set_model_path("svm_minibatch.model");
+  absl::StatusOr<PipelineResult> minibatch = RunPipeline(config, options_);
+  ASSERT_TRUE(minibatch.ok()) << minibatch.status();
+  EXPECT_GE(minibatch->summary.primal(), observed->summary.dual() - 1e-9);
+  EXPECT_LE(minibatch->summary.dual(), observed->summary.primal() + 1e-9);
 }
 
 // λ in CRF++'s per-sum form scales with the training sentences (200 here),

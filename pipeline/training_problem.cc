@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "models/transition_constraints.h"
+#include "solvers/solver.h"
 
 namespace chaintag {
 namespace {
@@ -154,7 +155,8 @@ std::vector<LabelPair> ObservedPairs(
 }
 
 absl::StatusOr<TrainingProblem> MakeTrainingProblem(
-    const ModelConfig& model, const LabelSet& labels, uint64_t num_buckets,
+    const ModelConfig& model, const SolverConfig& solver,
+    const LabelSet& labels, uint64_t num_buckets,
     std::vector<ChainExample> examples, const BucketRows* fixed_rows,
     int num_threads) {
   if (model.order() != 1 && model.order() != 2) {
@@ -216,6 +218,10 @@ absl::StatusOr<TrainingProblem> MakeTrainingProblem(
     absl::Status restricted =
         training.problem->RestrictEmissionsToObservedLabels();
     if (!restricted.ok()) return restricted;
+    if (!KeepsFreeCoordinates(solver)) {
+      restricted = training.problem->MakeFreeCoordinatesTheSpace();
+      if (!restricted.ok()) return restricted;
+    }
   }
   // The CRF's log-loss is the entropy-smoothed oracle of a loss-free
   // problem (solver.objective LOG_SUM_EXP).

@@ -24,6 +24,7 @@
 #include "models/chain_problem.h"
 #include "models/second_order.h"
 #include "pipeline/pipeline_config.pb.h"
+#include "solvers/solver_config.pb.h"
 
 namespace chaintag {
 
@@ -47,12 +48,16 @@ struct TrainingProblem {
 constexpr int kObservedTransitionsFrom = 100;
 
 // `labels` are the training scheme's (config.model().train_scheme()).
+// A problem restricted to its observed labels (model.states) has its free
+// coordinates made its space unless `solver` keeps its vectors over them
+// itself (KeepsFreeCoordinates).
 // `fixed_rows` (may be null) replaces the used rows, and the features then
 // hold row ids already. Fails on a gold labeling the scheme forbids at
 // order 2, naming the example. The problem's set-up runs on `num_threads`
 // threads.
 absl::StatusOr<TrainingProblem> MakeTrainingProblem(
-    const ModelConfig& model, const LabelSet& labels, uint64_t num_buckets,
+    const ModelConfig& model, const SolverConfig& solver,
+    const LabelSet& labels, uint64_t num_buckets,
     std::vector<ChainExample> examples, const BucketRows* fixed_rows,
     int num_threads);
 

@@ -131,8 +131,9 @@ TEST(TrainingProblemTest, RemapToRowsRemapsEveryExample) {
 }
 
 TEST(TrainingProblemTest, FirstOrderUsesTheFeaturesRows) {
-  absl::StatusOr<TrainingProblem> training = MakeTrainingProblem(
-      Model(1), Labels(), 64, {Example({1, 2, 0}, false)}, nullptr, 1);
+  absl::StatusOr<TrainingProblem> training =
+      MakeTrainingProblem(Model(1), SolverConfig(), Labels(), 64,
+                          {Example({1, 2, 0}, false)}, nullptr, 1);
   ASSERT_TRUE(training.ok()) << training.status();
   EXPECT_EQ(training->rows->buckets(), (std::vector<uint32_t>{10, 11, 12}));
   EXPECT_EQ(training->structure, nullptr);
@@ -156,13 +157,15 @@ TEST(TrainingProblemTest, AutoStatesRestrictTheRowsFromOneHundredLabels) {
     for (int k = 0; k < count; ++k) y[k] = k;
     return std::vector<ChainExample>{Example(y, false)};
   };
+  SolverConfig lbfgs;
+  lbfgs.set_name("lbfgs");
   ModelConfig model = Model(1);
   model.set_train_scheme(NONE);
   model.set_states(ModelConfig::STATES_AUTO);
   for (int count : {kObservedTransitionsFrom - 1, kObservedTransitionsFrom}) {
     SCOPED_TRACE(count);
     absl::StatusOr<TrainingProblem> training = MakeTrainingProblem(
-        model, labels_of(count), 1024, examples(count), nullptr, 1);
+        model, lbfgs, labels_of(count), 1024, examples(count), nullptr, 1);
     ASSERT_TRUE(training.ok()) << training.status();
     const bool restricted = training->problem->FreeCoordinates(nullptr);
     EXPECT_EQ(restricted, count >= kObservedTransitionsFrom);
@@ -176,21 +179,31 @@ TEST(TrainingProblemTest, AutoStatesRestrictTheRowsFromOneHundredLabels) {
     const BucketRows given = BucketRows::Identity(1024);
     std::vector<ChainExample> by_row = examples(count);
     for (uint32_t& bucket : by_row[0].features.buckets) bucket -= 10;
-    absl::StatusOr<TrainingProblem> given_rows =
-        MakeTrainingProblem(model, labels_of(count), 1024, by_row, &given, 1);
+    absl::StatusOr<TrainingProblem> given_rows = MakeTrainingProblem(
+        model, lbfgs, labels_of(count), 1024, by_row, &given, 1);
     ASSERT_TRUE(given_rows.ok()) << given_rows.status();
     EXPECT_FALSE(given_rows->problem->FreeCoordinates(nullptr));
   }
   model.set_states(ModelConfig::OBSERVED_STATES);
-  absl::StatusOr<TrainingProblem> observed =
-      MakeTrainingProblem(model, labels_of(3), 1024, examples(3), nullptr, 1);
+  absl::StatusOr<TrainingProblem> observed = MakeTrainingProblem(
+      model, lbfgs, labels_of(3), 1024, examples(3), nullptr, 1);
   ASSERT_TRUE(observed.ok()) << observed.status();
   EXPECT_TRUE(observed->problem->FreeCoordinates(nullptr));
+  EXPECT_FALSE(observed->problem->free_coordinates_are_the_space());
+  // Any other solver gets the free coordinates as the problem's space.
+  absl::StatusOr<TrainingProblem> as_space = MakeTrainingProblem(
+      model, SolverConfig(), labels_of(3), 1024, examples(3), nullptr, 1);
+  ASSERT_TRUE(as_space.ok()) << as_space.status();
+  EXPECT_TRUE(as_space->problem->free_coordinates_are_the_space());
+  EXPECT_FALSE(as_space->problem->FreeCoordinates(nullptr));
+  EXPECT_EQ(as_space->problem->Dim(),
+            observed->problem->num_free_coordinates());
+  EXPECT_NE(as_space->space().free.rows, nullptr);
 }
 
 TEST(TrainingProblemTest, SecondOrderHasTheGoldTrigramsPairsAndPairRows) {
   absl::StatusOr<TrainingProblem> training = MakeTrainingProblem(
-      Model(2), Labels(), 64,
+      Model(2), SolverConfig(), Labels(), 64,
       {Example({1, 2, 2, 0}, true), Example({0, 1, 2}, true)}, nullptr, 2);
   ASSERT_TRUE(training.ok()) << training.status();
   const SecondOrderStructure& structure = *training->structure;
@@ -215,15 +228,15 @@ TEST(TrainingProblemTest, SecondOrderHasTheGoldTrigramsPairsAndPairRows) {
 
 TEST(TrainingProblemTest, SecondOrderRefusesAGoldLabelingTheSchemeForbids) {
   absl::StatusOr<TrainingProblem> training = MakeTrainingProblem(
-      Model(2), Labels(), 64, {Example({1, 2}, false), Example({0, 2}, false)},
-      nullptr, 1);
+      Model(2), SolverConfig(), Labels(), 64,
+      {Example({1, 2}, false), Example({0, 2}, false)}, nullptr, 1);
   ASSERT_FALSE(training.ok());
   EXPECT_NE(training.status().message().find("example 1"), std::string::npos)
       << training.status();
 }
 
 TEST(TrainingProblemTest, RefusesAnUnknownOrder) {
-  EXPECT_FALSE(MakeTrainingProblem(Model(3), Labels(), 64,
+  EXPECT_FALSE(MakeTrainingProblem(Model(3), SolverConfig(), Labels(), 64,
                                    {Example({1}, false)}, nullptr, 1)
                    .ok());
 }

@@ -194,7 +194,7 @@ class EstimatorTest(unittest.TestCase):
         # CRFsuite's all_possible_states=False with lbfgs or l2sgd (sag):
         # model.states OBSERVED_STATES, fewer state features than with
         # every label, and the CLI's model from the same config; unset,
-        # every label.
+        # every label. With pa (the structured SVM) too.
         n = len(self.X)
 
         def names(features, prefix=""):
@@ -231,6 +231,16 @@ class EstimatorTest(unittest.TestCase):
                 # model has others.
                 self.assertTrue(set(seen.state_features_) <= observed)
                 self.assertFalse(set(every.state_features_) <= observed)
+        # The structured SVM (pa: BCFW) of the seen labels likewise.
+        kwargs = dict(algorithm="pa", max_iterations=10,
+                      keep_feature_names=True)
+        seen = sklearn_crfsuite.CRF(all_possible_states=False,
+                                    **kwargs).fit(self.X, self.y)
+        every = sklearn_crfsuite.CRF(all_possible_states=True,
+                                     **kwargs).fit(self.X, self.y)
+        self.assertTrue(set(seen.state_features_) <= observed)
+        self.assertFalse(set(every.state_features_) <= observed)
+        self.assertLess(len(seen.state_features_), len(every.state_features_))
 
     def test_hundreds_of_labels_weigh_the_seen_labels_by_default(self):
         # all_possible_states unset with lbfgs: every label below 100

@@ -303,11 +303,12 @@ class Problem {
   // whose gradient is the full one's at these coordinates. The operations
   // above stay those of all of w. A solver that supports this keeps its
   // vectors over these coordinates (lbfgs, sag); the registry's others refuse
-  // such a problem. False, with `coordinates` untouched, when every
-  // coordinate is free (the default). `coordinates` may be null. The w
-  // such a solver returns (Solver::Solve) and reports (PassSteps::Point)
-  // holds one entry per free coordinate (WeightsInAllCoordinates gives it
-  // in all of w).
+  // such a problem (a chain offers them its free coordinates as its whole
+  // space instead: ChainProblem::MakeFreeCoordinatesTheSpace). False, with
+  // `coordinates` untouched, when every coordinate is free (the default).
+  // `coordinates` may be null. The w such a solver returns (Solver::Solve) and
+  // reports (PassSteps::Point) holds one entry per free coordinate
+  // (WeightsInAllCoordinates gives it in all of w).
   virtual bool FreeCoordinates(std::vector<int64_t>* coordinates) const;
   // SmoothedOracleWithStateDot at the point whose free coordinates are
   // `free_w` (one entry each, in FreeCoordinates' order), 0 elsewhere: a

@@ -31,7 +31,8 @@ class WholeSpaceSolver : public Solver {
       return absl::InvalidArgumentError(absl::StrCat(
           "solver ", name_,
           " minimises over every weight; this problem has features for some "
-          "only (model.states OBSERVED_STATES): use solver lbfgs or sag"));
+          "only: give it the problem with its free coordinates as its "
+          "space, or use solver lbfgs or sag"));
     }
     return solver_->Solve(problem, monitor, w);
   }
@@ -115,7 +116,7 @@ absl::StatusOr<std::unique_ptr<Solver>> CreateSolver(
                      "lbfgs"));
   }
   absl::StatusOr<std::unique_ptr<Solver>> solver = CreateNamedSolver(config);
-  if (!solver.ok() || config.name() == "lbfgs" || config.name() == "sag") {
+  if (!solver.ok() || KeepsFreeCoordinates(config)) {
     return solver;
   }
   return std::unique_ptr<Solver>(

@@ -96,6 +96,10 @@ absl::Status CheckSolverSettings(const SolverConfig& config) {
   return absl::OkStatus();
 }
 
+bool KeepsFreeCoordinates(const SolverConfig& config) {
+  return config.name() == "lbfgs" || config.name() == "sag";
+}
+
 void KeepOverriddenLambdaForm(const SolverConfig& file, SolverConfig* solver) {
   const bool lambda = file.lambda() != solver->lambda();
   const bool c = file.c() != solver->c();

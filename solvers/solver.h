@@ -58,6 +58,13 @@ absl::Status CheckSolverSettings(const SolverConfig& config);
 // CRFsuite's c2 = 1. A field counts as overridden when `solver` differs
 // from `file` there.
 void KeepOverriddenLambdaForm(const SolverConfig& file, SolverConfig* solver);
+// Whether the config's solver keeps its vectors over a problem's free
+// coordinates (Problem::FreeCoordinates) itself: lbfgs and sag. The others
+// minimise over every coordinate of the problem they are given (the
+// registry refuses them one with free coordinates); a chain restricted to
+// its observed labels is given to them with its free coordinates made its
+// space (ChainProblem::MakeFreeCoordinatesTheSpace).
+bool KeepsFreeCoordinates(const SolverConfig& config);
 
 // Which tolerance an exact gap meets, if any: the absolute gap_tolerance
 // first, then relative_gap_tolerance · primal.

@@ -177,8 +177,8 @@ TEST(ChainProblemBcfwTest, SecondOrderSolversAgreeOnTheOptimum) {
   ModelConfig model;
   model.set_order(2);
   model.set_train_scheme(NONE);
-  absl::StatusOr<TrainingProblem> training =
-      MakeTrainingProblem(model, labels, kBuckets, examples, nullptr, 2);
+  absl::StatusOr<TrainingProblem> training = MakeTrainingProblem(
+      model, SolverConfig(), labels, kBuckets, examples, nullptr, 2);
   ASSERT_TRUE(training.ok()) << training.status();
   const ChainProblem& problem = *training->problem;
   ASSERT_GT(problem.layout().num_pairs, 0);

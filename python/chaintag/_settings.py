@@ -62,10 +62,9 @@ _FEATURES = [
      "Force to generate possible state features. True: chaintag weighs "
      "every (attribute, label) pair of the training attributes; False: an "
      "attribute has weights for the labels it is seen with in training "
-     "only, as CRFsuite's default (model.states OBSERVED_STATES, solvers "
-     "lbfgs and sag; the other solvers weigh every pair); unset: every pair "
-     "below 100 labels, the seen ones from 100 up (lbfgs; STATES_AUTO), "
-     "every pair with sag"),
+     "only, as CRFsuite's default (model.states OBSERVED_STATES); unset: "
+     "every pair below 100 labels, the seen ones from 100 up (lbfgs; "
+     "STATES_AUTO), every pair with the other solvers"),
     ("feature.possible_transitions", False,
      "Force to generate possible transition features. chaintag weighs every "
      "label pair, as CRFsuite does with True; either value is accepted"),
@@ -336,7 +335,7 @@ def run_settings(algorithm, params, options, num_sequences):
         solver = solver or "bcfw"
     return dict(
         lam=lam, l1=l1, loss=loss, solver=solver,
-        states=states_of(solver, params),
+        states=states_of(params),
         max_passes=values["max_iterations"],
         min_freq=values["feature.minfreq"],
         averaging=values.get("averaging", True) is not False,
@@ -355,16 +354,15 @@ def run_settings(algorithm, params, options, num_sequences):
                "epsilon": float(values.get("epsilon", 1e-5))})
 
 
-def states_of(solver, params):
+def states_of(params):
     """model.states for CRFsuite's feature.possible_states: False (as
-    CRFsuite's default) restricts each attribute to its seen labels, which
-    lbfgs and sag train; True weighs every label; None leaves the
-    pipeline's default, which for lbfgs is every label below 100 labels
-    and the seen ones from 100 up (STATES_AUTO), where every label's rows
-    would hold rows x L weights in each of L-BFGS's vectors, and for sag
-    every label."""
-    if solver not in ("lbfgs", "sag") or \
-            "feature.possible_states" not in params:
+    CRFsuite's default) restricts each attribute to its seen labels, with
+    any solver; True weighs every label; None leaves the pipeline's
+    default, which for lbfgs is every label below 100 labels and the seen
+    ones from 100 up (STATES_AUTO), where every label's rows would hold
+    rows x L weights in each of L-BFGS's vectors, and for the other
+    solvers every label."""
+    if "feature.possible_states" not in params:
         return None
     if flag(params["feature.possible_states"]):
         return "ALL_STATES"

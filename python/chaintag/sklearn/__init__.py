@@ -71,10 +71,10 @@ class CRF(BaseEstimator):
       min_freq: attributes seen at fewer positions get no weight.
       all_possible_states: True: every attribute has weights for every
         label; False: for the labels it is seen with in training only, as
-        CRFsuite's default, when the solver is lbfgs or sag (model.states
-        OBSERVED_STATES; the other solvers weigh every label); None (the
-        default): with lbfgs every label below 100 labels, the seen ones
-        from 100 up; with sag every label. docs/python.md compares the two.
+        CRFsuite's default (model.states OBSERVED_STATES, any algorithm);
+        None (the default): with lbfgs every label below 100 labels, the
+        seen ones from 100 up; with the others every label. docs/python.md
+        compares the two.
       all_possible_transitions: chaintag weighs every label pair, as
         CRFsuite does with True; False has no effect.
       pa_type (1 only), error_sensitive (True only), averaging (pa: BCFW's
