@@ -1486,6 +1486,28 @@ TEST(FreeSpaceTest, ManyLabelsOraclesAreTheDenseOnesLentOrAlone) {
       EXPECT_NEAR(got.score, expected.score, 1e-9) << i;
     }
   }
+  // Rows of many free labels: a changed label is found by a search, a
+  // short row scanned; the distances and the change are the projections'.
+  for (int i = 0; i < n; ++i) {
+    const ChainExample& example = chain.examples[i];
+    const std::vector<double> psi =
+        AtFree(DensePsi(chain, example, others[i]), free);
+    double corner = 0, state = 0;
+    for (double x : psi) {
+      corner += x * x;
+      state += (0.25 * x - x) * (0.25 * x - x);  // v_i = ψ(others)/4
+    }
+    EXPECT_NEAR(space->CornerDistanceSquared(i, others[i], example.labels),
+                corner, 1e-9 * (1 + corner));
+    EXPECT_NEAR(space->StateDistanceSquared(i, states[i].data(), others[i]),
+                state, 1e-9 * (1 + state));
+    std::vector<double> got(free.size(), 0.0), changed(dense.size(), 0.0);
+    space->AddCornerMinusState(i, example.labels, states[i].data(), 0.5,
+                               got.data());
+    dense_problem->AddCornerMinusState(i, example.labels, states[i].data(),
+                                       0.5, changed.data());
+    ExpectNear(got, AtFree(changed, free), "AddCornerMinusState");
+  }
 }
 
 // A state over allowed transitions holds S + 2L tail entries, not L² + 2L;
