@@ -68,6 +68,18 @@ class ConllTaskTest : public ::testing::Test {
     return task_.Prepare(options_, prepared);
   }
 
+  // `config` resolved and prepared as the one rank of a distributed run.
+  absl::Status PrepareAsRank(const PipelineConfig& config) {
+    ThreadHub hub(1);
+    ThreadCommunicator communicator(&hub, 0);
+    PipelineOptions distributed = options_;
+    distributed.communicator = &communicator;
+    PreparedCorpus rank;
+    rank.config = config;
+    task_.ResolveConfig(&rank.config);
+    return task_.Prepare(distributed, &rank);
+  }
+
   ConllTask task_;
   PipelineOptions options_;
 };
@@ -483,30 +495,18 @@ TEST_F(ConllTaskTest, ExactFeaturesKeyTheRowsOfWhatTheRunTrainsOn) {
   EXPECT_EQ(retrained.rows_with_dev->size(), 10);
 
   // A rank of a distributed run would see only its shard's keys.
-  ThreadHub hub(1);
-  ThreadCommunicator communicator(&hub, 0);
-  PipelineOptions distributed = options_;
-  distributed.communicator = &communicator;
-  PreparedCorpus rank;
-  rank.config = TinyConfig();
-  rank.config.mutable_features()->set_exact(true);
-  task_.ResolveConfig(&rank.config);
-  EXPECT_THAT(task_.Prepare(distributed, &rank).message(),
+  PipelineConfig exact = TinyConfig();
+  exact.mutable_features()->set_exact(true);
+  EXPECT_THAT(PrepareAsRank(exact).message(),
               HasSubstr("features.exact is not supported with distributed"));
 }
 
 // Each rank would restrict the rows to its own shard's labels, so the
 // ranks' weights would not line up: the seen labels' model is refused.
 TEST_F(ConllTaskTest, ObservedStatesAreRefusedInADistributedRun) {
-  ThreadHub hub(1);
-  ThreadCommunicator communicator(&hub, 0);
-  PipelineOptions distributed = options_;
-  distributed.communicator = &communicator;
-  PreparedCorpus rank;
-  rank.config = TinyConfig();
-  rank.config.mutable_model()->set_states(ModelConfig::OBSERVED_STATES);
-  task_.ResolveConfig(&rank.config);
-  EXPECT_THAT(task_.Prepare(distributed, &rank).message(),
+  PipelineConfig config = TinyConfig();
+  config.mutable_model()->set_states(ModelConfig::OBSERVED_STATES);
+  EXPECT_THAT(PrepareAsRank(config).message(),
               HasSubstr("model.states OBSERVED_STATES is not supported with "
                         "distributed training"));
 }
