@@ -145,8 +145,21 @@ class ChainProblem : public Problem {
   // feature. Fails on a w of another size.
   absl::StatusOr<std::vector<double>> WeightsInLayout(
       absl::Span<const double> w) const;
+  // Its inverse: the Dim() entries of a w of all of the layout's
+  // coordinates that this problem's operations read (the free coordinates'
+  // when they are the space). Fails on a w of another size.
+  absl::StatusOr<std::vector<double>> WeightsInSpace(
+      absl::Span<const double> layout_w) const;
 
   const ChainLayout& layout() const { return layout_; }
+  // Where the tail (transitions, start and end biases, trigrams, in the
+  // layout's order) starts in w: layout().transition_offset(), or with the
+  // free coordinates as the space, after the free emission coordinates and
+  // the pair rows.
+  int64_t TailBegin() const {
+    return EmissionEnd() +
+           (layout_.transition_offset() - layout_.pair_emission_offset());
+  }
   // Null at first order.
   const SecondOrderStructure* structure() const { return structure_.get(); }
   const ChainExample& example(int i) const { return examples_[i]; }
@@ -265,11 +278,6 @@ class ChainProblem : public Problem {
   int64_t EmissionEnd() const {
     return free_space_ ? static_cast<int64_t>(free_labels_.size())
                        : layout_.pair_emission_offset();
-  }
-  // Where the tail starts in w.
-  int64_t TailBegin() const {
-    return EmissionEnd() +
-           (layout_.transition_offset() - layout_.pair_emission_offset());
   }
   // Emission row `row`'s coordinate for `label` in w: row·L + label, or in
   // the free space its free coordinate, −1 for none.

@@ -81,6 +81,22 @@ absl::StatusOr<std::vector<double>> ChainProblem::WeightsInLayout(
   return all;
 }
 
+absl::StatusOr<std::vector<double>> ChainProblem::WeightsInSpace(
+    absl::Span<const double> layout_w) const {
+  if (static_cast<int64_t>(layout_w.size()) != layout_.dim()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "weights of ", layout_w.size(), " entries for a layout of ",
+        layout_.dim(), " coordinates"));
+  }
+  if (!free_space_)
+    return std::vector<double>(layout_w.begin(), layout_w.end());
+  std::vector<double> in_space(free_coordinates_.size());
+  for (size_t k = 0; k < in_space.size(); ++k) {
+    in_space[k] = layout_w[free_coordinates_[k]];
+  }
+  return in_space;
+}
+
 absl::Status ChainProblem::MakeFreeCoordinatesTheSpace() {
   if (free_coordinates_.empty()) {
     return absl::FailedPreconditionError(

@@ -119,9 +119,11 @@ SolverConfig SolverConfigFor(const PreparedCorpus& prepared) {
   solver_config.clear_c2();
   solver_config.clear_c1();
   if (prepared.config.model().nonnegative_transitions()) {
+    // The transitions, where the problem's w holds them.
     SolverConfig::Box* box = solver_config.mutable_bcfw()->add_box();
-    box->set_begin(problem.layout().transition_offset());
-    box->set_end(problem.layout().start_offset());
+    box->set_begin(problem.TailBegin());
+    box->set_end(problem.TailBegin() + (problem.layout().start_offset() -
+                                        problem.layout().transition_offset()));
     box->set_lower(0);
   }
   return solver_config;

@@ -106,8 +106,13 @@ absl::StatusOr<std::string> OcrTask::ScoreSavedModel(
   const std::vector<double> saved_weights =
       model.DenseWeights(prepared.current_space());
   const double* w = saved_weights.data();
+  // The training problem reads w in its own space (the free coordinates
+  // alone when they are its space).
+  absl::StatusOr<std::vector<double>> in_space =
+      prepared.current_problem().WeightsInSpace(saved_weights);
+  if (!in_space.ok()) return in_space.status();
   result->train_letter_error =
-      LetterErrorPercent(prepared.current_problem(), w, threads);
+      LetterErrorPercent(prepared.current_problem(), in_space->data(), threads);
   const LetterErrors test_errors = ComputeLetterErrors(*test_, w, threads);
   result->test_letter_error = test_errors.letter_percent;
   result->test_word_averaged_letter_error = test_errors.word_averaged_percent;

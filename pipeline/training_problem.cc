@@ -219,6 +219,12 @@ absl::StatusOr<TrainingProblem> MakeTrainingProblem(
         training.problem->RestrictEmissionsToObservedLabels();
     if (!restricted.ok()) return restricted;
     if (!KeepsFreeCoordinates(solver)) {
+      if (solver.bcfw().box_size() > 0) {
+        // Boxes name coordinates of all of w, which the free space renumbers.
+        return absl::InvalidArgumentError(
+            "config: solver.bcfw.box is not supported with model.states "
+            "OBSERVED_STATES (model.nonnegative_transitions is)");
+      }
       restricted = training.problem->MakeFreeCoordinatesTheSpace();
       if (!restricted.ok()) return restricted;
     }

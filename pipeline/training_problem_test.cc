@@ -199,6 +199,12 @@ TEST(TrainingProblemTest, AutoStatesRestrictTheRowsFromOneHundredLabels) {
   EXPECT_EQ(as_space->problem->Dim(),
             observed->problem->num_free_coordinates());
   EXPECT_NE(as_space->space().free.rows, nullptr);
+  // Boxes name coordinates of all of w, which that space renumbers.
+  SolverConfig boxed;
+  boxed.mutable_bcfw()->add_box()->set_end(3);
+  absl::StatusOr<TrainingProblem> refused = MakeTrainingProblem(
+      model, boxed, labels_of(3), 1024, examples(3), nullptr, 1);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(TrainingProblemTest, SecondOrderHasTheGoldTrigramsPairsAndPairRows) {

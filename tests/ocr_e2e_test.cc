@@ -138,6 +138,46 @@ TEST_F(OcrEndToEndTest, NonnegativeTransitionsAreEnforcedAndCertified) {
             layout.transition_offset());
 }
 
+// The seen labels' model (model.states OBSERVED_STATES) by BCFW, which
+// trains over the free coordinates as its problem's space: the training
+// letter error is the saved model's on the training words (as the
+// unrestricted problem scores them), the test error is sensible, and
+// non-negative transitions are boxed where that space holds them.
+TEST_F(OcrEndToEndTest, ObservedStatesScoreTheSavedModelInItsSpace) {
+  PipelineConfig config = Preset("ocr_small");
+  config.mutable_model()->set_states(ModelConfig::OBSERVED_STATES);
+  config.mutable_model()->set_nonnegative_transitions(true);
+  config.mutable_solver()->set_max_passes(10);
+  config.set_eval_every(5);
+  config.set_model_path("ocr_observed.model");
+  config.set_log_path("ocr_observed.log.jsonl");
+  absl::StatusOr<PipelineResult> result = RunPipeline(config, QuietOptions());
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_LT(result->summary.dim(), 4082);
+  EXPECT_LT(result->test_letter_error, 35.0);
+  EXPECT_LT(result->train_letter_error, result->test_letter_error);
+  absl::StatusOr<ChainModel> model = ChainModel::Load(result->model_path);
+  ASSERT_TRUE(model.ok()) << model.status();
+  const std::vector<double> weights = model->DenseWeights(model->rows());
+  const ChainLayout layout = model->layout();
+  int at_bound = 0;
+  for (int64_t j = layout.transition_offset(); j < layout.start_offset(); ++j) {
+    EXPECT_GE(weights[j], 0) << j;
+    at_bound += weights[j] == 0;
+  }
+  EXPECT_GT(at_bound, 100);
+  PipelineConfig every_label = config;
+  every_label.mutable_model()->set_states(ModelConfig::ALL_STATES);
+  absl::StatusOr<PreparedCorpus> prepared =
+      PrepareCorpus(every_label, QuietOptions());
+  ASSERT_TRUE(prepared.ok()) << prepared.status();
+  EXPECT_DOUBLE_EQ(LetterErrorPercent(*prepared->problem, weights.data(), 1),
+                   result->train_letter_error);
+  const OcrTask& ocr = dynamic_cast<const OcrTask&>(*prepared->task);
+  EXPECT_DOUBLE_EQ(LetterErrorPercent(ocr.test_problem(), weights.data(), 1),
+                   result->test_letter_error);
+}
+
 TEST_F(OcrEndToEndTest, LargeSplitSizes) {
   absl::StatusOr<PreparedCorpus> prepared =
       PrepareCorpus(Preset("ocr_large"), QuietOptions());
