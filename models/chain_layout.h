@@ -61,6 +61,12 @@ struct ChainLayout {
 // that no labeling through one beats a labeling without (its
 // forward-backward weight is 0).
 constexpr double kForbiddenTransition = -1e30;
+// Whether a transition weight is that placeholder (as stored in float32 or
+// double): such a pair has no feature, and inspection leaves it out as
+// CRFsuite's dumps do.
+inline bool IsForbiddenTransition(double weight) {
+  return weight <= kForbiddenTransition / 2;
+}
 
 // How many features ahead the scoring and update loops prefetch weight rows.
 constexpr int kPrefetchDistance = 16;

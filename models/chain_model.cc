@@ -185,7 +185,7 @@ ChainModel::ChainModel(ModelFile file, LabelSet labels,
     std::vector<uint8_t> allowed(static_cast<size_t>(L) * L);
     int64_t count = 0;
     for (size_t k = 0; k < allowed.size(); ++k) {
-      allowed[k] = tail_[k] > kForbiddenTransition / 2;
+      allowed[k] = !IsForbiddenTransition(tail_[k]);
       count += allowed[k];
     }
     if (count * 4 <= int64_t{L} * L) {

@@ -17,6 +17,7 @@
 #include "base/batch_pool.h"
 #include "base/parallel.h"
 #include "corpora/corpus.pb.h"
+#include "models/chain_layout.h"
 #include "pybind11/stl.h"
 #include "python/bindings.h"
 #include "python/py_model.h"
@@ -281,6 +282,9 @@ py::dict PyModel::TransitionFeatures() const {
   py::dict out;
   for (int a = 0; a < L; ++a) {
     for (int b = 0; b < L; ++b) {
+      // A pair the training labelings never showed has no feature (its
+      // placeholder score is not a weight), as in CRFsuite's dumps.
+      if (IsForbiddenTransition(transition[a * L + b])) continue;
       out[py::make_tuple(labels.Name(a), labels.Name(b))] =
           transition[a * L + b];
     }

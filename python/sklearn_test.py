@@ -267,6 +267,13 @@ class EstimatorTest(unittest.TestCase):
         self.assertTrue(set(unset.state_features_) <= observed)
         self.assertEqual(unset.state_features_, seen.state_features_)
         self.assertFalse(set(every.state_features_) <= observed)
+        # From 100 labels the transitions are the training labelings'
+        # pairs (model.transitions AUTO): the others have no feature and
+        # are left out, as CRFsuite leaves them, not listed at the score
+        # that forbids them.
+        pairs = {(a, b) for tags in y for a, b in zip(tags, tags[1:])}
+        self.assertEqual(set(unset.transition_features_), pairs)
+        self.assertGreater(min(unset.transition_features_.values()), -1e3)
 
     def check_against_cli(self, crf, config_text):
         crf.fit(self.X, self.y)

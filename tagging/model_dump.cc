@@ -15,6 +15,7 @@
 #include "corpora/sentence.h"
 #include "features/bucket_rows.h"
 #include "features/feature_extractor.h"
+#include "models/chain_layout.h"
 
 namespace chaintag {
 
@@ -198,11 +199,22 @@ absl::Status WriteModelDump(const ChainModel& model,
 
   *out << "\ntransitions (previous --> next: weight):\n";
   const double* transition = view.tail;
+  int64_t forbidden = 0;
   for (int a = 0; a < L; ++a) {
     for (int b = 0; b < L; ++b) {
+      if (IsForbiddenTransition(transition[a * L + b])) {
+        ++forbidden;
+        continue;
+      }
       *out << absl::StrFormat("  %s --> %s: %.6f\n", labels.Name(a),
                               labels.Name(b), transition[a * L + b]);
     }
+  }
+  if (forbidden > 0) {
+    *out << absl::StrFormat(
+        "  (%d label pairs never seen in training have no transition "
+        "feature: a labeling through one is never chosen)\n",
+        forbidden);
   }
   const double* start = view.tail + L * L;
   const double* end = start + L;

@@ -164,6 +164,32 @@ TEST(ModelDumpTest, ReadsSparseRowsAsFullRows) {
                           "planted L7 5", "planted L90 -1.5", "other L90 1"));
 }
 
+// A model trained over the training labelings' label pairs scores every
+// other pair kForbiddenTransition: those have no feature, and the dump
+// says how many instead of listing the placeholder as a weight.
+TEST(ModelDumpTest, LeavesOutTheLabelPairsTrainingNeverSaw) {
+  const ModelFile header = Header();
+  const int L = header.labels_size();
+  const ChainLayout layout{L, kBuckets};
+  std::vector<double> weights(layout.dim(), 0.0);
+  for (int k = 0; k < L * L; ++k) {
+    weights[layout.transition_offset() + k] = kForbiddenTransition;
+  }
+  weights[layout.transition_offset() + 1] = 0.25;  // label 0 --> label 1
+  absl::StatusOr<ChainModel> model =
+      ChainModel::Create(header, BucketRows::Identity(kBuckets), weights);
+  ASSERT_TRUE(model.ok()) << model.status();
+  const std::string dump = Dump(*model, ModelFeatureNames(), 1);
+  EXPECT_THAT(dump, HasSubstr(absl::StrCat(
+                        "transitions (previous --> next: weight):\n  ",
+                        header.labels(0), " --> ", header.labels(1),
+                        ": 0.250000\n  (", L * L - 1,
+                        " label pairs never seen in training have no "
+                        "transition feature")));
+  EXPECT_THAT(dump, ::testing::Not(HasSubstr("e+30")));
+  EXPECT_THAT(dump, ::testing::Not(HasSubstr("-1000000")));
+}
+
 TEST(ModelDumpTest, NonZeroStateWeightsListsThePlantedWeightsByName) {
   const ChainModel model = PlantedModel();
   ModelFeatureNames names;
