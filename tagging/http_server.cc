@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
@@ -46,6 +47,9 @@ class ConnectionStream : public httplib::Stream {
     request_bytes_ = 0;
   }
   bool has_buffered() const { return begin_ < end_; }
+  // Whether this request was cut at the read limit: the rest of its body
+  // is still on the wire, so the connection cannot carry another request.
+  bool cut() const { return request_bytes_ >= read_limit_; }
 
   // Whether a request starts within `timeout`, checking `stopping` every
   // kStopCheckMillis.
@@ -223,8 +227,15 @@ class HttpServer::Server : public httplib::Server {
       stream.StartRequest(request_start + request_timeout);
       bool closed = false;
       const bool last = left == 1 || stopping();
-      ok = process_request(stream, last, closed, nullptr);
-      if (!ok || closed || last) break;
+      ok = process_request(stream, last, closed, [](httplib::Request& req) {
+        // A request with neither a length nor chunks has no body (RFC 9112
+        // 6.3); cpp-httplib would read one until the client closes.
+        if (!req.has_header("Content-Length") &&
+            !req.has_header("Transfer-Encoding")) {
+          req.set_header("Content-Length", "0");
+        }
+      });
+      if (!ok || closed || last || stream.cut()) break;
     }
     ::shutdown(socket, SHUT_RDWR);
     ::close(socket);
@@ -298,10 +309,19 @@ absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Create(
   }
   // Errors the library answers itself (no route, a body too large, a bad
   // request line) get the service's JSON error body.
+  const int64_t max_body_bytes = config.max_body_bytes();
   server->set_error_handler(httplib::Server::HandlerWithResponse(
-      [](const httplib::Request& req, httplib::Response& res) {
+      [max_body_bytes](const httplib::Request& req, httplib::Response& res) {
         if (!res.body.empty())
           return httplib::Server::HandlerResponse::Unhandled;
+        // cpp-httplib reads chunks without a limit; the connection's read
+        // limit cuts them, which it answers 400 with the body read so far.
+        if (res.status == 400 &&
+            absl::EqualsIgnoreCase(req.get_header_value("Transfer-Encoding"),
+                                   "chunked") &&
+            static_cast<int64_t>(req.body.size()) >= max_body_bytes) {
+          res.status = 413;
+        }
         std::string message = absl::StrCat("HTTP status ", res.status);
         if (res.status == 404)
           message = absl::StrCat("no such path: ", req.path);

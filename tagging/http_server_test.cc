@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -148,6 +149,101 @@ TEST_F(HttpServerTest, ErrorsTheLibraryAnswersAreJsonToo) {
   auto tagged = client.Post("/v1/tag", kTag, "application/json");
   ASSERT_TRUE(tagged);
   EXPECT_EQ(tagged->status, 200);
+}
+
+// What the server answers on a raw connection to `head` followed by
+// `body_bytes` bytes of `body_byte` (sent from a thread of their own, as
+// the server may stop reading them), up to the connection's close.
+std::string AnswerTo(int fd, const std::string& head, int64_t body_bytes,
+                     char body_byte) {
+  std::thread sender([&] {
+    if (::send(fd, head.data(), head.size(), MSG_NOSIGNAL) < 0) return;
+    const std::string block(4096, body_byte);
+    for (int64_t sent = 0; sent < body_bytes;) {
+      const ssize_t n = ::send(
+          fd, block.data(),
+          static_cast<size_t>(std::min<int64_t>(4096, body_bytes - sent)),
+          MSG_NOSIGNAL);
+      if (n <= 0) return;
+      sent += n;
+    }
+  });
+  std::string answer;
+  char buffer[4096];
+  for (;;) {
+    pollfd entry = {fd, POLLIN, 0};
+    if (::poll(&entry, 1, 5000) <= 0) break;
+    const ssize_t n = ::recv(fd, buffer, sizeof(buffer), 0);
+    if (n <= 0) break;
+    answer.append(buffer, static_cast<size_t>(n));
+  }
+  ::shutdown(fd, SHUT_RDWR);
+  sender.join();
+  ::close(fd);
+  return answer;
+}
+
+// A body past the connection's read limit is answered 413 whether it
+// comes with a length or in chunks, and its connection is closed, as the
+// rest of the body is still on the wire: nothing of it is read as another
+// request (its lines were answered, and counted in /metrics, as malformed
+// requests no client sent).
+TEST_F(HttpServerTest, ABodyPastTheReadLimitIsRefusedAndItsConnectionClosed) {
+  ServiceConfig config;
+  config.set_max_body_bytes(1000);
+  Start(config);
+  const int64_t bytes = 400 << 10;  // past 1000 bytes and the head's limit
+  const std::string with_length =
+      AnswerTo(Connect(),
+               absl::StrCat("POST /v1/tag HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                            "application/json\r\nContent-Length: ",
+                            bytes, "\r\n\r\n"),
+               bytes, '\n');
+  EXPECT_TRUE(absl::StartsWith(with_length, "HTTP/1.1 413")) << with_length;
+  // One chunk announcing 400 KiB (hex), then its bytes.
+  const std::string chunked = AnswerTo(
+      Connect(),
+      "POST /v1/tag HTTP/1.1\r\nHost: x\r\nContent-Type: "
+      "application/json\r\nTransfer-Encoding: chunked\r\n\r\n64000\r\n",
+      bytes, ' ');
+  EXPECT_TRUE(absl::StartsWith(chunked, "HTTP/1.1 413")) << chunked;
+  EXPECT_TRUE(absl::StrContains(chunked, "larger than the server accepts"))
+      << chunked;
+  httplib::Client client = Client();
+  auto metrics = client.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_TRUE(absl::StrContains(
+      metrics->body,
+      "chaintag_http_requests_total{path=\"/v1/tag\",code=\"413\"} 2\n"))
+      << metrics->body;
+  EXPECT_FALSE(absl::StrContains(metrics->body, "code=\"414\""))
+      << metrics->body;
+  EXPECT_FALSE(absl::StrContains(metrics->body, "code=\"400\""))
+      << metrics->body;
+}
+
+// A POST with neither Content-Length nor chunks has no body (curl -X POST
+// sends it so): answered at once, not after waiting for the client to
+// close.
+TEST_F(HttpServerTest, APostWithoutALengthHasNoBody) {
+  Start(ServiceConfig());
+  const int fd = Connect();
+  const std::string request =
+      "POST /v1/reload HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  ASSERT_EQ(::send(fd, request.data(), request.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(request.size()));
+  std::string answer;
+  char buffer[4096];
+  for (;;) {
+    pollfd entry = {fd, POLLIN, 0};
+    if (::poll(&entry, 1, 5000) <= 0) break;
+    const ssize_t n = ::recv(fd, buffer, sizeof(buffer), 0);
+    if (n <= 0) break;
+    answer.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  EXPECT_TRUE(absl::StartsWith(answer, "HTTP/1.1 200")) << answer;
+  EXPECT_TRUE(absl::EndsWith(answer, "{\"generation\":2}")) << answer;
 }
 
 TEST_F(HttpServerTest, AClientTooSlowForTheRequestTimeoutIsCut) {

@@ -513,6 +513,21 @@ ServiceResponse TaggingService::TagConll(const TagRequest& request,
                          "\"conll\" needs a server started with one model "
                          "(--model); a bundle tags \"text\" or \"sentences\"");
   }
+  // Column input is tagged as `tag --model` tags it: one best labeling,
+  // constrained by the model's scheme, no margins (as `tag` refuses those
+  // flags with --model).
+  for (const auto& [asked, field] :
+       {std::pair<bool, const char*>{request.nbest() != 1, "nbest"},
+        {request.margins(), "margins"},
+        {!request.constrained(), "constrained"},
+        {request.paragraphs(), "paragraphs"}}) {
+    if (asked) {
+      return ErrorResponse(400,
+                           absl::StrCat("\"", field,
+                                        "\" applies to \"text\" and "
+                                        "\"sentences\", not to \"conll\""));
+    }
+  }
   const int64_t max_tokens = config_.max_tokens();
   std::istringstream input(request.conll());
   int64_t tokens = 0, sentences = 0;

@@ -178,6 +178,24 @@ TEST(TaggingServiceTest, ConllColumnsGetWhatTagModelPrints) {
   EXPECT_EQ(limited.status, 413) << limited.body;
   EXPECT_TRUE(absl::StrContains(limited.body, "more than 2 tokens"))
       << limited.body;
+
+  // The text options are refused, not ignored, as `tag --model` refuses
+  // them.
+  for (const char* option : {"\"nbest\":3", "\"margins\":true",
+                             "\"constrained\":false", "\"paragraphs\":true"}) {
+    std::string asked = body;
+    asked.insert(asked.size() - 1, absl::StrCat(",", option));
+    const ServiceResponse refused = service->Tag(asked, kJson);
+    EXPECT_EQ(refused.status, 400) << asked << " -> " << refused.body;
+    EXPECT_TRUE(absl::StrContains(refused.body, "not to \\\"conll\\\""))
+        << refused.body;
+  }
+  EXPECT_EQ(service
+                ->Tag(body.substr(0, body.size() - 1) +
+                          ",\"nbest\":1,\"constrained\":true}",
+                      kJson)
+                .status,
+            200);
 }
 
 TEST(TaggingServiceTest, BadRequestsGetTheirStatusAndSayWhy) {
