@@ -487,7 +487,12 @@ absl::StatusOr<ModelFile> ReadModelFile(const std::string& path) {
   // (parsing a stream grew them by doubling), and no buffer of the whole
   // file is allocated and faulted in.
   struct stat status;
-  bool parsed = fstat(fd, &status) == 0 && status.st_size > 0;
+  const bool stated = fstat(fd, &status) == 0;
+  if (stated && S_ISDIR(status.st_mode)) {
+    close(fd);
+    return InvalidModelFileError(path, "a directory, not a model file");
+  }
+  bool parsed = stated && status.st_size > 0;
   ModelFile file;
   absl::Status file_checksum = absl::OkStatus();
   if (parsed) {

@@ -1,6 +1,7 @@
 #include "models/model_file.h"
 
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -163,6 +164,16 @@ TEST(ModelFileTest, RejectsDamagedAndForeignFiles) {
     WriteAll(truncated, bytes.substr(0, keep));
     EXPECT_FALSE(ReadModelFile(truncated).ok()) << "kept " << keep << " bytes";
   }
+
+  // A directory is named as one, not as a file that does not parse.
+  const std::string directory = TempPath("a_directory.model");
+  std::filesystem::create_directories(directory);
+  absl::StatusOr<ModelFile> from_directory = ReadModelFile(directory);
+  ASSERT_FALSE(from_directory.ok());
+  EXPECT_NE(
+      from_directory.status().message().find("a directory, not a model file"),
+      std::string::npos)
+      << from_directory.status();
 
   // One weight changed in a way that still parses: the checksum catches it.
   ModelFile file = good;

@@ -251,6 +251,13 @@ class ToyModelTest(unittest.TestCase):
             self.model2.margins(["w1", "w2"])
         self.assertIsInstance(raised.exception, chaintag.Error)
         self.assertEqual(raised.exception.code, "UNIMPLEMENTED")
+        # The error names the call, not the marginals behind it.
+        self.assertIn("margins are computed for first-order models only",
+                      str(raised.exception))
+        with self.assertRaisesRegex(
+                NotImplementedError,
+                "log probabilities are computed for first-order models"):
+            self.model2.log_probability(["w1", "w2"], TOY_LABELS[:1] * 2)
 
     def test_tag_batch_threads_give_one_threads_result(self):
         rng = random.Random(5)

@@ -6,6 +6,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "models/viterbi.h"
 
 namespace chaintag {
@@ -57,16 +58,17 @@ void Backward(const ChainScores& s, std::vector<double>* backward) {
   }
 }
 
-// The model's first-order scores of `sentence`; second-order models have
-// no marginals here.
+// The model's first-order scores of `sentence`, for `what` (the call's
+// result, named in the error); second-order models have no marginals here.
 absl::StatusOr<ChainScores> ScoreSentence(const ChainModel& model,
                                           const Sentence& sentence,
-                                          bool constrained,
-                                          TagScratch* scratch) {
+                                          bool constrained, TagScratch* scratch,
+                                          absl::string_view what) {
   if (model.order() != 1) {
-    return absl::UnimplementedError(
-        "marginals are computed for first-order models only; this model is "
-        "second-order (use nbest)");
+    return absl::UnimplementedError(absl::StrCat(
+        what,
+        " are computed for first-order models only; this model is "
+        "second-order (nbest lists its best labelings and their scores)"));
   }
   return model.FirstOrderScores(sentence, constrained, scratch);
 }
@@ -79,7 +81,7 @@ absl::Status ComputeMaxMarginals(const ChainModel& model,
                                  std::vector<double>* out) {
   out->clear();
   absl::StatusOr<ChainScores> scores =
-      ScoreSentence(model, sentence, constrained, &scratch->tag);
+      ScoreSentence(model, sentence, constrained, &scratch->tag, "margins");
   if (!scores.ok()) return scores.status();
   if (scores->length == 0) return absl::OkStatus();
   Forward(*scores, &scratch->forward);
@@ -98,7 +100,7 @@ absl::StatusOr<double> ComputeLabelMarginals(const ChainModel& model,
                                              std::vector<double>* out) {
   out->clear();
   absl::StatusOr<ChainScores> scores =
-      ScoreSentence(model, sentence, constrained, &scratch->tag);
+      ScoreSentence(model, sentence, constrained, &scratch->tag, "marginals");
   if (!scores.ok()) return scores.status();
   if (scores->length == 0) return 0.0;
   // Forward–backward writes the transition and boundary marginals after
@@ -118,8 +120,8 @@ absl::StatusOr<double> LogProbabilityOfLabeling(
     const ChainModel& model, const Sentence& sentence,
     const std::vector<int32_t>& labels, bool constrained,
     MaxMarginalScratch* scratch) {
-  absl::StatusOr<ChainScores> scores =
-      ScoreSentence(model, sentence, constrained, &scratch->tag);
+  absl::StatusOr<ChainScores> scores = ScoreSentence(
+      model, sentence, constrained, &scratch->tag, "log probabilities");
   if (!scores.ok()) return scores.status();
   if (static_cast<size_t>(scores->length) != labels.size()) {
     return absl::InvalidArgumentError(

@@ -195,6 +195,14 @@ class ItemWriter {
   double Number(absl::string_view name, PyObject* value) const {
     const double number = PyFloat_AsDouble(value);
     if (number == -1.0 && PyErr_Occurred()) {
+      if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+        // A number, too large for a double (an int such as 10**400).
+        PyErr_Clear();
+        throw StatusException(absl::InvalidArgumentError(
+            absl::StrCat(Where(), ": the value of '", prefix_, name,
+                         "' is too large for a float; values must be finite "
+                         "floats")));
+      }
       PyErr_Clear();
       throw py::type_error(
           absl::StrCat(Where(), ": the value of '", prefix_, name,

@@ -135,6 +135,8 @@ class ItemFormsTest(unittest.TestCase):
             chaintag.ItemSequences([[{"a": object()}]])
         with self.assertRaisesRegex(ValueError, r"X\[0\]\[0\]: the value of 'a'"):
             chaintag.ItemSequences([[{"a": float("nan")}]])
+        with self.assertRaisesRegex(ValueError, r"'a' is too large for a float"):
+            chaintag.ItemSequences([[{"a": 10**400}]])
         with self.assertRaisesRegex(ValueError, r"y\[1\] has 1 labels for 2 items"):
             chaintag.ItemSequences([[["a"]], [["a"], ["b"]]], [["X"], ["Y"]])
         with self.assertRaisesRegex(ValueError, "X has 2 sequences but y has 1"):
