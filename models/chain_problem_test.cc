@@ -1504,8 +1504,8 @@ TEST(FreeSpaceTest, ManyLabelsOraclesAreTheDenseOnesLentOrAlone) {
     std::vector<double> got(free.size(), 0.0), changed(dense.size(), 0.0);
     space->AddCornerMinusState(i, example.labels, states[i].data(), 0.5,
                                got.data());
-    dense_problem->AddCornerMinusState(i, example.labels, states[i].data(),
-                                       0.5, changed.data());
+    dense_problem->AddCornerMinusState(i, example.labels, states[i].data(), 0.5,
+                                       changed.data());
     ExpectNear(got, AtFree(changed, free), "AddCornerMinusState");
   }
 }

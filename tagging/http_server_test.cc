@@ -151,6 +151,20 @@ TEST_F(HttpServerTest, ErrorsTheLibraryAnswersAreJsonToo) {
   EXPECT_EQ(tagged->status, 200);
 }
 
+// What arrives on `fd` until the server closes it (or 5 s pass quietly).
+std::string ReadUntilClosed(int fd) {
+  std::string answer;
+  char buffer[4096];
+  for (;;) {
+    pollfd entry = {fd, POLLIN, 0};
+    if (::poll(&entry, 1, 5000) <= 0) break;
+    const ssize_t n = ::recv(fd, buffer, sizeof(buffer), 0);
+    if (n <= 0) break;
+    answer.append(buffer, static_cast<size_t>(n));
+  }
+  return answer;
+}
+
 // What the server answers on a raw connection to `head` followed by
 // `body_bytes` bytes of `body_byte` (sent from a thread of their own, as
 // the server may stop reading them), up to the connection's close.
@@ -168,15 +182,7 @@ std::string AnswerTo(int fd, const std::string& head, int64_t body_bytes,
       sent += n;
     }
   });
-  std::string answer;
-  char buffer[4096];
-  for (;;) {
-    pollfd entry = {fd, POLLIN, 0};
-    if (::poll(&entry, 1, 5000) <= 0) break;
-    const ssize_t n = ::recv(fd, buffer, sizeof(buffer), 0);
-    if (n <= 0) break;
-    answer.append(buffer, static_cast<size_t>(n));
-  }
+  const std::string answer = ReadUntilClosed(fd);
   ::shutdown(fd, SHUT_RDWR);
   sender.join();
   ::close(fd);
@@ -232,15 +238,7 @@ TEST_F(HttpServerTest, APostWithoutALengthHasNoBody) {
       "POST /v1/reload HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
   ASSERT_EQ(::send(fd, request.data(), request.size(), MSG_NOSIGNAL),
             static_cast<ssize_t>(request.size()));
-  std::string answer;
-  char buffer[4096];
-  for (;;) {
-    pollfd entry = {fd, POLLIN, 0};
-    if (::poll(&entry, 1, 5000) <= 0) break;
-    const ssize_t n = ::recv(fd, buffer, sizeof(buffer), 0);
-    if (n <= 0) break;
-    answer.append(buffer, static_cast<size_t>(n));
-  }
+  const std::string answer = ReadUntilClosed(fd);
   ::close(fd);
   EXPECT_TRUE(absl::StartsWith(answer, "HTTP/1.1 200")) << answer;
   EXPECT_TRUE(absl::EndsWith(answer, "{\"generation\":2}")) << answer;
