@@ -8,11 +8,13 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "base/file_io.h"
@@ -427,12 +429,28 @@ std::string StopRuleText(const SolverConfig& config) {
     absl::StrAppend(&rule, rule.empty() ? "" : " or ",
                     absl::StrFormat("gap <= %g", config.gap_tolerance()));
   }
-  if (rule.empty() || config.gap_check() <= 0) {
-    return absl::StrFormat("up to %d passes", config.max_passes());
+  // svrg's lines count epochs, two passes over the data each.
+  const bool epochs = PassesAreEpochs(config.name());
+  std::string cap = absl::StrFormat(
+      epochs ? "%d passes over the data" : "%d passes", config.max_passes());
+  std::vector<std::string> notes;
+  if (epochs) {
+    notes.push_back(
+        absl::StrFormat("%d epochs of two", (config.max_passes() + 1) / 2));
   }
-  return absl::StrFormat(
-      "until %s (checked every %d passes), at most %d passes", rule,
-      config.gap_check(), config.max_passes());
+  if (!HasDualityGap(config)) {
+    notes.push_back(
+        absl::StrCat(config.name(), " has no duality gap to stop on"));
+    rule.clear();
+  }
+  if (!notes.empty()) {
+    absl::StrAppend(&cap, " (", absl::StrJoin(notes, "; "), ")");
+  }
+  if (rule.empty() || config.gap_check() <= 0) {
+    return absl::StrCat("up to ", cap);
+  }
+  return absl::StrFormat("until %s (checked every %d %s), at most %s", rule,
+                         config.gap_check(), epochs ? "epochs" : "passes", cap);
 }
 
 // The last line of the progress stream: passes, the certificate, times and
@@ -448,8 +466,9 @@ std::string DoneLine(const TrainingSummary& summary, absl::Time start,
           : absl::StrFormat("primal %.6g, no duality gap (%s keeps no dual)",
                             summary.primal(), summary.solver());
   return absl::StrFormat(
-      "done: %d passes, %s (%s), %.1fs training, %.1fs total%s",
-      summary.passes(), certificate, summary.stop_reason(), summary.seconds(),
+      "done: %d %s, %s (%s), %.1fs training, %.1fs total%s", summary.passes(),
+      PassesAreEpochs(summary.solver()) ? "epochs" : "passes", certificate,
+      summary.stop_reason(), summary.seconds(),
       absl::ToDoubleSeconds(absl::Now() - start), scores);
 }
 

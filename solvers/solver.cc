@@ -100,6 +100,16 @@ bool KeepsFreeCoordinates(const SolverConfig& config) {
   return config.name() == "lbfgs" || config.name() == "sag";
 }
 
+bool PassesAreEpochs(const std::string& solver_name) {
+  return solver_name == "svrg" || solver_name == "casimir_svrg";
+}
+
+bool HasDualityGap(const SolverConfig& config) {
+  if (config.name() == "ssg") return false;
+  return !PassesAreEpochs(config.name()) ||
+         config.objective() == SolverConfig::LOG_SUM_EXP;
+}
+
 void KeepOverriddenLambdaForm(const SolverConfig& file, SolverConfig* solver) {
   const bool lambda = file.lambda() != solver->lambda();
   const bool c = file.c() != solver->c();

@@ -65,6 +65,14 @@ void KeepOverriddenLambdaForm(const SolverConfig& file, SolverConfig* solver);
 // its observed labels is given to them with its free coordinates made its
 // space (ChainProblem::MakeFreeCoordinatesTheSpace).
 bool KeepsFreeCoordinates(const SolverConfig& config);
+// Whether the named solver's passes (its progress lines, a summary's
+// passes()) are epochs of two passes over the data each: svrg and
+// casimir_svrg, whose max_passes counts passes over the data.
+bool PassesAreEpochs(const std::string& solver_name);
+// Whether the config's solver reports a duality gap, which its tolerances
+// can stop on: every solver but ssg, and svrg and casimir_svrg only on the
+// smooth LOG_SUM_EXP objective (the others keep no dual).
+bool HasDualityGap(const SolverConfig& config);
 
 // Which tolerance an exact gap meets, if any: the absolute gap_tolerance
 // first, then relative_gap_tolerance · primal.

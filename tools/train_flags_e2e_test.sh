@@ -91,6 +91,18 @@ awk 'FNR == NR { line[FNR] = $0; next }
   > /dev/null 2> err.txt || fail "--loss=crf with bcfw: $(cat err.txt)"
 grep -q 'training: solver sag' err.txt \
   || fail "--loss=crf with bcfw: no 'training: solver sag' line: $(cat err.txt)"
+# svrg counts epochs of two passes over the data, and says so where it
+# states its cap and where it stops; on the hinge it has no gap to stop on.
+"$TRAIN" --config=toy.textproto --solver=svrg --lr=0.05 --max_passes=6 \
+  > /dev/null 2> err.txt || fail "svrg: $(cat err.txt)"
+grep -q 'up to 6 passes over the data (3 epochs of two; svrg has no duality gap to stop on)' err.txt \
+  || fail "svrg's cap: $(grep training: err.txt)"
+grep -q '^done: 3 epochs, ' err.txt || fail "svrg's stop: $(grep done: err.txt)"
+"$TRAIN" --config=toy.textproto --loss=crf --solver=svrg --lr=0.05 \
+  --max_passes=6 --gap_tolerance=1e-3 > /dev/null 2> err.txt \
+  || fail "crf svrg: $(cat err.txt)"
+grep -q 'until gap <= 0.001 (checked every [0-9]* epochs), at most 6 passes over the data (3 epochs of two)' err.txt \
+  || fail "crf svrg's rule: $(grep training: err.txt)"
 
 # --eval_every=0 (the config says 2): no pass but the last is scored.
 "$TRAIN" --config=toy.textproto --quiet --eval_every=0 --log=d.jsonl > /dev/null 2>&1
