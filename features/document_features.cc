@@ -18,9 +18,6 @@ namespace {
 struct Position {
   int sentence = 0;
   int token = 0;
-  bool operator==(const Position& other) const {
-    return sentence == other.sentence && token == other.token;
-  }
 };
 
 // A first-stage entity: its sentence, tokens [begin, end), type and words.
@@ -30,19 +27,22 @@ struct Entity {
   int end = 0;
   std::string type;
   std::string surface;
-  bool Covers(const Position& p) const {
-    return p.sentence == sentence && p.token >= begin && p.token < end;
-  }
 };
 
-// The most frequent key; ties to the smallest; "-" when there is none.
-std::string Majority(const std::map<std::string, int>& counts) {
+// The most frequent key of `counts` less one occurrence of `own` (the
+// token's own, which the attribute must not restate); ties to the smallest;
+// "-" when there is none. Counting once per key and taking the token's own
+// out keeps a document linear in its tokens, where counting the other
+// occurrences for each token was quadratic in a word's repeats.
+std::string MajorityWithout(const std::map<std::string, int>& counts,
+                            const std::string& own) {
   std::string best = kNoDocumentEvidence;
   int best_count = 0;
   for (const auto& [key, count] : counts) {
-    if (count > best_count) {
+    const int others = key == own ? count - 1 : count;
+    if (others > best_count) {
       best = key;
-      best_count = count;
+      best_count = others;
     }
   }
   return best;
@@ -55,20 +55,24 @@ class DocumentView {
       : word_attribute_(word_attribute), document_(document), labels_(labels) {
     for (int s = 0; s < static_cast<int>(document.size()); ++s) {
       for (int t = 0; t < document[s].size(); ++t) {
-        by_word_[Word({s, t})].push_back({s, t});
-        by_lowercase_[absl::AsciiStrToLower(Word({s, t}))].push_back({s, t});
+        const std::string& label = labels[s][t];
+        ++by_word_[Word({s, t})][label];
+        ++by_lowercase_[absl::AsciiStrToLower(Word({s, t}))][label];
       }
       for (const Chunk& chunk : ExtractChunks(labels[s])) {
         AddEntity(s, chunk);
       }
     }
+    for (auto& [word, indices] : containing_) longest_[word] = Longest(indices);
   }
 
   // The four attributes of the token at `p`.
   std::vector<std::string> Attributes(const Position& p) const {
-    return {MajorityLabel(by_word_, Word(p), p),
-            MajorityLabel(by_lowercase_, absl::AsciiStrToLower(Word(p)), p),
-            SurfaceType(p), LongestContaining(p)};
+    const std::string& own = labels_[p.sentence][p.token];
+    return {
+        MajorityWithout(by_word_.at(Word(p)), own),
+        MajorityWithout(by_lowercase_.at(absl::AsciiStrToLower(Word(p))), own),
+        SurfaceType(p), LongestContaining(p)};
   }
 
  private:
@@ -82,7 +86,7 @@ class DocumentView {
     for (int t = chunk.begin; t < chunk.end; ++t) words.push_back(Word({s, t}));
     entity.surface = absl::StrJoin(words, " ");
     const int index = static_cast<int>(entities_.size());
-    by_surface_[entity.surface].push_back(index);
+    ++by_surface_[entity.surface][entity.type];
     for (int t = chunk.begin; t < chunk.end; ++t) {
       containing_[Word({s, t})].push_back(index);
       entity_at_[{s, t}] = index;
@@ -90,52 +94,63 @@ class DocumentView {
     entities_.push_back(std::move(entity));
   }
 
-  std::string MajorityLabel(
-      const absl::flat_hash_map<std::string, std::vector<Position>>& index,
-      const std::string& key, const Position& p) const {
-    std::map<std::string, int> counts;
-    for (const Position& other : index.at(key)) {
-      if (!(other == p)) ++counts[labels_[other.sentence][other.token]];
-    }
-    return Majority(counts);
-  }
-
   std::string SurfaceType(const Position& p) const {
     const auto at = entity_at_.find({p.sentence, p.token});
     if (at == entity_at_.end()) return kNoDocumentEvidence;
-    std::map<std::string, int> counts;
-    for (int other : by_surface_.at(entities_[at->second].surface)) {
-      if (other != at->second) ++counts[entities_[other].type];
+    const Entity& own = entities_[at->second];
+    return MajorityWithout(by_surface_.at(own.surface), own.type);
+  }
+
+  // The longest entities holding a word, longest first and among equals the
+  // earliest in the document: the first, and the first other than it (a
+  // token's own entity is left out, and it has one at most).
+  struct LongestPair {
+    int first = -1;
+    int second = -1;
+  };
+  LongestPair Longest(const std::vector<int>& indices) const {
+    LongestPair longest;
+    auto longer = [&](int index, int than) {
+      return than < 0 || entities_[index].end - entities_[index].begin >
+                             entities_[than].end - entities_[than].begin;
+    };
+    for (int index : indices) {
+      if (index == longest.first || index == longest.second) continue;
+      if (longer(index, longest.first)) {
+        longest.second = longest.first;
+        longest.first = index;
+      } else if (longer(index, longest.second)) {
+        longest.second = index;
+      }
     }
-    return Majority(counts);
+    return longest;
   }
 
   std::string LongestContaining(const Position& p) const {
-    const auto found = containing_.find(Word(p));
-    if (found == containing_.end()) return kNoDocumentEvidence;
-    const Entity* best = nullptr;
-    for (int index : found->second) {
-      const Entity& entity = entities_[index];
-      if (entity.Covers(p)) continue;
-      // Longest first; among equals the earliest in the document.
-      if (best == nullptr ||
-          entity.end - entity.begin > best->end - best->begin) {
-        best = &entity;
-      }
+    const auto found = longest_.find(Word(p));
+    if (found == longest_.end()) return kNoDocumentEvidence;
+    const auto own = entity_at_.find({p.sentence, p.token});
+    int best = found->second.first;
+    if (own != entity_at_.end() && own->second == best) {
+      best = found->second.second;
     }
-    if (best == nullptr) return kNoDocumentEvidence;
-    const bool first = Word({best->sentence, best->begin}) == Word(p);
-    return absl::StrCat(first ? "B-" : "I-", best->type);
+    if (best < 0) return kNoDocumentEvidence;
+    const Entity& entity = entities_[best];
+    const bool first = Word({entity.sentence, entity.begin}) == Word(p);
+    return absl::StrCat(first ? "B-" : "I-", entity.type);
   }
 
   const int word_attribute_;
   const absl::Span<const Sentence> document_;
   const std::vector<std::vector<std::string>>& labels_;
-  absl::flat_hash_map<std::string, std::vector<Position>> by_word_;
-  absl::flat_hash_map<std::string, std::vector<Position>> by_lowercase_;
+  // Label counts of each word's and lowercased word's tokens, and entity
+  // type counts of each surface string.
+  absl::flat_hash_map<std::string, std::map<std::string, int>> by_word_;
+  absl::flat_hash_map<std::string, std::map<std::string, int>> by_lowercase_;
   std::vector<Entity> entities_;
-  absl::flat_hash_map<std::string, std::vector<int>> by_surface_;
+  absl::flat_hash_map<std::string, std::map<std::string, int>> by_surface_;
   absl::flat_hash_map<std::string, std::vector<int>> containing_;
+  absl::flat_hash_map<std::string, LongestPair> longest_;
   absl::flat_hash_map<std::pair<int, int>, int> entity_at_;
 };
 

@@ -1,10 +1,15 @@
 #include "features/document_features.h"
 
+#include <map>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "corpora/sentence.h"
+#include "corpora/tag_scheme.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -72,6 +77,124 @@ TEST(DocumentFeaturesTest, HandComputedDocument) {
   // "Leicester City", not first.
   EXPECT_THAT(Attributes(document[2], 1),
               ElementsAre("I-ORG", "I-ORG", "ORG", "I-ORG"));
+}
+
+// The four attributes as the header defines them, written out by scanning
+// the whole document for every token.
+std::vector<std::string> BruteForceAttributes(
+    const std::vector<Sentence>& document,
+    const std::vector<std::vector<std::string>>& labels, int s, int t) {
+  struct Mention {
+    int sentence, begin, end;
+    std::string type, surface;
+  };
+  std::vector<Mention> mentions;
+  for (int d = 0; d < static_cast<int>(document.size()); ++d) {
+    for (const Chunk& chunk : ExtractChunks(labels[d])) {
+      std::vector<std::string> words;
+      for (int u = chunk.begin; u < chunk.end; ++u) {
+        words.push_back(document[d].attribute(u, 0));
+      }
+      mentions.push_back(
+          {d, chunk.begin, chunk.end, chunk.type, absl::StrJoin(words, " ")});
+    }
+  }
+  auto majority = [](const std::map<std::string, int>& counts) {
+    std::string best = "-";
+    int best_count = 0;
+    for (const auto& [key, count] : counts) {
+      if (count > best_count) best = key, best_count = count;
+    }
+    return best;
+  };
+  const std::string word = document[s].attribute(t, 0);
+  std::map<std::string, int> exact, lower;
+  for (int d = 0; d < static_cast<int>(document.size()); ++d) {
+    for (int u = 0; u < document[d].size(); ++u) {
+      if (d == s && u == t) continue;
+      const std::string other = document[d].attribute(u, 0);
+      if (other == word) ++exact[labels[d][u]];
+      if (absl::AsciiStrToLower(other) == absl::AsciiStrToLower(word)) {
+        ++lower[labels[d][u]];
+      }
+    }
+  }
+  int own = -1;
+  for (int m = 0; m < static_cast<int>(mentions.size()); ++m) {
+    if (mentions[m].sentence == s && t >= mentions[m].begin &&
+        t < mentions[m].end) {
+      own = m;
+    }
+  }
+  std::string surface = "-";
+  if (own >= 0) {
+    std::map<std::string, int> types;
+    for (int m = 0; m < static_cast<int>(mentions.size()); ++m) {
+      if (m != own && mentions[m].surface == mentions[own].surface) {
+        ++types[mentions[m].type];
+      }
+    }
+    surface = majority(types);
+  }
+  int longest = -1;
+  for (int m = 0; m < static_cast<int>(mentions.size()); ++m) {
+    if (m == own) continue;
+    bool holds = false;
+    for (int u = mentions[m].begin; u < mentions[m].end; ++u) {
+      holds |= document[mentions[m].sentence].attribute(u, 0) == word;
+    }
+    const auto length = [&](int k) {
+      return mentions[k].end - mentions[k].begin;
+    };
+    if (holds && (longest < 0 || length(m) > length(longest))) longest = m;
+  }
+  std::string containing = "-";
+  if (longest >= 0) {
+    const Mention& m = mentions[longest];
+    containing =
+        (document[m.sentence].attribute(m.begin, 0) == word ? "B-" : "I-") +
+        m.type;
+  }
+  return {majority(exact), majority(lower), surface, containing};
+}
+
+// Random documents of few words, repeated often and in many entities: every
+// token's attributes are the brute-force ones.
+TEST(DocumentFeaturesTest, RandomDocumentsMatchBruteForce) {
+  std::mt19937 rng(7);
+  const std::vector<std::string> words = {"a", "A", "b", "B", "c"};
+  const std::vector<std::string> tags = {"O", "B-X", "I-X", "B-Y", "I-Y"};
+  std::uniform_int_distribution<int> word(0, 4), tag(0, 4), length(1, 6);
+  for (int round = 0; round < 50; ++round) {
+    std::vector<Sentence> document;
+    std::vector<std::vector<std::string>> labels;
+    for (int s = 0, n = length(rng); s < n; ++s) {
+      std::vector<std::string> text, sentence_labels;
+      for (int t = 0, m = length(rng); t < m; ++t) {
+        text.push_back(words[word(rng)]);
+        std::string label = tags[tag(rng)];
+        // IOB2: an I- continues the same type only.
+        if (label[0] == 'I' &&
+            (sentence_labels.empty() || sentence_labels.back().size() < 2 ||
+             sentence_labels.back().substr(2) != label.substr(2))) {
+          label[0] = 'B';
+        }
+        sentence_labels.push_back(label);
+      }
+      document.push_back(MakeSentence(absl::StrJoin(text, " ")));
+      labels.push_back(sentence_labels);
+    }
+    const std::vector<Sentence> before = document;
+    ASSERT_TRUE(
+        AppendDocumentAttributes(0, labels, absl::MakeSpan(document)).ok());
+    for (int s = 0; s < static_cast<int>(document.size()); ++s) {
+      for (int t = 0; t < document[s].size(); ++t) {
+        ASSERT_EQ(Attributes(document[s], t),
+                  BruteForceAttributes(before, labels, s, t))
+            << "round " << round << " sentence " << s << " token " << t;
+      }
+    }
+  }
 }
 
 TEST(DocumentFeaturesTest, ASentenceElsewhereChangesTheFeatures) {
