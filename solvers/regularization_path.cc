@@ -103,6 +103,19 @@ absl::StatusOr<PathPlan> MakePathPlan(const Problem& problem,
   const RegularizationPathConfig& path = config.path();
   plan.exact = path.mode() == RegularizationPathConfig::EPSILON_APPROXIMATE;
   plan.epsilon = path.epsilon();
+  // 0 stands for the defaults; a negative value is a mistake, not one.
+  if (!(path.kappa() >= 0) || !(path.lambda_min() >= 0) ||
+      !(path.lambda_max() >= 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "regularization path: kappa, lambda_min and lambda_max must not be "
+        "negative (0 takes the default), got ",
+        path.kappa(), ", ", path.lambda_min(), ", ", path.lambda_max()));
+  }
+  if (path.lambda_max() > 0 && path.lambda_min() > path.lambda_max()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("regularization path: lambda_min (", path.lambda_min(),
+                     ") is above lambda_max (", path.lambda_max(), ")"));
+  }
   plan.kappa = path.kappa() > 0 ? path.kappa() : (plan.exact ? 0.9 : 0.7);
   if (!(plan.epsilon > 0) || !(plan.kappa > 0 && plan.kappa < 1)) {
     return absl::InvalidArgumentError(absl::StrCat(

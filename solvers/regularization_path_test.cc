@@ -277,5 +277,35 @@ TEST(RegularizationPathTest,
       << points.status();
 }
 
+// κ, lambda_min and lambda_max take 0 for their defaults; a negative value
+// or lambda_min above lambda_max is refused by name, not taken as the
+// default.
+TEST(RegularizationPathTest, RefusesNegativeSettingsAndAnEmptyRange) {
+  const MulticlassProblem problem = RandomMulticlassProblem(5, 2, 3, 1);
+  auto refused = [&](const SolverConfig& config) {
+    absl::StatusOr<std::vector<PathPoint>> points =
+        RunRegularizationPath(problem, config, nullptr);
+    return points.ok() ? std::string() : std::string(points.status().message());
+  };
+  const SolverConfig good =
+      PathConfig("bcfw", SolverConfig::FW, false,
+                 RegularizationPathConfig::EPSILON_APPROXIMATE);
+  SolverConfig config = good;
+  config.mutable_path()->set_kappa(-1);
+  EXPECT_NE(refused(config).find("must not be negative"), std::string::npos);
+  config = good;
+  config.mutable_path()->set_lambda_min(-1);
+  EXPECT_NE(refused(config).find("must not be negative"), std::string::npos);
+  config = good;
+  config.mutable_path()->set_lambda_max(-1);
+  EXPECT_NE(refused(config).find("must not be negative"), std::string::npos);
+  config = good;
+  config.mutable_path()->set_lambda_min(1);
+  config.mutable_path()->set_lambda_max(0.1);
+  EXPECT_NE(refused(config).find("lambda_min (1) is above lambda_max (0.1)"),
+            std::string::npos);
+  EXPECT_EQ(refused(good), "");
+}
+
 }  // namespace
 }  // namespace chaintag
