@@ -15,6 +15,12 @@
 namespace chaintag {
 namespace {
 
+// What the tag is appended with: a TAB to a line whose fields TABs
+// separate (as CRF++'s crf_test keeps them), a space otherwise.
+char FieldSeparator(const std::string& line) {
+  return line.find('\t') != std::string::npos ? '\t' : ' ';
+}
+
 int CountFields(const std::string& line) {
   return static_cast<int>(
       std::vector<absl::string_view>(
@@ -220,7 +226,7 @@ void ConllStreamTagger::FormatItem(int i) {
     const std::string& line = sentence.lines[t];
     std::memcpy(out, line.data(), line.size());
     out += line.size();
-    *out++ = ' ';
+    *out++ = FieldSeparator(line);
     std::memcpy(out, tags[t].data(), tags[t].size());
     out += tags[t].size();
     *out++ = '\n';
@@ -329,7 +335,8 @@ void ConllStreamTagger::AppendPendingDocStarts() {
   for (const std::string& line : pending_docstarts_) {
     out_.append(line);
     if (output_fields_ > 0 && CountFields(line) < output_fields_) {
-      out_.append(" ").append(outside_);
+      out_.push_back(FieldSeparator(line));
+      out_.append(outside_);
     }
     out_.append("\n\n");
   }

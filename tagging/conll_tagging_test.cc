@@ -70,6 +70,23 @@ TEST(ConllTaggingTest, AppendsOneTagALineInInputOrder) {
   }
 }
 
+// A file whose fields TABs separate (CRF++'s columns) gets its tags
+// appended with a TAB, as crf_test does, so that TAB-based tools (conlleval
+// -d '\t') read one delimiter; the tags are those of the same file with
+// spaces.
+TEST(ConllTaggingTest, TabSeparatedLinesGetTheirTagAfterATab) {
+  const ChainModel model = MakeModel();
+  const std::string text = Corpus(23);
+  std::string tabbed = text;
+  std::replace(tabbed.begin(), tabbed.end(), ' ', '\t');
+  std::string spaced_out, tabbed_out;
+  ASSERT_TRUE(Tag(model, text, 1, 256, &spaced_out).ok());
+  ASSERT_TRUE(Tag(model, tabbed, 1, 256, &tabbed_out).ok());
+  EXPECT_EQ(tabbed_out.find(' '), std::string::npos) << tabbed_out;
+  std::replace(tabbed_out.begin(), tabbed_out.end(), '\t', ' ');
+  EXPECT_EQ(tabbed_out, spaced_out);
+}
+
 TEST(ConllTaggingTest, OutputDoesNotDependOnThreadsOrBatches) {
   const ChainModel model = MakeModel();
   const std::string text = Corpus(203);
