@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -217,8 +218,11 @@ absl::StatusOr<TrainingSummary> TrainOnPath(const ChainProblem& problem,
   summary.set_oracle_calls(static_cast<int64_t>(
       std::llround(last.cumulative_passes * problem.NumExamples())));
   summary.set_seconds(last.seconds);
+  const bool out_of_time =
+      absl::StrContains(last.stop_reason, "the path's max_seconds");
   summary.set_stop_reason(absl::StrCat(
       InterruptRequests() > 0 ? "interrupted; " : "",
+      out_of_time ? "max_seconds; " : "",
       absl::StrFormat(
           "regularization path: %d breakpoints, chosen J = %d by %s %.2f",
           static_cast<int>(path->points.size()), best.index, path->score_name,

@@ -278,19 +278,24 @@ absl::StatusOr<std::vector<PathPoint>> RunRegularizationPath(
   std::vector<PathPoint> points;
   std::vector<double> deltas;
   for (int j = 0;; ++j) {
+    const bool out_of_time = config.max_seconds() > 0 &&
+                             ElapsedSeconds(begin) >= config.max_seconds();
     const double delta_sum =
         run.BlockDeltas(&deltas, /*allow_stale=*/!plan->exact);
     absl::StatusOr<double> rho =
         SegmentRatio(run, delta_sum, plan->epsilon, *point);
-    if (!rho.ok() && InterruptRequests() > 0) {
-      // An interrupted solve: kept as a point of an empty segment, so the
-      // run still delivers what it has.
+    if (!rho.ok() && (InterruptRequests() > 0 || out_of_time)) {
+      // An interrupted solve, or one the time budget cut: kept as a point
+      // of an empty segment, so the run still delivers what it has.
       rho = 1.0;
     }
     if (!rho.ok()) return rho.status();
     point->lambda_end = *rho * point->lambda;
     const bool last = *rho == 0 || point->lambda_end < path.lambda_min() ||
-                      j + 1 >= path.max_breakpoints();
+                      j + 1 >= path.max_breakpoints() || out_of_time;
+    if (out_of_time && *rho != 0) {
+      absl::StrAppend(&point->stop_reason, "; the path's max_seconds");
+    }
     point->cumulative_passes = EffectivePasses(run, n, start.oracle_calls);
     point->seconds = ElapsedSeconds(begin);
     if (callback) {

@@ -64,7 +64,9 @@ using PathCallback =
 
 // Runs the path with `config` (its `path` field, and the inner solver's
 // options; gap_tolerance is replaced by κε, the seed of breakpoint J is
-// seed + J). Returns the points in order.
+// seed + J). max_seconds, when set, is the whole path's budget (each
+// breakpoint's solve is held to it too): no solve starts past it, and the
+// last point says so in its stop_reason. Returns the points in order.
 absl::StatusOr<std::vector<PathPoint>> RunRegularizationPath(
     const Problem& problem, const SolverConfig& config,
     const PathCallback& callback);

@@ -277,6 +277,23 @@ TEST(RegularizationPathTest,
       << points.status();
 }
 
+// max_seconds bounds the whole path: past it no breakpoint is solved, and
+// the last point delivered says why the path ends there.
+TEST(RegularizationPathTest, MaxSecondsEndsThePath) {
+  const MulticlassProblem problem = RandomMulticlassProblem(40, 4, 6, 3);
+  SolverConfig config =
+      PathConfig("bcfw", SolverConfig::FW, false,
+                 RegularizationPathConfig::EPSILON_APPROXIMATE);
+  const std::vector<Stored> whole = RunAndStore(problem, config);
+  ASSERT_GE(whole.size(), 3u);
+  config.set_max_seconds(1e-9);
+  const std::vector<Stored> cut = RunAndStore(problem, config);
+  ASSERT_EQ(cut.size(), 1u);
+  EXPECT_NE(cut[0].point.stop_reason.find("the path's max_seconds"),
+            std::string::npos)
+      << cut[0].point.stop_reason;
+}
+
 // κ, lambda_min and lambda_max take 0 for their defaults; a negative value
 // or lambda_min above lambda_max is refused by name, not taken as the
 // default.
