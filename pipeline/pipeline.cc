@@ -219,7 +219,7 @@ absl::StatusOr<TrainingSummary> TrainOnPath(const ChainProblem& problem,
       std::llround(last.cumulative_passes * problem.NumExamples())));
   summary.set_seconds(last.seconds);
   const bool out_of_time =
-      absl::StrContains(last.stop_reason, "the path's max_seconds");
+      absl::EndsWith(last.stop_reason, kPathTimeBudgetSpent);
   summary.set_stop_reason(absl::StrCat(
       InterruptRequests() > 0 ? "interrupted; " : "",
       out_of_time ? "max_seconds; " : "",

@@ -294,7 +294,7 @@ absl::StatusOr<std::vector<PathPoint>> RunRegularizationPath(
     const bool last = *rho == 0 || point->lambda_end < path.lambda_min() ||
                       j + 1 >= path.max_breakpoints() || out_of_time;
     if (out_of_time && *rho != 0) {
-      absl::StrAppend(&point->stop_reason, "; the path's max_seconds");
+      absl::StrAppend(&point->stop_reason, kPathTimeBudgetSpent);
     }
     point->cumulative_passes = EffectivePasses(run, n, start.oracle_calls);
     point->seconds = ElapsedSeconds(begin);

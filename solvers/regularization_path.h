@@ -38,6 +38,9 @@
 
 namespace chaintag {
 
+// Appended to the stop_reason of the point where max_seconds ended a path.
+constexpr char kPathTimeBudgetSpent[] = "; the path's max_seconds";
+
 // One solution on the path or the grid.
 struct PathPoint {
   int index = 0;      // J; 0 is λ∞ on a path
