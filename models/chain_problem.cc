@@ -218,6 +218,11 @@ void ChainProblem::AddLossToPositions(int i, double sign, int first, int last,
 
 void ChainProblem::ComputeScores(int i, const double* v, double scale,
                                  Scores* scores) const {
+  if (free_space_) {
+    // A row's few free labels: too little to split over the helpers.
+    ComputeScoresAtFree(i, v, scale, scores);
+    return;
+  }
   const ChainExample& example = examples_[i];
   const int T = example.features.size();
   const int L = layout_.num_labels;
@@ -225,32 +230,20 @@ void ChainProblem::ComputeScores(int i, const double* v, double scale,
   scratch.unary.resize(static_cast<size_t>(T) * L);
   double* unary = scratch.unary.data();
   StepHelpers* helpers = StepHelpers::Current();
-  // The free space's few labels a row: too little to split.
-  if (helpers != nullptr && L >= kSplitUnaryLabels && !free_space_) {
+  if (helpers != nullptr && L >= kSplitUnaryLabels) {
     // At least kSplitUnaryPositions positions a part, so that a short
     // sentence stays whole rather than handing out a position or two.
     const int parts =
         std::max(1, std::min(helpers->threads(), T / kSplitUnaryPositions));
     helpers->Run(parts, [&](int part) {
-      ComputeEmissionScoresOf(i, v, static_cast<int>(int64_t{T} * part / parts),
-                              static_cast<int>(int64_t{T} * (part + 1) / parts),
-                              unary);
+      ComputeUnaryScoresOf(
+          L, v, example.features, static_cast<int>(int64_t{T} * part / parts),
+          static_cast<int>(int64_t{T} * (part + 1) / parts), unary);
     });
   } else {
-    ComputeEmissionScoresOf(i, v, 0, T, unary);
+    ComputeUnaryScores(L, v, example.features, unary);
   }
-  FinishScores(i, v + EmissionEnd(), scale, scores);
-}
-
-void ChainProblem::ComputeEmissionScoresOf(int i, const double* w, int first,
-                                           int last, double* unary) const {
-  const FeatureSequence& f = examples_[i].features;
-  if (free_space_) {
-    free_rows_.ComputeUnaryScoresOf(free_listed_labels_.data(), w, f, first,
-                                    last, unary);
-  } else {
-    ComputeUnaryScoresOf(layout_.num_labels, w, f, first, last, unary);
-  }
+  FinishScores(i, v + layout_.pair_emission_offset(), scale, scores);
 }
 
 bool ChainProblem::ComputeCornerUnary(int i, const double* w,
@@ -649,7 +642,12 @@ void ChainProblem::ScoreCorners(int i, const double* w, const double* state,
   if (!ComputeCornerUnary(i, w, state, corners, count)) {
     std::vector<double>& unary = ThreadScratch().unary;
     unary.resize(static_cast<size_t>(Length(i)) * layout_.num_labels);
-    ComputeEmissionScoresOf(i, w, 0, Length(i), unary.data());
+    if (free_space_) {
+      free_rows_.ComputeUnaryScores(free_listed_labels_.data(), w,
+                                    example.features, unary.data());
+    } else {
+      ComputeUnaryScores(layout_.num_labels, w, example.features, unary.data());
+    }
   }
   FinishScores(i, w + EmissionEnd(), 1.0, &chain);
   const double gold_score = ScoreOf(chain, example.labels.data());

@@ -288,10 +288,6 @@ class ChainProblem : public Problem {
   // The scores of sentence i under w = scale·v, in the thread's scratch.
   void ComputeScores(int i, const double* v, double scale,
                      Scores* scores) const;
-  // Every label's emission scores of sentence i at w, at positions [first,
-  // last), into those rows of `unary` (T×L).
-  void ComputeEmissionScoresOf(int i, const double* w, int first, int last,
-                               double* unary) const;
   // The unary scores ScoreCorners reads, into the thread's scratch: at each
   // position those of the gold label, the corners' labels and the labels
   // `state` gives weight (the rest 0, which StateDot multiplies by the
@@ -299,9 +295,11 @@ class ChainProblem : public Problem {
   // than a third of all labels' scores.
   bool ComputeCornerUnary(int i, const double* w, const double* state,
                           const Corner* const* corners, int count) const;
-  // The same at the point whose free coordinates (FreeCoordinates) are
-  // free_w: the emission rows read at their free labels alone.
-  void ComputeScoresAtFree(int i, const double* free_w, Scores* scores) const;
+  // ComputeScores at the point whose free coordinates (FreeCoordinates) are
+  // free_w: the emission rows read at their free labels alone (in the free
+  // space, ComputeScores itself).
+  void ComputeScoresAtFree(int i, const double* free_w, double scale,
+                           Scores* scores) const;
   // For the gradient's additions at the free coordinates, at feature
   // occurrence k of `f` (of `total`): a row's range two strides ahead, then,
   // once that is in cache, its labels and its entries of `free_values` one

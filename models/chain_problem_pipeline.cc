@@ -55,7 +55,7 @@ void ChainProblem::PipelinedOracle(int i, const double* w, const double* state,
   double* augmented = scratch.augmented.data();
   Scores scores;
   // Pointers only at scale 1, no pairs.
-  FinishScores(i, w + EmissionEnd(), 1.0, &scores);
+  FinishScores(i, w + layout_.pair_emission_offset(), 1.0, &scores);
   // The decoder reads the loss-augmented copy, so the plain scores stay as
   // Oracle has them when it scores the gold labeling, the corners and the
   // state; Oracle's removal of the loss is then done on the copy.
@@ -80,7 +80,7 @@ void ChainProblem::PipelinedOracle(int i, const double* w, const double* state,
     const int first = next.fetch_add(kPipelineRows, std::memory_order_relaxed);
     if (first >= T) return false;
     const int last = std::min(T, first + kPipelineRows);
-    ComputeEmissionScoresOf(i, w, first, last, unary);
+    ComputeUnaryScoresOf(L, w, example.features, first, last, unary);
     for (int t = first; t < last; ++t) {
       done[t].store(stamp, std::memory_order_release);
     }
@@ -112,9 +112,10 @@ void ChainProblem::PipelinedOracle(int i, const double* w, const double* state,
   for (int k = 0; k < count; ++k) {
     corner_scores[k] = gold_score - ScoreOf(scores, corners[k]->data());
   }
-  result->state_dot = state != nullptr ? StateDot(i, w + EmissionEnd(), scores,
-                                                  gold_score, state)
-                                       : 0;
+  result->state_dot = state != nullptr
+                          ? StateDot(i, w + layout_.pair_emission_offset(),
+                                     scores, gold_score, state)
+                          : 0;
   AddLossToUnary(i, -1.0, augmented);
   int wrong = 0;
   for (int t = 0; t < T; ++t) wrong += result->corner[t] != gold[t];

@@ -81,13 +81,13 @@ double ChainProblem::SmoothedOracleWithStateDotAtFree(
 // fixed at 0, which never change a sum that starts at +0: the same scores
 // to the bit.
 void ChainProblem::ComputeScoresAtFree(int i, const double* free_w,
-                                       Scores* scores) const {
+                                       double scale, Scores* scores) const {
   const FeatureSequence& f = examples_[i].features;
   Scratch& scratch = ThreadScratch();
   scratch.unary.resize(static_cast<size_t>(f.size()) * layout_.num_labels);
   free_rows_.ComputeUnaryScores(free_listed_labels_.data(), free_w, f,
                                 scratch.unary.data());
-  FinishScores(i, free_w + free_labels_.size(), 1.0, scores);
+  FinishScores(i, free_w + free_labels_.size(), scale, scores);
 }
 
 double ChainProblem::Smoothed(int i, const double* w, const double* free_w,
@@ -100,7 +100,7 @@ double ChainProblem::Smoothed(int i, const double* w, const double* free_w,
     ComputeScores(i, w, 1.0, &scores);
     after_emission = w + EmissionEnd();
   } else {
-    ComputeScoresAtFree(i, free_w, &scores);
+    ComputeScoresAtFree(i, free_w, 1.0, &scores);
     after_emission = free_w + free_labels_.size();
   }
   const double gold_score = ScoreOf(scores, example.labels.data());

@@ -137,14 +137,12 @@ namespace {
 template <typename Weight>
 inline void SparseUnaryScores(const SparseRows& rows, const uint32_t* labels,
                               const Weight* weights,
-                              const FeatureSequence& features, int first,
-                              int last, double* unary) {
+                              const FeatureSequence& features, double* unary) {
   const int L = rows.num_labels();
-  std::fill(unary + static_cast<int64_t>(first) * L,
-            unary + static_cast<int64_t>(last) * L, 0.0);
+  std::fill(unary, unary + static_cast<int64_t>(features.size()) * L, 0.0);
   const uint32_t* ids = features.buckets.data();
-  const int32_t total = features.offsets[last];
-  for (int t = first; t < last; ++t) {
+  const int32_t total = features.offsets[features.size()];
+  for (int t = 0; t < features.size(); ++t) {
     double* out = unary + static_cast<int64_t>(t) * L;
     for (int32_t k = features.offsets[t]; k < features.offsets[t + 1]; ++k) {
       // Two stages, as a row's weights are found through its start: the
@@ -183,15 +181,15 @@ CHAINTAG_AVX2_CLONES void UnaryScoresF32(const SparseRows& rows,
                                          const float* weights,
                                          const FeatureSequence& features,
                                          double* unary) {
-  SparseUnaryScores(rows, labels, weights, features, 0, features.size(), unary);
+  SparseUnaryScores(rows, labels, weights, features, unary);
 }
 
 CHAINTAG_AVX2_CLONES void UnaryScoresF64(const SparseRows& rows,
                                          const uint32_t* labels,
                                          const double* weights,
                                          const FeatureSequence& features,
-                                         int first, int last, double* unary) {
-  SparseUnaryScores(rows, labels, weights, features, first, last, unary);
+                                         double* unary) {
+  SparseUnaryScores(rows, labels, weights, features, unary);
 }
 
 }  // namespace sparse_rows_internal
@@ -207,17 +205,7 @@ void SparseRows::ComputeUnaryScores(const uint32_t* labels,
                                     const double* weights,
                                     const FeatureSequence& features,
                                     double* unary) const {
-  sparse_rows_internal::UnaryScoresF64(*this, labels, weights, features, 0,
-                                       features.size(), unary);
-}
-
-void SparseRows::ComputeUnaryScoresOf(const uint32_t* labels,
-                                      const double* weights,
-                                      const FeatureSequence& features,
-                                      int first, int last,
-                                      double* unary) const {
-  sparse_rows_internal::UnaryScoresF64(*this, labels, weights, features, first,
-                                       last, unary);
+  sparse_rows_internal::UnaryScoresF64(*this, labels, weights, features, unary);
 }
 
 }  // namespace chaintag

@@ -91,11 +91,6 @@ class SparseRows {
                           const FeatureSequence& features, double* unary) const;
   void ComputeUnaryScores(const uint32_t* labels, const double* weights,
                           const FeatureSequence& features, double* unary) const;
-  // The same for positions [first, last) only, the others untouched: parts
-  // computed on several threads give the bits of one call.
-  void ComputeUnaryScoresOf(const uint32_t* labels, const double* weights,
-                            const FeatureSequence& features, int first,
-                            int last, double* unary) const;
 
  private:
   // Where a row's weights and listed labels begin: side by side, so that
