@@ -173,7 +173,11 @@ ChainProblem::ChainProblem(
 
 const GramMatrices& ChainProblem::Gram() const {
   std::call_once(gram_built_, [this] {
-    gram_ = GramMatrices(Sequences(examples_, false), gram_threads_);
+    // The free space's distances are summed at the free coordinates; only
+    // its pair rows read Gram matrices.
+    if (!free_space_) {
+      gram_ = GramMatrices(Sequences(examples_, false), gram_threads_);
+    }
     if (layout_.num_pair_rows > 0) {
       pair_gram_ = GramMatrices(Sequences(examples_, true), gram_threads_);
     }
