@@ -174,6 +174,8 @@ absl::Status CheckDistributed(const PipelineConfig& config,
 absl::Status CheckLambdaSelection(const PipelineConfig& config) {
   absl::Status forms = CheckSolverSettings(config.solver());
   if (!forms.ok()) return forms;
+  absl::Status options = CheckSolverOptions(config.solver());
+  if (!options.ok()) return options;
   if (config.lambda().empty() || config.lambda() == "path") {
     return absl::OkStatus();
   }

@@ -807,6 +807,15 @@ TEST_F(PipelineTest, PerSumLambdaAndRelativeStopAreRecorded) {
   config.mutable_solver()->set_lambda(0.01);
   EXPECT_EQ(RunPipeline(config, options_).status().code(),
             absl::StatusCode::kInvalidArgument);
+  // So is a solver's own option that needs no data: the corpus named is
+  // not there, and the message is svrg's.
+  config.mutable_solver()->clear_lambda();
+  config.mutable_solver()->set_name("svrg");
+  config.mutable_corpus()->set_train("/nonexistent/train.txt");
+  const absl::Status svrg = RunPipeline(config, options_).status();
+  EXPECT_EQ(svrg.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(svrg.message().find("svrg: set learning_rate"), std::string::npos)
+      << svrg;
 }
 
 // A hinge preset asked for a CRF trains with sag, whose linearly closing

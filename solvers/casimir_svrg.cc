@@ -51,10 +51,35 @@ struct CasimirPlan {
   }
 };
 
-absl::Status CheckSmoothing(const std::string& name,
-                            const SolverConfig::Svrg& svrg,
-                            const Smoothing& smoothing) {
-  if (svrg.learning_rate() < 0 || svrg.smoothness() < 0) {
+// κ: none for svrg; else given, or the variant's rule (CheckSvrgOptions
+// has refused a negative κ, and CASIMIR_CONST with neither κ nor L).
+double ResolveKappa(const SolverConfig& config, int n, double lambda) {
+  const SolverConfig::Casimir& casimir = config.casimir();
+  if (config.name() != "casimir_svrg") return 0.0;
+  if (casimir.kappa() > 0) return casimir.kappa();
+  if (casimir.variant() == SolverConfig::CASIMIR_ADAPT) return lambda;
+  const double reduced = config.svrg().smoothness() / (n + 1);
+  return reduced > lambda ? reduced - lambda : reduced;
+}
+
+// The smoothing of the epochs: the objective's own (LOG_SUM_EXP is the
+// entropy-smoothed loss at μ = 1), else the configured one.
+Smoothing SmoothingOf(const SolverConfig& config) {
+  Smoothing smoothing;
+  smoothing.kind = config.objective() == SolverConfig::LOG_SUM_EXP
+                       ? Smoothing::Kind::kEntropy
+                       : SmoothingKindOf(config.svrg().smoothing());
+  smoothing.top_k = config.svrg().top_k();
+  return smoothing;
+}
+
+}  // namespace
+
+absl::Status CheckSvrgOptions(const SolverConfig& config) {
+  const std::string& name = config.name();
+  const SolverConfig::Svrg& svrg = config.svrg();
+  if (svrg.learning_rate() < 0 || svrg.smoothness() < 0 ||
+      config.casimir().kappa() < 0) {
     return absl::InvalidArgumentError(
         name + ": learning_rate, smoothness and kappa must not be negative");
   }
@@ -62,6 +87,13 @@ absl::Status CheckSmoothing(const std::string& name,
     return absl::InvalidArgumentError(
         name + ": set learning_rate, or smoothness (L) for η = 1/(L + λ + κ)");
   }
+  if (name == "casimir_svrg" && config.casimir().kappa() == 0 &&
+      config.casimir().variant() != SolverConfig::CASIMIR_ADAPT &&
+      svrg.smoothness() == 0) {
+    return absl::InvalidArgumentError(
+        name + ": CASIMIR_CONST takes κ from smoothness (L); set it or kappa");
+  }
+  const Smoothing smoothing = SmoothingOf(config);
   if (smoothing.kind != Smoothing::Kind::kNone && !(svrg.smoothing_mu() > 0)) {
     return absl::InvalidArgumentError(absl::StrCat(
         name, ": smoothing_mu must be positive, got ", svrg.smoothing_mu()));
@@ -73,49 +105,23 @@ absl::Status CheckSmoothing(const std::string& name,
   return absl::OkStatus();
 }
 
-// κ: none for svrg; else given, or the variant's rule.
-absl::StatusOr<double> ResolveKappa(const SolverConfig& config, int n,
-                                    double lambda) {
-  const SolverConfig::Casimir& casimir = config.casimir();
-  if (casimir.kappa() < 0) {
-    return absl::InvalidArgumentError(
-        config.name() +
-        ": learning_rate, smoothness and kappa must not be negative");
-  }
-  if (config.name() != "casimir_svrg") return 0.0;
-  if (casimir.kappa() > 0) return casimir.kappa();
-  if (casimir.variant() == SolverConfig::CASIMIR_ADAPT) return lambda;
-  const double smoothness = config.svrg().smoothness();
-  if (smoothness == 0) {
-    return absl::InvalidArgumentError(
-        config.name() +
-        ": CASIMIR_CONST takes κ from smoothness (L); set it or kappa");
-  }
-  const double reduced = smoothness / (n + 1);
-  return reduced > lambda ? reduced - lambda : reduced;
-}
+namespace {
 
 absl::StatusOr<CasimirPlan> MakePlan(const SolverConfig& config, int n,
                                      double lambda) {
+  absl::Status valid = CheckSvrgOptions(config);
+  if (!valid.ok()) return valid;
   const SolverConfig::Svrg& svrg = config.svrg();
   CasimirPlan plan;
   SvrgEpochSettings& settings = plan.settings;
-  settings.smoothing.kind = SmoothingKindOf(svrg.smoothing());
-  settings.smoothing.top_k = svrg.top_k();
+  settings.smoothing = SmoothingOf(config);
   const bool log_sum_exp = config.objective() == SolverConfig::LOG_SUM_EXP;
-  if (log_sum_exp) {
-    // The objective itself is the entropy-smoothed loss at mu = 1.
-    settings.smoothing.kind = Smoothing::Kind::kEntropy;
-  }
-  absl::Status valid = CheckSmoothing(config.name(), svrg, settings.smoothing);
-  if (!valid.ok()) return valid;
-  absl::StatusOr<double> kappa = ResolveKappa(config, n, lambda);
-  if (!kappa.ok()) return kappa.status();
+  const double kappa = ResolveKappa(config, n, lambda);
   settings.lambda = lambda;
-  settings.kappa = *kappa;
+  settings.kappa = kappa;
   settings.learning_rate = svrg.learning_rate() > 0
                                ? svrg.learning_rate()
-                               : 1.0 / (svrg.smoothness() + lambda + *kappa);
+                               : 1.0 / (svrg.smoothness() + lambda + kappa);
   settings.lazy_updates = svrg.lazy_updates();
   settings.num_threads = std::max(1, config.num_threads());
   const bool adapt = config.name() == "casimir_svrg" &&
@@ -131,8 +137,8 @@ absl::StatusOr<CasimirPlan> MakePlan(const SolverConfig& config, int n,
     plan.schedule = SolverConfig::EXPONENTIAL_DECAY;
   }
   const double decay_q = config.casimir().decay_q() == SolverConfig::Q_PAPER
-                             ? lambda / (lambda + *kappa)
-                             : *kappa / (*kappa + lambda);
+                             ? lambda / (lambda + kappa)
+                             : kappa / (kappa + lambda);
   plan.smoothing_decay = std::sqrt(1 - 0.5 * std::sqrt(decay_q));
   return plan;
 }

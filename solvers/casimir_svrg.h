@@ -38,6 +38,12 @@
 
 namespace chaintag {
 
+// The options of svrg and casimir_svrg that need no data: a step size
+// (learning_rate, or smoothness L), non-negative κ, CASIMIR_CONST's L or
+// κ, and a usable smoothing. The registry runs it, so that a run is refused
+// before its corpus is read.
+absl::Status CheckSvrgOptions(const SolverConfig& config);
+
 class CasimirSvrgSolver : public Solver {
  public:
   explicit CasimirSvrgSolver(const SolverConfig& config) : config_(config) {}

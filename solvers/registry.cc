@@ -77,6 +77,11 @@ absl::StatusOr<std::unique_ptr<Solver>> CreateNamedSolver(
 
 }  // namespace
 
+absl::Status CheckSolverOptions(const SolverConfig& config) {
+  if (PassesAreEpochs(config.name())) return CheckSvrgOptions(config);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<Solver>> CreateSolver(
     const SolverConfig& config) {
   if (config.lambda() < 0) {
@@ -115,6 +120,8 @@ absl::StatusOr<std::unique_ptr<Solver>> CreateSolver(
                      "): the elastic net is solved by sag and "
                      "lbfgs"));
   }
+  absl::Status options = CheckSolverOptions(config);
+  if (!options.ok()) return options;
   absl::StatusOr<std::unique_ptr<Solver>> solver = CreateNamedSolver(config);
   if (!solver.ok() || KeepsFreeCoordinates(config)) {
     return solver;

@@ -32,6 +32,11 @@
 
 namespace chaintag {
 
+// The named solver's own options that need no data (svrg's and
+// casimir_svrg's step size, κ and smoothing), for a caller to refuse a
+// config before it reads a corpus; CreateSolver checks them too.
+absl::Status CheckSolverOptions(const SolverConfig& config);
+
 // Checks the config's generic fields (λ, passes, gap cadence, boxes) and
 // builds the named solver.
 absl::StatusOr<std::unique_ptr<Solver>> CreateSolver(

@@ -506,21 +506,45 @@ TEST(SvrgSolverTest, ADivergingIterateIsAnError) {
       << summary.status();
 }
 
-TEST(SvrgSolverTest, RejectsBadConfigs) {
+// Options that need no data are refused when the solver is made, and by
+// CheckSolverOptions (which a pipeline runs before it reads its corpus),
+// each naming the solver and the option.
+TEST(SvrgSolverTest, RejectsBadConfigsBeforeAnyData) {
+  struct Case {
+    const char* name;
+    void (*change)(SolverConfig*);
+    const char* message;
+  };
+  const Case cases[] = {
+      {"svrg", [](SolverConfig* c) { c->mutable_svrg()->set_learning_rate(0); },
+       "set learning_rate, or smoothness"},
+      {"svrg",
+       [](SolverConfig* c) { c->mutable_svrg()->set_learning_rate(-0.1); },
+       "must not be negative"},
+      {"svrg", [](SolverConfig* c) { c->mutable_svrg()->set_smoothing_mu(0); },
+       "smoothing_mu must be positive"},
+      {"svrg", [](SolverConfig* c) { c->mutable_svrg()->set_top_k(0); },
+       "top_k must be at least 1"},
+      {"casimir_svrg",
+       [](SolverConfig* c) { c->mutable_casimir()->set_kappa(-1); },
+       "must not be negative"},
+      {"casimir_svrg", [](SolverConfig*) {}, "CASIMIR_CONST takes"},
+  };
+  for (const Case& c : cases) {
+    SolverConfig config = SvrgConfig(c.name);
+    c.change(&config);
+    const absl::Status early = CheckSolverOptions(config);
+    EXPECT_EQ(early, CreateSolver(config).status()) << c.message;
+    EXPECT_EQ(early.code(), absl::StatusCode::kInvalidArgument) << c.message;
+    EXPECT_NE(early.message().find(c.message), absl::string_view::npos)
+        << early;
+    EXPECT_EQ(early.message().rfind(c.name, 0), 0u) << early;
+  }
   const MulticlassProblem problem = RandomMulticlassProblem(5, 2, 2, 1);
   std::vector<double> w;
-  SolverConfig config = SvrgConfig("svrg");
-  config.mutable_svrg()->set_learning_rate(0);
-  EXPECT_FALSE(CreateSolver(config).value()->Solve(problem, nullptr, &w).ok());
-  config = SvrgConfig("svrg");
-  config.mutable_svrg()->set_smoothing_mu(0);
-  EXPECT_FALSE(CreateSolver(config).value()->Solve(problem, nullptr, &w).ok());
-  config = SvrgConfig("svrg");
-  config.mutable_svrg()->set_top_k(0);
-  EXPECT_FALSE(CreateSolver(config).value()->Solve(problem, nullptr, &w).ok());
-  config = SvrgConfig("casimir_svrg");  // CASIMIR_CONST needs L or κ
-  EXPECT_FALSE(CreateSolver(config).value()->Solve(problem, nullptr, &w).ok());
-  config.mutable_svrg()->set_smoothness(10);
+  SolverConfig config = SvrgConfig("casimir_svrg");
+  config.mutable_svrg()->set_smoothness(10);  // κ from L
+  EXPECT_TRUE(CheckSolverOptions(config).ok());
   EXPECT_TRUE(CreateSolver(config).value()->Solve(problem, nullptr, &w).ok());
 }
 
