@@ -31,8 +31,10 @@ constexpr char kWordChar[] = R"([\pL\pM\pN_\x{FFFD}])";
 // is not one word) or a run of word characters.
 std::string WordPattern() {
   const std::string w = kWordChar;
-  const std::string seg =
-      absl::StrCat(R"((?:\d+(?:[,:]\d+)+)", w, "*|", w, "+)");
+  // Zero-width (non-)joiners inside a run belong to it, as in Persian and
+  // Indic words.
+  const std::string seg = absl::StrCat(R"((?:\d+(?:[,:]\d+)+)", w, "*|", w,
+                                       R"(+(?:[\x{200C}\x{200D}])", w, "+)*)");
   return absl::StrCat(seg, R"((?:[-.&/'’])", seg, ")*");
 }
 
@@ -254,6 +256,49 @@ bool IsSpaceAt(absl::string_view text, size_t pos) {
   if (pos >= text.size()) return true;
   int unused;
   return IsSpace(DecodeRune(text, pos, &unused));
+}
+
+bool IsRegionalIndicator(char32_t c) { return c >= 0x1F1E6 && c <= 0x1F1FF; }
+
+bool IsZeroWidthJoiner(char32_t c) { return c == 0x200C || c == 0x200D; }
+
+// What renders as part of the symbol before it: combining marks (for
+// symbols too: the keycap), variation selectors, emoji skin tones and tags.
+bool ExtendsSymbol(char32_t c) {
+  return (c >= 0x0300 && c <= 0x036F) || (c >= 0x20D0 && c <= 0x20FF) ||
+         (c >= 0xFE00 && c <= 0xFE0F) || (c >= 0x1F3FB && c <= 0x1F3FF) ||
+         (c >= 0xE0020 && c <= 0xE007F) || (c >= 0xE0100 && c <= 0xE01EF);
+}
+
+// Where the symbol `first`, ending at `end`, ends as one character on
+// screen: a flag is a pair of regional indicators, and a zero-width joiner
+// joins the symbols around it ("👨‍👩‍👧" is one token, as is
+// "❤️").
+size_t SymbolClusterEnd(absl::string_view text, char32_t first, size_t end) {
+  int len;
+  if (IsRegionalIndicator(first)) {
+    if (end < text.size() && IsRegionalIndicator(DecodeRune(text, end, &len))) {
+      end += len;
+    }
+    return end;
+  }
+  while (end < text.size()) {
+    const char32_t c = DecodeRune(text, end, &len);
+    if (ExtendsSymbol(c)) {
+      end += len;
+    } else if (c == 0x200D) {
+      end += len;
+      int joined_len;
+      if (end >= text.size() || DecodeRune(text, end, &joined_len) < 0x80 ||
+          IsSpaceAt(text, end)) {
+        break;  // a trailing joiner stays with its symbol
+      }
+      end += joined_len;
+    } else {
+      break;
+    }
+  }
+  return end;
 }
 
 bool EndsWithApostrophe(absl::string_view text, size_t* len) {
@@ -580,9 +625,14 @@ size_t Tokenizer::AddPunctuation(size_t pos, char32_t c, int len,
     case '?':
       scan->Add(ch, pos, end, Kind::kTerminal);
       return end;
-    default:
-      scan->Add(ch, pos, end, Kind::kOther);
-      return end;
+    default: {
+      // A joiner that joins nothing is invisible, as a zero-width space is.
+      if (IsZeroWidthJoiner(c)) return end;
+      const size_t symbol_end = SymbolClusterEnd(text, c, end);
+      scan->Add(text.substr(pos, symbol_end - pos), pos, symbol_end,
+                Kind::kOther);
+      return symbol_end;
+    }
   }
 }
 
