@@ -714,6 +714,23 @@ std::vector<std::vector<Token>> Tokenizer::SplitSentences(
   return sentences;
 }
 
+std::vector<absl::string_view> SplitAtSpaces(absl::string_view text) {
+  std::vector<absl::string_view> words;
+  size_t word_begin = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    int len;
+    const bool space = IsSpace(DecodeRune(text, pos, &len));
+    if (space && pos > word_begin) {
+      words.push_back(text.substr(word_begin, pos - word_begin));
+    }
+    pos += len;
+    if (space) word_begin = pos;
+  }
+  if (pos > word_begin) words.push_back(text.substr(word_begin));
+  return words;
+}
+
 std::string SanitizeUtf8(absl::string_view text) {
   SanitizedText sanitized(text);
   return std::string(sanitized.text());

@@ -126,6 +126,12 @@ class Tokenizer {
   const absl::flat_hash_set<std::string> abbreviations_;
 };
 
+// The words of valid UTF-8 `text` separated by what the tokenizer takes for
+// space (ASCII and Unicode spaces, controls, the zero-width space and the
+// BOM), for text that comes already tokenized:
+//   SplitAtSpaces("a\u00A0b  c") == {"a", "b", "c"}
+std::vector<absl::string_view> SplitAtSpaces(absl::string_view text);
+
 // Replaces each maximal ill-formed subsequence of `text` with U+FFFD (the
 // Unicode-recommended practice, as WHATWG decoders do); valid text is
 // returned unchanged.

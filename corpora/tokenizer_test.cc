@@ -281,6 +281,20 @@ TEST(TokenizerTest, EmptyAndWhitespaceInputGiveNoTokens) {
   }
 }
 
+TEST(SplitAtSpacesTest, SplitsAtWhatTheTokenizerTakesForSpace) {
+  using Words = std::vector<absl::string_view>;
+  EXPECT_EQ(SplitAtSpaces(""), Words{});
+  EXPECT_EQ(SplitAtSpaces(" \t\xC2\xA0 "), Words{});
+  EXPECT_EQ(SplitAtSpaces("a\xC2\xA0"
+                          "b\xE3\x80\x80"
+                          "c\xE2\x80\x8B"
+                          "d  e\xEF\xBB\xBF"),
+            (Words{"a", "b", "c", "d", "e"}));
+  // Not spaces: a joiner, a letter outside ASCII.
+  EXPECT_EQ(SplitAtSpaces("x\xE2\x80\x8Dy caf\xC3\xA9"),
+            (Words{"x\xE2\x80\x8Dy", "caf\xC3\xA9"}));
+}
+
 TEST(SanitizeUtf8Test, ReplacesEachMaximalIllFormedSubpart) {
   const std::string r(kFffd);
   // Valid text, including 2-, 3- and 4-byte characters, is unchanged.

@@ -3,10 +3,10 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "corpora/conll_reader.h"
 #include "corpora/corpus.pb.h"
+#include "corpora/tokenizer.h"
 
 namespace chaintag {
 namespace {
@@ -88,7 +88,6 @@ absl::Status AddRawTextFile(const std::string& path, BigramCounts* counts) {
   std::ifstream file(path, std::ios::binary);
   if (!file) return absl::NotFoundError(absl::StrCat(path, ": cannot open"));
   std::string line;
-  std::vector<absl::string_view> words;
   for (int64_t line_number = 1; std::getline(file, line); ++line_number) {
     absl::string_view text = line;
     // A byte-order mark is not part of the first word.
@@ -99,9 +98,7 @@ absl::Status AddRawTextFile(const std::string& path, BigramCounts* counts) {
           path, ":", line_number, ": invalid UTF-8 at byte ",
           invalid + 1 + static_cast<int64_t>(line.size() - text.size())));
     }
-    words =
-        absl::StrSplit(text, absl::ByAnyChar(" \t\r\f\v"), absl::SkipEmpty());
-    counts->AddSentence(words);
+    counts->AddSentence(SplitAtSpaces(text));
   }
   if (file.bad()) {
     return absl::DataLossError(absl::StrCat(path, ": read error"));

@@ -51,9 +51,10 @@ class BigramCounts {
   int64_t num_tokens_ = 0;
 };
 
-// Adds a UTF-8 text file, one sentence per line, words separated by ASCII
-// whitespace; blank lines are skipped. Errors: NotFound "<path>: cannot
-// open", InvalidArgument "<path>:<line>: invalid UTF-8 at byte <column>".
+// Adds a UTF-8 text file, one sentence per line, words separated by
+// whitespace (SplitAtSpaces: Unicode spaces too); blank lines are skipped.
+// Errors: NotFound "<path>: cannot open", InvalidArgument "<path>:<line>:
+// invalid UTF-8 at byte <column>".
 absl::Status AddRawTextFile(const std::string& path, BigramCounts* counts);
 
 // Adds attribute `attribute` (the word column, as the ConllFormat listed it)

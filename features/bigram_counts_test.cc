@@ -33,11 +33,13 @@ TEST(BigramCountsTest, CountsWordsAndAdjacentPairsWithinASentence) {
   EXPECT_EQ(counts.bigrams().at(uint64_t{1} << 32 | 2), 1);  // b c
 }
 
+// Unicode spaces separate too: a no-break space, an ideographic space.
 TEST(RawTextTest, ReadsWhitespaceSeparatedWordsLineByLine) {
   const std::string path = TmpPath("raw.txt");
   WriteText(path,
-            "\xef\xbb\xbfna\xc3\xafve  caf\xc3\xa9\r\n\n"
-            "\t\xe6\x97\xa5\xe6\x9c\xac caf\xc3\xa9\n   \nlast");
+            "\xef\xbb\xbfna\xc3\xafve\xc2\xa0 caf\xc3\xa9\r\n\n"
+            "\t\xe6\x97\xa5\xe6\x9c\xac\xe3\x80\x80"
+            "caf\xc3\xa9\n   \nlast");
   BigramCounts counts;
   ASSERT_TRUE(AddRawTextFile(path, &counts).ok());
   EXPECT_EQ(counts.words(),
