@@ -206,6 +206,7 @@ TEST(LbfgsSolverTest, ARestrictedProblemIsSolvedOverItsFreeCoordinates) {
   }
   SolverConfig svrg = LbfgsConfig(0);
   svrg.set_name("svrg");
+  svrg.mutable_svrg()->set_learning_rate(0.1);
   absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(svrg);
   ASSERT_TRUE(solver.ok());
   std::vector<double> w;
