@@ -127,6 +127,10 @@ absl::Status Monitor::Record(PassRecord record, absl::Span<const double> w,
       absl::StrAppendFormat(&line, "  gap %.3e%s", record.gap(),
                             record.gap_exact() ? "" : " (est.)");
     }
+    if (record.has_learning_rate()) {
+      absl::StrAppendFormat(&line, "  (primal rose: step size halved to %g)",
+                            record.learning_rate());
+    }
     if (record.has_eval_score()) {
       absl::StrAppendFormat(&line, "  %s %.2f (evaluations so far %.2fs)",
                             record.eval_metric(), record.eval_score(),

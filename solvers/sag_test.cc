@@ -16,6 +16,7 @@
 #include "base/random.h"
 #include "gtest/gtest.h"
 #include "solvers/duality_gap.h"
+#include "solvers/monitor.h"
 #include "solvers/multiclass_problem_testing.h"
 #include "solvers/registry.h"
 #include "solvers/solver_testing.h"
@@ -46,13 +47,17 @@ SolverConfig SagConfig() {
 }
 
 TrainingSummary RunSag(const Problem& problem, const SolverConfig& config,
-                       std::vector<double>* w) {
+                       std::vector<double>* w,
+                       std::vector<PassRecord>* records = nullptr) {
   absl::StatusOr<std::unique_ptr<Solver>> solver = CreateSolver(config);
   EXPECT_TRUE(solver.ok()) << solver.status();
   if (!solver.ok()) return TrainingSummary();
+  Monitor monitor;
+  monitor.set_progress_stream(nullptr);
   absl::StatusOr<TrainingSummary> summary =
-      (*solver)->Solve(problem, nullptr, w);
+      (*solver)->Solve(problem, &monitor, w);
   EXPECT_TRUE(summary.ok()) << summary.status();
+  if (records != nullptr) *records = monitor.records();
   return summary.ok() ? *summary : TrainingSummary();
 }
 
@@ -443,6 +448,42 @@ TEST(SagSolverTest, ARestrictedProblemIsSolvedOverItsFreeCoordinates) {
 }
 
 // Unset, κ is 0.5/(ηn) − λ under weak regularization and none otherwise.
+// A step that overshoots (ηλ = 0.95, four examples a batch) makes the
+// primal rise between certificates: each rise by more than 1% of the gap
+// halves η, and only such a rise, until the run reaches the certified
+// optimum. A step that fits never halves.
+TEST(SagSolverTest, AnOvershootingStepHalvesUntilTheRunConverges) {
+  const MulticlassProblem problem = SparseProblem(20, 6, 3, 8);
+  const std::vector<double> optimum = ProximalGradientOptimum(problem, 0);
+  for (double rate : {9.5, 0.05}) {
+    SCOPED_TRACE(rate);
+    SolverConfig config = SagConfig();
+    config.mutable_sag()->set_learning_rate(rate);
+    config.mutable_sag()->set_catalyst_kappa(0);
+    config.set_minibatch(4);
+    config.set_max_passes(3000);
+    config.set_gap_check(1);
+    config.set_gap_tolerance(1e-12);
+    std::vector<double> w;
+    std::vector<PassRecord> records;
+    const TrainingSummary summary = RunSag(problem, config, &w, &records);
+    EXPECT_EQ(summary.stop_reason(), "gap_tolerance");
+    ExpectNear(w, optimum, 1e-5);
+    int halvings = 0;
+    for (size_t k = 1; k < records.size(); ++k) {
+      const bool rose = records[k].primal() - records[k - 1].primal() >
+                        0.01 * records[k].gap();
+      EXPECT_EQ(records[k].has_learning_rate(), rose) << "pass " << k + 1;
+      if (!records[k].has_learning_rate()) continue;
+      rate /= 2;
+      ++halvings;
+      EXPECT_EQ(records[k].learning_rate(), rate);
+    }
+    EXPECT_FALSE(records[0].has_learning_rate());
+    EXPECT_EQ(halvings > 0, config.sag().learning_rate() > 1) << halvings;
+  }
+}
+
 TEST(SagSolverTest, ChoosesCatalystForWeakRegularization) {
   const MulticlassProblem problem = SparseProblem(30, 12, 3, 4);
   auto weights = [&](double lambda, double kappa, bool set_kappa) {
