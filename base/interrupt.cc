@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <mutex>
 
 namespace chaintag {
 namespace {
@@ -16,6 +17,17 @@ void OnSignal(int signal) {
   last_signal.store(signal, std::memory_order_relaxed);
   requests.fetch_add(1, std::memory_order_relaxed);
 }
+
+// Two requests: stop, and skip the final gap.
+void OnEmbeddedSignal(int signal) {
+  OnSignal(signal);
+  OnSignal(signal);
+}
+
+// The live ScopedInterruptHandlers and the SIGINT action the first found.
+std::mutex scoped_mutex;
+int scoped_count = 0;
+struct sigaction action_before_scopes;
 
 }  // namespace
 
@@ -39,6 +51,24 @@ int InterruptExitCode() {
 }
 
 void RequestInterrupt(int signal) { OnSignal(signal); }
+
+ScopedInterruptHandler::ScopedInterruptHandler() {
+  std::lock_guard<std::mutex> lock(scoped_mutex);
+  if (scoped_count++ > 0) return;
+  ClearInterruptRequests();
+  struct sigaction action = {};
+  action.sa_handler = OnEmbeddedSignal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &action, &action_before_scopes);
+}
+
+ScopedInterruptHandler::~ScopedInterruptHandler() {
+  std::lock_guard<std::mutex> lock(scoped_mutex);
+  if (--scoped_count > 0) return;
+  sigaction(SIGINT, &action_before_scopes, nullptr);
+  ClearInterruptRequests();
+}
 
 void ClearInterruptRequests() {
   requests.store(0, std::memory_order_relaxed);

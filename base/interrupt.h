@@ -27,6 +27,27 @@ int InterruptSignal();
 // 128 + the signal number (130 for SIGINT, 143 for SIGTERM).
 int InterruptExitCode();
 
+// For a library inside another runtime (the Python module), whose own
+// SIGINT handler cannot run while a long call holds no interpreter lock:
+// while one lives, SIGINT asks runs to stop at their next safe point and to
+// skip the final gap pass (the caller wants control back, not a
+// certificate); the SIGINT action before the first is restored, and the
+// requests cleared, when the last one goes. Any number may live at once, on
+// any threads; Interrupted() says whether a SIGINT came while they lived.
+//
+//   ScopedInterruptHandler handler;
+//   RunPipeline(config, options);  // returns soon after a Ctrl-C
+//   if (handler.Interrupted()) { /* raise KeyboardInterrupt */ }
+class ScopedInterruptHandler {
+ public:
+  ScopedInterruptHandler();
+  ~ScopedInterruptHandler();
+  ScopedInterruptHandler(const ScopedInterruptHandler&) = delete;
+  ScopedInterruptHandler& operator=(const ScopedInterruptHandler&) = delete;
+
+  bool Interrupted() const { return InterruptRequests() > 0; }
+};
+
 // For tests: a request as if the signal had arrived, and the reset.
 void RequestInterrupt(int signal);
 void ClearInterruptRequests();

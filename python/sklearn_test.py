@@ -7,8 +7,10 @@ import math
 import os
 import pickle
 import random
+import signal
 import subprocess
 import tempfile
+import time
 import unittest
 import warnings
 
@@ -557,6 +559,50 @@ class CrfsuiteApiTest(unittest.TestCase):
                 tagger.info()
             with self.assertRaises(ValueError):
                 tagger.labels()
+
+    def test_ctrl_c_stops_training_at_once_and_raises_keyboard_interrupt(self):
+        # SIGINT on the second pass line. Python's own handler would only
+        # run once training returned: the run's handler takes the signal,
+        # the run stops at its next step, and fit raises KeyboardInterrupt.
+        X, y = featurise(corpus(30, 4))
+        for algorithm in ("pa", "l2sgd", "lbfgs"):
+            lines, after_kill = [], []
+
+            class Interrupting(chaintag.Trainer):
+                def __init__(self):
+                    pass
+
+                def message(self, message):
+                    if after_kill:
+                        after_kill.append(message)
+                    lines.append(message)
+                    if sum(m.startswith("pass ") for m in lines) == 2:
+                        os.kill(os.getpid(), signal.SIGINT)
+                        after_kill.append("kill returned")
+
+            trainer = Interrupting()
+            trainer.select(algorithm)
+            trainer.set("max_iterations", 100000)
+            trainer.set_params({"gap_tolerance": 0})
+            for xseq, yseq in zip(X, y):
+                trainer.append(xseq, yseq)
+            path = os.path.join(tempfile.mkdtemp(dir=TMP), "model")
+            with self.assertRaises(KeyboardInterrupt):
+                trainer.train(path)
+            self.assertEqual(after_kill[:1], ["kill returned"], algorithm)
+            passes_after = [m for m in after_kill if m.startswith("pass ")]
+            self.assertLessEqual(len(passes_after), 1, after_kill)
+            self.assertFalse(os.path.exists(path))
+        # Python's handler is back, and the next run is not interrupted.
+        with self.assertRaises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(1000):
+                time.sleep(0.001)
+        trainer = chaintag.Trainer()
+        for xseq, yseq in zip(X, y):
+            trainer.append(xseq, yseq)
+        trainer.train(os.path.join(tempfile.mkdtemp(dir=TMP), "model"))
+        self.assertNotEqual(trainer.logparser.last_iteration, None)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@
 #include "absl/strings/string_view.h"
 #include "base/config_override.h"
 #include "base/file_io.h"
+#include "base/interrupt.h"
 #include "base/paths.h"
 #include "features/bucket_rows.h"
 #include "models/chain_model.h"
@@ -258,13 +259,23 @@ py::tuple RunTraining(const std::string& spec,
   }
   absl::StatusOr<PipelineResult> result;
   absl::StatusOr<ChainModel> model;
+  bool interrupted = false;
   {
     py::gil_scoped_release release;
+    // Python's own SIGINT handler would only run once the call returned.
+    ScopedInterruptHandler interrupt;
     result = RunPipeline(pipeline_config, options);
-    if (result.ok()) model = ChainModel::Load(result->model_path);
+    interrupted = interrupt.Interrupted();
+    if (result.ok() && !interrupted) {
+      model = ChainModel::Load(result->model_path);
+    }
     if (stream != nullptr) stream->Close();
   }
   if (stream != nullptr) stream->RethrowError();
+  if (interrupted) {
+    PyErr_SetNone(PyExc_KeyboardInterrupt);
+    throw py::error_already_set();
+  }
   ThrowIfError(result.status());
   auto trained = std::make_unique<PyModel>(ValueOrThrow(std::move(model)));
   py::dict summary = Summary(*result, !directory.temporary());
