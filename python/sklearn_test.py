@@ -14,6 +14,8 @@ import time
 import unittest
 import warnings
 
+import numpy
+
 import chaintag
 import chaintag.sklearn as sklearn_crfsuite
 from chaintag import _settings
@@ -454,6 +456,26 @@ class EstimatorTest(unittest.TestCase):
         y_pred = [["A", "A"], ["B"]]
         self.assertAlmostEqual(metrics.flat_accuracy_score(y_true, y_pred), 2 / 3)
         self.assertAlmostEqual(metrics.sequence_accuracy_score(y_true, y_pred), 0.5)
+        # numpy arrays as predict returns them: ragged (1-D of objects) and
+        # of equal lengths (2-D).
+        ragged = numpy.empty(2, dtype=object)
+        ragged[:] = [["A", "B"], ["B"]]
+        self.assertAlmostEqual(metrics.sequence_accuracy_score(ragged, y_pred), 0.5)
+        square = numpy.array([["A", "B"], ["B", "B"]])
+        self.assertAlmostEqual(metrics.sequence_accuracy_score(
+            square, numpy.array([["A", "B"], ["B", "A"]])), 0.5)
+        self.assertEqual(metrics.sequence_accuracy_score(numpy.array([]), []), 0)
+        # beta and labels by position, as sklearn-crfsuite takes them.
+        # A: precision 1/2, recall 1; B: precision 1, recall 1/2.
+        self.assertAlmostEqual(
+            metrics.flat_fbeta_score(y_true, y_pred, 2, average="macro"),
+            (5 / 9 + 5 / 6) / 2)
+        self.assertIn("A", metrics.flat_classification_report(
+            y_true, y_pred, ["A"]))
+        self.assertNotIn("B", metrics.flat_classification_report(
+            y_true, y_pred, ["A"]))
+        with self.assertRaises(TypeError):
+            metrics.flat_fbeta_score(y_true, y_pred, 2, beta=2)
 
 
 class CrfsuiteApiTest(unittest.TestCase):
@@ -501,6 +523,19 @@ class CrfsuiteApiTest(unittest.TestCase):
         trainer.set("linesearch", "MoreThuente")  # the default: no effect
         with self.assertRaisesRegex(ValueError, "no chaintag counterpart"):
             trainer.set("linesearch", "Backtracking")
+        # set() converts: a one-shot iterator, or a list cleared after,
+        # leaves the set sequence as it was.
+        tagger.set(iter(xseq))
+        self.assertEqual(tagger.tag(), tags)
+        self.assertEqual(tagger.tag(), tags)
+        self.assertAlmostEqual(tagger.probability(best[1]), best[0], places=10)
+        changing = list(xseq)
+        self.assertEqual(tagger.tag(iter(changing)), tags)
+        tagger.set(changing)
+        changing.clear()
+        self.assertEqual(tagger.tag(), tags)
+        self.assertAlmostEqual(tagger.marginal(tags[0], 0),
+                               marginal[(0, tags[0])], places=10)
 
     def test_trainer_algorithms_and_their_parameters(self):
         trainer = chaintag.Trainer(verbose=False)

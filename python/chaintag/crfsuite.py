@@ -376,8 +376,12 @@ class Tagger:
         return list(self._opened().labels)
 
     def set(self, xseq):
+        """Sets the sequence that tag(), probability() and marginal() read,
+        converted now (as python-crfsuite does): a one-shot iterator, or a
+        list changed later, leaves it as it was."""
         self._opened()
-        self._xseq = _plain(xseq)
+        self._xseq = (xseq._items if isinstance(xseq, ItemSequence)
+                      else _chaintag.item_dicts(xseq))
         self._marginals = None
 
     def _sequence(self):
