@@ -451,6 +451,12 @@ class EstimatorTest(unittest.TestCase):
         self.assertEqual(loaded.predict(self.X_test).tolist(),
                          crf.predict(self.X_test).tolist())
 
+    def test_c2_zero_is_refused_with_what_to_give(self):
+        for params in ({"c1": 0.1, "c2": 0.0}, {"c1": 0, "c2": 0}):
+            with self.assertRaisesRegex(ValueError, r"c2=0(\.0)?: .*small c2"):
+                self.crf(algorithm="lbfgs", regularization=None,
+                         **params).fit(self.X, self.y)
+
     def test_metrics(self):
         y_true = [["A", "B"], ["B"]]
         y_pred = [["A", "A"], ["B"]]

@@ -317,8 +317,16 @@ def run_settings(algorithm, params, options, num_sequences):
     else:
         lam = 2.0 * float(values.get("c2", DEFAULT_C2)) / n
     if not lam > 0 or math.isinf(lam):
-        raise ValueError("the L2 regularisation must be positive and "
-                         "finite; got lambda = %r" % (lam,))
+        given = ("regularization=%r" % (regularization,)
+                 if regularization is not None else
+                 "c=%r" % (values["c"],) if algorithm == "pa" else
+                 "c2=%r" % (values.get("c2", DEFAULT_C2),))
+        raise ValueError(
+            "%s: chaintag needs a positive, finite L2 term (its solvers "
+            "certify the optimum by a duality gap, which an L2 term bounds); "
+            "for a sparse model keep c1 and give a small c2 such as 1e-4, "
+            "which changes the model little (lambda = %r here)"
+            % (given, lam))
     l1 = float(values.get("c1", 0.0)) / n
     if l1 < 0 or math.isinf(l1):
         raise ValueError("c1 must be >= 0 and finite, got %r"
