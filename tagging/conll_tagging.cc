@@ -63,6 +63,12 @@ class ConllStreamTagger {
   // does.
   void TagDocumentItems(int worker, int d);
   void FormatItem(int i);
+  // Item i's nbest labelings, decoded and formatted (ConllTaggingOptions).
+  absl::Status TagItemNBest(int worker, int i);
+  // Appends the sentence's lines, each with its tag, and a blank line.
+  void AppendTaggedLines(const Sentence& sentence,
+                         const std::vector<std::string>& tags,
+                         std::string* lines) const;
   // Whether the batch just read ends here: a stacked model's batches hold
   // whole documents, so they end only after a -DOCSTART- (or at the end).
   bool BatchEndsAfter(const ConllReader::Item& item) const;
@@ -103,6 +109,7 @@ class ConllStreamTagger {
   Batch batches_[2];
   std::vector<TagScratch> scratch_;
   std::vector<std::vector<double>> probabilities_;  // per worker, marginals
+  std::vector<Decoded> decoded_;                    // per worker, nbest
   std::vector<std::string> pending_docstarts_;
   int output_fields_ = 0;  // fields of a tagged token line, once known
   std::string out_;
@@ -132,6 +139,7 @@ ConllStreamTagger::ConllStreamTagger(const ChainModel& model,
       options_(options),
       scratch_(threads_),
       probabilities_(threads_),
+      decoded_(threads_),
       tagger_(threads_, [this](int worker, int i) {
         if (stacked_) {
           TagDocumentItems(worker, i);
@@ -169,10 +177,49 @@ void ConllStreamTagger::TagItem(int worker, int i) {
         }
       }
     }
+  } else if (options_.nbest > 1) {
+    batch.statuses[i] = TagItemNBest(worker, i);
+    return;
   } else {
     batch.statuses[i] = model_.Tag(sentence, &scratch_[worker], &batch.tags[i]);
   }
   if (batch.statuses[i].ok()) FormatItem(i);
+}
+
+absl::Status ConllStreamTagger::TagItemNBest(int worker, int i) {
+  Batch& batch = *tagging_;
+  const Sentence& sentence = batch.items[i].sentence;
+  DecodeOptions decode;
+  decode.constrained = model_.header().constrained_decoding();
+  decode.nbest = options_.nbest;
+  Decoded& decoded = decoded_[worker];
+  absl::Status status =
+      model_.PredictNBest(sentence, decode, &scratch_[worker], &decoded);
+  if (!status.ok()) return status;
+  std::string& lines = batch.tagged[i];
+  lines.clear();
+  for (size_t k = 0; k < decoded.labelings.size(); ++k) {
+    std::vector<std::string> tags = model_.ToOutputTags(decoded.labelings[k]);
+    absl::StrAppendFormat(&lines, "# %d %.6f\n", k, decoded.scores[k]);
+    AppendTaggedLines(sentence, tags, &lines);
+    if (k == 0) batch.tags[i] = std::move(tags);
+  }
+  return absl::OkStatus();
+}
+
+void ConllStreamTagger::AppendTaggedLines(const Sentence& sentence,
+                                          const std::vector<std::string>& tags,
+                                          std::string* lines) const {
+  for (size_t t = 0; t < tags.size(); ++t) {
+    if (crfsuite_) {
+      if (reference_) lines->append(sentence.tags[t]).append("\t");
+    } else {
+      lines->append(sentence.lines[t])
+          .push_back(FieldSeparator(sentence.lines[t]));
+    }
+    lines->append(tags[t]).append("\n");
+  }
+  lines->append("\n");
 }
 
 void ConllStreamTagger::TagDocumentItems(int worker, int d) {
@@ -205,12 +252,7 @@ void ConllStreamTagger::FormatItem(int i) {
   std::string& lines = batch.tagged[i];
   lines.clear();
   if (crfsuite_) {
-    const std::vector<std::string>& tags = batch.tags[i];
-    for (size_t t = 0; t < tags.size(); ++t) {
-      if (reference_) lines.append(sentence.tags[t]).append("\t");
-      lines.append(tags[t]).append("\n");
-    }
-    lines.append("\n");
+    AppendTaggedLines(sentence, batch.tags[i], &lines);
     return;
   }
   // Sized once and filled with plain copies: four appends a token, each
@@ -390,6 +432,15 @@ absl::Status TagConllStream(const ChainModel& model, std::istream* input,
       (model.first_stage() != nullptr || model.order() != 1)) {
     return absl::UnimplementedError(
         "marginals are computed for first-order, single-stage models only");
+  }
+  if (options.nbest < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("nbest must be at least 1, got ", options.nbest));
+  }
+  if (options.nbest > 1 && (options.marginals || model.first_stage())) {
+    return absl::UnimplementedError(
+        "n-best labelings are listed for single-stage models, without "
+        "marginals");
   }
   ConllFormat format = model.header().input_format();
   format.set_allow_missing_label(true);

@@ -58,6 +58,12 @@ struct ConllTaggingOptions {
   // With marginals: after TAG:P, every label of the model as LABEL:P, in
   // the model's label order and its training tag scheme (crf_test -v2).
   bool label_marginals = false;
+  // The nbest best labelings of each sentence as `crf_test -n` prints them:
+  // for k = 0, 1, …, a line "# k score" (⟨w, φ(x, y)⟩), the sentence with
+  // the k-th labeling appended, a blank line; decoded as Tag decodes
+  // (constrained when the model file says so). Single-stage models; not
+  // with marginals.
+  int nbest = 1;
   // When set, called with every tagged sentence and its predicted tags, in
   // input order, before its output is written (e.g. to evaluate); an error
   // ends the run with it.

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "corpora/conll_reader.h"
 #include "gtest/gtest.h"
 #include "models/chain_model.h"
 #include "models/chain_model_testing.h"
@@ -35,11 +37,12 @@ std::string Corpus(int n) {
 }
 
 absl::Status Tag(const ChainModel& model, const std::string& text, int threads,
-                 int batch, std::string* out) {
+                 int batch, std::string* out, int nbest = 1) {
   std::istringstream input(text);
   ConllTaggingOptions options;
   options.threads = threads;
   options.batch_per_thread = batch;
+  options.nbest = nbest;
   out->clear();
   return TagConllStream(model, &input, "in.txt", options,
                         [out](const std::string& part) {
@@ -99,6 +102,76 @@ TEST(ConllTaggingTest, OutputDoesNotDependOnThreadsOrBatches) {
       EXPECT_EQ(out, one) << threads << " threads, batches of " << batch;
     }
   }
+}
+
+// --nbest as crf_test -n: for each sentence, its best labelings (fewer
+// when fewer exist), each after a line "# k score", as PredictNBest decodes
+// them; the first is what plain tagging prints, and the output does not
+// depend on the threads.
+TEST(ConllTaggingTest, NBestListsEachSentencesBestLabelingsAsCrfTestDoes) {
+  const ChainModel model = MakeModel();
+  const std::string text = Corpus(41);
+  std::string plain, out;
+  ASSERT_TRUE(Tag(model, text, 1, 256, &plain).ok());
+  ASSERT_TRUE(Tag(model, text, 1, 256, &out, 4).ok());
+  for (int threads : {2, 3}) {
+    std::string threaded;
+    ASSERT_TRUE(Tag(model, text, threads, 2, &threaded, 4).ok());
+    EXPECT_EQ(threaded, out) << threads;
+  }
+  std::istringstream input(text);
+  ConllFormat format = model.header().input_format();
+  format.set_allow_missing_label(true);
+  ConllReader reader(&input, "in.txt", format);
+  const std::vector<std::string> plain_blocks =
+      absl::StrSplit(plain, "\n\n", absl::SkipEmpty());
+  std::string expected;
+  size_t sentence = 0;
+  TagScratch scratch;
+  Decoded decoded;
+  DecodeOptions decode;
+  decode.constrained = model.header().constrained_decoding();
+  decode.nbest = 4;
+  ConllReader::Item item;
+  int fewer = 0;
+  while (*reader.Next(&item)) {
+    if (item.kind == ConllReader::Item::kDocStart) {
+      absl::StrAppend(&expected, item.line, " O\n\n");
+      ++sentence;
+      continue;
+    }
+    ASSERT_TRUE(
+        model.PredictNBest(item.sentence, decode, &scratch, &decoded).ok());
+    if (decoded.labelings.size() < 4) ++fewer;
+    for (size_t k = 0; k < decoded.labelings.size(); ++k) {
+      if (k > 0) EXPECT_LE(decoded.scores[k], decoded.scores[k - 1]);
+      std::string block;
+      const std::vector<std::string> tags =
+          model.ToOutputTags(decoded.labelings[k]);
+      for (size_t t = 0; t < tags.size(); ++t) {
+        absl::StrAppend(&block, item.sentence.lines[t], " ", tags[t], "\n");
+      }
+      if (k == 0) EXPECT_EQ(block + "\n", plain_blocks[sentence] + "\n\n");
+      absl::StrAppend(&expected,
+                      absl::StrFormat("# %d %.6f\n", k, decoded.scores[k]),
+                      block, "\n");
+    }
+    ++sentence;
+  }
+  EXPECT_EQ(out, expected);
+  EXPECT_GT(fewer, 0);  // one-word sentences have fewer than 4 labelings
+  // Not with marginals, nor below 1.
+  std::istringstream again(text);
+  ConllTaggingOptions options;
+  options.nbest = 2;
+  options.marginals = true;
+  const auto ignore = [](const std::string&) { return absl::OkStatus(); };
+  EXPECT_EQ(TagConllStream(model, &again, "in.txt", options, ignore).code(),
+            absl::StatusCode::kUnimplemented);
+  options.marginals = false;
+  options.nbest = 0;
+  EXPECT_EQ(TagConllStream(model, &again, "in.txt", options, ignore).code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST(ConllTaggingTest, AnErrorStopsAfterTheSentencesBeforeIt) {

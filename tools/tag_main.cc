@@ -38,7 +38,8 @@
 // tags, score and margin, chunk spans). Decoding: --constrained (valid tag
 // scheme transitions only; default on), --nbest=K (the last stage's K best
 // labelings), --margins (every stage's best minus second-best score).
-// Lines without tokens print nothing.
+// Lines without tokens print nothing. With --model, --nbest=K prints each
+// sentence's K best labelings as crf_test -n does.
 //
 // Batches, threads and streaming through a pipe are the libraries'
 // (tagging/conll_tagging.h, tagging/text_tagging.h): on an error the
@@ -98,8 +99,10 @@ ABSL_FLAG(bool, constrained, true,
           "--pipeline: decode only labelings valid in each model's tag "
           "scheme (false: plain Viterbi).");
 ABSL_FLAG(int, nbest, 1,
-          "--pipeline: print the last stage's K best labelings (conll: K "
-          "columns; bracketed: K scored lines; json: nbest with scores).");
+          "Print the K best labelings. --pipeline: the last stage's (conll: "
+          "K columns; bracketed: K scored lines; json: nbest with scores). "
+          "--model: as crf_test -n K, for each sentence K copies, each after "
+          "a line '# k score'.");
 ABSL_FLAG(bool, marginals, false,
           "Print each predicted tag as TAG:P, P the probability the model "
           "gives it at its position (crfsuite tag -i): the CRF's marginal for "
@@ -252,6 +255,7 @@ int RunModel(int threads) {
     return 2;
   }
   options.label_marginals = absl::GetFlag(FLAGS_label_marginals);
+  options.nbest = absl::GetFlag(FLAGS_nbest);
   options.marginals = absl::GetFlag(FLAGS_marginals) || options.label_marginals;
   const bool quiet = absl::GetFlag(FLAGS_quiet);
   const bool evaluate = absl::GetFlag(FLAGS_evaluate);
@@ -316,7 +320,6 @@ int Run() {
   // A --pipeline flag given to --model would be silently ignored.
   const char* pipeline_only = nullptr;
   if (absl::GetFlag(FLAGS_format) != "conll") pipeline_only = "--format";
-  if (absl::GetFlag(FLAGS_nbest) != 1) pipeline_only = "--nbest";
   if (absl::GetFlag(FLAGS_paragraphs)) pipeline_only = "--paragraphs";
   if (!absl::GetFlag(FLAGS_constrained)) pipeline_only = "--constrained";
   if (absl::GetFlag(FLAGS_margins)) pipeline_only = "--margins";
