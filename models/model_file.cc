@@ -8,9 +8,11 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/file_checksum.h"
 #include "base/file_io.h"
@@ -474,6 +476,29 @@ void ReserveWeightArrays(const uint8_t* data, int size, ModelFile* file) {
   }
 }
 
+// Why a file that does not parse is no model: another tagger's model,
+// named by its first bytes, or a damaged one.
+std::string UnparsedModelReason(int fd) {
+  char head[16] = {};
+  const ssize_t got = pread(fd, head, sizeof(head), 0);
+  const absl::string_view start(head, got > 0 ? static_cast<size_t>(got) : 0);
+  const char* peer = nullptr;
+  if (absl::StartsWith(start, "lCRF")) {
+    peer = "a CRFsuite model";
+  } else if (absl::StartsWith(start, "#mdl#")) {
+    peer = "a Wapiti model";
+  } else if (absl::StartsWith(start, "version: ") ||
+             absl::StartsWith(start, absl::string_view("d\0\0\0", 4))) {
+    peer = "a CRF++ model";
+  }
+  if (peer == nullptr)
+    return "the file does not parse (truncated or not a model)";
+  return absl::StrCat(
+      "it is ", peer,
+      ", which chaintag does not read: train a chaintag model from the same "
+      "training file (docs/coming-from-other-taggers.md)");
+}
+
 }  // namespace
 
 absl::StatusOr<ModelFile> ReadModelFile(const std::string& path) {
@@ -512,11 +537,9 @@ absl::StatusOr<ModelFile> ReadModelFile(const std::string& path) {
     }
     if (mapped != MAP_FAILED) munmap(mapped, size);
   }
+  const std::string unparsed = parsed ? "" : UnparsedModelReason(fd);
   close(fd);
-  if (!parsed) {
-    return InvalidModelFileError(
-        path, "the file does not parse (truncated or not a model)");
-  }
+  if (!parsed) return InvalidModelFileError(path, unparsed);
   if (!file_checksum.ok()) {
     return InvalidModelFileError(path, file_checksum.message());
   }

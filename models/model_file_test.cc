@@ -175,6 +175,24 @@ TEST(ModelFileTest, RejectsDamagedAndForeignFiles) {
       std::string::npos)
       << from_directory.status();
 
+  // Another tagger's model is named by its first bytes; other bytes that
+  // do not parse are called so.
+  const std::pair<std::string, const char*> peer_heads[] = {
+      {std::string("lCRF\xac\x59\x87\0FOMC", 12), "a CRFsuite model"},
+      {"#mdl#2#10136\n#rdr#21/1/0\n", "a Wapiti model"},
+      {std::string("d\0\0\0\0\0\0\0\0\0\0\0", 12), "a CRF++ model"},
+      {"version: 100\ncost-factor: 1\n", "a CRF++ model"},
+      {"B-NP I-NP\n", "does not parse (truncated or not a model)"}};
+  for (const auto& [head, named] : peer_heads) {
+    const std::string peer = TempPath("peer.model");
+    WriteAll(peer, head);
+    absl::StatusOr<ModelFile> read_peer = ReadModelFile(peer);
+    ASSERT_FALSE(read_peer.ok()) << named;
+    EXPECT_NE(read_peer.status().message().find(named), std::string::npos)
+        << read_peer.status();
+    EXPECT_NE(read_peer.status().message().find(peer), std::string::npos);
+  }
+
   // One weight changed in a way that still parses: the checksum catches it.
   ModelFile file = good;
   file.set_transitions(0, file.transitions(0) + 1e-9);
