@@ -131,7 +131,8 @@ bool SchemeFromLabels(const PipelineConfig& config) {
   const ConllFormat& format = config.corpus().format();
   // Set to TAG_SCHEME_UNSPECIFIED (`--set=...tag_scheme=TAG_SCHEME_
   // UNSPECIFIED`) is as good as unset.
-  return format.layout() == ConllFormat::COLUMNS &&
+  return (format.layout() == ConllFormat::COLUMNS ||
+          format.layout() == ConllFormat::CRFSUITE) &&
          (!format.has_tag_scheme() ||
           format.tag_scheme() == TAG_SCHEME_UNSPECIFIED);
 }

@@ -48,7 +48,8 @@ absl::Status HoldOutDevFraction(const CorpusConfig& corpus,
                                 std::vector<Sentence>* dev);
 
 // Whether the config leaves the tag scheme to the training labels: CoNLL
-// columns whose format names no tag_scheme (or TAG_SCHEME_UNSPECIFIED).
+// columns or CRFsuite attribute files whose format names no tag_scheme (or
+// TAG_SCHEME_UNSPECIFIED).
 // ReadSplits then sets it (corpora/tag_scheme.h's TagSchemeInference over the
 // training file's labels) in prepared->format and in the config's
 // corpus.format, and model.train_scheme too when that is unset, and notes it in
