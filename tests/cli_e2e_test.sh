@@ -98,7 +98,7 @@ for threads in 0 -1; do
 done
 # Flags of --pipeline, or of CRFsuite-format models, are refused on a
 # CoNLL model rather than ignored.
-for flag in --nbest=3 --format=json --paragraphs --margins --reference; do
+for flag in --format=json --paragraphs --margins --reference; do
   set +e
   "$TAG" --model=cli.model "$flag" < /dev/null > /dev/null 2> err.txt
   status=$?
@@ -106,6 +106,15 @@ for flag in --nbest=3 --format=json --paragraphs --margins --reference; do
   [[ $status -eq 2 ]] || fail "$flag on a CoNLL model: exit $status"
   grep -q -- "${flag%%=*} applies to" err.txt || fail "$flag message: $(cat err.txt)"
 done
+
+# --nbest=K on a CoNLL model lists each sentence's K best labelings as
+# crf_test -n does, after '# k score' lines; copy 0 is the plain output.
+head -200 "$TEST" > nbest_in.txt
+"$TAG" --model=cli.model < nbest_in.txt > plain.txt
+"$TAG" --model=cli.model --nbest=2 < nbest_in.txt > nbest.txt
+grep -q '^# 1 ' nbest.txt || fail "--nbest=2 lists no second labeling"
+awk '/^# [0-9]+ /{k = $2; next} k == 0' nbest.txt | cmp -s - plain.txt ||
+  fail "--nbest=2: copy 0 differs from the plain output"
 
 # A write error (a full disk) ends tag with a message and exit 1, on
 # either thread count; it does not crash or tag on into the void.
