@@ -171,11 +171,22 @@ absl::Status CheckDistributed(const PipelineConfig& config,
       absl::StrCat("distributed training does not support ", refused));
 }
 
-absl::Status CheckLambdaSelection(const PipelineConfig& config) {
+// The settings that need no data: λ's forms, the solver's own options, the
+// ℓ1 term's loss, and the lambda selection.
+absl::Status CheckSettingsBeforeData(const PipelineConfig& config) {
   absl::Status forms = CheckSolverSettings(config.solver());
   if (!forms.ok()) return forms;
   absl::Status options = CheckSolverOptions(config.solver());
   if (!options.ok()) return options;
+  const SolverConfig& solver = config.solver();
+  if (config.model().loss() == HINGE && (solver.c1() > 0 || solver.l1() > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the l1 term (", solver.c1() > 0 ? "c1 " : "l1 ",
+        solver.c1() > 0 ? solver.c1() : solver.l1(),
+        ") is trained with the CRF's loss: add --loss=crf (model.loss LOG); "
+        "the structured SVM (the default hinge loss) takes the L2 term "
+        "only"));
+  }
   if (config.lambda().empty() || config.lambda() == "path") {
     return absl::OkStatus();
   }
@@ -569,7 +580,7 @@ absl::StatusOr<ChainModel> LoadTrainOnlyModel(PreparedCorpus* prepared,
 absl::StatusOr<PipelineResult> RunPipeline(const PipelineConfig& input_config,
                                            const PipelineOptions& options) {
   // Checked before the corpus is read: a typo should not cost a minute.
-  absl::Status lambda = CheckLambdaSelection(input_config);
+  absl::Status lambda = CheckSettingsBeforeData(input_config);
   if (!lambda.ok()) return lambda;
   if (options.communicator != nullptr) {
     absl::Status distributed = CheckDistributed(input_config, options);
@@ -587,7 +598,7 @@ absl::StatusOr<PipelineResult> RunPreparedPipeline(
     absl::Time start) {
   const ProgressLine say = ProgressPrinter(options.progress);
   PipelineConfig& config = prepared->config;
-  absl::Status lambda = CheckLambdaSelection(config);
+  absl::Status lambda = CheckSettingsBeforeData(config);
   if (!lambda.ok()) return lambda;
   // Before training, not after: a model that cannot be saved is lost.
   if (prepared->writes_outputs()) {

@@ -816,6 +816,14 @@ TEST_F(PipelineTest, PerSumLambdaAndRelativeStopAreRecorded) {
   EXPECT_EQ(svrg.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(svrg.message().find("svrg: set learning_rate"), std::string::npos)
       << svrg;
+  // And an l1 term with the hinge, named as the user gave it.
+  config.mutable_solver()->set_name("bcfw");
+  config.mutable_solver()->set_c1(1);
+  const absl::Status l1 = RunPipeline(config, options_).status();
+  EXPECT_EQ(l1.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(l1.message().find("(c1 1) is trained with the CRF's loss"),
+            std::string::npos)
+      << l1;
 }
 
 // A hinge preset asked for a CRF trains with sag, whose linearly closing
