@@ -29,6 +29,7 @@
 #include "solvers/checkpoint.h"
 #include "solvers/duality_gap.h"
 #include "solvers/monitor.h"
+#include "solvers/pass_driver.h"
 #include "solvers/registry.h"
 #include "solvers/regularization_path.h"
 #include "solvers/shard_problem.h"
@@ -490,6 +491,26 @@ std::string DoneLine(const TrainingSummary& summary, absl::Time start,
 }
 
 // Trains on the training split (one λ or along the path) and saves the
+// A run that its budget ended with its dual still near 0 has certified
+// nothing: its model may be anywhere, and a user reading only the F1 would
+// not know.
+void WarnOfAnEmptyCertificate(const TrainingSummary& summary,
+                              const ProgressLine& say) {
+  const bool budget =
+      summary.stop_reason() == StopReasonName(StopReason::kMaxPasses) ||
+      summary.stop_reason() == StopReasonName(StopReason::kMaxSeconds);
+  if (!budget || !summary.has_dual() || !(summary.primal() > 0) ||
+      summary.dual() > 0.01 * summary.primal()) {
+    return;
+  }
+  say(absl::StrFormat(
+      "warning: the run ended on %s with its dual %g under 1%% of its "
+      "primal %g: the certificate bounds nothing yet, and the model may be "
+      "far from the optimum; give more passes, or check the scale of the "
+      "attribute values",
+      summary.stop_reason(), summary.dual(), summary.primal()));
+}
+
 // model, beside the final one (.train_only) when it is retrained.
 absl::StatusOr<ChainModel> TrainAndSave(PreparedCorpus* prepared,
                                         const PipelineOptions& options,
@@ -515,6 +536,7 @@ absl::StatusOr<ChainModel> TrainAndSave(PreparedCorpus* prepared,
       TrainOnTrainingSplit(prepared, options, say, std::move(*solver),
                            solver_config, resume, &weights, result);
   if (!trained.ok()) return trained;
+  WarnOfAnEmptyCertificate(result->summary, say);
   if (solver_config->l1() > 0) {
     // The elastic net's sparsity, to compare with CRFsuite's "Number of
     // active features".

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <random>
@@ -824,6 +825,36 @@ TEST_F(PipelineTest, PerSumLambdaAndRelativeStopAreRecorded) {
   EXPECT_NE(l1.message().find("(c1 1) is trained with the CRF's loss"),
             std::string::npos)
       << l1;
+}
+
+// A run its budget ends with its dual under 1% of its primal says that
+// its certificate bounds nothing yet; one that stops on its certificate
+// does not.
+TEST_F(PipelineTest, ARunEndedWithAnEmptyCertificateWarns) {
+  for (double lambda : {1e-9, 0.01}) {
+    PipelineConfig config = SmallConfig();
+    config.mutable_model()->set_loss(LOG);
+    config.mutable_solver()->set_name("sag");
+    config.mutable_solver()->set_lambda(lambda);
+    config.mutable_solver()->set_max_passes(lambda < 1e-6 ? 1 : 300);
+    config.mutable_solver()->set_gap_check(1);
+    config.mutable_solver()->set_relative_gap_tolerance(0.01);
+    char* text = nullptr;
+    size_t size = 0;
+    FILE* progress = open_memstream(&text, &size);
+    ASSERT_NE(progress, nullptr);
+    options_.progress = progress;
+    const absl::StatusOr<PipelineResult> result = RunPipeline(config, options_);
+    std::fclose(progress);
+    const std::string lines(text, size);
+    std::free(text);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_EQ(
+        lines.find("warning: the run ended on max_passes with its dual") !=
+            std::string::npos,
+        lambda < 1e-6)
+        << lines;
+  }
 }
 
 // A hinge preset asked for a CRF trains with sag, whose linearly closing
