@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "corpora/tokenizer.h"
 #include "pybind11/stl.h"
 #include "python/python_sentences.h"
 #include "python/status_exceptions.h"
@@ -91,9 +92,12 @@ class ItemWriter {
     }
     const float stored = static_cast<float>(value);
     if (!std::isfinite(stored)) {
-      throw StatusException(absl::InvalidArgumentError(
-          absl::StrCat(Where(), ": the value of '", prefix_, name, "' is ",
-                       value, "; values must be finite floats")));
+      // The model keeps values as float32.
+      throw StatusException(absl::InvalidArgumentError(absl::StrCat(
+          Where(), ": the value of '", prefix_, name, "' is ", value,
+          std::isfinite(value) ? "; values must be within float32's range "
+                                 "(|value| <= 3.4e38)"
+                               : "; values must be finite floats")));
     }
     // Read, as python-crfsuite reads False, but not kept: an attribute of
     // value 0 is no feature (features/feature_extractor.h).
@@ -239,13 +243,23 @@ void ReadLabels(py::handle yseq, int index, int length, Sentence* sentence) {
   sentence->tags.resize(n);
   for (Py_ssize_t t = 0; t < n; ++t) {
     Py_ssize_t size = 0;
-    const char* data = PyUnicode_Check(labels[t])
-                           ? PyUnicode_AsUTF8AndSize(labels[t], &size)
-                           : nullptr;
+    const char* data = nullptr;
+    if (PyUnicode_Check(labels[t])) {
+      data = PyUnicode_AsUTF8AndSize(labels[t], &size);
+    } else if (PyBytes_Check(labels[t])) {
+      // As python-crfsuite: UTF-8 bytes, read back as str.
+      data = PyBytes_AS_STRING(labels[t]);
+      size = PyBytes_GET_SIZE(labels[t]);
+      const absl::string_view bytes(data, static_cast<size_t>(size));
+      if (SanitizeUtf8(bytes) != bytes) {
+        throw StatusException(absl::InvalidArgumentError(
+            absl::StrCat(where, "[", t, "]: a bytes label must be UTF-8")));
+      }
+    }
     if (data == nullptr) {
       if (PyErr_Occurred()) throw py::error_already_set();
       throw py::type_error(absl::StrCat(where, "[", t,
-                                        "]: labels must be str, got ",
+                                        "]: labels must be str or bytes, got ",
                                         Py_TYPE(labels[t])->tp_name));
     }
     if (size == 0) {

@@ -5,6 +5,7 @@ brute force over labelings and the train/tag CLIs."""
 import itertools
 import math
 import os
+import pathlib
 import pickle
 import random
 import signal
@@ -145,8 +146,17 @@ class ItemFormsTest(unittest.TestCase):
             chaintag.ItemSequences([[["a"]], [["a"], ["b"]]], [["X"], ["Y"]])
         with self.assertRaisesRegex(ValueError, "X has 2 sequences but y has 1"):
             chaintag.ItemSequences([[["a"]], [["b"]]], [["X"]])
-        with self.assertRaisesRegex(TypeError, r"y\[0\]\[0\]: labels must be str"):
+        with self.assertRaisesRegex(TypeError,
+                                    r"y\[0\]\[0\]: labels must be str or bytes"):
             chaintag.ItemSequences([[["a"]]], [[1]])
+        # Bytes labels are UTF-8, read back as str (python-crfsuite's).
+        self.assertEqual(chaintag.ItemSequences(
+            [[["a"], ["b"]]], [["X", "\u00e9".encode()]]).labels(0), ["X", "\u00e9"])
+        with self.assertRaisesRegex(ValueError, r"y\[0\]\[1\]: a bytes label"):
+            chaintag.ItemSequences([[["a"], ["b"]]], [["X", b"\xff"]])
+        # Finite, but beyond the float32 the model keeps.
+        with self.assertRaisesRegex(ValueError, r"within float32's range"):
+            chaintag.ItemSequences([[{"a": 1e39}]])
 
 
 class EstimatorTest(unittest.TestCase):
@@ -445,11 +455,35 @@ class EstimatorTest(unittest.TestCase):
         self.assertNotIn("w:y", names)
 
     def test_model_filename_is_written_and_read(self):
-        path = os.path.join(tempfile.mkdtemp(dir=TMP), "crf.model")
+        folder = tempfile.mkdtemp(dir=TMP)
+        path = os.path.join(folder, "crf.model")
         crf = self.crf(model_filename=path).fit(self.X, self.y)
         loaded = sklearn_crfsuite.CRF(model_filename=path)
         self.assertEqual(loaded.predict(self.X_test).tolist(),
                          crf.predict(self.X_test).tolist())
+        # os.PathLike too; a missing folder is refused before training.
+        as_path = pathlib.Path(folder) / "crf2.model"
+        self.crf(model_filename=as_path).fit(self.X, self.y)
+        self.assertEqual(
+            sklearn_crfsuite.CRF(model_filename=as_path).predict(
+                self.X_test).tolist(),
+            crf.predict(self.X_test).tolist())
+        unfitted = self.crf(model_filename=os.path.join(folder, "no", "m"))
+        self.assertIsNone(unfitted.training_log_)
+        with self.assertRaisesRegex(FileNotFoundError, "no such folder"):
+            unfitted.fit(self.X, self.y)
+        self.assertIsNone(unfitted.training_log_)
+        self.assertEqual(
+            len(pickle.loads(pickle.dumps(crf)).training_log_.iterations),
+            len(crf.training_log_.iterations))
+        trainer = chaintag.Trainer()
+        for xseq, yseq in zip(self.X, self.y):
+            trainer.append(xseq, yseq)
+        with self.assertRaises(FileNotFoundError):
+            trainer.train(pathlib.Path(folder) / "no" / "m")
+        trainer.train(pathlib.Path(folder) / "trainer.model")
+        tagger = chaintag.Tagger().open(pathlib.Path(folder) / "trainer.model")
+        self.assertEqual(len(tagger.tag(self.X[0])), len(self.X[0]))
 
     def test_c2_zero_is_refused_with_what_to_give(self):
         for params in ({"c1": 0.1, "c2": 0.0}, {"c1": 0, "c2": 0}):

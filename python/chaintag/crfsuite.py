@@ -12,7 +12,9 @@ pa and arow the structured SVM, whose exp(score) normalised by
 forward-backward ranks labelings but is not a calibrated probability.
 """
 
+import errno
 import json
+import os
 import sys
 
 from chaintag import _chaintag, _settings
@@ -25,6 +27,17 @@ except ImportError:  # a package without a version
 # python-crfsuite's CRFSUITE_VERSION names the CRFsuite library it wraps;
 # here it is chaintag's version.
 CRFSUITE_VERSION = "chaintag " + _VERSION
+
+
+def output_path(path):
+    """`path` (a str or os.PathLike) as a str; FileNotFoundError, before any
+    training, when its folder does not exist."""
+    path = os.fspath(path)
+    folder = os.path.dirname(path) or "."
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(errno.ENOENT, "no such folder for the model "
+                                "file", folder)
+    return path
 
 
 class ItemSequence:
@@ -235,6 +248,7 @@ class Trainer:
         """Trains on the appended sequences (group `holdout` held out and
         scored after each pass) and writes the model file `model`; with
         nothing appended, a model without labels."""
+        model = output_path(model)
         train = _chaintag.ItemSequences()
         dev = _chaintag.ItemSequences()
         for group, sequences in self._groups.items():
@@ -337,7 +351,7 @@ class Tagger:
         missing, ValueError when it is not a valid chaintag model."""
         self.close()
         try:
-            self._model = _chaintag.Model.load(name)
+            self._model = _chaintag.Model.load(os.fspath(name))
         except _chaintag.NotFoundError:
             raise
         except _chaintag.Error as e:

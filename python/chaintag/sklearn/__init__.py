@@ -12,11 +12,13 @@ chaintag._settings says: lbfgs (the default) and l2sgd train the CRF, ap,
 pa and arow the structured SVM (hinge loss).
 """
 
+import os
+
 import numpy as np
 from sklearn.base import BaseEstimator
 
 from chaintag import _chaintag, model_from_bytes, model_to_bytes
-from chaintag.crfsuite import Tagger, TrainingLog, training_run
+from chaintag.crfsuite import Tagger, TrainingLog, output_path, training_run
 from chaintag.sklearn import metrics, scorers  # noqa: F401
 
 __all__ = ["CRF", "metrics", "scorers"]
@@ -176,6 +178,8 @@ class CRF(BaseEstimator):
                              "with its own solvers (solver=)")
         if (X_dev is None) != (y_dev is None):
             raise ValueError("give both X_dev and y_dev, or neither")
+        model_filename = (output_path(self.model_filename)
+                          if self.model_filename else None)
         train = _chaintag.ItemSequences(X, y)
         dev = _chaintag.ItemSequences(X_dev, y_dev) if X_dev is not None else None
         options = {name: getattr(self, name) for name in _CHAINTAG_OPTIONS}
@@ -191,10 +195,10 @@ class CRF(BaseEstimator):
             train, self.algorithm, self._crfsuite_params(), options, dev=dev,
             progress=progress)
         self._set_model(model)
-        self.training_log_ = TrainingLog(summary["log"])
+        self._training_log = TrainingLog(summary["log"])
         self.summary_ = {k: v for k, v in summary.items() if k != "log"}
-        if self.model_filename:
-            model.save(self.model_filename)
+        if model_filename:
+            model.save(model_filename)
         return self
 
     def _set_model(self, model):
@@ -207,7 +211,8 @@ class CRF(BaseEstimator):
         """The model, read from model_filename when not fitted; None when
         there is neither."""
         if getattr(self, "model_", None) is None and self.model_filename:
-            self._set_model(_chaintag.Model.load(self.model_filename))
+            self._set_model(
+                _chaintag.Model.load(os.fspath(self.model_filename)))
         return getattr(self, "model_", None)
 
     def _model(self):
@@ -256,6 +261,11 @@ class CRF(BaseEstimator):
         return metrics.flat_accuracy_score(y, self.predict(X))
 
     # What the model learnt: None before fit, as sklearn-crfsuite's.
+
+    @property
+    def training_log_(self):
+        """The fit's per-pass records (chaintag.crfsuite.TrainingLog)."""
+        return getattr(self, "_training_log", None)
 
     @property
     def tagger_(self):
@@ -327,5 +337,7 @@ class CRF(BaseEstimator):
     def __setstate__(self, state):
         state = dict(state)
         data = state.pop("model_bytes_", None)
+        if "training_log_" in state:  # pickled before it became a property
+            state["_training_log"] = state.pop("training_log_")
         self.__dict__.update(state)
         self._set_model(model_from_bytes(data) if data is not None else None)
