@@ -444,6 +444,14 @@ class EstimatorTest(unittest.TestCase):
             self.crf(algorithm="lbfgs", c2=0.1).fit(self.X, self.y)
         with self.assertRaisesRegex(ValueError, "trains the structured SVM"):
             self.crf(algorithm="lbfgs", solver="bcfw").fit(self.X, self.y)
+        with self.assertRaisesRegex(ValueError, "unknown solver 'nonsense'"):
+            self.crf(solver="nonsense").fit(self.X, self.y)
+        for name, value in (("order", 0), ("order", 3), ("seed", -5),
+                            ("num_buckets", -1), ("num_buckets", 2.5)):
+            with self.assertRaisesRegex(ValueError, "%s must be" % name):
+                self.crf(**{name: value}).fit(self.X, self.y)
+        # numpy integers (as a parameter grid gives them) are integers.
+        self.crf(seed=numpy.int64(3), max_iterations=2).fit(self.X, self.y)
 
     def test_min_freq_drops_rare_attributes(self):
         rare = [[{"w": "x", "once": 1.0}], [{"w": "x"}], [{"w": "y"}]]

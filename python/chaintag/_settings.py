@@ -26,6 +26,7 @@ what to use instead.
 """
 
 import math
+import numbers
 
 # The estimator's defaults: what a user of sklearn-crfsuite gets without
 # options (docs/experiments.md has the grid on CoNLL-2003). Attributes are
@@ -290,6 +291,12 @@ def check_parameters(algorithm, params):
                 "%r is accepted" % (name, value, INTERNALS[name], known[name]))
 
 
+# The solvers of each loss (docs/solvers.md).
+CRF_SOLVERS = ("lbfgs", "sag", "svrg", "casimir_svrg")
+SVM_SOLVERS = ("bcfw", "active_set_bcfw", "fw", "ssg", "mp_bcfw", "svrg",
+               "casimir_svrg")
+
+
 def run_settings(algorithm, params, options, num_sequences):
     """config_text's arguments for CRFsuite's `algorithm` with CRFsuite's
     `params` (those set; the rest take CRFsuite's defaults) and chaintag's
@@ -332,15 +339,28 @@ def run_settings(algorithm, params, options, num_sequences):
         raise ValueError("c1 must be >= 0 and finite, got %r"
                          % (values["c1"],))
     solver = options.get("solver")
+    if solver is not None and solver not in CRF_SOLVERS + SVM_SOLVERS:
+        raise ValueError("unknown solver %r; the CRF's are %s, the structured "
+                         "SVM's %s" % (solver, ", ".join(CRF_SOLVERS),
+                                       ", ".join(SVM_SOLVERS)))
     if loss == CRF:
         solver = solver or ("lbfgs" if algorithm == "lbfgs" else "sag")
-        if solver not in ("lbfgs", "sag", "svrg", "casimir_svrg"):
+        if solver not in CRF_SOLVERS:
             raise ValueError(
                 "solver=%r trains the structured SVM (hinge); %s trains the "
                 "CRF with lbfgs, sag, svrg or casimir_svrg (or choose "
                 "algorithm='pa' for the structured SVM)" % (solver, algorithm))
     else:
         solver = solver or "bcfw"
+    for name, low in (("order", 1), ("seed", 0), ("num_buckets", 1)):
+        value = options.get(name)
+        if value is not None and (isinstance(value, bool) or
+                                  not isinstance(value, numbers.Integral) or
+                                  value < low):
+            raise ValueError("%s must be an integer >= %d, got %r"
+                             % (name, low, value))
+    if options.get("order") not in (None, 1, 2):
+        raise ValueError("order must be 1 or 2, got %r" % (options["order"],))
     return dict(
         lam=lam, l1=l1, loss=loss, solver=solver,
         states=states_of(params),
