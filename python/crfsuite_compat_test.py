@@ -219,8 +219,13 @@ class TaggerTest(unittest.TestCase):
             with self.assertRaises(ValueError):
                 pycrfsuite.Tagger().open(short)
         for content in (b"", b"lCRFxyz"):
-            with self.assertRaises(ValueError):
+            with self.assertRaises(ValueError) as raised:
                 pycrfsuite.Tagger().open_inmemory(content)
+            # Named as bytes, not by the temporary file that held them.
+            self.assertIn("the bytes given", str(raised.exception))
+            self.assertNotIn("chaintag_model_", str(raised.exception))
+        with self.assertRaisesRegex(ValueError, "a CRFsuite model"):
+            pycrfsuite.Tagger().open_inmemory(b"lCRFxyz")
 
     def test_open_inmemory_tags_as_open(self):
         with open(self.model, "rb") as f:

@@ -33,7 +33,13 @@ def model_from_bytes(data):
         path = os.path.join(directory, "model")
         with open(path, "wb") as f:
             f.write(data)
-        return Model.load(path)
+        try:
+            return Model.load(path)
+        except Error as e:
+            # The temporary file means nothing to the caller.
+            e.args = tuple(str(a).replace(path, "the bytes given")
+                           for a in e.args)
+            raise
 
 
 # A Model pickles as its model file's bytes.
