@@ -536,6 +536,15 @@ class CrfsuiteApiTest(unittest.TestCase):
         trainer.set_params({"regularization": 0.05, "max_iterations": 10,
                             "feature.minfreq": 0, "gap_tolerance": 1e-12})
         self.assertEqual(trainer.get("max_iterations"), 10)
+        # Strings, as python-crfsuite's set() takes them, read back typed.
+        typed = chaintag.Trainer()
+        typed.set("c1", "0.5")
+        typed.set("feature.possible_states", "1")
+        typed.set("max_iterations", b"7")
+        self.assertEqual(typed.get("c1"), 0.5)
+        self.assertIs(typed.get("feature.possible_states"), True)
+        self.assertEqual(typed.get("max_iterations"), 7)
+        self.assertIsInstance(typed.get_params()["max_iterations"], int)
         path = os.path.join(tempfile.mkdtemp(dir=TMP), "model")
         trainer.train(path)
         self.assertEqual(len(trainer.logparser.iterations), 10)
@@ -584,6 +593,13 @@ class CrfsuiteApiTest(unittest.TestCase):
         self.assertEqual(tagger.tag(), tags)
         self.assertAlmostEqual(tagger.marginal(tags[0], 0),
                                marginal[(0, tags[0])], places=10)
+        # The errors python-crfsuite raises, beside chaintag's own.
+        for error in (IndexError, ValueError):
+            with self.assertRaises(error):
+                tagger.marginal(tags[0], len(xseq))
+        for error in (ValueError, RuntimeError):
+            with self.assertRaises(error):
+                tagger.marginal("no such label", 0)
 
     def test_trainer_algorithms_and_their_parameters(self):
         trainer = chaintag.Trainer(verbose=False)

@@ -247,6 +247,18 @@ def flag(value):
     return bool(value)
 
 
+def typed(value, default):
+    """A checked parameter's value in the type of CRFsuite's default, as
+    python-crfsuite's get() returns it after set() took a string."""
+    if isinstance(default, bool):
+        return flag(value)
+    text = value.decode() if isinstance(value, bytes) else value
+    if isinstance(default, (int, float)):
+        number = float(text)
+        return int(number) if isinstance(default, int) else number
+    return text
+
+
 def _same(value, default):
     if isinstance(default, bool):
         return bool(value) == default

@@ -29,6 +29,14 @@ except ImportError:  # a package without a version
 CRFSUITE_VERSION = "chaintag " + _VERSION
 
 
+class _UnknownLabelError(ValueError, RuntimeError):
+    """A label the model does not have (python-crfsuite: RuntimeError)."""
+
+
+class _PositionError(IndexError, ValueError):
+    """A position outside the sequence (python-crfsuite: ValueError)."""
+
+
 def output_path(path):
     """`path` (a str or os.PathLike) as a str; FileNotFoundError, before any
     training, when its folder does not exist."""
@@ -209,7 +217,8 @@ class Trainer:
             self._options[name] = value
         else:
             _settings.check_parameters(self._algorithm, {name: value})
-            self._params[name] = value
+            self._params[name] = _settings.typed(
+                value, _settings.defaults(self._algorithm)[name])
 
     def get(self, name):
         self._check(name)
@@ -414,17 +423,20 @@ class Tagger:
         return math.exp(self._opened().log_probability(self._sequence(), yseq))
 
     def marginal(self, y, pos):
-        """P(label y at position pos | the set sequence), by forward-backward."""
+        """P(label y at position pos | the set sequence), by forward-backward.
+        An unknown label raises an error that is both a ValueError and
+        python-crfsuite's RuntimeError; a position outside the sequence one
+        that is both an IndexError and its ValueError."""
         model = self._opened()
         labels = model.labels
         if y not in labels:
-            raise ValueError("%r is not a label of the model" % (y,))
+            raise _UnknownLabelError("%r is not a label of the model" % (y,))
         if self._marginals is None:
             self._marginals = model.marginals(self._sequence())
         marginals = self._marginals
         if not 0 <= pos < marginals.shape[0]:
-            raise IndexError("position %d outside a sequence of %d items"
-                             % (pos, marginals.shape[0]))
+            raise _PositionError("position %d outside a sequence of %d items"
+                                 % (pos, marginals.shape[0]))
         return float(marginals[pos, labels.index(y)])
 
     def info(self):
