@@ -385,6 +385,12 @@ void RegisterModel(py::module_& module) {
           "The CoNLL fields the token columns came from in training.")
       .def_property_readonly(
           "order", [](const PyModel& self) { return self.model().order(); })
+      .def_property_readonly(
+          "format_version",
+          [](const PyModel& self) {
+            return self.model().header().format_version();
+          },
+          "The model file format's version.")
       .def_property_readonly("stacked", &PyModel::stacked)
       .def_property_readonly(
           "constrained",

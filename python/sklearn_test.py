@@ -571,6 +571,13 @@ class CrfsuiteApiTest(unittest.TestCase):
             self.assertAlmostEqual(tagger.marginal(label, t), p, places=10)
         info = tagger.info()
         self.assertEqual(set(info.labels), set(labels))
+        # Ids as text and a header with pycrfsuite's keys, as its dump
+        # parser reads them.
+        self.assertEqual(sorted(info.labels.values(), key=int),
+                         [str(i) for i in range(len(labels))])
+        self.assertEqual(info.header["size"], str(os.path.getsize(path)))
+        self.assertEqual(info.header["magic"], "chaintag")
+        self.assertTrue(info.header["version"].isdigit())
         self.assertEqual(len(info.transitions), len(labels) ** 2)
         self.assertIn(("w:dog", "N"), info.state_features)
         with self.assertRaisesRegex(ValueError, "unknown parameter"):

@@ -142,6 +142,10 @@ class Model:
         """1 (label pairs) or 2 (label trigrams)."""
 
     @property
+    def format_version(self) -> int:
+        """The model file format's version."""
+
+    @property
     def stacked(self) -> bool:
         """A two-stage model with a first stage and document attributes."""
 

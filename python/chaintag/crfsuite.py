@@ -297,17 +297,21 @@ CRFSuiteError = _chaintag.Error
 
 class ParsedDump:
     """What Tagger.info() returns, as pycrfsuite's: labels and attributes
-    {name: id}, transitions {(from, to): w}, state_features
-    {(attribute, label): w} and header {field: text}."""
+    {name: id}, the ids text as pycrfsuite reads them from its dump,
+    transitions {(from, to): w}, state_features {(attribute, label): w}
+    and header {field: text} (`magic` chaintag, `size` the model file's
+    bytes, `version` its format version)."""
 
     def __init__(self, model):
-        self.labels = {name: i for i, name in enumerate(model.labels)}
+        self.labels = {name: str(i) for i, name in enumerate(model.labels)}
         self.state_features = model.state_features()
         self.transitions = model.transition_features()
         attributes = sorted({attribute for attribute, _ in self.state_features})
-        self.attributes = {name: i for i, name in enumerate(attributes)}
-        header = {"type": "CRF1d", "order": model.order,
-                  "num_labels": len(model.labels),
+        self.attributes = {name: str(i) for i, name in enumerate(attributes)}
+        from chaintag import model_to_bytes
+        header = {"magic": "chaintag", "size": len(model_to_bytes(model)),
+                  "version": model.format_version, "type": "CRF1d",
+                  "order": model.order, "num_labels": len(model.labels),
                   "num_attrs": len(attributes),
                   "num_features": len(self.state_features) +
                   len(self.transitions)}
@@ -324,18 +328,18 @@ def write_dump(model, out):
         out.write("  %s: %s\n" % (key, value))
     out.write("}\n\nLABELS = {\n")
     for name, i in dump.labels.items():
-        out.write("%7d: %s\n" % (i, name))
+        out.write("%7s: %s\n" % (i, name))
     out.write("}\n\nATTRIBUTES = {\n")
     for name, i in dump.attributes.items():
-        out.write("%7d: %s\n" % (i, name))
+        out.write("%7s: %s\n" % (i, name))
     out.write("}\n\nTRANSITIONS = {\n")
     for (source, target), weight in dump.transitions.items():
         out.write("  (%d) %s --> %s: %f\n" % (1, source, target, weight))
     out.write("}\n\nSTATE_FEATURES = {\n")
     for (attribute, label), weight in sorted(
             dump.state_features.items(),
-            key=lambda item: (dump.attributes[item[0][0]],
-                              dump.labels[item[0][1]])):
+            key=lambda item: (int(dump.attributes[item[0][0]]),
+                              int(dump.labels[item[0][1]]))):
         out.write("  (%d) %s --> %s: %f\n" % (0, attribute, label, weight))
     out.write("}\n\n")
 
