@@ -490,7 +490,6 @@ std::string DoneLine(const TrainingSummary& summary, absl::Time start,
       absl::ToDoubleSeconds(absl::Now() - start), scores);
 }
 
-// Trains on the training split (one λ or along the path) and saves the
 // A run that its budget ended with its dual still near 0 has certified
 // nothing: its model may be anywhere, and a user reading only the F1 would
 // not know.
@@ -511,6 +510,7 @@ void WarnOfAnEmptyCertificate(const TrainingSummary& summary,
       summary.stop_reason(), summary.dual(), summary.primal()));
 }
 
+// Trains on the training split (one λ or along the path) and saves the
 // model, beside the final one (.train_only) when it is retrained.
 absl::StatusOr<ChainModel> TrainAndSave(PreparedCorpus* prepared,
                                         const PipelineOptions& options,
