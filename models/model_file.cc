@@ -491,8 +491,9 @@ std::string UnparsedModelReason(int fd) {
              absl::StartsWith(start, absl::string_view("d\0\0\0", 4))) {
     peer = "a CRF++ model";
   }
-  if (peer == nullptr)
+  if (peer == nullptr) {
     return "the file does not parse (truncated or not a model)";
+  }
   return absl::StrCat(
       "it is ", peer,
       ", which chaintag does not read: train a chaintag model from the same "
