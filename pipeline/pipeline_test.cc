@@ -1121,6 +1121,28 @@ TEST_F(PipelineTest, FirstStagesOneAtATimeMakeTheSameModel) {
               HasSubstr("stacking.parallel_stages must be >= 0"));
 }
 
+// A fold without documents is refused as the corpus is read, before any
+// stage trains, counting folds from 1 as the progress lines do.
+TEST_F(PipelineTest, TooFewDocumentsForTheFoldsAreRefusedBeforeTraining) {
+  PipelineConfig config = StackedConfig();
+  config.mutable_stacking()->set_folds(1000);
+  char* text = nullptr;
+  size_t size = 0;
+  FILE* progress = open_memstream(&text, &size);
+  ASSERT_NE(progress, nullptr);
+  options_.progress = progress;
+  const absl::Status status = RunPipeline(config, options_).status();
+  std::fclose(progress);
+  const std::string lines(text, size);
+  std::free(text);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(status.message()),
+              HasSubstr("of 1000 would hold out 0 of the 200 training"));
+  EXPECT_THAT(std::string(status.message()),
+              HasSubstr("at least 1000 documents"));
+  EXPECT_EQ(lines.find("stacking:"), std::string::npos) << lines;
+}
+
 // The saved first stages (trained first, one at a time, memory handed
 // back between them) are exactly the stages trained on their sentences
 // alone: train for the train-only model, train + dev for the final one.

@@ -92,6 +92,26 @@ absl::Status CheckStacking(const PreparedCorpus& prepared, int num_attributes) {
         "config: stacking.word_attribute ", stacking.word_attribute(),
         " is not one of the corpus's ", num_attributes, " attributes"));
   }
+  // Every fold holds out some documents and trains on others (document d
+  // is in fold d mod folds); known once the corpus is read, before any
+  // stage trains.
+  const int folds = stacking.folds();
+  std::vector<int64_t> held_out(folds, 0);
+  for (const Sentence& sentence : prepared.train) {
+    ++held_out[sentence.document % folds];
+  }
+  const int64_t total = static_cast<int64_t>(prepared.train.size());
+  for (int f = 0; f < folds; ++f) {
+    if (held_out[f] == 0 || held_out[f] == total) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "stacking: fold ", f + 1, " of ", folds, " would hold out ",
+          held_out[f], " of the ", total,
+          " training sentences: too few documents (-DOCSTART- lines, "
+          "corpus.format.document_blank_lines, or pseudo-documents: "
+          "corpus.format.sentences_per_document); at least ",
+          folds, " documents are needed"));
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -145,13 +165,6 @@ absl::Status LabelFold(const PipelineConfig& stage_config,
     } else {
       rest.push_back(sentence);
     }
-  }
-  if (held_out.empty() || rest.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "stacking: fold ", f, " of ", folds, " has ", held_out.size(),
-        " of the training sentences: too few documents "
-        "(-DOCSTART- lines, corpus.format.document_blank_lines, or "
-        "pseudo-documents: corpus.format.sentences_per_document)"));
   }
   absl::StatusOr<ChainModel> model =
       TrainFirstStage(stage_config, prepared, std::move(rest));
