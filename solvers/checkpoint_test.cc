@@ -31,6 +31,9 @@ struct Outcome {
   TrainingSummary summary;
   std::vector<double> w;
   std::vector<std::string> log;
+  // The training seconds of this run's records and of its summary.
+  std::vector<double> record_seconds;
+  double seconds = 0;
 };
 
 // Solves with a log (and checkpoints every `every` passes to `path`, or a
@@ -59,7 +62,11 @@ Outcome Solve(const Problem& problem, const SolverConfig& config,
       (*solver)->Solve(problem, &monitor, &outcome.w);
   EXPECT_TRUE(summary.ok()) << summary.status();
   if (summary.ok()) outcome.summary = *summary;
+  outcome.seconds = outcome.summary.seconds();
   outcome.summary.clear_seconds();
+  for (const PassRecord& record : monitor.records()) {
+    outcome.record_seconds.push_back(record.seconds());
+  }
   std::ifstream in(log);
   for (std::string line; std::getline(in, line);) {
     // The seconds differ; everything else must not.
@@ -156,6 +163,31 @@ TEST(CheckpointTest, ResumedRunsEndExactlyAsUninterruptedOnes) {
         << whole.summary.ShortDebugString();
     EXPECT_EQ(resumed.log, whole.log);
   }
+}
+
+// A resumed run's records and summary count training seconds on from the
+// checkpoint's, so that a log's time axis never goes back.
+TEST(CheckpointTest, ResumedRunsCountSecondsOnFromTheCheckpoints) {
+  const MulticlassProblem problem = RandomMulticlassProblem(30, 4, 3, 11);
+  const SolverConfig config = Configs()[0];
+  const Outcome whole = Solve(problem, config, "seconds", 4, nullptr);
+  absl::StatusOr<SolverCheckpoint> checkpoint =
+      ReadCheckpoint(TempPath("seconds.ckpt"));
+  ASSERT_TRUE(checkpoint.ok()) << checkpoint.status();
+  int found = 0;
+  for (CheckpointArray& array : *checkpoint->mutable_arrays()) {
+    if (array.name() != "pass_driver.training_seconds") continue;
+    ASSERT_EQ(array.reals_size(), 1);
+    EXPECT_LE(array.reals(0), whole.seconds);
+    array.set_reals(0, 1000);  // as if the first run had taken that long
+    ++found;
+  }
+  ASSERT_EQ(found, 1);
+  const Outcome resumed = Solve(problem, config, "seconds", 0, &*checkpoint);
+  ASSERT_FALSE(resumed.record_seconds.empty());
+  for (double seconds : resumed.record_seconds) EXPECT_GE(seconds, 1000);
+  EXPECT_GE(resumed.seconds, 1000);
+  EXPECT_LT(whole.seconds, 1000);
 }
 
 // lbfgs and sag on a problem that fixes coordinates at 0 keep their

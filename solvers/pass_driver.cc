@@ -1,5 +1,6 @@
 #include "solvers/pass_driver.h"
 
+#include <cmath>
 #include <optional>
 #include <utility>
 
@@ -102,7 +103,7 @@ absl::Status PassDriver::Record(PassRecord record, bool final_pass) {
   const int64_t calls = steps_->OracleCalls();
   record.set_oracle_calls(calls);
   record.set_effective_passes(static_cast<double>(calls) / num_examples_);
-  record.set_seconds(Seconds());
+  record.set_seconds(seconds_before_ + Seconds());
   record.set_evaluation_seconds(absl::ToDoubleSeconds(evaluation_time_));
   if (monitor_ == nullptr) return absl::OkStatus();
   if (!monitor_->WantsEvaluation(record.pass(), final_pass)) {
@@ -129,7 +130,7 @@ TrainingSummary PassDriver::Summary(int passes, StopReason reason) const {
   summary.set_dim(dim_);
   summary.set_passes(passes);
   summary.set_oracle_calls(steps_->OracleCalls());
-  summary.set_seconds(Seconds());
+  summary.set_seconds(seconds_before_ + Seconds());
   if (certificate_.has_value()) {
     SetCertificate(*certificate_, &summary);
   } else if (primal_.has_value()) {
@@ -138,6 +139,9 @@ TrainingSummary PassDriver::Summary(int passes, StopReason reason) const {
   summary.set_stop_reason(std::string(StopReasonName(reason)));
   return summary;
 }
+
+// The driver's own entry among the solver's arrays in a checkpoint.
+constexpr char kTrainingSecondsArray[] = "pass_driver.training_seconds";
 
 absl::Status PassDriver::Resume(const SolverCheckpoint& checkpoint, int* pass) {
   if (checkpoint.solver() != solver_) {
@@ -151,8 +155,18 @@ absl::Status PassDriver::Resume(const SolverCheckpoint& checkpoint, int* pass) {
     return absl::DataLossError(absl::StrCat(
         "checkpoint's passes ", checkpoint.passes(), " is negative"));
   }
-  absl::Status loaded = steps_->LoadState(CheckpointReader(checkpoint));
+  const CheckpointReader reader(checkpoint);
+  absl::Status loaded = steps_->LoadState(reader);
   if (!loaded.ok()) return loaded;
+  // Checkpoints written before the seconds were kept hold none.
+  if (reader.Has(kTrainingSecondsArray)) {
+    loaded = reader.Real(kTrainingSecondsArray, &seconds_before_);
+    if (!loaded.ok()) return loaded;
+    if (!(seconds_before_ >= 0) || !std::isfinite(seconds_before_)) {
+      return absl::DataLossError(absl::StrCat("checkpoint's training seconds ",
+                                              seconds_before_, " are invalid"));
+    }
+  }
   *pass = checkpoint.passes();
   if (checkpoint.has_certificate()) {
     certificate_ =
@@ -177,6 +191,7 @@ absl::Status PassDriver::WriteCheckpoint(int pass) {
     checkpoint.set_primal(*primal_);
   }
   CheckpointWriter writer(&checkpoint);
+  writer.Real(kTrainingSecondsArray, seconds_before_ + Seconds());
   absl::Status saved = steps_->SaveState(&writer);
   if (!saved.ok()) return saved;
   monitor_->WriteCheckpoint(std::move(checkpoint));

@@ -160,6 +160,9 @@ class PassDriver {
   bool budget_in_oracle_calls_ = false;
   const absl::Time start_ = absl::Now();
   absl::Duration evaluation_time_;  // spent in held-out evaluations
+  // The training seconds before the checkpoint a resumed run starts from:
+  // its records and summary count on from them (max_seconds does not).
+  double seconds_before_ = 0;
   bool expired_ = false;
   bool interrupted_ = false;
   PassSteps* steps_ = nullptr;  // during Run
