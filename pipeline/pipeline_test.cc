@@ -138,6 +138,22 @@ class PipelineTest : public ::testing::Test {
     options_.progress = nullptr;
   }
 
+  // RunPipeline with its progress lines kept in `lines`.
+  absl::StatusOr<PipelineResult> RunKeepingProgress(
+      const PipelineConfig& config, std::string* lines) {
+    char* text = nullptr;
+    size_t size = 0;
+    FILE* progress = open_memstream(&text, &size);
+    if (progress == nullptr) return absl::InternalError("open_memstream");
+    PipelineOptions options = options_;
+    options.progress = progress;
+    absl::StatusOr<PipelineResult> result = RunPipeline(config, options);
+    std::fclose(progress);
+    lines->assign(text, size);
+    std::free(text);
+    return result;
+  }
+
   PipelineOptions options_;
 };
 
@@ -839,15 +855,9 @@ TEST_F(PipelineTest, ARunEndedWithAnEmptyCertificateWarns) {
     config.mutable_solver()->set_max_passes(lambda < 1e-6 ? 1 : 300);
     config.mutable_solver()->set_gap_check(1);
     config.mutable_solver()->set_relative_gap_tolerance(0.01);
-    char* text = nullptr;
-    size_t size = 0;
-    FILE* progress = open_memstream(&text, &size);
-    ASSERT_NE(progress, nullptr);
-    options_.progress = progress;
-    const absl::StatusOr<PipelineResult> result = RunPipeline(config, options_);
-    std::fclose(progress);
-    const std::string lines(text, size);
-    std::free(text);
+    std::string lines;
+    const absl::StatusOr<PipelineResult> result =
+        RunKeepingProgress(config, &lines);
     ASSERT_TRUE(result.ok()) << result.status();
     EXPECT_EQ(
         lines.find("warning: the run ended on max_passes with its dual") !=
@@ -1126,15 +1136,8 @@ TEST_F(PipelineTest, FirstStagesOneAtATimeMakeTheSameModel) {
 TEST_F(PipelineTest, TooFewDocumentsForTheFoldsAreRefusedBeforeTraining) {
   PipelineConfig config = StackedConfig();
   config.mutable_stacking()->set_folds(1000);
-  char* text = nullptr;
-  size_t size = 0;
-  FILE* progress = open_memstream(&text, &size);
-  ASSERT_NE(progress, nullptr);
-  options_.progress = progress;
-  const absl::Status status = RunPipeline(config, options_).status();
-  std::fclose(progress);
-  const std::string lines(text, size);
-  std::free(text);
+  std::string lines;
+  const absl::Status status = RunKeepingProgress(config, &lines).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(status.message()),
               HasSubstr("of 1000 would hold out 0 of the 200 training"));
