@@ -48,8 +48,6 @@ class SagSteps : public PassSteps {
         // coordinates: slots of one.
         granularity_(restricted_ ? 1 : RangeGranularity(problem)),
         strength_(settings.lambda + settings.kappa),
-        learning_rate_(settings.learning_rate),
-        decay_(1 - learning_rate_ * strength_),
         w_(dim_, 0.0),
         fixed_point_(dim_, 0.0),
         states_(offsets_[n_]),
@@ -62,7 +60,7 @@ class SagSteps : public PassSteps {
         slice_bounds_(SliceBounds(dim_, granularity_, settings.threads)) {
     smoothing_.kind = Smoothing::Kind::kEntropy;
     smoothing_.mu = 1;
-    prox_.Reset(learning_rate_ * strength_, learning_rate_ * settings.l1, n_);
+    SetLearningRate(settings.learning_rate);
     int64_t largest = 0;
     for (int i = 0; i < n_; ++i) {
       largest = std::max(largest, offsets_[i + 1] - offsets_[i]);
@@ -448,8 +446,8 @@ class SagSteps : public PassSteps {
   const double strength_;  // λ + κ
   // η: the config's, halved each time the primal rises between two
   // certificates.
-  double learning_rate_;
-  double decay_;  // a = 1 − η(λ + κ)
+  double learning_rate_ = 0;
+  double decay_ = 1;  // a = 1 − η(λ + κ)
   double last_primal_ = std::numeric_limits<double>::infinity();
   Smoothing smoothing_;
   LazyProx prox_;
