@@ -75,6 +75,11 @@ int StageThreads(const PipelineConfig& config) {
   return parallel > 0 ? std::min(parallel, threads) : threads;
 }
 
+// The jackknife fold that holds a sentence out: its document's, d mod folds.
+int FoldOf(const Sentence& sentence, int folds) {
+  return sentence.document % folds;
+}
+
 absl::Status CheckStacking(const PreparedCorpus& prepared, int num_attributes) {
   const StackingConfig& stacking = prepared.config.stacking();
   if (stacking.parallel_stages() < 0) {
@@ -92,13 +97,12 @@ absl::Status CheckStacking(const PreparedCorpus& prepared, int num_attributes) {
         "config: stacking.word_attribute ", stacking.word_attribute(),
         " is not one of the corpus's ", num_attributes, " attributes"));
   }
-  // Every fold holds out some documents and trains on others (document d
-  // is in fold d mod folds); known once the corpus is read, before any
-  // stage trains.
+  // Every fold holds out some documents and trains on others: known once
+  // the corpus is read, before any stage trains.
   const int folds = stacking.folds();
   std::vector<int64_t> held_out(folds, 0);
   for (const Sentence& sentence : prepared.train) {
-    ++held_out[sentence.document % folds];
+    ++held_out[FoldOf(sentence, folds)];
   }
   const int64_t total = static_cast<int64_t>(prepared.train.size());
   for (int f = 0; f < folds; ++f) {
@@ -159,7 +163,7 @@ absl::Status LabelFold(const PipelineConfig& stage_config,
   std::vector<int> held_out_index;
   for (int i = 0; i < static_cast<int>(prepared.train.size()); ++i) {
     const Sentence& sentence = prepared.train[i];
-    if (sentence.document % folds == f) {
+    if (FoldOf(sentence, folds) == f) {
       held_out.push_back(sentence);
       held_out_index.push_back(i);
     } else {
