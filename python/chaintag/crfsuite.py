@@ -403,12 +403,13 @@ class Tagger:
         return list(self._opened().labels)
 
     def set(self, xseq):
-        """Sets the sequence that tag(), probability() and marginal() read,
-        converted now (as python-crfsuite does): a one-shot iterator, or a
-        list changed later, leaves it as it was."""
+        """Sets the sequence that tag(), probability() and marginal() read.
+        Its items are taken now, as python-crfsuite takes them: a one-shot
+        iterator, or a list changed later, leaves it as it was. (Copying
+        the list, not converting the items, keeps tag(xseq) as fast as the
+        model's own tag.)"""
         self._opened()
-        self._xseq = (xseq._items if isinstance(xseq, ItemSequence)
-                      else _chaintag.item_dicts(xseq))
+        self._xseq = list(_plain(xseq))
         self._marginals = None
 
     def _sequence(self):
